@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test: lint, native cargo tests, the build, wasm-bindgen tests in Node
+# and in headless Chrome, and the JS tests against the built package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+bash scripts/setup.sh --browser
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "format and lint"
+cargo fmt --check
+cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+
+step "native tests (cargo test)"
+cargo test
+
+step "build (npm run build)"
+bash scripts/build.sh
+
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+step "wasm tests in Node (wasm-bindgen-test)"
+cargo test --target wasm32-unknown-unknown --test node
+
+step "wasm tests in headless Chrome (wasm-bindgen-test)"
+CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
+  cargo test --target wasm32-unknown-unknown --test web
+
+step "JS tests against the built package (node --test)"
+node --test tests/js/

@@ -1,0 +1,117 @@
+//! The assemblers: one layout per agent CLI, all sharing one budget engine
+//! ([`crate::budget`]). A layout only says how sections are headed and how a
+//! context line reads; everything else (trimming, empty-section skipping,
+//! joining with a blank line, the byte budget) is common.
+
+mod gemini;
+mod plain_text;
+
+pub use gemini::GEMINI;
+pub use plain_text::PLAIN_TEXT;
+
+use crate::budget::{self, AssembleOptions, Assembled};
+use crate::error::Result;
+use crate::input::{AssemblerInput, ContextSource, PromptFields};
+use crate::output::AssemblerOutput;
+
+/// Where the instruction body (system instruction + instruction file) goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstructionPlacement {
+    /// Into `systemFlag`, as the bare body (Claude Code's `--append-system-prompt`).
+    SystemFlag,
+    /// Into the prompt as the first section, after `header` (may be empty).
+    Inline { header: &'static str },
+}
+
+/// How one agent CLI wants its prompt laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// What `getAgentType()` returns.
+    pub agent_type: &'static str,
+    pub instructions: InstructionPlacement,
+    /// Heading of the team-task section, newline included ("" for none).
+    pub team_header: &'static str,
+    /// Heading of the context section, newline included ("" for none).
+    pub context_header: &'static str,
+    /// Written before each context line (`"- "` or `""`).
+    pub line_prefix: &'static str,
+    /// Whether a context line names its recipient: `{from} -> {to}: …`.
+    pub line_shows_recipient: bool,
+    /// Heading of the current-message section, newline included.
+    pub message_header: &'static str,
+}
+
+/// The layouts built into the library, by agent type.
+pub const BUILT_IN: [&Layout; 1] = [&GEMINI];
+
+/// The built-in layout for `agent_type`, if there is one.
+pub fn built_in_layout(agent_type: &str) -> Option<&'static Layout> {
+    BUILT_IN
+        .iter()
+        .copied()
+        .find(|l| l.agent_type == agent_type)
+}
+
+/// The warning logged when an agent type has no assembler, exactly as seed 001 §8.
+pub fn unknown_agent_warning(agent_type: &str) -> String {
+    format!("[ContextManager] Unknown agentType \"{agent_type}\", using PlainTextAssembler")
+}
+
+/// The layout `assemble(agentType, …)` uses, and the warning to log when it
+/// falls back to plain text.
+pub fn resolve_layout(agent_type: &str) -> (&'static Layout, Option<String>) {
+    match built_in_layout(agent_type) {
+        Some(layout) => (layout, None),
+        None => (&PLAIN_TEXT, Some(unknown_agent_warning(agent_type))),
+    }
+}
+
+/// An assembly for an agent type, with the fallback warning if there was one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentAssembly {
+    pub assembled: Assembled,
+    /// `Some` when the agent type is unknown and plain text was used.
+    pub warning: Option<String>,
+}
+
+/// `assemble(agentType, input)`: the built-in assembler for the agent type, or
+/// plain text with a warning.
+pub fn assemble_for_agent(
+    agent_type: &str,
+    fields: &PromptFields,
+    context: &dyn ContextSource,
+    options: AssembleOptions,
+) -> Result<AgentAssembly> {
+    let (layout, warning) = resolve_layout(agent_type);
+    let assembled = budget::assemble(layout, fields, context, options)?;
+    Ok(AgentAssembly { assembled, warning })
+}
+
+impl Layout {
+    /// `assembler.assemble(input)` for a whole input held in Rust.
+    pub fn assemble(&self, input: &AssemblerInput) -> Result<AssemblerOutput> {
+        budget::assemble(
+            self,
+            &input.fields,
+            &input.context_messages,
+            AssembleOptions::default(),
+        )
+        .map(|a| a.output)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_built_ins_and_falls_back() {
+        assert_eq!(resolve_layout("google-gemini"), (&GEMINI, None));
+        let (layout, warning) = resolve_layout("custom-agent");
+        assert_eq!(layout, &PLAIN_TEXT);
+        assert_eq!(
+            warning.as_deref(),
+            Some("[ContextManager] Unknown agentType \"custom-agent\", using PlainTextAssembler")
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! The one error type of the library. Every failure carries a stable code and a
+//! message that names the offending field, e.g.
+//! `contextMessages[3].content must be a string`.
+
+use std::fmt;
+
+/// Stable error codes; the JS binding exposes them as `error.code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// A field is missing, has the wrong type, or an impossible value.
+    InvalidInput,
+    /// Even after every allowed cut, the output does not fit `maxBytes`.
+    BudgetExceeded,
+    /// A broken internal invariant; never expected, reported instead of panicking.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as JS sees it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "INVALID_INPUT",
+            ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+/// `AgentContextError` in JS: `name`, `code`, `message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentContextError {
+    code: ErrorCode,
+    message: String,
+}
+
+impl AgentContextError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        AgentContextError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `INVALID_INPUT` with a message that names the field.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidInput, message)
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for AgentContextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for AgentContextError {}
+
+pub type Result<T> = std::result::Result<T, AgentContextError>;

@@ -1,0 +1,35 @@
+//! agent-context: builds the prompts and context sent to coding-agent CLIs
+//! (Claude Code, Codex, Gemini CLI, any other), within a hard byte budget.
+//!
+//! The crate is a pure core (every module but `wasm`) and one binding layer,
+//! `wasm`, compiled only for `wasm32` and the only place that knows about
+//! JavaScript.
+//!
+//! ```
+//! use agent_context::{assemblers::GEMINI, AssemblerInput, ContextMessage};
+//!
+//! let mut input = AssemblerInput::default();
+//! input.fields.current_message = "Hello Gemini".into();
+//! input.context_messages.push(ContextMessage::new("kailai", Some("carol"), "Hi"));
+//! let out = GEMINI.assemble(&input).unwrap();
+//! assert_eq!(out.prompt, "Conversation so far:\n- kailai: Hi\n\nYour task:\nHello Gemini");
+//! assert_eq!(out.system_flag, None);
+//! ```
+
+pub mod assemblers;
+pub mod budget;
+pub mod error;
+pub mod input;
+pub mod output;
+pub mod sample;
+pub mod text;
+pub mod truncate;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use assemblers::{assemble_for_agent, AgentAssembly, Layout};
+pub use budget::{AssembleOptions, Assembled};
+pub use error::{AgentContextError, ErrorCode, Result};
+pub use input::{AssemblerInput, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES};
+pub use output::{AssemblerOutput, TrimReport};

@@ -1,0 +1,54 @@
+//! What an assembler returns.
+
+use serde::Serialize;
+
+/// `{ prompt, systemFlag }`, the seed's `AssemblerOutput`. `systemFlag` is
+/// `undefined` in JS unless the layout puts the instructions there (Claude).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssemblerOutput {
+    pub prompt: String,
+    pub system_flag: Option<String>,
+}
+
+impl AssemblerOutput {
+    /// UTF-8 bytes counted against the budget: `prompt` plus `systemFlag`.
+    pub fn byte_len(&self) -> usize {
+        self.prompt.len() + self.system_flag.as_ref().map_or(0, String::len)
+    }
+}
+
+/// What the budget engine did, in bytes of UTF-8.
+///
+/// The three `…BytesCut` figures are net reductions of the output (a
+/// truncation marker that was added is subtracted), so
+/// `bytesBefore - bytesAfter == contextBytesCut + messageBytesCut + instructionFileBytesCut`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrimReport {
+    /// The budget the output was fitted to.
+    pub max_bytes: u64,
+    /// Size of the untrimmed output.
+    pub bytes_before: u64,
+    /// Size of the returned output (`prompt` + `systemFlag`).
+    pub bytes_after: u64,
+    /// Context messages given, kept and dropped (the dropped ones are the oldest).
+    pub messages_total: u64,
+    pub messages_kept: u64,
+    pub messages_dropped: u64,
+    /// Bytes the dropped context lines (and, with none left, the context heading) took.
+    pub context_bytes_cut: u64,
+    /// Bytes of the current message removed (the `N` of its marker), and the net cut.
+    pub message_bytes_removed: u64,
+    pub message_bytes_cut: u64,
+    /// Bytes of the instruction file text removed (the `N` of its marker), and the net cut.
+    pub instruction_file_bytes_removed: u64,
+    pub instruction_file_bytes_cut: u64,
+}
+
+impl TrimReport {
+    /// Whether anything was dropped or cut.
+    pub fn trimmed(&self) -> bool {
+        self.bytes_after != self.bytes_before
+    }
+}

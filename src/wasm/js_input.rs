@@ -1,0 +1,186 @@
+//! Reads JS values into the core's input types, naming the field on every error.
+//!
+//! `contextMessages` is not copied up front: [`JsContext`] implements the
+//! core's `ContextSource` and reads one array element when the budget engine
+//! asks for it, newest first, so messages that cannot fit are never read.
+
+use std::borrow::Cow;
+
+use js_sys::{Array, JsString, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::js_error::describe_thrown;
+use crate::error::{AgentContextError, Result};
+use crate::input::{
+    max_bytes_from_number, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES,
+};
+
+/// `typeof`-style name of a value, for error messages.
+pub fn type_name(value: &JsValue) -> &'static str {
+    if value.is_null() {
+        "null"
+    } else if value.is_undefined() {
+        "undefined"
+    } else if Array::is_array(value) {
+        "an array"
+    } else if value.is_string() {
+        "a string"
+    } else if value.as_f64().is_some() {
+        "a number"
+    } else if value.as_bool().is_some() {
+        "a boolean"
+    } else if value.is_function() {
+        "a function"
+    } else if value.is_bigint() {
+        "a bigint"
+    } else if value.is_symbol() {
+        "a symbol"
+    } else {
+        "an object"
+    }
+}
+
+/// Whether `value` is a non-null object that is not an array or a function.
+pub fn is_plain_object(value: &JsValue) -> bool {
+    value.is_object() && !Array::is_array(value)
+}
+
+/// `target[key]`, with a getter that throws reported against `path`.
+pub fn get(target: &JsValue, key: &JsValue, path: impl Fn() -> String) -> Result<JsValue> {
+    Reflect::get(target, key).map_err(|thrown| {
+        AgentContextError::invalid(format!(
+            "{} could not be read: {}",
+            path(),
+            describe_thrown(&thrown)
+        ))
+    })
+}
+
+/// A string field that may be missing or `null` (then empty).
+pub fn optional_string(value: JsValue, path: impl Fn() -> String) -> Result<Option<String>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.as_string().map(Some).ok_or_else(|| {
+        AgentContextError::invalid(format!(
+            "{} must be a string, got {}",
+            path(),
+            type_name(&value)
+        ))
+    })
+}
+
+/// A string field that must be present.
+pub fn required_string(value: JsValue, path: impl Fn() -> String) -> Result<String> {
+    value.as_string().ok_or_else(|| {
+        AgentContextError::invalid(format!(
+            "{} must be a string, got {}",
+            path(),
+            type_name(&value)
+        ))
+    })
+}
+
+/// The agent type argument.
+pub fn agent_type(value: &JsValue) -> Result<String> {
+    required_string(value.clone(), || "agentType".to_owned())
+}
+
+/// Property names read from each context message, made once per call.
+struct MessageKeys {
+    from: JsValue,
+    to: JsValue,
+    content: JsValue,
+}
+
+/// `contextMessages`, read element by element on demand.
+pub struct JsContext {
+    array: Array,
+    keys: MessageKeys,
+}
+
+impl ContextSource for JsContext {
+    fn count(&self) -> usize {
+        self.array.length() as usize
+    }
+
+    fn message(&self, index: usize) -> Result<Cow<'_, ContextMessage>> {
+        let at = || format!("contextMessages[{index}]");
+        let item = get(&self.array, &JsValue::from(index as u32), at)?;
+        if !is_plain_object(&item) {
+            return Err(AgentContextError::invalid(format!(
+                "contextMessages[{index}] must be an object, got {}",
+                type_name(&item)
+            )));
+        }
+        let field = |name: &'static str| move || format!("contextMessages[{index}].{name}");
+        let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
+        let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
+        let content = required_string(
+            get(&item, &self.keys.content, field("content"))?,
+            field("content"),
+        )?;
+        Ok(Cow::Owned(ContextMessage { from, to, content }))
+    }
+}
+
+/// Reads an `AssemblerInput`: its scalar fields now, its context lazily.
+pub fn assembler_input(input: &JsValue) -> Result<(PromptFields, JsContext)> {
+    if !is_plain_object(input) {
+        return Err(AgentContextError::invalid(format!(
+            "input must be an object, got {}",
+            type_name(input)
+        )));
+    }
+    let text = |name: &'static str| -> Result<String> {
+        let path = || name.to_owned();
+        Ok(optional_string(get(input, &JsValue::from_str(name), path)?, path)?.unwrap_or_default())
+    };
+    let current_message = text("currentMessage")?;
+    let team_task = text("teamTask")?;
+    let system_instruction = text("systemInstruction")?;
+    let instruction_file_text = text("instructionFileText")?;
+
+    let max_bytes_value = get(input, &JsValue::from_str("maxBytes"), || {
+        "maxBytes".to_owned()
+    })?;
+    let max_bytes = if max_bytes_value.is_undefined() {
+        DEFAULT_MAX_BYTES
+    } else if let Some(n) = max_bytes_value.as_f64() {
+        max_bytes_from_number(n)?
+    } else {
+        return Err(AgentContextError::invalid(format!(
+            "maxBytes must be a finite number >= 0, got {}",
+            type_name(&max_bytes_value)
+        )));
+    };
+
+    let messages = get(input, &JsValue::from_str("contextMessages"), || {
+        "contextMessages".to_owned()
+    })?;
+    if !Array::is_array(&messages) {
+        return Err(AgentContextError::invalid(format!(
+            "contextMessages must be an array, got {}",
+            type_name(&messages)
+        )));
+    }
+    let context = JsContext {
+        array: messages.unchecked_into(),
+        keys: MessageKeys {
+            from: JsString::from("from").into(),
+            to: JsString::from("to").into(),
+            content: JsString::from("content").into(),
+        },
+    };
+    Ok((
+        PromptFields {
+            current_message,
+            team_task,
+            system_instruction,
+            instruction_file_text,
+            max_bytes,
+        },
+        context,
+    ))
+}

@@ -1,0 +1,31 @@
+// The built package, imported by its name as an ESM user would: no init call.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import agentContext, { assemble, sampleInput, GeminiContextAssembler, PlainTextAssembler } from 'agent-context';
+
+const golden = new URL('../golden/', import.meta.url);
+const examples = JSON.parse(readFileSync(new URL('worked-examples.json', golden), 'utf8'));
+
+test('named ESM imports work with no init, on the same instance as require()', () => {
+  assert.equal(typeof assemble, 'function');
+  assert.equal(agentContext.assemble, assemble);
+  assert.equal(createRequire(import.meta.url)('agent-context').assemble, assemble);
+  assert.equal(new GeminiContextAssembler().getAgentType(), 'google-gemini');
+  assert.equal(new PlainTextAssembler().getAgentType(), 'unknown');
+});
+
+test('the seed worked examples come out byte for byte', () => {
+  for (const ex of examples) {
+    const out = assemble(ex.agentType, ex.input, { logger: { warn() {} } });
+    assert.equal(out.prompt, readFileSync(new URL(ex.golden, golden), 'utf8'), ex.name);
+    assert.equal(out.systemFlag, undefined);
+  }
+});
+
+test('the embedded sample assembles for Gemini', () => {
+  const { prompt } = assemble('google-gemini', sampleInput());
+  assert.match(prompt, /^Instructions:\nYou are Carol/);
+  assert.match(prompt, /\n\nYour task:\nWhat UI framework should we use, and why\?$/);
+});
