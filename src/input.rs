@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use crate::error::{AgentContextError, Result};
+use crate::text::js_number_text;
 
 /// 768 KiB: the budget when `maxBytes` is missing.
 pub const DEFAULT_MAX_BYTES: u64 = 786_432;
@@ -92,9 +93,13 @@ pub struct AssemblerInput {
     pub context_messages: Vec<ContextMessage>,
 }
 
+/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
 /// Checks a JS number given as `maxBytes`: finite and `>= 0`; a fraction is
-/// rounded down (a budget counts whole bytes). Values beyond 2^53 are kept as
-/// they are (any real output fits them).
+/// rounded down (a budget counts whole bytes), and a budget beyond
+/// `Number.MAX_SAFE_INTEGER` is that (no output comes near it), so every figure
+/// of the trim report is an exact JS number.
 pub fn max_bytes_from_number(value: f64) -> Result<u64> {
     if !value.is_finite() || value < 0.0 {
         return Err(AgentContextError::invalid(format!(
@@ -103,19 +108,7 @@ pub fn max_bytes_from_number(value: f64) -> Result<u64> {
         )));
     }
     // `as` saturates; the value is finite and non-negative here.
-    Ok(value.floor() as u64)
-}
-
-fn js_number_text(value: f64) -> String {
-    if value.is_nan() {
-        "NaN".into()
-    } else if value == f64::INFINITY {
-        "Infinity".into()
-    } else if value == f64::NEG_INFINITY {
-        "-Infinity".into()
-    } else {
-        format!("{value}")
-    }
+    Ok((value.floor() as u64).min(MAX_SAFE_INTEGER))
 }
 
 #[cfg(test)]
@@ -127,7 +120,8 @@ mod tests {
     fn max_bytes_validation() {
         assert_eq!(max_bytes_from_number(0.0), Ok(0));
         assert_eq!(max_bytes_from_number(100.9), Ok(100));
-        assert_eq!(max_bytes_from_number(2f64.powi(53)), Ok(1u64 << 53));
+        assert_eq!(max_bytes_from_number(2f64.powi(53)), Ok(MAX_SAFE_INTEGER));
+        assert_eq!(max_bytes_from_number(f64::MAX), Ok(MAX_SAFE_INTEGER));
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -0.5] {
             let err = max_bytes_from_number(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput);

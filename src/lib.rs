@@ -22,6 +22,7 @@ pub mod error;
 pub mod input;
 pub mod output;
 pub mod sample;
+pub mod selection;
 pub mod text;
 pub mod truncate;
 

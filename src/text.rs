@@ -65,6 +65,18 @@ pub fn decimal_digits(mut n: u64) -> u64 {
     digits
 }
 
+/// A number as JavaScript's `String(n)` writes the common cases
+/// (`NaN`, `Infinity`, `-1`, `1.5`).
+pub fn js_number_text(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".into()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        format!("{value}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

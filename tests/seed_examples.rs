@@ -3,7 +3,7 @@
 
 mod common;
 
-use agent_context::assemblers::{resolve_layout, GEMINI, PLAIN_TEXT};
+use agent_context::assemblers::{resolve_layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
 use agent_context::{assemble_for_agent, AssembleOptions, AssemblerInput, ContextMessage};
 use common::{golden, input, WORKED_EXAMPLES_JSON};
 use serde_json::Value;
@@ -40,21 +40,35 @@ fn from_json(v: &Value) -> AssemblerInput {
 #[test]
 fn worked_examples_come_out_byte_for_byte() {
     let examples: Vec<Value> = serde_json::from_str(WORKED_EXAMPLES_JSON).unwrap();
-    assert_eq!(examples.len(), 6);
+    assert_eq!(examples.len(), 10);
     for ex in &examples {
         let name = ex["name"].as_str().unwrap();
         let got = run(ex["agentType"].as_str().unwrap(), &from_json(&ex["input"]))
             .assembled
             .output;
         assert_eq!(got.prompt, golden(ex["golden"].as_str().unwrap()), "{name}");
-        assert_eq!(got.system_flag, None, "{name}");
+        let flag = ex["goldenSystemFlag"].as_str().map(golden);
+        assert_eq!(got.system_flag.as_deref(), flag, "{name}");
     }
 }
 
+const ALL: [&agent_context::Layout; 4] = [&CLAUDE, &CODEX, &GEMINI, &PLAIN_TEXT];
+
 #[test]
 fn agent_types() {
+    assert_eq!(CLAUDE.agent_type, "claude-code");
+    assert_eq!(CODEX.agent_type, "openai-codex");
     assert_eq!(GEMINI.agent_type, "google-gemini");
     assert_eq!(PLAIN_TEXT.agent_type, "unknown");
+}
+
+/// Everything an output says: the system flag (if any) and the prompt.
+fn everything(out: &agent_context::AssemblerOutput) -> String {
+    format!(
+        "{}\n{}",
+        out.system_flag.as_deref().unwrap_or(""),
+        out.prompt
+    )
 }
 
 fn full() -> AssemblerInput {
@@ -131,7 +145,7 @@ fn gemini_context_lines_ignore_recipient_and_keep_content_verbatim() {
 
 #[test]
 fn empty_sections_are_skipped() {
-    for layout in [&GEMINI, &PLAIN_TEXT] {
+    for layout in ALL {
         let empty = input(&[], "   ", None, None, Some("\n"));
         let out = layout.assemble(&empty).unwrap();
         assert_eq!(out.prompt, "", "{}", layout.agent_type);
@@ -141,7 +155,7 @@ fn empty_sections_are_skipped() {
             layout.assemble(&only_team).unwrap().prompt,
             format!("{}t", layout.team_header)
         );
-        let only_context = input(&[("x", None, "y")], "", None, None, None);
+        let only_context = input(&[("x", Some(""), "y")], "", None, None, None);
         assert_eq!(
             layout.assemble(&only_context).unwrap().prompt,
             format!("{}{}x: y", layout.context_header, layout.line_prefix)
@@ -188,29 +202,61 @@ fn with_budget(mut i: AssemblerInput, max: u64) -> AssemblerInput {
 
 #[test]
 fn within_budget_is_unchanged() {
-    for layout in [&GEMINI, &PLAIN_TEXT] {
+    for layout in ALL {
         let whole = layout.assemble(&full()).unwrap();
-        let exact = with_budget(full(), whole.prompt.len() as u64);
+        let exact = with_budget(full(), whole.byte_len() as u64);
         assert_eq!(layout.assemble(&exact).unwrap(), whole);
     }
 }
 
 #[test]
 fn oldest_context_messages_go_first_and_whole() {
-    for layout in [&GEMINI, &PLAIN_TEXT] {
-        let whole = layout.assemble(&full()).unwrap().prompt;
+    for layout in ALL {
+        let whole = layout.assemble(&full()).unwrap();
         // One byte short: the oldest line (and its newline) goes, the rest stays.
-        let i = with_budget(full(), whole.len() as u64 - 1);
-        let out = layout.assemble(&i).unwrap().prompt;
-        assert!(!out.contains("first"), "{out:?}");
-        assert!(out.contains("second"));
-        let oldest_line = format!("{}kailai: first\n", layout.line_prefix);
-        assert_eq!(out.len(), whole.len() - oldest_line.len());
-        assert!(
-            out.contains("the system") && out.contains("the file") && out.contains("the team task")
+        let i = with_budget(full(), whole.byte_len() as u64 - 1);
+        let out = layout.assemble(&i).unwrap();
+        let text = everything(&out);
+        assert!(!text.contains("first"), "{text:?}");
+        assert!(text.contains("second"));
+        let recipient = if layout.line_shows_recipient {
+            " -> carol"
+        } else {
+            ""
+        };
+        let oldest_line = format!("{}kailai{recipient}: first\n", layout.line_prefix);
+        assert_eq!(
+            out.byte_len(),
+            whole.byte_len() - oldest_line.len(),
+            "{}",
+            layout.agent_type
         );
-        assert!(out.ends_with("the message"));
+        assert!(
+            text.contains("the system")
+                && text.contains("the file")
+                && text.contains("the team task")
+        );
+        assert!(out.prompt.ends_with("the message"));
     }
+}
+
+#[test]
+fn bracketed_layouts_keep_section_order() {
+    let codex = CODEX.assemble(&full()).unwrap().prompt;
+    assert_eq!(
+        codex,
+        "[SYSTEM]\nthe system\n\nthe file\n\n[TEAM_TASK]\nthe team task\n\n\
+         [CONTEXT]\n- kailai -> carol: first\n- max -> carol: second\n\n[MESSAGE]\nthe message"
+    );
+    let claude = CLAUDE.assemble(&full()).unwrap();
+    assert_eq!(
+        claude.system_flag.as_deref(),
+        Some("the system\n\nthe file")
+    );
+    assert_eq!(claude.prompt, codex[codex.find("[TEAM_TASK]").unwrap()..]);
+    // Claude with no instructions: systemFlag is undefined, not "".
+    let bare = input(&[], "m", None, Some(" "), None);
+    assert_eq!(CLAUDE.assemble(&bare).unwrap().system_flag, None);
 }
 
 #[test]

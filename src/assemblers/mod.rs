@@ -3,9 +3,13 @@
 //! context line reads; everything else (trimming, empty-section skipping,
 //! joining with a blank line, the byte budget) is common.
 
+mod claude;
+mod codex;
 mod gemini;
 mod plain_text;
 
+pub use claude::CLAUDE;
+pub use codex::CODEX;
 pub use gemini::GEMINI;
 pub use plain_text::PLAIN_TEXT;
 
@@ -42,7 +46,7 @@ pub struct Layout {
 }
 
 /// The layouts built into the library, by agent type.
-pub const BUILT_IN: [&Layout; 1] = [&GEMINI];
+pub const BUILT_IN: [&Layout; 3] = [&CLAUDE, &CODEX, &GEMINI];
 
 /// The built-in layout for `agent_type`, if there is one.
 pub fn built_in_layout(agent_type: &str) -> Option<&'static Layout> {
@@ -107,6 +111,8 @@ mod tests {
     #[test]
     fn resolves_built_ins_and_falls_back() {
         assert_eq!(resolve_layout("google-gemini"), (&GEMINI, None));
+        assert_eq!(resolve_layout("claude-code"), (&CLAUDE, None));
+        assert_eq!(resolve_layout("openai-codex"), (&CODEX, None));
         let (layout, warning) = resolve_layout("custom-agent");
         assert_eq!(layout, &PLAIN_TEXT);
         assert_eq!(

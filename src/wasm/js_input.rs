@@ -15,6 +15,7 @@ use crate::error::{AgentContextError, Result};
 use crate::input::{
     max_bytes_from_number, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES,
 };
+use crate::text::js_number_text;
 
 /// `typeof`-style name of a value, for error messages.
 pub fn type_name(value: &JsValue) -> &'static str {
@@ -100,20 +101,61 @@ pub struct JsContext {
     keys: MessageKeys,
 }
 
-impl ContextSource for JsContext {
-    fn count(&self) -> usize {
-        self.array.length() as usize
+impl JsContext {
+    /// Wraps the `contextMessages` value, which must be an array.
+    pub fn new(messages: JsValue) -> Result<JsContext> {
+        if !Array::is_array(&messages) {
+            return Err(AgentContextError::invalid(format!(
+                "contextMessages must be an array, got {}",
+                type_name(&messages)
+            )));
+        }
+        Ok(JsContext {
+            array: messages.unchecked_into(),
+            keys: MessageKeys {
+                from: JsString::from("from").into(),
+                to: JsString::from("to").into(),
+                content: JsString::from("content").into(),
+            },
+        })
     }
 
-    fn message(&self, index: usize) -> Result<Cow<'_, ContextMessage>> {
-        let at = || format!("contextMessages[{index}]");
-        let item = get(&self.array, &JsValue::from(index as u32), at)?;
+    /// The array itself.
+    pub fn array(&self) -> &Array {
+        &self.array
+    }
+
+    /// Message `index` as it is in JS, checked to be an object.
+    pub fn item(&self, index: usize) -> Result<JsValue> {
+        let item = get(&self.array, &JsValue::from(index as u32), || {
+            format!("contextMessages[{index}]")
+        })?;
         if !is_plain_object(&item) {
             return Err(AgentContextError::invalid(format!(
                 "contextMessages[{index}] must be an object, got {}",
                 type_name(&item)
             )));
         }
+        Ok(item)
+    }
+
+    /// `from` and `to` of message `index`.
+    pub fn route(&self, index: usize) -> Result<(String, Option<String>)> {
+        let item = self.item(index)?;
+        let field = |name: &'static str| move || format!("contextMessages[{index}].{name}");
+        let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
+        let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
+        Ok((from, to))
+    }
+}
+
+impl ContextSource for JsContext {
+    fn count(&self) -> usize {
+        self.array.length() as usize
+    }
+
+    fn message(&self, index: usize) -> Result<Cow<'_, ContextMessage>> {
+        let item = self.item(index)?;
         let field = |name: &'static str| move || format!("contextMessages[{index}].{name}");
         let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
         let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
@@ -125,8 +167,33 @@ impl ContextSource for JsContext {
     }
 }
 
-/// Reads an `AssemblerInput`: its scalar fields now, its context lazily.
-pub fn assembler_input(input: &JsValue) -> Result<(PromptFields, JsContext)> {
+/// The JS names of the fields an assembler reads: `AssemblerInput` and seed
+/// 002's `PromptInput` name three of them differently.
+pub struct FieldNames {
+    pub current_message: &'static str,
+    pub team_task: &'static str,
+    pub system_instruction: &'static str,
+    pub instruction_file_text: &'static str,
+}
+
+/// `AssemblerInput`.
+pub const ASSEMBLER_INPUT: FieldNames = FieldNames {
+    current_message: "currentMessage",
+    team_task: "teamTask",
+    system_instruction: "systemInstruction",
+    instruction_file_text: "instructionFileText",
+};
+
+/// Seed 002's `PromptInput` (plus the optional `teamTask` and `maxBytes`).
+pub const PROMPT_INPUT: FieldNames = FieldNames {
+    current_message: "message",
+    team_task: "teamTask",
+    system_instruction: "systemInstructionText",
+    instruction_file_text: "instructionFileText",
+};
+
+/// Reads an input object: its scalar fields now, its context lazily.
+pub fn assembler_input(input: &JsValue, names: &FieldNames) -> Result<(PromptFields, JsContext)> {
     if !is_plain_object(input) {
         return Err(AgentContextError::invalid(format!(
             "input must be an object, got {}",
@@ -137,10 +204,10 @@ pub fn assembler_input(input: &JsValue) -> Result<(PromptFields, JsContext)> {
         let path = || name.to_owned();
         Ok(optional_string(get(input, &JsValue::from_str(name), path)?, path)?.unwrap_or_default())
     };
-    let current_message = text("currentMessage")?;
-    let team_task = text("teamTask")?;
-    let system_instruction = text("systemInstruction")?;
-    let instruction_file_text = text("instructionFileText")?;
+    let current_message = text(names.current_message)?;
+    let team_task = text(names.team_task)?;
+    let system_instruction = text(names.system_instruction)?;
+    let instruction_file_text = text(names.instruction_file_text)?;
 
     let max_bytes_value = get(input, &JsValue::from_str("maxBytes"), || {
         "maxBytes".to_owned()
@@ -156,23 +223,9 @@ pub fn assembler_input(input: &JsValue) -> Result<(PromptFields, JsContext)> {
         )));
     };
 
-    let messages = get(input, &JsValue::from_str("contextMessages"), || {
+    let context = JsContext::new(get(input, &JsValue::from_str("contextMessages"), || {
         "contextMessages".to_owned()
-    })?;
-    if !Array::is_array(&messages) {
-        return Err(AgentContextError::invalid(format!(
-            "contextMessages must be an array, got {}",
-            type_name(&messages)
-        )));
-    }
-    let context = JsContext {
-        array: messages.unchecked_into(),
-        keys: MessageKeys {
-            from: JsString::from("from").into(),
-            to: JsString::from("to").into(),
-            content: JsString::from("content").into(),
-        },
-    };
+    })?)?;
     Ok((
         PromptFields {
             current_message,
@@ -183,4 +236,31 @@ pub fn assembler_input(input: &JsValue) -> Result<(PromptFields, JsContext)> {
         },
         context,
     ))
+}
+
+/// A whole number `>= 0` (a count or a limit); `undefined` or `null` gives `default`.
+pub fn optional_count(value: JsValue, default: usize, path: impl Fn() -> String) -> Result<usize> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(default);
+    }
+    match value.as_f64() {
+        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(if n >= usize::MAX as f64 {
+            usize::MAX
+        } else {
+            n as usize
+        }),
+        _ => Err(AgentContextError::invalid(format!(
+            "{} must be a whole number >= 0, got {}",
+            path(),
+            describe_value(&value)
+        ))),
+    }
+}
+
+/// A number as JS prints it, or the type of anything else.
+fn describe_value(value: &JsValue) -> String {
+    match value.as_f64() {
+        Some(n) => js_number_text(n),
+        None => type_name(value).to_owned(),
+    }
 }

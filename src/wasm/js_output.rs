@@ -1,10 +1,24 @@
 //! Writes the core's results as plain JS objects.
 
 use js_sys::{Array, Object, Reflect};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::input::AssemblerInput;
 use crate::output::AssemblerOutput;
+
+/// The one serializer for structured results: maps as plain objects, `None`
+/// as `undefined`.
+pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value.serialize(&serializer).map_err(|e| {
+        AgentContextError::new(
+            ErrorCode::Internal,
+            format!("could not convert a result to JS: {e}"),
+        )
+    })
+}
 
 fn set(target: &Object, key: &str, value: &JsValue) {
     // Defining a property on a fresh ordinary object cannot fail.
@@ -24,6 +38,17 @@ pub fn assembler_output(out: &AssemblerOutput) -> JsValue {
     set(&obj, "prompt", &JsValue::from_str(&out.prompt));
     set(&obj, "systemFlag", &optional_text(&out.system_flag));
     obj.into()
+}
+
+/// `{ output, report }` of `assembleWithReport`.
+pub fn output_with_report(
+    out: &AssemblerOutput,
+    report: &crate::output::TrimReport,
+) -> Result<JsValue> {
+    let obj = Object::new();
+    set(&obj, "output", &assembler_output(out));
+    set(&obj, "report", &to_js(report)?);
+    Ok(obj.into())
 }
 
 /// An `AssemblerInput` object (the embedded sample).

@@ -16,22 +16,84 @@ export interface AssemblerInput {
   teamTask: string | null;
   systemInstruction?: string | null;
   instructionFileText?: string | null;
-  /** Budget in UTF-8 bytes for `prompt` (plus `systemFlag`); default 786432 (768 KiB). */
+  /** Budget in UTF-8 bytes for `prompt` plus `systemFlag`; default 786432 (768 KiB). */
   maxBytes?: number;
 }
 
-/** What an assembler returns: the prompt for stdin, and Claude's system prompt flag. */
+/** What an assembler returns: the prompt for stdin, and Claude Code's system prompt flag. */
 export interface AssemblerOutput {
   prompt: string;
   systemFlag?: string;
 }
 
-/** Receives warnings: a function, or an object with a `warn` method such as `console`. */
-export type Logger = ((message: string) => void) | { warn(message: string): void };
+/** Seed 002's input to `buildPrompt` (`teamTask` and `maxBytes` are optional extras). */
+export interface PromptInput {
+  agentType: AgentType;
+  systemInstructionText?: string | null;
+  instructionFileText?: string | null;
+  contextMessages: PromptContextMessage[];
+  message: string;
+  teamTask?: string | null;
+  maxBytes?: number;
+}
+
+/** Seed 002's output of `buildPrompt`. */
+export interface PromptOutput {
+  prompt: string;
+  systemFlag?: string;
+}
+
+/** What the byte budget did. The three `…BytesCut` add up to `bytesBefore - bytesAfter`. */
+export interface TrimReport {
+  maxBytes: number;
+  /** Size of the untrimmed output (`prompt` + `systemFlag`). */
+  bytesBefore: number;
+  /** Size of the returned output. */
+  bytesAfter: number;
+  messagesTotal: number;
+  messagesKept: number;
+  /** How many of the oldest context messages were left out. */
+  messagesDropped: number;
+  /** Bytes of the dropped context lines (and, with none left, the context heading). */
+  contextBytesCut: number;
+  /** Bytes of the current message removed: the `N` of its `[... truncated N bytes ...]`. */
+  messageBytesRemoved: number;
+  /** Net bytes the message section shrank by (removed minus the marker). */
+  messageBytesCut: number;
+  /** Bytes of the instruction file text removed. */
+  instructionFileBytesRemoved: number;
+  /** Net bytes the instruction file text shrank by. */
+  instructionFileBytesCut: number;
+}
+
+export interface AssembleWithReportResult {
+  output: AssemblerOutput;
+  report: TrimReport;
+}
+
+/** Receives warnings and debug lines: a function, or an object with `warn` (and optionally `debug` or `log`), such as `console`. */
+export type Logger =
+  | ((message: string, level: 'warn' | 'debug') => void)
+  | { warn(message: string): void; debug?(message: string): void; log?(message: string): void };
 
 export interface AssembleOptions {
-  /** Where the unknown-agent warning goes; default `console.warn`. */
+  /** Where the unknown-agent warning and debug lines go; default `console.warn` / `console.log`. */
   logger?: Logger;
+  /** Log `[Debug][Trim]` and `[Debug][Send]` lines; default: `DEBUG=1` in Node's environment. */
+  debug?: boolean;
+}
+
+/** Anything `ContextManager.register` accepts. */
+export interface ContextAssembler {
+  getAgentType(): AgentType;
+  assemble(input: AssemblerInput): AssemblerOutput;
+}
+
+export interface SelectContextOptions {
+  /** Keep messages to, from, or broadcast to (`to` missing, empty or `'all'`) this member; default every message. */
+  recipient?: string | null;
+  /** How many of the newest to keep; default 5. */
+  limit?: number;
 }
 
 /** Stable codes of `AgentContextError`. */
@@ -41,4 +103,44 @@ export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTER
 export interface AgentContextError extends Error {
   name: 'AgentContextError';
   code: AgentContextErrorCode;
+}
+
+/**
+ * The prompt (and Claude Code's `systemFlag`) for `agentType`. An unknown type
+ * uses plain text and logs `[ContextManager] Unknown agentType "…", using
+ * PlainTextAssembler`. Throws `AgentContextError` (`INVALID_INPUT`, `BUDGET_EXCEEDED`).
+ */
+export function assemble(agentType: AgentType, input: AssemblerInput, options?: AssembleOptions): AssemblerOutput;
+
+/** `assemble`, plus what the byte budget dropped and cut. Reads every message's size. */
+export function assembleWithReport(
+  agentType: AgentType,
+  input: AssemblerInput,
+  options?: AssembleOptions,
+): AssembleWithReportResult;
+
+/** Seed 002's `buildPrompt`: the same assembly from a `PromptInput`. */
+export function buildPrompt(input: PromptInput, options?: AssembleOptions): PromptOutput;
+
+/**
+ * The last `limit` (default 5) messages addressed to `recipient`, sent by it, or
+ * sent to everyone (`to` missing, empty or `'all'`), oldest first; the very objects given.
+ */
+export function selectContextMessages<M extends PromptContextMessage>(
+  messages: readonly M[],
+  options?: SelectContextOptions,
+): M[];
+
+/**
+ * The built-in assemblers plus any registered from JS (a registered type wins),
+ * falling back to plain text with a warning.
+ */
+export class ContextManager {
+  constructor(options?: AssembleOptions);
+  /** Serves `assembler.getAgentType()` with `assembler` from now on. */
+  register(assembler: ContextAssembler): void;
+  assemblePrompt(agentType: AgentType, input: AssemblerInput): AssemblerOutput;
+  /** Frees the Rust side now rather than at garbage collection. */
+  free(): void;
+  [Symbol.dispose](): void;
 }

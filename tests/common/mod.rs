@@ -1,5 +1,5 @@
 //! Shared by the native and the wasm tests: the worked examples of seed 000 §7
-//! and seed 001 §6 (`tests/golden/worked-examples.json`, also read by the JS
+//! and seed 001 §6, and the SPEC §2 formats of Claude Code and Codex (`tests/golden/worked-examples.json`, also read by the JS
 //! tests) and a builder for inputs.
 #![allow(dead_code)]
 
@@ -21,6 +21,10 @@ pub fn golden(name: &str) -> &'static str {
         "plain-6.3-instructions-and-message.txt" => {
             include_str!("../golden/plain-6.3-instructions-and-message.txt")
         }
+        "claude-full.prompt.txt" => include_str!("../golden/claude-full.prompt.txt"),
+        "claude-full.systemFlag.txt" => include_str!("../golden/claude-full.systemFlag.txt"),
+        "codex-full.txt" => include_str!("../golden/codex-full.txt"),
+        "arrow-without-recipient.txt" => include_str!("../golden/arrow-without-recipient.txt"),
         other => panic!("no golden file {other}"),
     }
 }

@@ -10,13 +10,14 @@ const golden = path.join(__dirname, '..', 'golden');
 const examples = JSON.parse(fs.readFileSync(path.join(golden, 'worked-examples.json'), 'utf8'));
 const quiet = { logger: () => {} };
 
-test('the seed worked examples come out byte for byte', () => {
-  assert.equal(examples.length, 6);
+test('the seed worked examples and the SPEC formats come out byte for byte', () => {
+  assert.equal(examples.length, 10);
   for (const ex of examples) {
     const out = pkg.assemble(ex.agentType, ex.input, quiet);
     assert.equal(out.prompt, fs.readFileSync(path.join(golden, ex.golden), 'utf8'), ex.name);
     assert.deepEqual(Object.keys(out), ['prompt', 'systemFlag'], ex.name);
-    assert.equal(out.systemFlag, undefined, ex.name);
+    const flag = ex.goldenSystemFlag && fs.readFileSync(path.join(golden, ex.goldenSystemFlag), 'utf8');
+    assert.equal(out.systemFlag, flag, ex.name);
   }
 });
 

@@ -16,11 +16,13 @@ test('named ESM imports work with no init, on the same instance as require()', (
   assert.equal(new PlainTextAssembler().getAgentType(), 'unknown');
 });
 
-test('the seed worked examples come out byte for byte', () => {
+test('the seed worked examples and the SPEC formats come out byte for byte', () => {
+  assert.equal(examples.length, 10);
   for (const ex of examples) {
     const out = assemble(ex.agentType, ex.input, { logger: { warn() {} } });
     assert.equal(out.prompt, readFileSync(new URL(ex.golden, golden), 'utf8'), ex.name);
-    assert.equal(out.systemFlag, undefined);
+    const flag = ex.goldenSystemFlag && readFileSync(new URL(ex.goldenSystemFlag, golden), 'utf8');
+    assert.equal(out.systemFlag, flag, ex.name);
   }
 });
 

@@ -1,0 +1,113 @@
+//! `ContextManager`: the built-in assemblers plus any the host registers from JS.
+
+use std::cell::RefCell;
+
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::assemble_api::{assemble_agent, log_send};
+use super::call_options::CallOptions;
+use super::js_input::{self, get, type_name, ASSEMBLER_INPUT};
+use super::{js_output, js_result};
+use crate::error::AgentContextError;
+
+/// Picks the assembler for an agent type: one registered from JS first, then
+/// the built-in ones, then plain text with a warning.
+///
+/// ```js
+/// const manager = new ContextManager({ logger: console });
+/// manager.register({
+///   getAgentType: () => 'my-agent',
+///   assemble: (input) => ({ prompt: `>> ${input.currentMessage}`, systemFlag: undefined }),
+/// });
+/// manager.assemblePrompt('my-agent', { contextMessages: [], currentMessage: 'hi', teamTask: null });
+/// // { prompt: '>> hi', systemFlag: undefined }
+/// ```
+#[wasm_bindgen(skip_typescript)] // declared in types.d.ts
+pub struct ContextManager {
+    /// `(agent type, assembler object)`, one entry per type.
+    registered: RefCell<Vec<(String, JsValue)>>,
+    options: CallOptions,
+}
+
+fn method(target: &JsValue, name: &'static str) -> Result<Function, AgentContextError> {
+    let value = get(target, &JsValue::from_str(name), || {
+        format!("assembler.{name}")
+    })?;
+    value.dyn_into::<Function>().map_err(|v| {
+        AgentContextError::invalid(format!(
+            "assembler.{name} must be a function, got {}",
+            type_name(&v)
+        ))
+    })
+}
+
+#[wasm_bindgen]
+impl ContextManager {
+    /// `options`: `{ logger?, debug? }` as for `assemble`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<Object>) -> Result<ContextManager, JsValue> {
+        let options = js_result(CallOptions::read(
+            &options.map_or(JsValue::UNDEFINED, Into::into),
+        ))?;
+        Ok(ContextManager {
+            registered: RefCell::new(Vec::new()),
+            options,
+        })
+    }
+
+    /// Adds an assembler: any object with `getAgentType()` and
+    /// `assemble(input)`. It serves its agent type from now on, ahead of a
+    /// built-in one and of an earlier registration for the same type.
+    pub fn register(&self, assembler: JsValue) -> Result<(), JsValue> {
+        if !assembler.is_object() {
+            return Err(super::js_error::to_js(AgentContextError::invalid(format!(
+                "assembler must be an object, got {}",
+                type_name(&assembler)
+            ))));
+        }
+        let get_agent_type = js_result(method(&assembler, "getAgentType"))?;
+        js_result(method(&assembler, "assemble"))?;
+        let agent_type = get_agent_type.call0(&assembler)?;
+        let agent_type = js_result(js_input::required_string(agent_type, || {
+            "assembler.getAgentType()".to_owned()
+        }))?;
+        let mut registered = self.registered.borrow_mut();
+        registered.retain(|(t, _)| *t != agent_type);
+        registered.push((agent_type, assembler));
+        Ok(())
+    }
+
+    /// The prompt for `agentType`, from the registered or built-in assembler.
+    #[wasm_bindgen(js_name = assemblePrompt, unchecked_return_type = "AssemblerOutput")]
+    pub fn assemble_prompt(
+        &self,
+        #[wasm_bindgen(js_name = agentType, unchecked_param_type = "AgentType")]
+        agent_type: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "AssemblerInput")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let agent_type = js_result(js_input::agent_type(&agent_type))?;
+        // Cloned out so a JS assembler may call back into this manager.
+        let registered = self
+            .registered
+            .borrow()
+            .iter()
+            .find(|(t, _)| *t == agent_type)
+            .map(|(_, a)| a.clone());
+        let Some(assembler) = registered else {
+            let assembled =
+                assemble_agent(&agent_type, &input, &ASSEMBLER_INPUT, &self.options, false)?;
+            return Ok(js_output::assembler_output(&assembled.output));
+        };
+        let output = js_result(method(&assembler, "assemble"))?.call1(&assembler, &input)?;
+        if self.options.debug_enabled() {
+            let prompt = Reflect::get(&output, &"prompt".into())?
+                .as_string()
+                .unwrap_or_default();
+            let flag = Reflect::get(&output, &"systemFlag".into())?.as_string();
+            log_send(&self.options, &agent_type, &prompt, flag.as_deref())?;
+        }
+        Ok(output)
+    }
+}
