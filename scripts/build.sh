@@ -20,6 +20,16 @@ for dir in pkg/node pkg/web; do
   node_modules/.bin/wasm-opt -Os --strip-debug --strip-producers "${features[@]}" -o "$dir/${crate}_bg.wasm" "$dir/${crate}_bg.wasm"
 done
 
+# `templates`: the same files the core embeds with include_str!, as a frozen
+# object on both builds (readable before the web build's init()).
+node -e '
+  const fs = require("fs");
+  const names = ["base-rules-chat.md", "base-rules-run.md", "tool-policy.md", "run-directive-protocol.md"];
+  const literal = JSON.stringify(Object.fromEntries(names.map((n) => [n, fs.readFileSync("templates/" + n, "utf8")])), null, 2);
+  fs.appendFileSync("pkg/node/'"$crate"'.js", "\nexports.templates = Object.freeze(" + literal + ");\n");
+  fs.appendFileSync("pkg/web/'"$crate"'.js", "\nexport const templates = Object.freeze(" + literal + ");\n");
+'
+
 # Module kinds for Node and bundlers, whatever the top-level package says.
 echo '{ "type": "commonjs" }' > pkg/node/package.json
 echo '{ "type": "module" }' > pkg/web/package.json

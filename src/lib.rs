@@ -18,8 +18,10 @@
 
 pub mod assemblers;
 pub mod budget;
+pub mod context_builder;
 pub mod error;
 pub mod input;
+pub mod json_read;
 pub mod output;
 pub mod sample;
 pub mod selection;

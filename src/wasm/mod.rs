@@ -3,15 +3,18 @@
 
 mod assemble_api;
 mod call_options;
+mod context_api;
 mod context_manager;
 mod js_error;
 mod js_input;
 mod js_output;
+mod json_bridge;
 mod selection_api;
 
 use wasm_bindgen::prelude::*;
 
 pub use assemble_api::*;
+pub use context_api::*;
 pub use context_manager::ContextManager;
 pub use selection_api::*;
 

@@ -144,3 +144,130 @@ export class ContextManager {
   free(): void;
   [Symbol.dispose](): void;
 }
+
+// ---------------------------------------------------------------------------
+// Context builder (seed 004)
+
+export type SessionMode = 'chat' | 'agent' | 'run';
+
+export interface AgentInfo {
+  id: string;
+  name: string;
+  role: string;
+  identity?: string;
+  communicationStyle?: string;
+  principles?: string[];
+  /** A precompiled system prompt; used instead of the persona lines when not blank. */
+  systemPrompt?: string;
+}
+
+export interface ToolPolicyConfig {
+  allowedCategories?: string[];
+  deniedCategories?: string[];
+  allowedTools?: string[];
+  deniedTools?: string[];
+  customRules?: string[];
+}
+
+export interface RunContext {
+  packageName: string;
+  workflowName: string;
+  currentStep: { id: string; name: string; instruction: string };
+  state?: { variables?: Record<string, unknown>; stepsCompleted?: string[]; artifacts?: string[] };
+  graph?: { outgoingEdges?: Array<{ label: string; targetNodeId: string; isDefault?: boolean }> };
+}
+
+/** An OpenAI content part (`{ type: 'text', text }`, `{ type: 'image_url', image_url }`, …), passed through as given. */
+export interface ContentPart {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A tool call as the app stores it (flat) or as OpenAI writes it; `arguments` may be a JSON string or a value. */
+export type ToolCallInput =
+  | { id: string; name: string; arguments?: unknown }
+  | { id: string; type?: 'function'; function: { name: string; arguments?: unknown } };
+
+export interface ConversationMessage {
+  id?: string;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string | ContentPart[] | null;
+  name?: string;
+  toolCalls?: ToolCallInput[];
+  tool_calls?: ToolCallInput[];
+  toolCallId?: string;
+  tool_call_id?: string;
+  includeInContext?: boolean;
+  [other: string]: unknown;
+}
+
+export interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface OpenAIChatMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: OpenAIToolCall[];
+  tool_call_id?: string;
+}
+
+export interface ContextBuildOptions {
+  messages: ConversationMessage[];
+  mode: SessionMode;
+  agent?: AgentInfo;
+  toolPolicy?: ToolPolicyConfig;
+  runContext?: RunContext;
+  settings?: {
+    /** Default true. */
+    includeSystemPrompt?: boolean;
+    /** Keep only the newest N conversation messages (tool calls stay with their results). */
+    maxMessages?: number;
+  };
+}
+
+export interface ContextBuildResult {
+  messages: OpenAIChatMessage[];
+  metadata: {
+    inputCount: number;
+    outputCount: number;
+    filteredCount: number;
+    systemPromptIncluded: boolean;
+    /** In UTF-16 code units (`.length`). */
+    systemPromptLength: number;
+    /** Present only when `settings.maxMessages` is given: messages left out by it. */
+    trimmedCount?: number;
+  };
+}
+
+export type TemplateName = 'base-rules-chat.md' | 'base-rules-run.md' | 'tool-policy.md' | 'run-directive-protocol.md';
+
+/** The embedded templates, keyed by file name. */
+export const templates: Readonly<Record<TemplateName, string>>;
+
+/** Per-call replacements for any of the templates. */
+export interface ContextBuildExtras {
+  templates?: Partial<Record<TemplateName, string>>;
+}
+
+export function buildLlmMessagesFromConversation(options: ContextBuildOptions, extras?: ContextBuildExtras): ContextBuildResult;
+
+/** `messages` is not read: `Omit<ContextBuildOptions, 'messages'>` is enough. */
+export function composeSystemPrompt(options: Omit<ContextBuildOptions, 'messages'> & { messages?: ConversationMessage[] }, extras?: ContextBuildExtras): string;
+
+export type RunDirective =
+  | {
+      valid: true;
+      step: string;
+      status: 'complete' | 'blocked' | 'needs_input';
+      transition: string | null;
+      artifacts: string[];
+      summary: string;
+    }
+  | { valid: false; error: string; raw: string };
+
+/** The last ```run-directive block of a reply, or null when there is none. */
+export function parseRunDirective(replyText: string, runContext?: RunContext): RunDirective | null;

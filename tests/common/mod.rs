@@ -29,6 +29,29 @@ pub fn golden(name: &str) -> &'static str {
     }
 }
 
+/// Seed 004's golden cases (`tests/golden/context/cases.json`).
+pub const CONTEXT_CASES_JSON: &str = include_str!("../golden/context/cases.json");
+
+/// The expected system prompt stored in `tests/golden/context/{name}`.
+pub fn context_golden(name: &str) -> &'static str {
+    match name {
+        "chat-minimal.txt" => include_str!("../golden/context/chat-minimal.txt"),
+        "chat-policy.txt" => include_str!("../golden/context/chat-policy.txt"),
+        "agent-persona-policy.txt" => include_str!("../golden/context/agent-persona-policy.txt"),
+        "agent-precompiled.txt" => include_str!("../golden/context/agent-precompiled.txt"),
+        "agent-blank-precompiled.txt" => {
+            include_str!("../golden/context/agent-blank-precompiled.txt")
+        }
+        "agent-ignores-run-context.txt" => {
+            include_str!("../golden/context/agent-ignores-run-context.txt")
+        }
+        "run-full.txt" => include_str!("../golden/context/run-full.txt"),
+        "run-bare-step.txt" => include_str!("../golden/context/run-bare-step.txt"),
+        "run-no-context.txt" => include_str!("../golden/context/run-no-context.txt"),
+        other => panic!("no context golden file {other}"),
+    }
+}
+
 pub fn input(
     messages: &[(&str, Option<&str>, &str)],
     current: &str,

@@ -2,6 +2,7 @@
 //! Included by `tests/node.rs` and `tests/web.rs`.
 
 mod assemble;
+mod context;
 mod manager;
 mod selection;
 mod support;

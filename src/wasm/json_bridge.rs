@@ -1,0 +1,84 @@
+//! Structured values across the boundary as JSON: `JSON.stringify` in JS, then
+//! `serde_json` in the core (and back with `JSON.parse`). One crossing each
+//! way; the core reads the result with path-naming errors.
+
+use js_sys::{Function, JsString, JSON};
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::js_error::describe_thrown;
+use super::js_input::type_name;
+use crate::error::{AgentContextError, ErrorCode, Result};
+
+thread_local! {
+    /// Replaces lone surrogates with U+FFFD (`toWellFormed`), which JSON
+    /// would otherwise carry as escapes that no UTF-8 string can hold.
+    static WELL_FORMED: Function = Function::new_with_args(
+        "key, value",
+        "return typeof value === 'string' && typeof value.toWellFormed === 'function' ? value.toWellFormed() : value;",
+    );
+}
+
+/// Reads `value` (named `what` in errors) as JSON. `undefined`, functions and
+/// symbols inside objects are left out, as `JSON.stringify` does.
+pub fn to_json(value: &JsValue, what: &str) -> Result<Value> {
+    if value.is_undefined() || value.is_function() || value.is_symbol() {
+        return Err(AgentContextError::invalid(format!(
+            "{what} must be an object, got {}",
+            type_name(value)
+        )));
+    }
+    let text = WELL_FORMED
+        .with(|replacer| JSON::stringify_with_replacer(value, replacer))
+        .map_err(|thrown| {
+            AgentContextError::invalid(format!(
+                "{what} could not be read: {}",
+                describe_thrown(&thrown)
+            ))
+        })?;
+    let text: String = text.into();
+    serde_json::from_str(&text)
+        .map_err(|e| AgentContextError::invalid(format!("{what} could not be read: {e}")))
+}
+
+/// A core result as a plain JS value.
+pub fn from_serializable<T: Serialize>(value: &T) -> Result<JsValue> {
+    let text = serde_json::to_string(value).map_err(|e| {
+        AgentContextError::new(
+            ErrorCode::Internal,
+            format!("could not write a result: {e}"),
+        )
+    })?;
+    JSON::parse(&text).map_err(|thrown| {
+        AgentContextError::new(
+            ErrorCode::Internal,
+            format!("could not read a result back: {}", describe_thrown(&thrown)),
+        )
+    })
+}
+
+/// A new object holding only `keys` of `value` (so a large unused field is
+/// never serialised); `value` must be an object.
+pub fn pick(value: &JsValue, keys: &[&str], what: &str) -> Result<JsValue> {
+    if !super::js_input::is_plain_object(value) {
+        return Err(AgentContextError::invalid(format!(
+            "{what} must be an object, got {}",
+            type_name(value)
+        )));
+    }
+    let picked = js_sys::Object::new();
+    for key in keys {
+        let v = super::js_input::get(value, &JsString::from(*key), || key.to_string())?;
+        if !v.is_undefined() {
+            js_sys::Reflect::set(&picked, &JsValue::from_str(key), &v).map_err(|thrown| {
+                AgentContextError::invalid(format!(
+                    "{key} could not be read: {}",
+                    describe_thrown(&thrown)
+                ))
+            })?;
+        }
+    }
+    Ok(picked.unchecked_into())
+}
