@@ -30,3 +30,6 @@ CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
 
 step "JS tests against the built package (node --test)"
 node --test tests/js/
+
+step "playground in headless Chromium (playwright-core)"
+node --test tests/playwright/

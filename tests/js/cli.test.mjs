@@ -1,0 +1,112 @@
+// The `agent-context` command, spawned as a user runs it: stdout, stderr, exit status.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/agent-context.js', import.meta.url));
+const golden = (name) => readFileSync(new URL(`../golden/${name}`, import.meta.url), 'utf8');
+const examples = JSON.parse(golden('worked-examples.json'));
+const seedInput = examples[0].input;
+
+function run(args, stdin = '') {
+  const r = spawnSync(process.execPath, [BIN, ...args], { input: stdin, encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('--help for the command and each subcommand', () => {
+  const main = run(['--help']);
+  assert.equal(main.status, 0);
+  assert.match(main.stdout, /^usage: agent-context <command>/);
+  for (const command of ['assemble', 'messages', 'demo']) {
+    const r = run([command, '--help']);
+    assert.equal(r.status, 0, command);
+    assert.match(r.stdout, new RegExp(`^usage: agent-context ${command}`), command);
+    assert.equal(r.stderr, '');
+  }
+});
+
+test('demo prints the prompt each agent type gets', () => {
+  const r = run(['demo']);
+  assert.equal(r.status, 0);
+  for (const agent of ['claude-code', 'openai-codex', 'google-gemini', 'custom-agent']) {
+    assert.match(r.stdout, new RegExp(`===== ${agent} \\(\\d+ of 786432 bytes\\) =====`));
+  }
+  assert.match(r.stdout, /--- systemFlag ---\nYou are Carol, a UI\/UX designer\./);
+  assert.equal(r.stderr, '[ContextManager] Unknown agentType "custom-agent", using PlainTextAssembler\n');
+});
+
+test('assemble reads stdin or a file and prints the prompt', () => {
+  const fromStdin = run(['assemble', '--agent', 'google-gemini'], JSON.stringify(seedInput));
+  assert.equal(fromStdin.status, 0);
+  assert.equal(fromStdin.stdout, `${golden('gemini-7.1-full.txt')}\n`);
+  assert.equal(fromStdin.stderr, '');
+  const file = join(mkdtempSync(join(tmpdir(), 'agent-context-cli-')), 'input.json');
+  writeFileSync(file, JSON.stringify(seedInput));
+  assert.equal(run(['assemble', '--agent', 'google-gemini', '--input', file]).stdout, fromStdin.stdout);
+  const claude = run(['assemble', '--agent', 'claude-code', '--input', file]);
+  assert.equal(claude.stdout, `${golden('claude-full.prompt.txt')}\n`);
+  assert.match(claude.stderr, /systemFlag \(75 bytes\) not printed; use --json/);
+  const json = JSON.parse(run(['assemble', '--agent', 'claude-code', '--json', '--input', file]).stdout);
+  assert.deepEqual(json, { prompt: golden('claude-full.prompt.txt'), systemFlag: golden('claude-full.systemFlag.txt') });
+});
+
+test('assemble --max-bytes and --report', () => {
+  const r = run(['assemble', '--agent', 'openai-codex', '--max-bytes', '250', '--report', '--json'], JSON.stringify(seedInput));
+  assert.equal(r.status, 0, r.stderr);
+  const { output, report } = JSON.parse(r.stdout);
+  assert.ok(Buffer.byteLength(output.prompt) <= 250);
+  assert.equal(report.maxBytes, 250);
+  assert.equal(report.messagesDropped, 1);
+  const text = run(['assemble', '--agent', 'openai-codex', '--max-bytes', '250', '--report'], JSON.stringify(seedInput));
+  assert.equal(text.stdout, `${output.prompt}\n`);
+  assert.match(text.stderr, /^report:\n  maxBytes: 250\n/);
+});
+
+test('bad input exits 2 with the error code on stderr', () => {
+  const cases = [
+    [['assemble', '--agent', 'x'], '{"contextMessages":[{"from":1,"content":"c"}]}', /^agent-context: INVALID_INPUT: contextMessages\[0\]\.from must be a string, got a number\n$/],
+    [['assemble', '--agent', 'x'], 'not json', /^agent-context: the input is not valid JSON: /],
+    [['assemble'], '{}', /^agent-context: assemble needs --agent TYPE\n\nusage: agent-context assemble/],
+    [['assemble', '--agent', 'x', '--max-bytes', 'lots'], '{}', /--max-bytes must be a number >= 0, got "lots"/],
+    [['assemble', '--agent', 'x', '--input', '/nonexistent/input.json'], '', /^agent-context: cannot read \/nonexistent\/input\.json: ENOENT/],
+    [['assemble', '--agent', 'claude-code', '--max-bytes', '10'], JSON.stringify(seedInput), /^agent-context: BUDGET_EXCEEDED: maxBytes is 10 but the output needs at least \d+ bytes/],
+    [['messages'], '{"mode":"debug","messages":[]}', /^agent-context: INVALID_INPUT: mode must be 'chat', 'agent' or 'run', got "debug"\n$/],
+    [['frobnicate'], '', /^agent-context: unknown command "frobnicate"/],
+    [['assemble', '--agent', 'x', '--bogus'], '{}', /Unknown option '--bogus'/],
+  ];
+  for (const [args, stdin, stderr] of cases) {
+    const r = run(args, stdin);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, stderr, args.join(' '));
+    assert.equal(r.stdout, '', args.join(' '));
+  }
+});
+
+test('messages prints the ContextBuildResult', () => {
+  const options = { mode: 'agent', agent: { id: 'c', name: 'Carol', role: 'Designer' }, messages: [{ role: 'user', content: 'hi' }] };
+  const r = run(['messages'], JSON.stringify(options));
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.messages.length, 2);
+  assert.match(result.messages[0].content, /^# Mode: AGENT\n/);
+  assert.deepEqual(result.messages[1], { role: 'user', content: 'hi' });
+  assert.equal(result.metadata.outputCount, 2);
+});
+
+test('a slow input shows progress on stderr only after a second', () => {
+  const quick = run(['assemble', '--agent', 'x'], '{"contextMessages":[],"currentMessage":"hi"}');
+  assert.doesNotMatch(quick.stderr, /reading/);
+  // Standard input that stays open for 1.5 s before the JSON arrives.
+  const slow = spawnSync(
+    'bash',
+    ['-c', `(sleep 1.5; echo '{"contextMessages":[],"currentMessage":"hi"}') | "${process.execPath}" "${BIN}" assemble --agent x`],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
+  assert.equal(slow.status, 0, slow.stderr);
+  assert.match(slow.stderr, /agent-context: reading standard input…\n/);
+  assert.equal(slow.stdout, 'hi\n');
+});
