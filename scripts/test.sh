@@ -33,3 +33,6 @@ node --test tests/js/
 
 step "playground in headless Chromium (playwright-core)"
 node --test tests/playwright/
+
+step "benchmark smoke run (npm run bench -- --smoke: it must run; timings are not checked)"
+node bench/run.mjs --smoke

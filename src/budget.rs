@@ -58,17 +58,17 @@ struct Scalars<'a> {
 }
 
 /// Computes the output size for given section sizes.
-struct Sizer<'a> {
-    layout: &'a Layout,
-    system: u64,
-    team: u64,
+pub(crate) struct Sizer<'a> {
+    pub(crate) layout: &'a Layout,
+    pub(crate) system: u64,
+    pub(crate) team: u64,
 }
 
 impl Sizer<'_> {
     /// Total bytes (`prompt` + `systemFlag`) for a context section of
     /// `context` line bytes (`None`: no section), a message body of `message`
     /// bytes and an instruction file body of `file` bytes.
-    fn total(&self, context: Option<u64>, message: u64, file: u64) -> u64 {
+    pub(crate) fn total(&self, context: Option<u64>, message: u64, file: u64) -> u64 {
         let l = self.layout;
         let instructions = match (self.system, file) {
             (0, f) => f,
@@ -102,13 +102,20 @@ impl Sizer<'_> {
     }
 }
 
-/// Bytes of one context line, newline excluded.
-fn line_len(layout: &Layout, m: &ContextMessage) -> u64 {
-    let recipient = match (&m.to, layout.line_shows_recipient) {
-        (Some(to), true) if !to.is_empty() => " -> ".len() + to.len(),
-        _ => 0,
+/// Bytes of one context line (newline excluded) from the sizes of its parts;
+/// `to` is 0 when the recipient is missing or empty.
+pub(crate) fn line_size(layout: &Layout, from: u64, to: u64, content: u64) -> u64 {
+    let recipient = if layout.line_shows_recipient && to > 0 {
+        " -> ".len() as u64 + to
+    } else {
+        0
     };
-    (layout.line_prefix.len() + m.from.len() + recipient + ": ".len() + m.content.len()) as u64
+    layout.line_prefix.len() as u64 + from + recipient + ": ".len() as u64 + content
+}
+
+fn line_len(layout: &Layout, m: &ContextMessage) -> u64 {
+    let to = m.to.as_ref().map_or(0, |t| t.len() as u64);
+    line_size(layout, m.from.len() as u64, to, m.content.len() as u64)
 }
 
 fn write_line(layout: &Layout, m: &ContextMessage, out: &mut String) {

@@ -25,6 +25,7 @@ pub mod json_read;
 pub mod output;
 pub mod sample;
 pub mod selection;
+pub mod size_plan;
 pub mod text;
 pub mod truncate;
 

@@ -43,6 +43,45 @@ pub struct ContextBuildResult<'a> {
     pub metadata: Metadata,
 }
 
+/// Which conversation messages go out, as indices into the input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub indices: Vec<usize>,
+    /// Messages left out by `includeInContext === false`.
+    pub filtered: usize,
+    /// Messages left out by `maxMessages` (`None` when it was not given).
+    pub trimmed: Option<usize>,
+}
+
+/// Seed 004's rules on `(role, includeInContext)` of each message: system
+/// messages are skipped (not counted), excluded ones skipped and counted, then
+/// `maxMessages` keeps the newest without orphaning a tool result.
+pub fn select_messages(messages: &[(Role, bool)], max_messages: Option<usize>) -> Selection {
+    let mut filtered = 0;
+    let mut indices = Vec::with_capacity(messages.len());
+    for (i, (role, include)) in messages.iter().enumerate() {
+        if *role == Role::System {
+            continue;
+        }
+        if !include {
+            filtered += 1;
+            continue;
+        }
+        indices.push(i);
+    }
+    let trimmed = max_messages.map(|max| {
+        let roles: Vec<Role> = indices.iter().map(|&i| messages[i].0).collect();
+        let start = window_start(&roles, max);
+        indices.drain(..start);
+        start
+    });
+    Selection {
+        indices,
+        filtered,
+        trimmed,
+    }
+}
+
 /// `buildLlmMessagesFromConversation`.
 pub fn build_llm_messages<'a>(
     options: &'a ContextBuildOptions<'a>,
@@ -61,30 +100,26 @@ pub fn build_llm_messages<'a>(
             tool_call_id: None,
         });
     }
-    let conversation: Vec<&ConversationMessage<'_>> = options
+    let flags: Vec<(Role, bool)> = options
         .messages
         .iter()
-        .filter(|m| m.role != Role::System)
+        .map(|m| (m.role, m.include_in_context))
         .collect();
-    let kept: Vec<&ConversationMessage<'_>> = conversation
-        .iter()
-        .copied()
-        .filter(|m| m.include_in_context)
-        .collect();
-    let filtered_count = conversation.len() - kept.len();
-    let start = match options.settings.max_messages {
-        Some(max) => window_start(&kept.iter().map(|m| m.role).collect::<Vec<_>>(), max),
-        None => 0,
-    };
-    messages.extend(kept[start..].iter().map(|m| m.to_openai()));
+    let selection = select_messages(&flags, options.settings.max_messages);
+    messages.extend(
+        selection
+            .indices
+            .iter()
+            .map(|&i| options.messages[i].to_openai()),
+    );
     ContextBuildResult {
         metadata: Metadata {
             input_count: options.messages.len(),
             output_count: messages.len(),
-            filtered_count,
+            filtered_count: selection.filtered,
             system_prompt_included: options.settings.include_system_prompt,
             system_prompt_length,
-            trimmed_count: options.settings.max_messages.map(|_| start),
+            trimmed_count: selection.trimmed,
         },
         messages,
     }

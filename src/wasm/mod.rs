@@ -5,6 +5,7 @@ mod assemble_api;
 mod call_options;
 mod context_api;
 mod context_manager;
+mod fast_path_api;
 mod js_error;
 mod js_input;
 mod js_output;
@@ -16,6 +17,7 @@ use wasm_bindgen::prelude::*;
 pub use assemble_api::*;
 pub use context_api::*;
 pub use context_manager::ContextManager;
+pub use fast_path_api::*;
 pub use selection_api::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -31,4 +33,11 @@ fn start() {
 /// Core result → JS result, the error as an `AgentContextError`.
 fn js_result<T>(result: crate::error::Result<T>) -> Result<T, JsValue> {
     result.map_err(js_error::to_js)
+}
+
+/// Bytes of WebAssembly memory in use by the module (for the benchmark's
+/// memory check; not part of the API).
+#[wasm_bindgen(js_name = __wasmMemoryBytes, skip_typescript)]
+pub fn wasm_memory_bytes() -> f64 {
+    (core::arch::wasm32::memory_size(0) * 65536) as f64
 }

@@ -1,0 +1,29 @@
+// Timing: warm up, then time batches until a time budget is spent; report the median.
+import { performance } from 'node:perf_hooks';
+
+/** Median nanoseconds per call of `fn`. */
+export function measure(fn, { warmup = 20, minMs = 300, maxIterations = 100_000, minIterations = 5, smoke = false } = {}) {
+  if (smoke) {
+    warmup = Math.min(warmup, 2);
+    minMs = 5;
+    minIterations = 2;
+    maxIterations = 5;
+  }
+  for (let i = 0; i < warmup; i++) fn();
+  const samples = [];
+  const start = performance.now();
+  while (samples.length < minIterations || (performance.now() - start < minMs && samples.length < maxIterations)) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    samples.push(Number(process.hrtime.bigint() - t0));
+  }
+  samples.sort((a, b) => a - b);
+  return { medianNs: samples[samples.length >> 1], iterations: samples.length };
+}
+
+export const smoke = process.argv.includes('--smoke');
+
+/** Prints a scenario's result for bench/run.mjs. */
+export function report(result) {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}

@@ -1,0 +1,92 @@
+// npm run bench [-- --smoke]: every scenario family in its own Node process,
+// then one table of targets (met or not), also written to bench/results.json.
+// --smoke runs each family briefly, to keep the benchmark working; its
+// timings mean nothing.
+import { spawnSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const smoke = process.argv.includes('--smoke');
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const FAMILIES = [
+  ['typical', 'scenarios/assemble.mjs', ['typical']],
+  ['heavy', 'scenarios/assemble.mjs', ['heavy'], ['--expose-gc']],
+  ['seed-style', 'scenarios/assemble.mjs', ['seed-style']],
+  ['langchain', 'scenarios/assemble.mjs', ['langchain']],
+  ['builder', 'scenarios/builder.mjs', []],
+  ['cold-start', 'scenarios/cold-start.mjs', []],
+  ['memory', 'scenarios/memory.mjs', [], ['--expose-gc']],
+];
+
+const rows = [];
+for (const [name, file, args, nodeFlags = []] of FAMILIES) {
+  process.stderr.write(`bench: ${name}…\n`);
+  const r = spawnSync(process.execPath, [...nodeFlags, here(file), ...args, ...(smoke ? ['--smoke'] : [])], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 20 * 60 * 1000,
+  });
+  if (r.status !== 0) {
+    process.stderr.write(r.stdout + r.stderr);
+    throw new Error(`bench family ${name} failed (exit ${r.status})`);
+  }
+  rows.push(...r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+}
+
+const find = (scenario, impl) => rows.find((r) => r.scenario === scenario && r.impl === impl);
+const ms = (ns) => ns / 1e6;
+const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+const targets = [];
+const target = (name, measured, required, met) => targets.push({ name, measured, required, met });
+
+for (const agent of ['claude-code', 'openai-codex', 'google-gemini', 'custom-agent']) {
+  const b = find(`typical ${agent}`, 'b');
+  const c = find(`typical ${agent}`, 'c');
+  const ratio = c.medianNs / b.medianNs;
+  target(`typical ${agent}: (c)/(b)`, `${fmt(ratio)}× (c ${fmt(c.medianNs / 1000, 1)} µs, b ${fmt(b.medianNs / 1000, 1)} µs)`, '≤ 1.0×', ratio <= 1.0);
+}
+const [small, large] = smoke ? [2000, 20000] : [20000, 200000];
+const h20b = find(`heavy ${small}`, 'b');
+const h20c = find(`heavy ${small}`, 'c');
+const h200c = find(`heavy ${large}`, 'c');
+target(`heavy ${small}: median`, `${fmt(ms(h20c.medianNs))} ms`, '≤ 10 ms', ms(h20c.medianNs) <= 10);
+target(`heavy ${small}: (b)/(c)`, `${fmt(h20b.medianNs / h20c.medianNs, 1)}×`, '≥ 10×', h20b.medianNs / h20c.medianNs >= 10);
+target(`heavy ${large} vs ${small}: time ratio`, `${fmt(h200c.medianNs / h20c.medianNs)}×`, '≤ 1.5×', h200c.medianNs / h20c.medianNs <= 1.5);
+const sa = find('seed-style 4000 over budget', 'a');
+const sc = find('seed-style 4000 over budget', 'c');
+target('seed-style: (a)/(c)', `${fmt(sa.medianNs / sc.medianNs, 0)}× (a ${fmt(ms(sa.medianNs), 0)} ms)`, '≥ 1000×', sa.medianNs / sc.medianNs >= 1000);
+const lc = find('peer: trimMessages 2000 msgs to 100 KiB', 'langchain');
+const lcc = find('peer: trimMessages 2000 msgs to 100 KiB', 'c');
+target('peer: LangChain trimMessages / (c)', `${fmt(lc.medianNs / lcc.medianNs, 0)}× (LangChain ${fmt(ms(lc.medianNs), 0)} ms, kept ${lc.kept} vs ${lcc.kept})`, '≥ 100×', lc.medianNs / lcc.medianNs >= 100);
+const bb = find('builder 1000 msgs, run mode', 'b');
+const bc = find('builder 1000 msgs, run mode', 'c');
+target('builder: (c)/(b)', `${fmt(bc.medianNs / bb.medianNs)}× (c ${fmt(ms(bc.medianNs))} ms)`, '≤ 1.5×', bc.medianNs / bb.medianNs <= 1.5);
+const nb = find('builder 1000 msgs, new run context each call', 'b');
+const nc = find('builder 1000 msgs, new run context each call', 'c');
+target('builder, new run context each call (no memo): (c)/(b)', `${fmt(nc.medianNs / nb.medianNs)}×`, 'info', null);
+const cold = find('cold start: load + first call', 'c');
+target('cold start', `${fmt(ms(cold.medianNs), 1)} ms`, '≤ 20 ms', ms(cold.medianNs) <= 20);
+const wasmSize = statSync(here('../pkg/node/agent_context_bg.wasm')).size;
+target('.wasm size', `${fmt(wasmSize / 1024, 0)} KB`, '≤ 250 KB', wasmSize <= 250 * 1024);
+const mem = rows.find((r) => r.family === 'memory');
+const heapGrowth = mem.heapEnd - mem.heapAfterWarmup;
+target(
+  'memory flat after warm-up',
+  `wasm ${fmt(mem.wasmAfterWarmup / 1048576, 1)} → ${fmt(mem.wasmEnd / 1048576, 1)} MiB, heap ${fmt(mem.heapAfterWarmup / 1048576, 1)} → ${fmt(mem.heapEnd / 1048576, 1)} MiB`,
+  'no growth',
+  mem.wasmEnd === mem.wasmAfterWarmup && heapGrowth < 2 * 1048576,
+);
+
+const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${fmt(os.totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
+const width = Math.max(...targets.map((t) => t.name.length));
+const mwidth = Math.max(...targets.map((t) => t.measured.length));
+const lines = [
+  `| target${' '.repeat(width - 6)} | measured${' '.repeat(mwidth - 8)} | required  | met |`,
+  `|${'-'.repeat(width + 2)}|${'-'.repeat(mwidth + 2)}|-----------|-----|`,
+  ...targets.map((t) => `| ${t.name.padEnd(width)} | ${t.measured.padEnd(mwidth)} | ${t.required.padEnd(9)} | ${t.met === null ? ' — ' : t.met ? 'yes' : 'NO '} |`),
+];
+console.log(`${smoke ? 'SMOKE RUN (timings mean nothing)\n' : ''}${machine}\n\n${lines.join('\n')}`);
+if (!smoke) {
+  writeFileSync(here('results.json'), `${JSON.stringify({ date: new Date().toISOString(), machine, targets, rows }, null, 2)}\n`);
+}

@@ -1,0 +1,385 @@
+// The fast path of `assemble`, appended by scripts/build.sh to both builds.
+//
+// Copying strings into WebAssembly memory and the prompt back out costs more
+// than assembling it. So for the common case this sends the Rust core only
+// sizes — the bounds [n, 3n] on the UTF-8 size of an n-unit string, and exact
+// byte counts only when the core asks for them — and the core decides which
+// messages to keep (src/size_plan.rs). The prompt is then joined from the
+// caller's own strings with the layout's literals, which also come from the
+// core. Anything else (a value of the wrong type, a getter, debug logging,
+// a message or file that must be cut, a budget that cannot be met) goes to
+// the full Rust path, which gives the exact result or error.
+//
+// The strings are used as given: a lone surrogate stays in the prompt, and
+// becomes U+FFFD (the 3 bytes the budget counted) when the prompt is written
+// as UTF-8. The full path writes U+FFFD directly; the bytes sent are the same.
+
+function createFastPath(raw) {
+  'use strict';
+  const DEFAULT_MAX_BYTES = 786432;
+  const SEPARATOR = '\n\n';
+  const FALLBACK = {}; // a unique value: "let the full path do it"
+  const hasBuffer = typeof Buffer === 'function' && typeof Buffer.byteLength === 'function';
+
+  function utf8Length(s) {
+    if (hasBuffer) return Buffer.byteLength(s, 'utf8');
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        n += 4;
+        i++;
+      } else n += 3;
+    }
+    return n;
+  }
+
+  const layouts = new Map();
+  function layout(agentType) {
+    let info = layouts.get(agentType);
+    if (info === undefined) {
+      const a = raw.layoutInfo(agentType);
+      info = { id: a[0], warning: a[1], inFlag: a[2], instructions: a[3], team: a[4], context: a[5], prefix: a[6], arrow: a[7], message: a[8] };
+      if (layouts.size < 64) layouts.set(agentType, info);
+    }
+    return info;
+  }
+
+  function debugFromEnv() {
+    if (typeof process !== 'object' || process === null || typeof process.env !== 'object') return false;
+    const d = process.env.DEBUG;
+    return d === '1' || d === 'true';
+  }
+
+  /** The trimmed string, '' for missing/null, or FALLBACK for anything else. */
+  function scalar(v) {
+    if (v === undefined || v === null) return '';
+    return typeof v === 'string' ? v.trim() : FALLBACK;
+  }
+
+  /** How warnings are reported, or FALLBACK when the options need the full path. */
+  function warner(options) {
+    if (options === undefined || options === null) return debugFromEnv() ? FALLBACK : (m) => console.warn(m);
+    if (typeof options !== 'object' || Array.isArray(options)) return FALLBACK;
+    const debug = options.debug;
+    if (debug === undefined || debug === null) {
+      if (debugFromEnv()) return FALLBACK;
+    } else if (debug !== false) {
+      return FALLBACK; // debug logging, or a bad value the full path reports
+    }
+    const logger = options.logger;
+    if (logger === undefined || logger === null) return (m) => console.warn(m);
+    if (typeof logger === 'function') return (m) => logger(m, 'warn');
+    if (typeof logger === 'object' && typeof logger.warn === 'function') return (m) => logger.warn(m);
+    return FALLBACK;
+  }
+
+  let sizes = new Float64Array(8 + 6 * 64);
+
+  /**
+   * Assembles for `agentType` from the fields given: `{ output, warning }`
+   * (the unknown-agent warning or null), or FALLBACK.
+   */
+  function run(agentType, fields) {
+    const system = scalar(fields.system);
+    const file = scalar(fields.file);
+    const team = scalar(fields.team);
+    const message = scalar(fields.message);
+    if (system === FALLBACK || file === FALLBACK || team === FALLBACK || message === FALLBACK) return FALLBACK;
+    let budget = fields.maxBytes;
+    if (budget === undefined) budget = DEFAULT_MAX_BYTES;
+    else if (typeof budget !== 'number' || !(budget >= 0) || budget === Infinity) return FALLBACK;
+    else budget = Math.min(Math.floor(budget), Number.MAX_SAFE_INTEGER);
+    const list = fields.messages;
+    if (!Array.isArray(list)) return FALLBACK;
+    const L = layout(agentType);
+
+    const scalars = [system, file, team, message];
+    for (let k = 0; k < 4; k++) {
+      sizes[2 * k] = scalars[k].length;
+      sizes[2 * k + 1] = 3 * scalars[k].length;
+    }
+    const from = [];
+    const to = [];
+    const content = [];
+    const total = list.length;
+    let read = 0;
+    let want = Math.min(total, 64);
+    let exactUpTo = 0;
+    for (let round = 0; round < 200; round++) {
+      // Read messages newest first, up to `want`.
+      if (8 + 6 * want > sizes.length) {
+        const grown = new Float64Array(Math.max(sizes.length * 2, 8 + 6 * want));
+        grown.set(sizes.subarray(0, 8 + 6 * read));
+        sizes = grown;
+      }
+      for (; read < want; read++) {
+        const m = list[total - 1 - read];
+        if (m === null || typeof m !== 'object' || Array.isArray(m)) return FALLBACK;
+        const f = m.from;
+        let t = m.to;
+        const c = m.content;
+        if (typeof f !== 'string' || typeof c !== 'string') return FALLBACK;
+        if (t === undefined || t === null) t = '';
+        else if (typeof t !== 'string') return FALLBACK;
+        from.push(f);
+        to.push(t);
+        content.push(c);
+        const at = 8 + 6 * read;
+        sizes[at] = f.length;
+        sizes[at + 1] = 3 * f.length;
+        sizes[at + 2] = t.length;
+        sizes[at + 3] = 3 * t.length;
+        sizes[at + 4] = c.length;
+        sizes[at + 5] = 3 * c.length;
+      }
+      const step = raw.planContext(L.id, budget, sizes.subarray(0, 8 + 6 * read), read < total);
+      switch (step[0]) {
+        case 0: // keep the newest step[1]
+          return { output: render(L, system, file, team, message, from, to, content, step[1]), warning: L.warning };
+        case 1: // read more
+          want = Math.min(total, step[1]);
+          break;
+        case 2: // exact sizes
+          if (step[1]) {
+            for (let k = 0; k < 4; k++) sizes[2 * k] = sizes[2 * k + 1] = utf8Length(scalars[k]);
+          }
+          for (const upTo = Math.min(step[2], read); exactUpTo < upTo; exactUpTo++) {
+            const at = 8 + 6 * exactUpTo;
+            sizes[at] = sizes[at + 1] = utf8Length(from[exactUpTo]);
+            sizes[at + 2] = sizes[at + 3] = to[exactUpTo].length === 0 ? 0 : utf8Length(to[exactUpTo]);
+            sizes[at + 4] = sizes[at + 5] = utf8Length(content[exactUpTo]);
+          }
+          break;
+        default:
+          return FALLBACK;
+      }
+    }
+    return FALLBACK;
+  }
+
+  function render(L, system, file, team, message, from, to, content, kept) {
+    const parts = [];
+    const instructions = system ? (file ? system + SEPARATOR + file : system) : file;
+    let systemFlag;
+    if (instructions) {
+      if (L.inFlag) systemFlag = instructions;
+      else parts.push(L.instructions + instructions);
+    }
+    if (team) parts.push(L.team + team);
+    if (kept > 0) {
+      let lines = L.context;
+      for (let j = kept - 1; j >= 0; j--) {
+        const t = to[j];
+        lines += L.prefix + from[j] + (L.arrow && t.length > 0 ? ' -> ' + t : '') + ': ' + content[j];
+        if (j > 0) lines += '\n';
+      }
+      parts.push(lines);
+    }
+    if (message) parts.push(L.message + message);
+    return { prompt: parts.join(SEPARATOR), systemFlag };
+  }
+
+  /**
+   * Runs `attempt` (which gives `{ warn, fields, agentType }` or FALLBACK);
+   * on FALLBACK or anything thrown the full path decides. The warning is
+   * given once, after the fast path has succeeded.
+   */
+  function fastOr(attempt, full) {
+    let plan;
+    let result;
+    try {
+      plan = attempt();
+      result = plan === FALLBACK ? FALLBACK : run(plan.agentType, plan.fields);
+    } catch {
+      result = FALLBACK;
+    }
+    if (result === FALLBACK) return full();
+    if (plan.warn !== null && result.warning !== null) plan.warn(result.warning);
+    return result.output;
+  }
+
+  const assemblerFields = (input) => ({
+    system: input.systemInstruction, file: input.instructionFileText, team: input.teamTask,
+    message: input.currentMessage, maxBytes: input.maxBytes, messages: input.contextMessages,
+  });
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+  function assemble(agentType, input, options) {
+    return fastOr(() => {
+      if (typeof agentType !== 'string' || !isObject(input)) return FALLBACK;
+      const warn = warner(options);
+      return warn === FALLBACK ? FALLBACK : { agentType, warn, fields: assemblerFields(input) };
+    }, () => raw.assemble(agentType, input, options));
+  }
+
+  function buildPrompt(input, options) {
+    return fastOr(() => {
+      if (!isObject(input) || typeof input.agentType !== 'string') return FALLBACK;
+      const warn = warner(options);
+      if (warn === FALLBACK) return FALLBACK;
+      const fields = {
+        system: input.systemInstructionText, file: input.instructionFileText, team: input.teamTask,
+        message: input.message, maxBytes: input.maxBytes, messages: input.contextMessages,
+      };
+      return { agentType: input.agentType, warn, fields };
+    }, () => raw.buildPrompt(input, options));
+  }
+
+  /** `new X().assemble(input)` for a built-in assembler class serving `agentType`. */
+  function patchClass(Class, agentType) {
+    const original = Class.prototype.assemble;
+    Class.prototype.assemble = function assemble(input) {
+      return fastOr(
+        () => (isObject(input) && !debugFromEnv() ? { agentType, warn: null, fields: assemblerFields(input) } : FALLBACK),
+        () => original.call(this, input),
+      );
+    };
+  }
+
+  return { assemble, buildPrompt, patchClass };
+}
+
+// The fast path of `buildLlmMessagesFromConversation`: the core decides which
+// messages go out (__planMessages) and composes the system prompt; the
+// messages are converted here from the caller's own objects (content parts
+// are passed through as the same objects). Anything unusual goes to the full
+// Rust path, which gives the exact result or error.
+function createFastBuilder(raw) {
+  'use strict';
+  const FALLBACK = {};
+  const ROLE_CODES = { user: 0, assistant: 1, system: 2, tool: 3 };
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const present = (v) => v !== undefined && v !== null;
+
+  /** A tool call in OpenAI's form, or FALLBACK. */
+  function toolCall(call) {
+    if (!isObject(call) || typeof call.id !== 'string') return FALLBACK;
+    let holder = call;
+    if (present(call.function)) {
+      if (!isObject(call.function)) return FALLBACK;
+      holder = call.function;
+    }
+    if (typeof holder.name !== 'string') return FALLBACK;
+    const args = holder.arguments;
+    let text;
+    if (!present(args)) text = '{}';
+    else if (typeof args === 'string') text = args;
+    else if (typeof args === 'object' || typeof args === 'number' || typeof args === 'boolean') text = JSON.stringify(args);
+    else return FALLBACK;
+    return { id: call.id, type: 'function', function: { name: holder.name, arguments: text } };
+  }
+
+  /**
+   * Checks one message and converts it when it may go out. Returns its code —
+   * role (0 user, 1 assistant, 2 system, 3 tool) plus 4 when excluded — and
+   * puts the converted message in `out[i]`; -1 when the full path must judge.
+   */
+  function checkAndConvert(m, out, i) {
+    if (!isObject(m)) return -1;
+    const role = m.role;
+    const code = typeof role === 'string' ? ROLE_CODES[role] : undefined;
+    if (code === undefined) return -1;
+    const content = m.content;
+    if (typeof content !== 'string') {
+      if (Array.isArray(content)) {
+        for (const part of content) if (!isObject(part) || typeof part.type !== 'string') return -1;
+      } else if (present(content) || code !== 1) {
+        return -1;
+      }
+    }
+    const name = m.name;
+    if (present(name) && typeof name !== 'string') return -1;
+    const calls = present(m.toolCalls) ? m.toolCalls : m.tool_calls;
+    if (present(calls) && (!Array.isArray(calls) || (calls.length > 0 && code !== 1))) return -1;
+    const callId = present(m.toolCallId) ? m.toolCallId : m.tool_call_id;
+    if (present(callId) ? typeof callId !== 'string' || code !== 3 : code === 3) return -1;
+    const include = m.includeInContext;
+    if (present(include) && typeof include !== 'boolean') return -1;
+    if (include === false) return code + 4;
+    if (code === 2) return code;
+    const converted = { role, content: present(content) ? content : null };
+    if (present(name)) converted.name = name;
+    if (present(calls) && calls.length > 0) {
+      const list = new Array(calls.length);
+      for (let k = 0; k < calls.length; k++) {
+        list[k] = toolCall(calls[k]);
+        if (list[k] === FALLBACK) return -1;
+      }
+      converted.tool_calls = list;
+    }
+    if (present(callId)) converted.tool_call_id = callId;
+    out[i] = converted;
+    return code;
+  }
+
+  // The last system prompt composed, keyed by the JSON of everything the
+  // composer reads (the full path serialises exactly these parts too).
+  let lastKey = null;
+  let lastPrompt = null;
+  function composeSystemPrompt(options, extras) {
+    const key = JSON.stringify([options.mode, options.agent, options.toolPolicy, options.runContext, present(extras) ? extras.templates : null]);
+    if (key !== lastKey) {
+      lastPrompt = raw.composeSystemPrompt(options, extras);
+      lastKey = key;
+    }
+    return lastPrompt;
+  }
+
+  function attempt(options, extras) {
+    if (!isObject(options) || !Array.isArray(options.messages)) return FALLBACK;
+    const settings = options.settings;
+    let include = true;
+    let max = -1;
+    if (present(settings)) {
+      if (!isObject(settings)) return FALLBACK;
+      if (present(settings.includeSystemPrompt)) {
+        if (typeof settings.includeSystemPrompt !== 'boolean') return FALLBACK;
+        include = settings.includeSystemPrompt;
+      }
+      if (present(settings.maxMessages)) {
+        const n = settings.maxMessages;
+        if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return FALLBACK;
+        max = n;
+      }
+    }
+    const list = options.messages;
+    const codes = new Uint8Array(list.length);
+    const converted = new Array(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const code = checkAndConvert(list[i], converted, i);
+      if (code < 0) return FALLBACK;
+      codes[i] = code;
+    }
+    // The prompt is composed (and the prompt options checked) by the core
+    // even when it is not sent, as the full path does.
+    const system = composeSystemPrompt(options, extras);
+    const plan = raw.planMessages(codes, max);
+    const messages = [];
+    if (include) messages.push({ role: 'system', content: system });
+    for (let k = 2; k < plan.length; k++) messages.push(converted[plan[k]]);
+    const metadata = {
+      inputCount: list.length,
+      outputCount: messages.length,
+      filteredCount: plan[0],
+      systemPromptIncluded: include,
+      systemPromptLength: include ? system.length : 0,
+    };
+    if (max >= 0) metadata.trimmedCount = plan[1];
+    return { messages, metadata };
+  }
+
+  function buildLlmMessagesFromConversation(options, extras) {
+    let result;
+    try {
+      result = attempt(options, extras);
+    } catch {
+      result = FALLBACK;
+    }
+    return result === FALLBACK ? raw.buildLlmMessagesFromConversation(options, extras) : result;
+  }
+
+  return { buildLlmMessagesFromConversation };
+}
