@@ -8,16 +8,19 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVED = ['www', join('pkg', 'web')];
+// Served only when a test asks (startServer({ withTests: true })).
+const TEST_DIRS = [join('tests', 'matrix')];
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json; charset=utf-8',
   '.wasm': 'application/wasm',
   '.png': 'image/png',
 };
 
-async function handle(req, res) {
+async function handle(req, res, served) {
   const url = new URL(req.url, 'http://127.0.0.1');
   if (url.pathname === '/' || url.pathname === '/www') {
     res.writeHead(302, { location: '/www/' });
@@ -25,7 +28,7 @@ async function handle(req, res) {
   }
   let path = normalize(decodeURIComponent(url.pathname)).replace(/^[/\\]+/, '');
   if (path.endsWith(sep) || path === 'www') path = join(path, 'index.html');
-  if (!SERVED.some((dir) => path === dir || path.startsWith(dir + sep))) {
+  if (!served.some((dir) => path === dir || path.startsWith(dir + sep))) {
     res.writeHead(404);
     return res.end('not found');
   }
@@ -39,11 +42,12 @@ async function handle(req, res) {
   }
 }
 
-/** Starts the server; resolves to { url, close }. */
-export function startServer({ port = 8787 } = {}) {
+/** Starts the server; resolves to { url, origin, close }. */
+export function startServer({ port = 8787, withTests = false } = {}) {
+  const served = withTests ? [...SERVED, ...TEST_DIRS] : SERVED;
   return new Promise((resolve, reject) => {
     const server = http.createServer((req, res) => {
-      handle(req, res).catch(() => {
+      handle(req, res, served).catch(() => {
         res.writeHead(500);
         res.end();
       });
@@ -51,7 +55,8 @@ export function startServer({ port = 8787 } = {}) {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
       const { port: actual } = server.address();
-      resolve({ url: `http://127.0.0.1:${actual}/www/`, close: () => new Promise((done) => server.close(done)) });
+      const origin = `http://127.0.0.1:${actual}`;
+      resolve({ url: `${origin}/www/`, origin, close: () => new Promise((done) => server.close(done)) });
     });
   });
 }
