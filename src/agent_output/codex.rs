@@ -47,7 +47,6 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
 }
 
 fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
-    let id = str_field(item, "id").unwrap_or_default();
     let completed = kind == "item.completed";
     match str_field(item, "type").unwrap_or_default() {
         "agent_message" if completed => {
@@ -64,11 +63,11 @@ fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
         "command_execution" => {
             let input = json!({ "command": item.get("command").cloned().unwrap_or(Value::Null) });
             let output = str_field(item, "aggregated_output");
-            tool(out, id, "command_execution", &input, item, output);
+            tool(out, item, kind, "command_execution", &input, output);
         }
         "file_change" => {
             let input = json!({ "changes": item.get("changes").cloned().unwrap_or(Value::Null) });
-            tool(out, id, "file_change", &input, item, None);
+            tool(out, item, kind, "file_change", &input, None);
         }
         "mcp_tool_call" => {
             let server = str_field(item, "server").unwrap_or_default();
@@ -83,33 +82,37 @@ fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
                         .filter(|r| !r.is_null())
                         .map(Value::to_string)
                 });
-            tool(out, id, &name, &input, item, output.as_deref());
+            tool(out, item, kind, &name, &input, output.as_deref());
         }
         "web_search" => {
             let input = json!({ "query": item.get("query").cloned().unwrap_or(Value::Null) });
-            tool(out, id, "web_search", &input, item, None);
+            tool(out, item, kind, "web_search", &input, None);
         }
         "collab_tool_call" => {
             let name = str_field(item, "tool").unwrap_or("collab_tool_call");
             let input = json!({ "prompt": item.get("prompt").cloned().unwrap_or(Value::Null) });
-            tool(out, id, name, &input, item, None);
+            tool(out, item, kind, name, &input, None);
         }
         _ => {}
     }
 }
 
-/// Records a tool item: pending while `in_progress`, finished otherwise.
+/// Records a tool item: pending while `in_progress`; finished on
+/// `completed`, `failed` or `declined`, or on `item.completed` for an item
+/// that has no status (a web search).
 fn tool(
     out: &mut ReplyBuilder,
-    id: &str,
+    item: &Value,
+    kind: &str,
     name: &str,
     input: &Value,
-    item: &Value,
     output: Option<&str>,
 ) {
+    let id = str_field(item, "id").unwrap_or_default();
     let finished = match str_field(item, "status") {
         Some("completed") => Some((ToolStatus::Success, output)),
         Some("failed" | "declined") => Some((ToolStatus::Error, output)),
+        None if kind == "item.completed" => Some((ToolStatus::Success, output)),
         _ => None,
     };
     out.tool(id, Some(name), Some(input), finished);

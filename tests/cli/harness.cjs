@@ -142,6 +142,8 @@ function sandbox(cli, mock, dir) {
         'wire_api = "responses"',
         'request_max_retries = 0',
         'stream_max_retries = 1',
+        '[analytics]',
+        'enabled = false',
         '',
       ].join('\n'),
     );
@@ -162,11 +164,11 @@ function sandbox(cli, mock, dir) {
 
 /**
  * Spawns `invocation` (`{ command, args, stdin, files }`) in its own process
- * group, writes `stdin` and closes it, and collects the output. After
- * `timeoutMs` the whole group is killed. Resolves `{ code, signal, stdout,
- * stderr, timedOut }`.
+ * group, writes `stdin` and closes it, and collects the output, handing each
+ * stdout chunk to `onStdout` as it comes. After `timeoutMs` the whole group
+ * is killed. Resolves `{ code, signal, stdout, stderr, timedOut }`.
  */
-function run(invocation, { cwd, env, timeoutMs }) {
+function run(invocation, { cwd, env, timeoutMs, onStdout = () => {} }) {
   for (const file of invocation.files) fs.writeFileSync(file.path, file.content);
   return new Promise((resolve, reject) => {
     const child = spawn(invocation.command, invocation.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -177,7 +179,10 @@ function run(invocation, { cwd, env, timeoutMs }) {
       timedOut = true;
       stopPid(-child.pid, 'SIGKILL');
     }, timeoutMs);
-    child.stdout.on('data', (c) => stdout.push(c));
+    child.stdout.on('data', (c) => {
+      stdout.push(c);
+      onStdout(c);
+    });
     child.stderr.on('data', (c) => stderr.push(c));
     child.on('error', (err) => {
       clearTimeout(timer);
