@@ -33,7 +33,9 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
             out.fail("turn.failed", message, None);
         }
         "error" => {
-            let message = str_field(event, "message").unwrap_or_default();
+            let message = str_field(event, "message")
+                .filter(|m| !m.is_empty())
+                .unwrap_or("Codex reported an error without a message");
             // Retries of a dropped stream are announced as errors; the turn
             // goes on.
             if message.starts_with("Reconnecting") {
