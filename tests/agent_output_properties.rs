@@ -3,7 +3,7 @@
 //! memory holds one line, and the prompt never lands in argv.
 #![cfg(not(target_arch = "wasm32"))]
 
-use agent_context::agent_output::{parse_agent_output, AgentEvent, AgentOutputParser};
+use agent_context::agent_output::{parse_agent_output, strip_ansi, AgentEvent, AgentOutputParser};
 use agent_context::invocation::{build_cli_invocation, InvocationOptions, MAX_ARG_BYTES};
 use agent_context::AssemblerOutput;
 use proptest::prelude::*;
@@ -84,6 +84,10 @@ fn output_lines() -> impl Strategy<Value = Vec<u8>> {
         "\\u001b[0m",
         "\\\"",
         "\u{9b}",
+        "\\u001b[3",
+        "1m",
+        "\\u001b]0;t",
+        "\\u0007",
         "",
     ]);
     let text = prop::collection::vec(word, 0..6).prop_map(|w| w.concat());
@@ -166,6 +170,21 @@ proptest! {
     }
 
     #[test]
+    fn gemini_deltas_are_stripped_as_one_message(
+        pieces in prop::collection::vec(prop::sample::select(vec![
+            "Hi", " ", "é", "\u{1b}", "[", "3", "1m", "\u{1b}[0m", "]0;title", "\u{7}", "\u{1b}\\", "\u{9b}", "m",
+        ]), 0..30),
+    ) {
+        let mut out = String::new();
+        for piece in &pieces {
+            let line = serde_json::json!({"type": "message", "role": "assistant", "content": piece, "delta": true});
+            out.push_str(&format!("{line}\n"));
+        }
+        let reply = parse_agent_output("google-gemini", out.as_bytes());
+        prop_assert_eq!(reply.text, strip_ansi(&pieces.concat()).into_owned());
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(
         agent in 0usize..4,
         bytes in prop::collection::vec(any::<u8>(), 0..600),
@@ -182,7 +201,7 @@ proptest! {
         let agent = AGENTS[agent];
         let reply = parse_agent_output(agent, text.as_bytes());
         if agent == "plain" {
-            prop_assert_eq!(reply.text, agent_context::agent_output::strip_ansi(&text).into_owned());
+            prop_assert_eq!(reply.text, strip_ansi(&text).into_owned());
         }
     }
 

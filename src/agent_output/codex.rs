@@ -3,8 +3,9 @@
 
 use serde_json::{json, Value};
 
+use super::builder::ReplyBuilder;
 use super::json::{count_field, str_field};
-use super::reply::{ReplyBuilder, ToolStatus, Usage};
+use super::reply::{ToolStatus, Usage};
 
 /// Reads one event whose `type` is `kind`; other types are ignored.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {

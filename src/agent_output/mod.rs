@@ -23,6 +23,7 @@
 //! ```
 
 mod ansi;
+mod builder;
 mod claude;
 mod codex;
 mod gemini;
@@ -36,8 +37,8 @@ pub use reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, Too
 use serde_json::Value;
 
 use crate::assemblers::{CLAUDE, CODEX, GEMINI};
+use builder::ReplyBuilder;
 use lines::LineBuffer;
-use reply::ReplyBuilder;
 
 /// What an agent CLI prints, by agent type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
