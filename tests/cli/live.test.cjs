@@ -48,12 +48,21 @@ function checkPromptArrived(run) {
   );
 }
 
-/** The id the mock saw in the requests, where the CLI sends one. */
-function sessionSeenByMock(run) {
+/** The CLI authenticated with the fake key of its HOME sandbox. */
+function checkFakeKey(run) {
   const headers = mainCalls(run)[0].headers;
-  if (run.cli === 'claude') return headers['x-claude-code-session-id'];
-  if (run.cli === 'codex') return JSON.parse(headers['x-codex-turn-metadata']).thread_id;
-  return undefined; // Gemini CLI does not send its session id to the API.
+  const key = harness.FAKE_KEYS[run.cli];
+  const sent = { claude: headers['x-api-key'], codex: headers.authorization, gemini: headers['x-goog-api-key'] }[run.cli];
+  assert.equal(sent, run.cli === 'codex' ? `Bearer ${key}` : key);
+}
+
+/** The parsed session id is the CLI's: the one it sent the API, where it sends one. */
+function checkSession(run) {
+  assert.match(run.reply.sessionId, /^[0-9a-f-]{36}$/);
+  const headers = mainCalls(run)[0].headers;
+  if (run.cli === 'claude') assert.equal(run.reply.sessionId, headers['x-claude-code-session-id']);
+  if (run.cli === 'codex') assert.equal(run.reply.sessionId, JSON.parse(headers['x-codex-turn-metadata']).thread_id);
+  // Gemini CLI does not send its session id to the API; resuming proves it below.
 }
 
 for (const cli of Object.keys(harness.CLIS)) {
@@ -66,13 +75,12 @@ for (const cli of Object.keys(harness.CLIS)) {
       assert.equal(run.result.code, 0, run.result.stderr);
       assert.equal(run.reply.status, 'success');
       assert.equal(run.reply.text, PLAIN_TEXT);
-      assert.match(run.reply.sessionId, /^[0-9a-f-]{36}$/);
-      const seen = sessionSeenByMock(run);
-      if (cli !== 'gemini') assert.equal(run.reply.sessionId, seen);
+      checkSession(run);
       assert.equal(run.reply.errors.filter((e) => e.fatal).length, 0);
       assert.deepEqual(run.reply.toolUses, []);
       assert.equal(run.reply.usage.outputTokens, 9);
       checkPromptArrived(run);
+      checkFakeKey(run);
       if (cli === 'claude') {
         // Claude Code appends our systemFlag to its own system prompt.
         assert.ok(run.assembled.systemFlag.length > 0);
@@ -93,6 +101,7 @@ for (const cli of Object.keys(harness.CLIS)) {
       checkStreaming(run);
       assert.equal(run.result.code, 0, run.result.stderr);
       assert.equal(run.reply.status, 'success');
+      checkSession(run);
       assert.match(run.reply.text, /The notes say the launch code is 4217\.$/);
       assert.equal(run.reply.toolUses.length, 1);
       const [toolUse] = run.reply.toolUses;
@@ -119,6 +128,7 @@ for (const cli of Object.keys(harness.CLIS)) {
       // Gemini CLI exits with the HTTP status mod 256 (400 → 144).
       assert.equal(run.result.code, cli === 'gemini' ? 144 : 1, run.result.stderr);
       assert.equal(run.reply.status, 'error');
+      checkSession(run);
       assert.equal(run.reply.text, '');
       const fatal = run.reply.errors.filter((e) => e.fatal);
       assert.equal(fatal.length, 1);
