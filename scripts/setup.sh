@@ -3,7 +3,8 @@
 # skipping whatever is already there. Safe to run again and again.
 #   rustup target wasm32-unknown-unknown
 #   wasm-bindgen-cli, the exact version Cargo.toml pins for wasm-bindgen
-#   npm dependencies (binaryen's wasm-opt), from package-lock.json
+#   npm dependencies (binaryen's wasm-opt; Claude Code, Codex and Gemini CLI
+#   for the live tests), from package-lock.json
 #   --browser: Debian's chromium and chromium-driver
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: lint, native cargo tests, the build, wasm-bindgen tests in Node
-# and in headless Chrome, and the JS tests against the built package.
+# and in headless Chrome, the JS tests against the built package, and the
+# real agent CLIs run offline against mock APIs on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -30,6 +31,9 @@ CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
 
 step "JS tests against the built package (node --test)"
 node --test tests/js/
+
+step "real agent CLIs against mock APIs on 127.0.0.1 (node --test)"
+node --test tests/cli/
 
 step "playground in headless Chromium (playwright-core)"
 node --test tests/playwright/

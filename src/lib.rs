@@ -1,5 +1,6 @@
 //! agent-context: builds the prompts and context sent to coding-agent CLIs
-//! (Claude Code, Codex, Gemini CLI, any other), within a hard byte budget.
+//! (Claude Code, Codex, Gemini CLI, any other), within a hard byte budget,
+//! the command line that feeds them, and parses what they print back.
 //!
 //! The crate is a pure core (every module but `wasm`) and one binding layer,
 //! `wasm`, compiled only for `wasm32` and the only place that knows about
@@ -16,11 +17,13 @@
 //! assert_eq!(out.system_flag, None);
 //! ```
 
+pub mod agent_output;
 pub mod assemblers;
 pub mod budget;
 pub mod context_builder;
 pub mod error;
 pub mod input;
+pub mod invocation;
 pub mod json_read;
 pub mod output;
 pub mod sample;

@@ -92,3 +92,15 @@ pub fn assembler_input(input: &AssemblerInput) -> JsValue {
     set(&obj, "maxBytes", &JsValue::from_f64(f.max_bytes as f64));
     obj.into()
 }
+
+/// A result holding JSON from the agent CLIs (tool inputs), through JSON
+/// text and `JSON.parse`: `null` stays `null` and numbers read exactly as
+/// JavaScript reads that JSON, which the serializer above cannot promise.
+/// `None` fields are left out (`skip_serializing_if`), so they read as
+/// `undefined`.
+pub fn json_to_js<T: Serialize>(value: &T) -> Result<JsValue> {
+    let internal = |what: String| AgentContextError::new(ErrorCode::Internal, what);
+    let text = serde_json::to_string(value)
+        .map_err(|e| internal(format!("could not write a result as JSON: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|_| internal("could not read a result's JSON".to_owned()))
+}

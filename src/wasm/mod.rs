@@ -1,11 +1,13 @@
 //! The JS binding: short adapters that read JS input, call the core and write
 //! JS output. No prompt logic lives here.
 
+mod agent_output_api;
 mod assemble_api;
 mod call_options;
 mod context_api;
 mod context_manager;
 mod fast_path_api;
+mod invocation_api;
 mod js_error;
 mod js_input;
 mod js_output;
@@ -14,10 +16,12 @@ mod selection_api;
 
 use wasm_bindgen::prelude::*;
 
+pub use agent_output_api::*;
 pub use assemble_api::*;
 pub use context_api::*;
 pub use context_manager::ContextManager;
 pub use fast_path_api::*;
+pub use invocation_api::*;
 pub use selection_api::*;
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -271,3 +271,127 @@ export type RunDirective =
 
 /** The last ```run-directive block of a reply, or null when there is none. */
 export function parseRunDirective(replyText: string, runContext?: RunContext): RunDirective | null;
+
+/** Any JSON value, as `JSON.parse` returns it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * How an agent CLI's run ended, as its own output says: `'error'` when it
+ * reported a failure (even with exit code 0), `'incomplete'` when the output
+ * stopped before a final event (killed, crashed, still running). Plain-text
+ * output has no final event and ends in `'success'`.
+ */
+export type AgentReplyStatus = 'success' | 'error' | 'incomplete';
+
+/** An error the CLI reported. */
+export interface AgentOutputError {
+  message: string;
+  /** `true`: the run failed on it. `false`: a note (a retry, a warning, a denied tool); the run went on. */
+  fatal: boolean;
+  /** The `type` of the line it came from: `'result'`, `'error'`, `'turn.failed'`, `'system'`, `'assistant'`, `'item.completed'`. */
+  source: string;
+  /** The CLI's own classification, when it gives one (`'invalid_request_error'`, `'warning'`, `'overloaded'`, …). */
+  code?: string;
+}
+
+/** One tool call the agent made. */
+export interface AgentToolUse {
+  /** The CLI's id of the call. */
+  id: string;
+  /** `'read_file'`, `'Read'`, `'command_execution'`, `'server.tool'` (Codex MCP), …; `''` when only the result was seen. */
+  name: string;
+  /** The arguments as the CLI printed them; `null` when not seen. */
+  input: JsonValue;
+  /** `'pending'` until a result is seen; `'error'` also for a denied or declined call. */
+  status: 'pending' | 'success' | 'error';
+  /** What the tool returned, or its error message; ANSI stripped. */
+  output?: string;
+}
+
+/** What the CLI reported spending. `inputTokens` includes the cached ones. */
+export interface AgentUsage {
+  inputTokens?: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  durationMs?: number;
+  /** Claude Code's `total_cost_usd`. */
+  costUsd?: number;
+}
+
+/** What `parseAgentOutput` and `AgentOutputParser.finish()` return. */
+export interface AgentReply {
+  /** The assistant's text, ANSI stripped: its pieces in order, a blank line between separate messages. */
+  text: string;
+  /** Gemini `init.session_id`, Claude `system/init.session_id`, Codex `thread.started.thread_id`: pass it as `sessionId` to resume. */
+  sessionId?: string;
+  status: AgentReplyStatus;
+  /** Fatal errors and notes, in order. */
+  errors: AgentOutputError[];
+  toolUses: AgentToolUse[];
+  /** Absent when the CLI reported none. */
+  usage?: AgentUsage;
+  /** Lines that are not a JSON object (warnings, deprecation notices), ANSI stripped; blank ones left out. */
+  nonJsonLines: string[];
+}
+
+/** What one `AgentOutputParser.push` completed. The `text` events, joined, are the reply's `text`. */
+export type AgentOutputEvent =
+  | { type: 'session'; sessionId: string }
+  | { type: 'text'; text: string }
+  | { type: 'toolUse'; toolUse: AgentToolUse }
+  | { type: 'error'; error: AgentOutputError }
+  | { type: 'usage'; usage: AgentUsage }
+  | { type: 'status'; status: Exclude<AgentReplyStatus, 'incomplete'> }
+  | { type: 'nonJson'; line: string };
+
+/** What the agent may touch (seed 003's `sandbox`). */
+export type AgentSandbox = 'read-only' | 'workspace-write' | 'danger-full-access';
+
+/** Options of `buildCliInvocation`. Left out, `null` or `''`: the CLI's own default. */
+export interface CliInvocationOptions {
+  /** The executable; default `'claude'`, `'codex'` or `'gemini'`. */
+  command?: string | null;
+  model?: string | null;
+  /** Resume this session: the `sessionId` of an earlier reply. */
+  sessionId?: string | null;
+  /**
+   * `'read-only'`: Claude `--permission-mode=plan`, Gemini `--approval-mode=plan`;
+   * Codex gets `--sandbox=…` as given.
+   */
+  sandbox?: AgentSandbox | null;
+  /**
+   * Skip approvals: Claude `bypassPermissions`, Gemini `yolo` (unless
+   * read-only); with `false` (or a sandbox alone) `acceptEdits` / `auto_edit`.
+   * Codex `exec` never asks, so it gets nothing for it.
+   */
+  yolo?: boolean | null;
+  /** Where to put Claude Code's system prompt when it is too long for one argument (128 KiB on Linux); needed only then. */
+  systemPromptFile?: string | null;
+  /** More arguments, after the built ones and before any positional one. */
+  extraArgs?: string[] | null;
+}
+
+/** A file to write before spawning. */
+export interface CliInvocationFile {
+  path: string;
+  content: string;
+}
+
+/** Spawn `command` with `args`, after writing `files`; write `stdin` to the child and close it. */
+export interface CliInvocation {
+  command: string;
+  args: string[];
+  stdin: string;
+  files: CliInvocationFile[];
+}
+
+/**
+ * The command line that runs `agentType`'s CLI on an assembled prompt, which
+ * always travels on stdin. Throws `AgentContextError` (`INVALID_INPUT`).
+ */
+export function buildCliInvocation(
+  agentType: AgentType,
+  assemblerOutput: AssemblerOutput,
+  options?: CliInvocationOptions,
+): CliInvocation;

@@ -3,7 +3,15 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import agentContext, { assemble, sampleInput, GeminiContextAssembler, PlainTextAssembler } from 'agent-context';
+import agentContext, {
+  assemble,
+  sampleInput,
+  GeminiContextAssembler,
+  PlainTextAssembler,
+  parseAgentOutput,
+  AgentOutputParser,
+  buildCliInvocation,
+} from 'agent-context';
 
 const golden = new URL('../golden/', import.meta.url);
 const examples = JSON.parse(readFileSync(new URL('worked-examples.json', golden), 'utf8'));
@@ -14,6 +22,9 @@ test('named ESM imports work with no init, on the same instance as require()', (
   assert.equal(createRequire(import.meta.url)('agent-context').assemble, assemble);
   assert.equal(new GeminiContextAssembler().getAgentType(), 'google-gemini');
   assert.equal(new PlainTextAssembler().getAgentType(), 'unknown');
+  assert.equal(agentContext.parseAgentOutput, parseAgentOutput);
+  assert.equal(new AgentOutputParser('google-gemini').finish().status, 'incomplete');
+  assert.equal(buildCliInvocation('google-gemini', { prompt: 'Hi' }).stdin, 'Hi');
 });
 
 test('the seed worked examples and the SPEC formats come out byte for byte', () => {

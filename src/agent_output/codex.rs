@@ -1,0 +1,136 @@
+//! Codex `exec --json`: `thread.started`, `turn.*`, `item.*` and `error`
+//! lines.
+
+use serde_json::{json, Value};
+
+use super::builder::ReplyBuilder;
+use super::json::{count_field, str_field};
+use super::reply::{ToolStatus, Usage};
+
+/// Reads one event whose `type` is `kind`; other types are ignored.
+pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
+    match kind {
+        "thread.started" => {
+            if let Some(id) = str_field(event, "thread_id") {
+                out.session(id);
+            }
+        }
+        "item.started" | "item.updated" | "item.completed" => {
+            if let Some(item) = event.get("item") {
+                read_item(item, kind, out);
+            }
+        }
+        "turn.completed" => {
+            if let Some(usage) = event.get("usage") {
+                out.add_usage(&turn_usage(usage));
+            }
+            out.succeed();
+        }
+        "turn.failed" => {
+            let message = event
+                .get("error")
+                .and_then(|e| str_field(e, "message"))
+                .unwrap_or("Codex reported a failed turn without a message");
+            out.fail("turn.failed", message, None);
+        }
+        "error" => {
+            let message = str_field(event, "message")
+                .filter(|m| !m.is_empty())
+                .unwrap_or("Codex reported an error without a message");
+            // Retries of a dropped stream are announced as errors; the turn
+            // goes on.
+            if message.starts_with("Reconnecting") {
+                out.note("error", message, None);
+            } else {
+                out.fail("error", message, None);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
+    let completed = kind == "item.completed";
+    match str_field(item, "type").unwrap_or_default() {
+        "agent_message" if completed => {
+            if let Some(text) = str_field(item, "text") {
+                out.message(text);
+            }
+        }
+        // A non-fatal error surfaced as an item.
+        "error" if completed => {
+            if let Some(message) = str_field(item, "message") {
+                out.note(kind, message, None);
+            }
+        }
+        "command_execution" => {
+            let input = json!({ "command": item.get("command").cloned().unwrap_or(Value::Null) });
+            let output = str_field(item, "aggregated_output");
+            tool(out, item, kind, "command_execution", &input, output);
+        }
+        "file_change" => {
+            let input = json!({ "changes": item.get("changes").cloned().unwrap_or(Value::Null) });
+            tool(out, item, kind, "file_change", &input, None);
+        }
+        "mcp_tool_call" => {
+            let server = str_field(item, "server").unwrap_or_default();
+            let name = format!("{server}.{}", str_field(item, "tool").unwrap_or_default());
+            let input = item.get("arguments").cloned().unwrap_or(Value::Null);
+            let output = item
+                .get("error")
+                .and_then(|e| str_field(e, "message"))
+                .map(str::to_owned)
+                .or_else(|| {
+                    item.get("result")
+                        .filter(|r| !r.is_null())
+                        .map(Value::to_string)
+                });
+            tool(out, item, kind, &name, &input, output.as_deref());
+        }
+        "web_search" => {
+            let input = json!({ "query": item.get("query").cloned().unwrap_or(Value::Null) });
+            tool(out, item, kind, "web_search", &input, None);
+        }
+        "collab_tool_call" => {
+            let name = str_field(item, "tool").unwrap_or("collab_tool_call");
+            let input = json!({ "prompt": item.get("prompt").cloned().unwrap_or(Value::Null) });
+            tool(out, item, kind, name, &input, None);
+        }
+        _ => {}
+    }
+}
+
+/// Records a tool item: pending while `in_progress`; finished on
+/// `completed`, `failed` or `declined`, or on `item.completed` for an item
+/// that has no status (a web search).
+fn tool(
+    out: &mut ReplyBuilder,
+    item: &Value,
+    kind: &str,
+    name: &str,
+    input: &Value,
+    output: Option<&str>,
+) {
+    let id = str_field(item, "id").unwrap_or_default();
+    let finished = match str_field(item, "status") {
+        Some("completed") => Some((ToolStatus::Success, output)),
+        Some("failed" | "declined") => Some((ToolStatus::Error, output)),
+        None if kind == "item.completed" => Some((ToolStatus::Success, output)),
+        _ => None,
+    };
+    out.tool(id, Some(name), Some(input), finished);
+}
+
+/// `usage` of `turn.completed`; Codex's `input_tokens` already counts the cached ones.
+fn turn_usage(usage: &Value) -> Usage {
+    let input = count_field(usage, "input_tokens");
+    let output = count_field(usage, "output_tokens");
+    Usage {
+        input_tokens: input,
+        cached_input_tokens: count_field(usage, "cached_input_tokens"),
+        output_tokens: output,
+        total_tokens: input.zip(output).map(|(i, o)| i + o),
+        duration_ms: None,
+        cost_usd: None,
+    }
+}

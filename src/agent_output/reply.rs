@@ -1,0 +1,181 @@
+//! The parse result (`AgentReply`) and the events the incremental parser
+//! hands out.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// How the run ended, as the CLI's own output says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplyStatus {
+    /// A final event reported success and no fatal error was seen.
+    Success,
+    /// A fatal error was reported (Gemini `result` with `status: "error"`,
+    /// Claude `result` with `is_error: true`, Codex `turn.failed`, …),
+    /// whatever the process exit code.
+    Error,
+    /// The output stopped before any final event: the CLI was killed, crashed
+    /// or is still running.
+    Incomplete,
+}
+
+/// An error the CLI reported. `fatal: false` is a note: the run went on
+/// (a retry, a warning, a tool denied).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplyError {
+    pub message: String,
+    pub fatal: bool,
+    /// The `type` of the line it came from (`"result"`, `"error"`,
+    /// `"turn.failed"`, `"system"`, …).
+    pub source: String,
+    /// The CLI's own classification, when it gives one (`"invalid_request_error"`,
+    /// `"warning"`, `"overloaded"`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// Where a tool call stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStatus {
+    /// Requested or running; no result seen yet.
+    Pending,
+    Success,
+    /// Failed, denied or declined.
+    Error,
+}
+
+/// One tool call the agent made, with its result once seen.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUse {
+    /// The CLI's id of the call (`tool_id`, `tool_use.id`, the Codex item id).
+    pub id: String,
+    /// The tool (`read_file`, `Read`, `command_execution`, `server.tool`, …).
+    pub name: String,
+    /// The arguments, as the CLI printed them (JSON).
+    pub input: Value,
+    pub status: ToolStatus,
+    /// What the tool returned (or its error message), ANSI stripped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// Token counts and cost, when the CLI reports them. `inputTokens` counts
+/// every prompt token, cached ones included; `cachedInputTokens` is the
+/// cached part.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    /// Adds `other` to `self`, field by field (Codex reports each turn).
+    pub fn add(&mut self, other: &Usage) {
+        fn sum(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a = Some(a.unwrap_or(0).saturating_add(b));
+            }
+        }
+        sum(&mut self.input_tokens, other.input_tokens);
+        sum(&mut self.cached_input_tokens, other.cached_input_tokens);
+        sum(&mut self.output_tokens, other.output_tokens);
+        sum(&mut self.total_tokens, other.total_tokens);
+        sum(&mut self.duration_ms, other.duration_ms);
+        if let Some(b) = other.cost_usd {
+            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + b);
+        }
+    }
+}
+
+/// What `parseAgentOutput` and `AgentOutputParser.finish()` return.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentReply {
+    /// The assistant's text: its pieces in order, a blank line between two
+    /// separate messages (Gemini deltas are one message until a tool call).
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub status: ReplyStatus,
+    pub errors: Vec<ReplyError>,
+    pub tool_uses: Vec<ToolUse>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Lines that are not a JSON object (warnings, notices), ANSI stripped,
+    /// blank ones left out.
+    pub non_json_lines: Vec<String>,
+}
+
+/// What a chunk completed, in order. Concatenating every `Text` gives the
+/// reply's `text`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum AgentEvent {
+    /// The session id became known.
+    Session {
+        session_id: String,
+    },
+    /// Text appended to the reply (with the blank line that starts a new message).
+    Text {
+        text: String,
+    },
+    /// A tool call started or finished: its state now.
+    ToolUse {
+        tool_use: ToolUse,
+    },
+    Error {
+        error: ReplyError,
+    },
+    /// The usage so far.
+    Usage {
+        usage: Usage,
+    },
+    /// A final event was seen; the status now.
+    Status {
+        status: ReplyStatus,
+    },
+    NonJson {
+        line: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_adds_up_per_field() {
+        let mut u = Usage {
+            input_tokens: Some(1),
+            ..Usage::default()
+        };
+        u.add(&Usage {
+            input_tokens: Some(2),
+            output_tokens: Some(3),
+            cost_usd: Some(0.5),
+            ..Usage::default()
+        });
+        assert_eq!(u.input_tokens, Some(3));
+        assert_eq!(u.output_tokens, Some(3));
+        assert_eq!(u.cached_input_tokens, None);
+        assert_eq!(u.cost_usd, Some(0.5));
+    }
+}

@@ -1,0 +1,507 @@
+//! The command line that feeds an assembled prompt to an agent CLI, with each
+//! CLI's traps built in:
+//!
+//! - the prompt always travels on stdin, never in argv, where one argument
+//!   over 128 KiB fails with `E2BIG` on Linux;
+//! - Claude Code's system prompt goes in `--append-system-prompt=…`, or, when
+//!   that argument would pass the same limit (or holds a NUL, which no
+//!   argument can), in a file named by `--append-system-prompt-file=…`;
+//! - values are attached with `=`, so one starting with `-` cannot be read as
+//!   an option;
+//! - Gemini CLI gets `--skip-trust` (a headless run in an untrusted folder
+//!   exits 55) and Codex `--skip-git-repo-check` (outside a git repository
+//!   it refuses to start): the host chose the working directory.
+//!
+//! ```
+//! use agent_context::invocation::{build_cli_invocation, InvocationOptions};
+//! use agent_context::AssemblerOutput;
+//!
+//! let output = AssemblerOutput { prompt: "[MESSAGE]\nHi".into(), system_flag: Some("You are Carol".into()) };
+//! let options = InvocationOptions { model: Some("sonnet".into()), ..Default::default() };
+//! let run = build_cli_invocation("claude-code", &output, &options).unwrap();
+//! assert_eq!(run.command, "claude");
+//! assert_eq!(
+//!     run.args,
+//!     ["-p", "--output-format", "stream-json", "--verbose", "--append-system-prompt=You are Carol", "--model=sonnet"]
+//! );
+//! assert_eq!(run.stdin, "[MESSAGE]\nHi");
+//! ```
+
+use serde::Serialize;
+
+use crate::assemblers::{CLAUDE, CODEX, GEMINI};
+use crate::error::{AgentContextError, Result};
+use crate::output::AssemblerOutput;
+use crate::text::js_trim;
+
+/// Linux's limit on one argv (or environment) string, the terminating NUL
+/// included: `MAX_ARG_STRLEN`, 32 pages of 4 KiB.
+pub const MAX_ARG_BYTES: usize = 128 * 1024;
+
+const APPEND_SYSTEM_PROMPT: &str = "--append-system-prompt=";
+const APPEND_SYSTEM_PROMPT_FILE: &str = "--append-system-prompt-file=";
+
+/// What the agent may touch (seed 003's `sandbox`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sandbox {
+    ReadOnly,
+    WorkspaceWrite,
+    DangerFullAccess,
+}
+
+impl Sandbox {
+    pub const NAMES: [&'static str; 3] = ["read-only", "workspace-write", "danger-full-access"];
+
+    pub fn parse(name: &str) -> Option<Sandbox> {
+        match name {
+            "read-only" => Some(Sandbox::ReadOnly),
+            "workspace-write" => Some(Sandbox::WorkspaceWrite),
+            "danger-full-access" => Some(Sandbox::DangerFullAccess),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Sandbox::ReadOnly => "read-only",
+            Sandbox::WorkspaceWrite => "workspace-write",
+            Sandbox::DangerFullAccess => "danger-full-access",
+        }
+    }
+}
+
+/// `buildCliInvocation`'s options; every one may be left out (a string may
+/// also be empty), and then the CLI's own default applies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InvocationOptions {
+    /// The executable; default `claude`, `codex` or `gemini`.
+    pub command: Option<String>,
+    pub model: Option<String>,
+    /// Resume this session (the `sessionId` a parsed reply gave).
+    pub session_id: Option<String>,
+    pub sandbox: Option<Sandbox>,
+    /// Skip approval prompts.
+    pub yolo: Option<bool>,
+    /// Where the host will write Claude Code's system prompt when it is too
+    /// long for an argument; needed only then.
+    pub system_prompt_file: Option<String>,
+    /// More arguments, placed after ours and before any positional argument.
+    pub extra_args: Vec<String>,
+}
+
+/// A file the host must write before spawning.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InvocationFile {
+    pub path: String,
+    pub content: String,
+}
+
+/// `{ command, args, stdin, files }`: spawn `command` with `args`, write the
+/// `files` first, then write `stdin` to the child and close it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CliInvocation {
+    pub command: String,
+    pub args: Vec<String>,
+    pub stdin: String,
+    pub files: Vec<InvocationFile>,
+}
+
+/// The CLIs this builds command lines for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cli {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Cli {
+    fn for_agent(agent_type: &str) -> Result<Cli> {
+        if agent_type == CLAUDE.agent_type {
+            Ok(Cli::Claude)
+        } else if agent_type == CODEX.agent_type {
+            Ok(Cli::Codex)
+        } else if agent_type == GEMINI.agent_type {
+            Ok(Cli::Gemini)
+        } else {
+            Err(AgentContextError::invalid(format!(
+                "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to build a command line, got \"{agent_type}\""
+            )))
+        }
+    }
+
+    fn default_command(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude",
+            Cli::Codex => "codex",
+            Cli::Gemini => "gemini",
+        }
+    }
+}
+
+/// The command line that runs `agent_type`'s CLI on `output`.
+///
+/// Errors (`INVALID_INPUT`): an agent type without a CLI, an empty prompt,
+/// a `systemFlag` for a CLI that has none, a session id starting with `-`,
+/// a NUL in an argument, or a system prompt too long for an argument with no
+/// `systemPromptFile` to put it in.
+pub fn build_cli_invocation(
+    agent_type: &str,
+    output: &AssemblerOutput,
+    options: &InvocationOptions,
+) -> Result<CliInvocation> {
+    let cli = Cli::for_agent(agent_type)?;
+    check_options(options)?;
+    if js_trim(&output.prompt).is_empty() {
+        return Err(AgentContextError::invalid(
+            "assemblerOutput.prompt is empty: the CLI reads its prompt from stdin and has nothing to do",
+        ));
+    }
+    let flag = output.system_flag.as_deref().filter(|f| !f.is_empty());
+    if let (Some(_), false) = (flag, cli == Cli::Claude) {
+        return Err(AgentContextError::invalid(format!(
+            "assemblerOutput.systemFlag is only for claude-code: the {agent_type} assembler puts the instructions in the prompt"
+        )));
+    }
+
+    let mut args: Vec<String> = Vec::new();
+    let mut files = Vec::new();
+    let model = given(&options.model);
+    let session = given(&options.session_id);
+    match cli {
+        Cli::Claude => {
+            args.extend(["-p", "--output-format", "stream-json", "--verbose"].map(String::from));
+            if let Some(flag) = flag {
+                if fits_in_argument(APPEND_SYSTEM_PROMPT, flag) {
+                    args.push(format!("{APPEND_SYSTEM_PROMPT}{flag}"));
+                } else {
+                    let path = system_prompt_file(given(&options.system_prompt_file), flag)?;
+                    args.push(format!("{APPEND_SYSTEM_PROMPT_FILE}{path}"));
+                    files.push(InvocationFile {
+                        path: path.to_owned(),
+                        content: flag.to_owned(),
+                    });
+                }
+            }
+            push_value(&mut args, "--model", model);
+            push_value(&mut args, "--resume", session);
+            let mode = approval(options, "plan", "bypassPermissions", "acceptEdits");
+            push_value(&mut args, "--permission-mode", mode);
+            args.extend(options.extra_args.iter().cloned());
+        }
+        Cli::Codex => {
+            args.extend(["exec", "--json", "--skip-git-repo-check"].map(String::from));
+            push_value(&mut args, "--model", model);
+            // `codex exec` never stops to ask for approval, so `yolo` changes
+            // nothing; the sandbox is the one knob.
+            push_value(&mut args, "--sandbox", options.sandbox.map(Sandbox::name));
+            args.extend(options.extra_args.iter().cloned());
+            if let Some(session) = session {
+                args.extend(["resume".to_owned(), session.to_owned()]);
+            }
+            args.push("-".to_owned());
+        }
+        Cli::Gemini => {
+            args.extend(["-o", "stream-json", "--skip-trust"].map(String::from));
+            push_value(&mut args, "--model", model);
+            push_value(&mut args, "--resume", session);
+            let mode = approval(options, "plan", "yolo", "auto_edit");
+            push_value(&mut args, "--approval-mode", mode);
+            args.extend(options.extra_args.iter().cloned());
+        }
+    }
+    Ok(CliInvocation {
+        command: given(&options.command)
+            .unwrap_or(cli.default_command())
+            .to_owned(),
+        args,
+        stdin: output.prompt.clone(),
+        files,
+    })
+}
+
+/// An option's value; `''` counts as not given.
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().filter(|v| !v.is_empty())
+}
+
+/// `--name=value` when there is a value.
+fn push_value(args: &mut Vec<String>, name: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        args.push(format!("{name}={value}"));
+    }
+}
+
+/// SPEC §7's mapping: `read-only` → the read-only mode; else `yolo` → no
+/// approvals; else the mode that approves edits. Nothing when neither
+/// `sandbox` nor `yolo` is given.
+fn approval(
+    options: &InvocationOptions,
+    read_only: &'static str,
+    yolo: &'static str,
+    edits: &'static str,
+) -> Option<&'static str> {
+    match (options.sandbox, options.yolo) {
+        (None, None) => None,
+        (Some(Sandbox::ReadOnly), _) => Some(read_only),
+        (_, Some(true)) => Some(yolo),
+        _ => Some(edits),
+    }
+}
+
+/// Whether `prefix` + `value` and its NUL fit in one argument.
+fn fits_in_argument(prefix: &str, value: &str) -> bool {
+    prefix.len() + value.len() < MAX_ARG_BYTES && !value.contains('\0')
+}
+
+fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> {
+    path.ok_or_else(|| {
+        let why = if flag.contains('\0') {
+            "systemFlag holds a NUL character, which no argument can".to_owned()
+        } else {
+            format!(
+                "systemFlag is {} bytes, over the {} one argument may take on Linux",
+                flag.len(),
+                MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
+            )
+        };
+        AgentContextError::invalid(format!(
+            "options.systemPromptFile is needed: {why}; give a path where the host will write it"
+        ))
+    })
+}
+
+fn check_options(options: &InvocationOptions) -> Result<()> {
+    let named = [
+        ("options.command", &options.command),
+        ("options.model", &options.model),
+        ("options.sessionId", &options.session_id),
+        ("options.systemPromptFile", &options.system_prompt_file),
+    ];
+    for (path, value) in named {
+        if let Some(value) = value {
+            check_argument(path, value)?;
+        }
+    }
+    for (i, arg) in options.extra_args.iter().enumerate() {
+        check_argument(&format!("options.extraArgs[{i}]"), arg)?;
+    }
+    if let Some(session) = given(&options.session_id) {
+        if session.starts_with('-') {
+            return Err(AgentContextError::invalid(format!(
+                "options.sessionId must not start with '-', got \"{session}\""
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn check_argument(path: &str, value: &str) -> Result<()> {
+    if value.contains('\0') {
+        return Err(AgentContextError::invalid(format!(
+            "{path} must not contain a NUL character"
+        )));
+    }
+    if value.len() >= MAX_ARG_BYTES {
+        return Err(AgentContextError::invalid(format!(
+            "{path} is {} bytes, too long for one argument on Linux",
+            value.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn output(prompt: &str, flag: Option<&str>) -> AssemblerOutput {
+        AssemblerOutput {
+            prompt: prompt.into(),
+            system_flag: flag.map(Into::into),
+        }
+    }
+
+    fn build(
+        agent: &str,
+        flag: Option<&str>,
+        options: &InvocationOptions,
+    ) -> Result<CliInvocation> {
+        build_cli_invocation(agent, &output("[MESSAGE]\nHi", flag), options)
+    }
+
+    fn err(result: Result<CliInvocation>) -> String {
+        let e = result.expect_err("should fail");
+        assert_eq!(e.code(), ErrorCode::InvalidInput);
+        e.message().to_owned()
+    }
+
+    #[test]
+    fn each_cli_gets_its_streaming_flags_and_the_prompt_on_stdin() {
+        let none = InvocationOptions::default();
+        let codex = build("openai-codex", None, &none).unwrap();
+        assert_eq!(codex.command, "codex");
+        assert_eq!(codex.args, ["exec", "--json", "--skip-git-repo-check", "-"]);
+        assert_eq!(codex.stdin, "[MESSAGE]\nHi");
+        let gemini = build("google-gemini", None, &none).unwrap();
+        assert_eq!(gemini.args, ["-o", "stream-json", "--skip-trust"]);
+        let claude = build("claude-code", None, &none).unwrap();
+        assert_eq!(
+            claude.args,
+            ["-p", "--output-format", "stream-json", "--verbose"]
+        );
+        assert!(claude.files.is_empty());
+    }
+
+    #[test]
+    fn model_resume_and_approval_options() {
+        let options = InvocationOptions {
+            command: Some("/opt/bin/codex".into()),
+            model: Some("-weird-model".into()),
+            session_id: Some("0199a".into()),
+            sandbox: Some(Sandbox::WorkspaceWrite),
+            yolo: Some(true),
+            extra_args: vec!["--ephemeral".into()],
+            ..Default::default()
+        };
+        let codex = build("openai-codex", None, &options).unwrap();
+        assert_eq!(codex.command, "/opt/bin/codex");
+        assert_eq!(
+            codex.args,
+            [
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--model=-weird-model",
+                "--sandbox=workspace-write",
+                "--ephemeral",
+                "resume",
+                "0199a",
+                "-"
+            ]
+        );
+        let gemini = build("google-gemini", None, &options).unwrap();
+        assert_eq!(
+            gemini.args[3..],
+            [
+                "--model=-weird-model",
+                "--resume=0199a",
+                "--approval-mode=yolo",
+                "--ephemeral"
+            ]
+        );
+        let claude = build("claude-code", None, &options).unwrap();
+        assert_eq!(
+            claude.args[4..6],
+            ["--model=-weird-model", "--resume=0199a"]
+        );
+        assert_eq!(claude.args[6], "--permission-mode=bypassPermissions");
+    }
+
+    #[test]
+    fn approval_follows_sandbox_then_yolo() {
+        let mode = |sandbox, yolo| {
+            let options = InvocationOptions {
+                sandbox,
+                yolo,
+                ..Default::default()
+            };
+            let gemini = build("google-gemini", None, &options).unwrap();
+            let claude = build("claude-code", None, &options).unwrap();
+            (gemini.args.get(3).cloned(), claude.args.get(4).cloned())
+        };
+        let both = |g: &str, c: &str| {
+            (
+                Some(format!("--approval-mode={g}")),
+                Some(format!("--permission-mode={c}")),
+            )
+        };
+        assert_eq!(mode(None, None), (None, None));
+        assert_eq!(
+            mode(Some(Sandbox::ReadOnly), Some(true)),
+            both("plan", "plan")
+        );
+        assert_eq!(
+            mode(Some(Sandbox::WorkspaceWrite), Some(true)),
+            both("yolo", "bypassPermissions")
+        );
+        assert_eq!(mode(None, Some(true)), both("yolo", "bypassPermissions"));
+        assert_eq!(
+            mode(Some(Sandbox::DangerFullAccess), None),
+            both("auto_edit", "acceptEdits")
+        );
+        assert_eq!(mode(None, Some(false)), both("auto_edit", "acceptEdits"));
+    }
+
+    #[test]
+    fn a_system_prompt_too_long_for_an_argument_goes_to_a_file() {
+        let fits = "x".repeat(MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len());
+        let with_file = InvocationOptions {
+            system_prompt_file: Some("/tmp/sys.md".into()),
+            ..Default::default()
+        };
+        let claude = build("claude-code", Some(&fits), &with_file).unwrap();
+        assert_eq!(claude.args[4].len(), MAX_ARG_BYTES - 1);
+        assert!(claude.files.is_empty());
+
+        let over = format!("{fits}y");
+        let claude = build("claude-code", Some(&over), &with_file).unwrap();
+        assert_eq!(claude.args[4], "--append-system-prompt-file=/tmp/sys.md");
+        assert_eq!(
+            claude.files,
+            [InvocationFile {
+                path: "/tmp/sys.md".into(),
+                content: over.clone()
+            }]
+        );
+        let message = err(build(
+            "claude-code",
+            Some(&over),
+            &InvocationOptions::default(),
+        ));
+        assert!(
+            message.starts_with(
+                "options.systemPromptFile is needed: systemFlag is 131049 bytes, over the 131048"
+            ),
+            "{message}"
+        );
+
+        let nul = build("claude-code", Some("a\0b"), &with_file).unwrap();
+        assert_eq!(nul.files[0].content, "a\0b");
+    }
+
+    #[test]
+    fn bad_input_is_invalid_input_naming_the_field() {
+        let none = InvocationOptions::default();
+        assert_eq!(
+            err(build("aider", None, &none)),
+            "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to build a command line, got \"aider\""
+        );
+        assert!(err(build_cli_invocation(
+            "claude-code",
+            &output(" \n", None),
+            &none
+        ))
+        .starts_with("assemblerOutput.prompt is empty"));
+        assert!(err(build("google-gemini", Some("flag"), &none))
+            .starts_with("assemblerOutput.systemFlag is only for claude-code"));
+        // An empty flag is no flag.
+        assert!(build("google-gemini", Some(""), &none).is_ok());
+        let session = InvocationOptions {
+            session_id: Some("--last".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            err(build("openai-codex", None, &session)),
+            "options.sessionId must not start with '-', got \"--last\""
+        );
+        let nul = InvocationOptions {
+            extra_args: vec!["ok".into(), "a\0".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            err(build("google-gemini", None, &nul)),
+            "options.extraArgs[1] must not contain a NUL character"
+        );
+    }
+}

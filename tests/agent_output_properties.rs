@@ -1,0 +1,241 @@
+//! Properties of agent output parsing and of the command line, over random
+//! input: chunks split anywhere parse as the whole text does, nothing panics,
+//! memory holds one line, and the prompt never lands in argv.
+#![cfg(not(target_arch = "wasm32"))]
+
+use agent_context::agent_output::{parse_agent_output, strip_ansi, AgentEvent, AgentOutputParser};
+use agent_context::invocation::{build_cli_invocation, InvocationOptions, MAX_ARG_BYTES};
+use agent_context::AssemblerOutput;
+use proptest::prelude::*;
+
+const AGENTS: [&str; 4] = ["claude-code", "openai-codex", "google-gemini", "plain"];
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/fixtures/cli/{name}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// Every recorded real output, with its agent type.
+fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
+    let mut all = Vec::new();
+    for (cli, agent, scenarios) in [
+        ("claude", "claude-code", ["plain", "tool", "error", "flaky"]),
+        ("codex", "openai-codex", ["plain", "tool", "error", "flaky"]),
+        (
+            "gemini",
+            "google-gemini",
+            ["plain", "tool", "error", "empty"],
+        ),
+    ] {
+        for scenario in scenarios {
+            all.push((agent, fixture(&format!("{cli}-{scenario}"))));
+        }
+    }
+    all
+}
+
+/// Feeds `bytes` cut at `cuts` (positions, any order, duplicates allowed);
+/// returns the reply and the text the events carried.
+fn streamed(
+    agent: &str,
+    bytes: &[u8],
+    cuts: &[usize],
+) -> (agent_context::agent_output::AgentReply, String) {
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    points.push(0);
+    points.push(bytes.len());
+    points.sort_unstable();
+    let mut parser = AgentOutputParser::new(agent);
+    let mut text = String::new();
+    let mut longest_line = 0;
+    let mut line_start = 0;
+    for pair in points.windows(2) {
+        for event in parser.push(&bytes[pair[0]..pair[1]]) {
+            if let AgentEvent::Text { text: piece } = event {
+                text.push_str(&piece);
+            }
+        }
+        // Memory: only the bytes since the last newline are held.
+        if let Some(nl) = bytes[..pair[1]].iter().rposition(|&b| b == b'\n') {
+            line_start = line_start.max(nl + 1);
+        }
+        longest_line = longest_line.max(pair[1] - line_start);
+        assert_eq!(parser.buffered_bytes(), pair[1] - line_start);
+    }
+    assert!(parser.buffered_bytes() <= longest_line);
+    (parser.finish(), text)
+}
+
+/// JSON event lines of the three formats with random strings in them, ANSI
+/// codes, non-JSON lines, blank lines, CRLF and cut-off lines.
+fn output_lines() -> impl Strategy<Value = Vec<u8>> {
+    let word = prop::sample::select(vec![
+        "a",
+        "Hello",
+        " ",
+        "é",
+        "日本",
+        "🎉",
+        "\\n",
+        "\\u001b[31m",
+        "\\u001b[0m",
+        "\\\"",
+        "\u{9b}",
+        "\\u001b[3",
+        "1m",
+        "\\u001b]0;t",
+        "\\u0007",
+        "",
+    ]);
+    let text = prop::collection::vec(word, 0..6).prop_map(|w| w.concat());
+    let template = prop::sample::select(vec![
+        r#"{"type":"init","session_id":"S","model":"m"}"#,
+        r#"{"type":"message","role":"assistant","content":"T","delta":true}"#,
+        r#"{"type":"message","role":"user","content":"T"}"#,
+        r#"{"type":"tool_use","tool_name":"T","tool_id":"S","parameters":{"p":"T"}}"#,
+        r#"{"type":"tool_result","tool_id":"S","status":"error","output":"T"}"#,
+        r#"{"type":"error","severity":"warning","message":"T"}"#,
+        r#"{"type":"result","status":"success","stats":{"input_tokens":3}}"#,
+        r#"{"type":"result","status":"error"}"#,
+        r#"{"type":"system","subtype":"init","session_id":"S"}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"T"},{"type":"tool_use","id":"S","name":"T","input":{}}]}}"#,
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"S","content":"T"}]}}"#,
+        r#"{"type":"result","subtype":"success","is_error":true,"result":"T"}"#,
+        r#"{"type":"thread.started","thread_id":"S"}"#,
+        r#"{"type":"item.completed","item":{"id":"S","type":"agent_message","text":"T"}}"#,
+        r#"{"type":"item.started","item":{"id":"S","type":"command_execution","command":"T","status":"in_progress"}}"#,
+        r#"{"type":"error","message":"Reconnecting... T"}"#,
+        r#"{"type":"turn.failed","error":{"message":"T"}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":2}}"#,
+        "Warning: T",
+        "\u{1b}[33mT\u{1b}[0m",
+        "",
+        "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"T",
+    ]);
+    let ending = prop::sample::select(vec!["\n", "\r\n", "\n\n"]);
+    let line = (
+        template,
+        text,
+        prop::sample::select(vec!["a", "b", "é"]),
+        ending,
+    )
+        .prop_map(|(template, text, id, ending)| {
+            format!(
+                "{}{ending}",
+                template
+                    .replace('T', &text)
+                    .replace("\"S\"", &format!("\"{id}\""))
+            )
+        });
+    prop::collection::vec(line, 0..24).prop_map(|lines| lines.concat().into_bytes())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn real_outputs_split_anywhere_parse_the_same(
+        which in 0usize..12,
+        cuts in prop::collection::vec(any::<usize>(), 0..40),
+    ) {
+        let (agent, bytes) = &fixtures()[which];
+        let whole = parse_agent_output(agent, bytes);
+        let (reply, text) = streamed(agent, bytes, &cuts);
+        prop_assert_eq!(&reply, &whole);
+        prop_assert_eq!(text, whole.text);
+    }
+
+    #[test]
+    fn generated_event_lines_split_anywhere_parse_the_same(
+        agent in 0usize..4,
+        bytes in output_lines(),
+        cuts in prop::collection::vec(any::<usize>(), 0..20),
+    ) {
+        let agent = AGENTS[agent];
+        let whole = parse_agent_output(agent, &bytes);
+        let (reply, text) = streamed(agent, &bytes, &cuts);
+        prop_assert_eq!(&reply, &whole);
+        if bytes.ends_with(b"\n") {
+            prop_assert_eq!(text, whole.text.clone());
+        }
+        const ESC: char = '\u{1b}';
+        const CSI: char = '\u{9b}';
+        prop_assert!(!whole.text.contains(ESC) && !whole.text.contains(CSI), "escapes left in {:?}", whole.text);
+        for line in &whole.non_json_lines {
+            prop_assert!(!line.trim().is_empty() && !line.contains(ESC), "bad non-JSON line {:?}", line);
+        }
+    }
+
+    #[test]
+    fn gemini_deltas_are_stripped_as_one_message(
+        pieces in prop::collection::vec(prop::sample::select(vec![
+            "Hi", " ", "é", "\u{1b}", "[", "3", "1m", "\u{1b}[0m", "]0;title", "\u{7}", "\u{1b}\\", "\u{9b}", "m",
+        ]), 0..30),
+    ) {
+        let mut out = String::new();
+        for piece in &pieces {
+            let line = serde_json::json!({"type": "message", "role": "assistant", "content": piece, "delta": true});
+            out.push_str(&format!("{line}\n"));
+        }
+        let reply = parse_agent_output("google-gemini", out.as_bytes());
+        prop_assert_eq!(reply.text, strip_ansi(&pieces.concat()).into_owned());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(
+        agent in 0usize..4,
+        bytes in prop::collection::vec(any::<u8>(), 0..600),
+        cuts in prop::collection::vec(any::<usize>(), 0..10),
+    ) {
+        let agent = AGENTS[agent];
+        let whole = parse_agent_output(agent, &bytes);
+        let (reply, _) = streamed(agent, &bytes, &cuts);
+        prop_assert_eq!(reply, whole);
+    }
+
+    #[test]
+    fn arbitrary_strings_never_panic(agent in 0usize..4, text in ".{0,300}") {
+        let agent = AGENTS[agent];
+        let reply = parse_agent_output(agent, text.as_bytes());
+        if agent == "plain" {
+            prop_assert_eq!(reply.text, strip_ansi(&text).into_owned());
+        }
+    }
+
+    #[test]
+    fn the_prompt_travels_on_stdin_and_no_argument_is_too_long(
+        agent in 0usize..3,
+        prompt in "[a-z \n]{1,20}",
+        repeat in 1usize..20_000,
+        flag_repeat in prop::option::of(0usize..25_000),
+        model in prop::option::of("-?[a-z0-9.\\-]{0,12}"),
+    ) {
+        let agent = AGENTS[agent];
+        let prompt = format!("Q {}", prompt.repeat(repeat));
+        let flag = flag_repeat.filter(|_| agent == "claude-code").map(|n| format!("Be {}", "brief ".repeat(n)));
+        let output = AssemblerOutput { prompt: prompt.clone(), system_flag: flag.clone() };
+        let options = InvocationOptions {
+            model,
+            system_prompt_file: Some("/tmp/system.md".into()),
+            ..InvocationOptions::default()
+        };
+        let run = build_cli_invocation(agent, &output, &options).unwrap();
+        prop_assert_eq!(&run.stdin, &prompt);
+        for arg in &run.args {
+            prop_assert!(arg.len() < MAX_ARG_BYTES);
+            prop_assert!(!arg.contains(&prompt));
+        }
+        // The flag is in argv when it fits, in the file otherwise; never both, never lost.
+        if let Some(flag) = flag.filter(|f| !f.is_empty()) {
+            let in_args = run.args.iter().any(|a| a == &format!("--append-system-prompt={flag}"));
+            let in_file = run.files.iter().any(|f| f.content == flag);
+            prop_assert!(in_args != in_file);
+            prop_assert_eq!(in_file, flag.len() + "--append-system-prompt=".len() >= MAX_ARG_BYTES);
+        } else {
+            prop_assert!(run.files.is_empty());
+        }
+    }
+}

@@ -1,0 +1,212 @@
+// Runs the real agent CLIs offline: a mock API process on 127.0.0.1, a fresh
+// HOME per run holding only a fake key and the base-URL setting, the CLI
+// spawned from a `buildCliInvocation` result, and everything stopped by PID.
+'use strict';
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'node_modules', '.bin');
+
+/** Each CLI: its agent type, its npm package, the API its mock speaks. */
+const CLIS = {
+  claude: { agentType: 'claude-code', bin: 'claude', pkg: '@anthropic-ai/claude-code', api: 'anthropic' },
+  codex: { agentType: 'openai-codex', bin: 'codex', pkg: '@openai/codex', api: 'openai' },
+  gemini: { agentType: 'google-gemini', bin: 'gemini', pkg: '@google/gemini-cli', api: 'gemini' },
+};
+
+/** A model name each mock accepts; passing one also keeps Gemini CLI from routing. */
+const MODELS = { claude: 'claude-mock-1', codex: 'gpt-mock', gemini: 'gemini-2.5-flash' };
+
+const MOCK_START_MS = 15_000;
+const FAKE_KEYS = {
+  claude: 'sk-ant-mock-not-a-real-key',
+  codex: 'sk-mock-not-a-real-key',
+  gemini: 'mock-not-a-real-key',
+};
+
+function executable(cli) {
+  return path.join(BIN, CLIS[cli].bin);
+}
+
+/** The installed version of a CLI's npm package. */
+function installedVersion(cli) {
+  const manifest = path.join(ROOT, 'node_modules', ...CLIS[cli].pkg.split('/'), 'package.json');
+  return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
+}
+
+/** Starts `mock_server.cjs`; resolves once it prints its port. */
+function startMock(api, scenario, dir) {
+  const logPath = path.join(dir, `${api}-requests.jsonl`);
+  fs.writeFileSync(logPath, '');
+  const child = spawn(process.execPath, [path.join(__dirname, 'mock_server.cjs'), api, scenario, logPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stopPid(child.pid);
+      reject(new Error(`mock ${api} did not start within ${MOCK_START_MS} ms`));
+    }, MOCK_START_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mock ${api} exited with ${code} before listening`));
+    });
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      const { port } = JSON.parse(line);
+      resolve({
+        port,
+        pid: child.pid,
+        baseUrl: `http://127.0.0.1:${port}`,
+        requests: () => readRequests(logPath),
+        stop: () => stopPid(child.pid),
+      });
+    });
+  });
+}
+
+function readRequests(logPath) {
+  return fs
+    .readFileSync(logPath, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+/** Sends SIGTERM to one process we started, by its PID; gone already is fine. */
+function stopPid(pid, signal = 'SIGTERM') {
+  try {
+    process.kill(pid, signal);
+  } catch (err) {
+    if (err.code !== 'ESRCH') throw err;
+  }
+}
+
+/**
+ * A fresh sandbox for one CLI run: `home/` (HOME, with the CLI's settings),
+ * `work/` (the working directory, with the notes file the tool scenario
+ * reads) and `tmp/` (TMPDIR). Returns the environment to run the CLI with:
+ * nothing of the caller's but PATH, and a dead proxy for anything that is
+ * not loopback, so a CLI can reach no host but the mock.
+ */
+function sandbox(cli, mock, dir) {
+  const home = path.join(dir, 'home');
+  const work = path.join(dir, 'work');
+  const tmp = path.join(dir, 'tmp');
+  for (const d of [home, work, tmp]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(work, 'notes.txt'), require('./mocks/common.cjs').NOTES_TEXT);
+
+  const deadProxy = 'http://127.0.0.1:9';
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: tmp,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    HTTP_PROXY: deadProxy,
+    HTTPS_PROXY: deadProxy,
+    ALL_PROXY: deadProxy,
+    http_proxy: deadProxy,
+    https_proxy: deadProxy,
+    all_proxy: deadProxy,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
+  if (cli === 'claude') {
+    Object.assign(env, {
+      ANTHROPIC_API_KEY: FAKE_KEYS.claude,
+      ANTHROPIC_BASE_URL: mock.baseUrl,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    });
+  } else if (cli === 'codex') {
+    // A custom provider is the only way to point Codex at another base URL
+    // (it ignores OPENAI_BASE_URL); few retries keep the error run short.
+    const codexHome = path.join(home, '.codex');
+    fs.mkdirSync(codexHome, { recursive: true });
+    fs.writeFileSync(
+      path.join(codexHome, 'config.toml'),
+      [
+        'model_provider = "mock"',
+        '[model_providers.mock]',
+        'name = "mock"',
+        `base_url = "${mock.baseUrl}/v1"`,
+        'env_key = "OPENAI_API_KEY"',
+        'wire_api = "responses"',
+        'request_max_retries = 0',
+        'stream_max_retries = 1',
+        '[analytics]',
+        'enabled = false',
+        '',
+      ].join('\n'),
+    );
+    Object.assign(env, { OPENAI_API_KEY: FAKE_KEYS.codex, CODEX_HOME: codexHome });
+  } else if (cli === 'gemini') {
+    // GOOGLE_GEMINI_BASE_URL alone makes Gemini CLI pick its "gateway" auth,
+    // which headless mode rejects: the API-key auth is chosen in settings.
+    const geminiDir = path.join(home, '.gemini');
+    fs.mkdirSync(geminiDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(geminiDir, 'settings.json'),
+      JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } }),
+    );
+    Object.assign(env, { GEMINI_API_KEY: FAKE_KEYS.gemini, GOOGLE_GEMINI_BASE_URL: mock.baseUrl });
+  }
+  return { env, cwd: work, home };
+}
+
+/**
+ * Spawns `invocation` (`{ command, args, stdin, files }`) in its own process
+ * group, writes `stdin` and closes it, and collects the output, handing each
+ * stdout chunk to `onStdout` as it comes. After `timeoutMs` the whole group
+ * is killed. Resolves `{ code, signal, stdout, stderr, timedOut }`.
+ */
+function run(invocation, { cwd, env, timeoutMs, onStdout = () => {} }) {
+  for (const file of invocation.files) fs.writeFileSync(file.path, file.content);
+  return new Promise((resolve, reject) => {
+    const child = spawn(invocation.command, invocation.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout = [];
+    const stderr = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopPid(-child.pid, 'SIGKILL');
+    }, timeoutMs);
+    child.stdout.on('data', (c) => {
+      stdout.push(c);
+      onStdout(c);
+    });
+    child.stderr.on('data', (c) => stderr.push(c));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // Anything the CLI left running in its group goes with it.
+      stopPid(-child.pid, 'SIGKILL');
+      resolve({
+        code,
+        signal,
+        timedOut,
+        stdout: Buffer.concat(stdout),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
+    });
+    child.stdin.on('error', () => {}); // a CLI that exits early closes its stdin
+    child.stdin.end(invocation.stdin);
+  });
+}
+
+function tempDir(label) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `agent-context-${label}-`));
+}
+
+module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, run, tempDir };

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// A mock model API on 127.0.0.1, run as its own process so the test driver
+// can stop it by PID:
+//
+//   node tests/cli/mock_server.cjs <api> <scenario> <request-log.jsonl>
+//
+// <api> is `gemini`, `anthropic` or `openai` (one responder module each in
+// mocks/); <scenario> is `plain` (a text answer), `tool` (a tool call, then
+// an answer quoting the tool's output), `error` (the API rejects every call)
+// `flaky` (the first call fails with a retryable error, then `plain`) or
+// `empty` (a stream that finishes with no text). The server listens on an
+// ephemeral port, prints `{"port":N}` as its first stdout line, appends every
+// request it receives to the log (one JSON object a line), and exits by
+// itself after LIFETIME_MS or MAX_REQUESTS, whichever comes first: nothing
+// here can outlive a test run or loop without bound.
+'use strict';
+const http = require('node:http');
+const fs = require('node:fs');
+const zlib = require('node:zlib');
+
+const LIFETIME_MS = 180_000;
+const MAX_REQUESTS = 60;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const RESPONDERS = {
+  gemini: require('./mocks/gemini.cjs'),
+  anthropic: require('./mocks/anthropic.cjs'),
+  openai: require('./mocks/openai.cjs'),
+};
+
+const [api, scenario, logPath] = process.argv.slice(2);
+const responder = RESPONDERS[api];
+if (!responder || !['plain', 'tool', 'error', 'flaky', 'empty'].includes(scenario) || !logPath) {
+  process.stderr.write('usage: mock_server.cjs gemini|anthropic|openai plain|tool|error|flaky|empty <request-log.jsonl>\n');
+  process.exit(2);
+}
+
+/** The request body as text, decompressed when the client compressed it. */
+function decode(buffer, encoding) {
+  if (encoding === 'gzip') return zlib.gunzipSync(buffer).toString('utf8');
+  if (encoding === 'br') return zlib.brotliDecompressSync(buffer).toString('utf8');
+  if (encoding === 'deflate') return zlib.inflateSync(buffer).toString('utf8');
+  if (encoding === 'zstd' && typeof zlib.zstdDecompressSync === 'function') {
+    return zlib.zstdDecompressSync(buffer).toString('utf8');
+  }
+  return buffer.toString('utf8');
+}
+
+let served = 0;
+const server = http.createServer((req, res) => {
+  served += 1;
+  if (served > MAX_REQUESTS) {
+    res.writeHead(503, { 'content-type': 'application/json' });
+    res.end('{"error":{"message":"mock request limit reached"}}');
+    server.close();
+    return;
+  }
+  const chunks = [];
+  let size = 0;
+  req.on('data', (chunk) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  });
+  req.on('end', () => {
+    const text = decode(Buffer.concat(chunks), req.headers['content-encoding']);
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = { unparsed: text.slice(0, 1000) };
+    }
+    const record = { n: served, method: req.method, url: req.url, headers: req.headers, body };
+    fs.appendFileSync(logPath, `${JSON.stringify(record)}\n`);
+    try {
+      responder.respond({ method: req.method, url: req.url, headers: req.headers, body }, res, scenario);
+    } catch (err) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `mock failed: ${err.message}` } }));
+    }
+  });
+});
+
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+});
+setTimeout(() => process.exit(0), LIFETIME_MS).unref();
+process.on('SIGTERM', () => process.exit(0));

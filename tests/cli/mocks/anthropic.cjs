@@ -1,0 +1,100 @@
+// Anthropic Messages API: POST /v1/messages with `stream: true` answers the
+// event stream (message_start … message_stop); without it, one JSON message.
+'use strict';
+const path = require('node:path');
+const { NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+
+let counter = 0;
+let mainCalls = 0;
+const USAGE = { input_tokens: 120, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+
+/** The text of every tool_result block the CLI sent back, or null when none. */
+function toolOutput(body) {
+  const blocks = (body?.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+  const results = blocks.filter((b) => b.type === 'tool_result').map((b) => JSON.stringify(b.content));
+  return results.length ? results.join('\n') : null;
+}
+
+/** `content` blocks → the stream of events that builds them. */
+function stream(res, body, blocks, stopReason) {
+  counter += 1;
+  startSse(res);
+  sse(res, 'message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_mock_${counter}`, type: 'message', role: 'assistant', model: body.model, content: [],
+      stop_reason: null, stop_sequence: null, usage: { ...USAGE, output_tokens: 1 },
+    },
+  });
+  blocks.forEach((block, index) => {
+    if (block.type === 'text') {
+      sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const piece of block.pieces) {
+        sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      }
+    } else {
+      sse(res, 'content_block_start', {
+        type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      sse(res, 'content_block_delta', {
+        type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+      });
+    }
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+  });
+  sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 9 } });
+  sse(res, 'message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function message(res, body, text) {
+  counter += 1;
+  json(res, 200, {
+    id: `msg_mock_${counter}`, type: 'message', role: 'assistant', model: body?.model, content: [{ type: 'text', text }],
+    stop_reason: 'end_turn', stop_sequence: null, usage: USAGE,
+  });
+}
+
+function respond(req, res, scenario) {
+  const url = req.url;
+  if (url.startsWith('/v1/messages/count_tokens')) return json(res, 200, { input_tokens: 120 });
+  if (!url.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `not mocked: ${url}` } });
+
+  mainCalls += 1;
+  if (scenario === 'flaky' && mainCalls === 1) {
+    return json(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Mock is overloaded, try again.' } });
+  }
+  if (scenario === 'error') {
+    return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });
+  }
+  const body = req.body ?? {};
+  if (!body.stream) return message(res, body, PLAIN_PIECES.join(''));
+  if (scenario === 'tool') {
+    const output = toolOutput(body);
+    if (output === null) {
+      // Claude Code's Read tool takes an absolute path: the working
+      // directory Claude Code states in its prompt.
+      const cwd = findCwd(body);
+      return stream(res, body, [
+        { type: 'text', pieces: ['Let me read the notes.'] },
+        { type: 'tool_use', id: 'toolu_mock_1', name: 'Read', input: { file_path: path.join(cwd, NOTES_FILE) } },
+      ], 'tool_use');
+    }
+    return stream(res, body, [{ type: 'text', pieces: [answerAfterTool(output)] }], 'end_turn');
+  }
+  return stream(res, body, [{ type: 'text', pieces: PLAIN_PIECES }], 'end_turn');
+}
+
+/** The working directory Claude Code states in its prompt (in `system` or a system-role message). */
+function findCwd(body) {
+  const texts = [];
+  const walk = (v) => {
+    if (typeof v === 'string') texts.push(v);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk([body.system, body.messages]);
+  const match = /Primary working directory: (\S+)/.exec(texts.join('\n'));
+  return match ? match[1] : '/nonexistent';
+}
+
+module.exports = { respond };

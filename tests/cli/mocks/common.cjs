@@ -1,0 +1,33 @@
+// What every mock API answers, whatever its wire format.
+'use strict';
+
+/** The file the tool scenario asks the CLI to read, and what it holds. */
+const NOTES_FILE = 'notes.txt';
+const NOTES_TEXT = 'The launch code is 4217.\n';
+
+/** The plain answer, sent in these pieces (deltas). */
+const PLAIN_PIECES = ['Mock reply: ', 'use React ', 'for the dashboard.'];
+
+/** The answer after the tool result came back; it quotes what the tool read. */
+function answerAfterTool(toolOutput) {
+  return /4217/.test(toolOutput)
+    ? 'The notes say the launch code is 4217.'
+    : `The tool result did not contain the code: ${JSON.stringify(toolOutput.slice(0, 200))}`;
+}
+
+/** Writes one server-sent event. */
+function sse(res, event, data) {
+  if (event) res.write(`event: ${event}\n`);
+  res.write(`data: ${JSON.stringify(data)}\n\n`);
+}
+
+function json(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function startSse(res) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+
+module.exports = { NOTES_FILE, NOTES_TEXT, PLAIN_PIECES, answerAfterTool, sse, json, startSse };

@@ -1,0 +1,83 @@
+// OpenAI Responses API: POST /v1/responses with `stream: true` answers the
+// event stream (response.created … response.completed); GET /v1/models lists
+// one model.
+'use strict';
+const { NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+
+let counter = 0;
+let mainCalls = 0;
+const USAGE = {
+  input_tokens: 120, input_tokens_details: { cached_tokens: 20 },
+  output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 129,
+};
+
+/** The output of every function call the CLI sent back, or null when none. */
+function toolOutput(body) {
+  const outputs = (body?.input ?? []).filter((i) => i.type === 'function_call_output').map((i) => JSON.stringify(i.output));
+  return outputs.length ? outputs.join('\n') : null;
+}
+
+/** `items` (a message's text pieces, or a function call) → the event stream. */
+function stream(res, items) {
+  counter += 1;
+  const id = `resp_mock_${counter}`;
+  startSse(res);
+  sse(res, 'response.created', { type: 'response.created', response: { id, status: 'in_progress' } });
+  const done = [];
+  items.forEach((item, outputIndex) => {
+    if (item.pieces) {
+      const itemId = `msg_mock_${counter}_${outputIndex}`;
+      sse(res, 'response.output_item.added', {
+        type: 'response.output_item.added', output_index: outputIndex,
+        item: { type: 'message', id: itemId, role: 'assistant', status: 'in_progress', content: [] },
+      });
+      for (const delta of item.pieces) {
+        sse(res, 'response.output_text.delta', {
+          type: 'response.output_text.delta', item_id: itemId, output_index: outputIndex, content_index: 0, delta,
+        });
+      }
+      const message = {
+        type: 'message', id: itemId, role: 'assistant', status: 'completed',
+        content: [{ type: 'output_text', text: item.pieces.join(''), annotations: [] }],
+      };
+      sse(res, 'response.output_item.done', { type: 'response.output_item.done', output_index: outputIndex, item: message });
+      done.push(message);
+    } else {
+      const call = { type: 'function_call', id: `fc_mock_${counter}`, call_id: `call_mock_${counter}`, status: 'completed', ...item };
+      sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: outputIndex, item: call });
+      sse(res, 'response.output_item.done', { type: 'response.output_item.done', output_index: outputIndex, item: call });
+      done.push(call);
+    }
+  });
+  sse(res, 'response.completed', { type: 'response.completed', response: { id, status: 'completed', output: done, usage: USAGE } });
+  res.end();
+}
+
+function respond(req, res, scenario) {
+  const url = req.url;
+  if (req.method === 'GET' && url.startsWith('/v1/models')) {
+    return json(res, 200, { object: 'list', data: [{ id: 'gpt-mock', object: 'model', owned_by: 'mock' }] });
+  }
+  if (!url.startsWith('/v1/responses')) return json(res, 404, { error: { message: `not mocked: ${url}`, type: 'invalid_request_error' } });
+
+  mainCalls += 1;
+  if (scenario === 'flaky' && mainCalls === 1) {
+    return json(res, 503, { error: { message: 'Mock is overloaded, try again.', type: 'server_error', code: 'server_error' } });
+  }
+  if (scenario === 'error') {
+    return json(res, 500, { error: { message: 'Mock server error: the model is unavailable.', type: 'server_error', code: 'server_error' } });
+  }
+  if (scenario === 'tool') {
+    const output = toolOutput(req.body);
+    if (output === null) {
+      return stream(res, [
+        { pieces: ['Let me read the notes.'] },
+        { name: 'exec_command', arguments: JSON.stringify({ cmd: `cat ${NOTES_FILE}` }) },
+      ]);
+    }
+    return stream(res, [{ pieces: [answerAfterTool(output)] }]);
+  }
+  return stream(res, [{ pieces: PLAIN_PIECES }]);
+}
+
+module.exports = { respond };
