@@ -15,6 +15,7 @@ const FAMILIES = [
   ['seed-style', 'scenarios/assemble.mjs', ['seed-style']],
   ['langchain', 'scenarios/assemble.mjs', ['langchain']],
   ['builder', 'scenarios/builder.mjs', []],
+  ['parse', 'scenarios/parse.mjs', []],
   ['cold-start', 'scenarios/cold-start.mjs', []],
   ['memory', 'scenarios/memory.mjs', [], ['--expose-gc']],
 ];
@@ -65,6 +66,11 @@ target('builder: (c)/(b)', `${fmt(bc.medianNs / bb.medianNs)}× (c ${fmt(ms(bc.m
 const nb = find('builder 1000 msgs, new run context each call', 'b');
 const nc = find('builder 1000 msgs, new run context each call', 'c');
 target('builder, new run context each call (no memo): (c)/(b)', `${fmt(nc.medianNs / nb.medianNs)}×`, 'info', null);
+for (const how of ['whole', '64 KiB chunks']) {
+  const p = find(`parse 10 MB Gemini stream, ${how}`, 'c');
+  const mbps = p.bytes / 1e6 / (p.medianNs / 1e9);
+  target(`parse 10 MB Gemini stream-json, ${how}`, `${fmt(mbps, 0)} MB/s`, '≥ 200 MB/s', mbps >= 200);
+}
 const cold = find('cold start: load + first call', 'c');
 target('cold start', `${fmt(ms(cold.medianNs), 1)} ms`, '≤ 20 ms', ms(cold.medianNs) <= 20);
 const wasmSize = statSync(here('../pkg/node/agent_context_bg.wasm')).size;

@@ -14,6 +14,7 @@ const HELP = {
 commands:
   assemble   build the prompt an agent CLI is fed, from an AssemblerInput JSON
   messages   build the OpenAI-style message array from ContextBuildOptions JSON
+  parse      read what an agent CLI printed (JSONL) and print its reply
   demo       print the prompt each agent type gets for the embedded sample
 
 Run "agent-context <command> --help" for a command's options.
@@ -39,6 +40,18 @@ Reads ContextBuildOptions ({ messages, mode, agent?, toolPolicy?, runContext?, s
 and prints the ContextBuildResult ({ messages, metadata }) as JSON.
 
   --input FILE      read the input from FILE ("-" or none: standard input)
+`,
+  parse: `usage: agent-context parse --agent TYPE [--json] [--input FILE|-]
+
+Reads what an agent CLI printed (Gemini CLI -o stream-json, Claude Code --output-format
+stream-json --verbose, Codex exec --json; any other agent: plain text) and prints the reply text.
+
+  --agent TYPE      google-gemini, claude-code, openai-codex, or any other name (plain text)
+  --json            print the whole reply: { text, sessionId, status, errors, toolUses, usage, nonJsonLines }
+  --input FILE      read the output from FILE ("-" or none: standard input)
+
+Exit status 0 when the run succeeded, 1 when it failed or ended early (the fatal errors
+are printed on stderr), 2 for bad usage.
 `,
   demo: `usage: agent-context demo
 
@@ -149,6 +162,20 @@ async function messages(argv) {
   write(JSON.stringify(lib.buildLlmMessagesFromConversation(options), null, 2));
 }
 
+async function parseOutput(argv) {
+  const args = parse('parse', argv, { agent: { type: 'string' }, json: { type: 'boolean' }, input: { type: 'string' } });
+  if (args.help) return write(HELP.parse);
+  if (!args.agent) throw usageError('parse needs --agent TYPE', 'parse');
+  const reply = lib.parseAgentOutput(args.agent, await readInput(args.input));
+  if (args.json) write(JSON.stringify(reply, null, 2));
+  else if (reply.text) write(reply.text);
+  if (reply.status !== 'success') {
+    const fatal = reply.errors.filter((e) => e.fatal).map((e) => e.message);
+    process.stderr.write(`agent-context: the run ended with status ${reply.status}${fatal.length ? `: ${fatal.join('; ')}` : ''}\n`);
+    process.exitCode = 1;
+  }
+}
+
 function demo(argv) {
   const args = parse('demo', argv, {});
   if (args.help) return write(HELP.demo);
@@ -164,7 +191,7 @@ function demo(argv) {
   for (const w of warnings) process.stderr.write(`${w}\n`);
 }
 
-const COMMANDS = { assemble, messages, demo };
+const COMMANDS = { assemble, messages, parse: parseOutput, demo };
 
 async function main(argv) {
   const [command, ...rest] = argv;

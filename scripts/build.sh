@@ -17,11 +17,11 @@ wasm-bindgen --target web --out-dir pkg/web "$raw"
 features=(--enable-bulk-memory --enable-mutable-globals --enable-sign-ext
   --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue)
 for dir in pkg/node pkg/web; do
-  node_modules/.bin/wasm-opt -Os --strip-debug --strip-producers "${features[@]}" -o "$dir/${crate}_bg.wasm" "$dir/${crate}_bg.wasm"
+  node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers "${features[@]}" -o "$dir/${crate}_bg.wasm" "$dir/${crate}_bg.wasm"
 done
 
 # templates, the JS fast paths, the ESM entry and the module kinds.
 node scripts/finish-pkg.mjs
 
 raw_size=$(stat -c %s "$raw")
-echo "wasm size: raw $raw_size bytes; pkg/node $(stat -c %s pkg/node/${crate}_bg.wasm) bytes; pkg/web $(stat -c %s pkg/web/${crate}_bg.wasm) bytes (after wasm-opt -Os)"
+echo "wasm size: raw $raw_size bytes; pkg/node $(stat -c %s pkg/node/${crate}_bg.wasm) bytes; pkg/web $(stat -c %s pkg/web/${crate}_bg.wasm) bytes (after wasm-opt -Oz)"

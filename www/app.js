@@ -310,7 +310,7 @@ function renderParse() {
     list.replaceChildren();
     for (const e of result.errors ?? []) {
       const li = document.createElement('li');
-      li.textContent = typeof e === 'string' ? e : JSON.stringify(e);
+      li.textContent = typeof e === 'string' ? e : `${e.fatal ? 'fatal' : 'note'} (${e.source}${e.code ? `, ${e.code}` : ''}): ${e.message}`;
       list.append(li);
     }
     $('parse-json').textContent = JSON.stringify(result, null, 2);

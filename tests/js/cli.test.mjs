@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as pkg from 'agent-context';
 
 const BIN = fileURLToPath(new URL('../../bin/agent-context.js', import.meta.url));
 const golden = (name) => readFileSync(new URL(`../golden/${name}`, import.meta.url), 'utf8');
@@ -21,7 +22,7 @@ test('--help for the command and each subcommand', () => {
   const main = run(['--help']);
   assert.equal(main.status, 0);
   assert.match(main.stdout, /^usage: agent-context <command>/);
-  for (const command of ['assemble', 'messages', 'demo']) {
+  for (const command of ['assemble', 'messages', 'parse', 'demo']) {
     const r = run([command, '--help']);
     assert.equal(r.status, 0, command);
     assert.match(r.stdout, new RegExp(`^usage: agent-context ${command}`), command);
@@ -109,4 +110,19 @@ test('a slow input shows progress on stderr only after a second', () => {
   assert.equal(slow.status, 0, slow.stderr);
   assert.match(slow.stderr, /agent-context: reading standard input…\n/);
   assert.equal(slow.stdout, 'hi\n');
+});
+
+test('parse prints the reply of a recorded run, and fails with the run', () => {
+  const fixture = (name) => readFileSync(new URL(`../fixtures/cli/${name}`, import.meta.url), 'utf8');
+  const ok = run(['parse', '--agent', 'google-gemini'], fixture('gemini-plain.jsonl'));
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stdout, `${pkg.parseAgentOutput('google-gemini', fixture('gemini-plain.jsonl')).text}\n`);
+  const json = run(['parse', '--agent', 'openai-codex', '--json'], fixture('codex-tool.jsonl'));
+  assert.deepEqual(JSON.parse(json.stdout), JSON.parse(JSON.stringify(pkg.parseAgentOutput('openai-codex', fixture('codex-tool.jsonl')))));
+  const failed = run(['parse', '--agent', 'claude-code'], fixture('claude-error.jsonl'));
+  assert.equal(failed.status, 1);
+  assert.match(failed.stderr, /^agent-context: the run ended with status error: /);
+  const usage = run(['parse'], '');
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /parse needs --agent TYPE/);
 });

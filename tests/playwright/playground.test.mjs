@@ -5,6 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { parseAgentOutput } from 'agent-context';
 import { startServer } from '../../scripts/serve-www.mjs';
 
 const ARTIFACTS = new URL('../../test-results/', import.meta.url);
@@ -113,6 +114,28 @@ test('the playground, view by view', { timeout: 120_000 }, async (t) => {
       await text('#context-error'),
       'INVALID_INPUT: messages[0] is a tool message without toolCallId (the id of the call it answers)',
     );
+  });
+
+  await t.test('parse: the embedded sample and a real recorded Gemini stream', async () => {
+    await page.click('#tab-parse');
+    await page.selectOption('#parse-agent', 'google-gemini');
+    assert.equal(await text('#parse-status'), 'success');
+    assert.equal(await text('#parse-session'), 'a1b2c3d4-gemini');
+    assert.equal(await text('#parse-text'), 'Use **React** with the team\u2019s component library.');
+    const recorded = readFileSync(new URL('../fixtures/cli/gemini-tool.jsonl', import.meta.url), 'utf8');
+    const expected = parseAgentOutput('google-gemini', recorded);
+    await page.fill('#stream', recorded);
+    assert.equal(await text('#parse-status'), expected.status);
+    assert.equal(await text('#parse-session'), expected.sessionId);
+    assert.equal(await text('#parse-text'), expected.text);
+    assert.ok(expected.text.length > 0 && expected.toolUses.length > 0);
+    assert.deepEqual(JSON.parse(await text('#parse-json')), JSON.parse(JSON.stringify(expected)));
+    await page.screenshot({ path: new URL('playground-parse.png', ARTIFACTS).pathname, fullPage: true });
+    const failed = parseAgentOutput('claude-code', readFileSync(new URL('../fixtures/cli/claude-error.jsonl', import.meta.url), 'utf8'));
+    await page.selectOption('#parse-agent', 'claude-code');
+    await page.fill('#stream', readFileSync(new URL('../fixtures/cli/claude-error.jsonl', import.meta.url), 'utf8'));
+    assert.equal(await text('#parse-status'), 'error');
+    assert.equal(await page.locator('#parse-errors li').count(), failed.errors.length);
   });
 
   assert.deepEqual(pageErrors, []);
