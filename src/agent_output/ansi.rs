@@ -7,13 +7,19 @@ const ESC: char = '\u{1b}';
 const CSI_C1: char = '\u{9b}';
 const BEL: char = '\u{07}';
 
+/// Whether `text` holds anything that starts an escape sequence.
+pub fn has_escape(text: &str) -> bool {
+    // ESC is one byte; U+009B is C2 9B in UTF-8, so a byte search finds both.
+    memchr::memchr2(0x1b, 0x9b, text.as_bytes()).is_some()
+}
+
 /// `text` without its escape sequences: CSI (`ESC [ … final`, also the 8-bit
 /// `U+009B`), OSC (`ESC ] … BEL` or `… ESC \`), the string commands DCS,
 /// SOS, PM and APC (up to `ESC \`), and the short `ESC x` and `ESC ( x`
 /// forms. An unfinished sequence at the end is dropped; a lone `ESC` goes
 /// too. Text without `ESC` or `U+009B` is returned as it is, uncopied.
 pub fn strip_ansi(text: &str) -> Cow<'_, str> {
-    if !text.contains([ESC, CSI_C1]) {
+    if !has_escape(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());

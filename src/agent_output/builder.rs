@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ansi::{strip_ansi, unfinished_escape_start};
+use super::ansi::{has_escape, strip_ansi, unfinished_escape_start};
 use super::reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
 
 /// Accumulates the reply as the format readers report what each line says.
@@ -62,13 +62,15 @@ impl ReplyBuilder {
         if piece.is_empty() {
             return false;
         }
-        let mut added = String::new();
+        let start = self.text.len();
         if separate && !self.text.is_empty() {
-            added.push_str("\n\n");
+            self.text.push_str("\n\n");
         }
-        added.push_str(&piece);
-        self.text.push_str(&added);
-        self.emit(|| AgentEvent::Text { text: added });
+        self.text.push_str(&piece);
+        if self.events.is_some() {
+            let added = self.text[start..].to_owned();
+            self.emit(|| AgentEvent::Text { text: added });
+        }
         true
     }
 
@@ -82,7 +84,10 @@ impl ReplyBuilder {
             joined = std::mem::take(&mut self.held_escape) + piece;
             &joined
         };
-        let ready = match unfinished_escape_start(piece) {
+        let ready = match has_escape(piece)
+            .then(|| unfinished_escape_start(piece))
+            .flatten()
+        {
             Some(start) => {
                 self.held_escape = piece[start..].to_owned();
                 &piece[..start]

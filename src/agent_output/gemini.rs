@@ -1,11 +1,50 @@
 //! Gemini CLI `-o stream-json`: `init`, `message`, `tool_use`,
 //! `tool_result`, `error` and `result` lines.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::builder::ReplyBuilder;
 use super::json::{count_field, is_true, str_field};
 use super::reply::{ToolStatus, Usage};
+
+/// The fields of a `message` line, borrowed from the line where its strings
+/// have no escapes; every other field is skipped without being built.
+#[derive(Deserialize)]
+struct MessageLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    delta: Option<bool>,
+}
+
+/// The fast path for the most common line, a `message`: reads it without
+/// building a JSON value. Returns false (nothing done) for any other line,
+/// or a `message` line of another shape, which the general path then reads.
+pub fn read_message_line(line: &str, out: &mut ReplyBuilder) -> bool {
+    let Ok(m) = serde_json::from_str::<MessageLine<'_>>(line.trim()) else {
+        return false;
+    };
+    if m.kind != "message" {
+        return false;
+    }
+    if m.role.as_deref() == Some("assistant") {
+        if let Some(content) = m.content.as_deref() {
+            if m.delta == Some(true) {
+                out.delta(content);
+            } else {
+                out.message(content);
+            }
+        }
+    }
+    true
+}
 
 /// Reads one event whose `type` is `kind`; other types are ignored.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {

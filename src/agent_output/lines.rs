@@ -13,7 +13,7 @@ impl LineBuffer {
     /// Calls `on_line` with each line `chunk` completes, without its `\n`.
     pub fn push(&mut self, chunk: &[u8], mut on_line: impl FnMut(&[u8])) {
         let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', rest) {
             if self.pending.is_empty() {
                 on_line(&rest[..end]);
             } else {
@@ -26,6 +26,28 @@ impl LineBuffer {
         self.pending.extend_from_slice(rest);
         if self.pending.is_empty() {
             // Give back the memory of a long line once it is done.
+            self.pending.shrink_to(4096);
+        }
+    }
+
+    /// Like [`push`](Self::push) for text that is already UTF-8 (a JS
+    /// string): each line that lies wholly inside `chunk` is passed as
+    /// `Ok(&str)` without being checked again; a line completing bytes held
+    /// from an earlier chunk comes as `Err(bytes)`.
+    pub fn push_str(&mut self, chunk: &str, mut on_line: impl FnMut(Result<&str, &[u8]>)) {
+        let mut rest = chunk;
+        while let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) {
+            if self.pending.is_empty() {
+                on_line(Ok(&rest[..end]));
+            } else {
+                self.pending.extend_from_slice(&rest.as_bytes()[..end]);
+                on_line(Err(&self.pending));
+                self.pending.clear();
+            }
+            rest = &rest[end + 1..];
+        }
+        self.pending.extend_from_slice(rest.as_bytes());
+        if self.pending.is_empty() {
             self.pending.shrink_to(4096);
         }
     }

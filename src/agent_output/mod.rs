@@ -34,6 +34,8 @@ mod reply;
 pub use ansi::strip_ansi;
 pub use reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::assemblers::{CLAUDE, CODEX, GEMINI};
@@ -107,7 +109,18 @@ impl AgentOutputParser {
     pub fn push(&mut self, chunk: &[u8]) -> Vec<AgentEvent> {
         let (format, reply) = (self.format, &mut self.reply);
         self.lines
-            .push(chunk, |line| read_line(format, reply, line, true));
+            .push(chunk, |line| read_line(format, reply, &decode(line), true));
+        self.reply.take_events()
+    }
+
+    /// Feeds text that is already UTF-8 (a JS string): as [`push`](Self::push),
+    /// without checking the lines' UTF-8 again.
+    pub fn push_str(&mut self, chunk: &str) -> Vec<AgentEvent> {
+        let (format, reply) = (self.format, &mut self.reply);
+        self.lines.push_str(chunk, |line| match line {
+            Ok(text) => read_line(format, reply, text, true),
+            Err(bytes) => read_line(format, reply, &decode(bytes), true),
+        });
         self.reply.take_events()
     }
 
@@ -116,7 +129,7 @@ impl AgentOutputParser {
     /// is returned. Plain text, which has no final event, ends in `success`.
     pub fn finish(mut self) -> AgentReply {
         if let Some(last) = self.lines.take_unterminated() {
-            read_line(self.format, &mut self.reply, &last, false);
+            read_line(self.format, &mut self.reply, &decode(&last), false);
         }
         if self.format == OutputFormat::PlainText {
             self.reply.succeed();
@@ -132,29 +145,48 @@ pub fn parse_agent_output(agent_type: &str, output: &[u8]) -> AgentReply {
     parser.finish()
 }
 
-/// One line, without its `\n`; invalid UTF-8 reads as U+FFFD.
-fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, line: &[u8], terminated: bool) {
-    let text = String::from_utf8_lossy(line);
+/// [`parse_agent_output`] for text that is already UTF-8 (a JS string).
+pub fn parse_agent_output_str(agent_type: &str, output: &str) -> AgentReply {
+    let mut parser = AgentOutputParser::with_format(OutputFormat::for_agent(agent_type), false);
+    parser.push_str(output);
+    parser.finish()
+}
+
+/// A line's bytes as text; invalid UTF-8 reads as U+FFFD.
+fn decode(line: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(line) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(line),
+    }
+}
+
+/// One line, without its `\n`.
+fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, terminated: bool) {
     let reader = match format {
         OutputFormat::PlainText => {
             if terminated {
                 reply.raw(&format!("{text}\n"));
             } else {
-                reply.raw(&text);
+                reply.raw(text);
             }
             return;
         }
         OutputFormat::ClaudeStreamJson => claude::read,
         OutputFormat::CodexJson => codex::read,
-        OutputFormat::GeminiStreamJson => gemini::read,
+        OutputFormat::GeminiStreamJson => {
+            if gemini::read_message_line(text, reply) {
+                return;
+            }
+            gemini::read
+        }
     };
-    match json_object(&text) {
+    match json_object(text) {
         Some(event) => {
             if let Some(kind) = event.get("type").and_then(Value::as_str) {
                 reader(&event, kind, reply);
             }
         }
-        None => reply.non_json(&text),
+        None => reply.non_json(text),
     }
 }
 

@@ -9,13 +9,34 @@ use super::{js_output, js_result};
 use crate::agent_output;
 use crate::error::{AgentContextError, Result};
 
-/// A string chunk as UTF-8, or a `Uint8Array` (a Node `Buffer`) as it is.
-fn output_bytes(value: JsValue, path: &str) -> Result<Vec<u8>> {
+/// The reply as a JS object. The text (most of a long reply) crosses as one
+/// string rather than inside the JSON of the rest, which would escape,
+/// decode and parse it again; `text` stays the first key.
+fn reply_to_js(mut reply: agent_output::AgentReply) -> Result<JsValue> {
+    let text = std::mem::take(&mut reply.text);
+    let object = js_output::json_to_js(&reply)?;
+    // Setting an existing key on a fresh plain object cannot fail.
+    let _ = js_sys::Reflect::set(
+        &object,
+        &JsValue::from_str("text"),
+        &JsValue::from_str(&text),
+    );
+    Ok(object)
+}
+
+/// A chunk of output: a JS string (already valid UTF-8 once in Rust), or a
+/// `Uint8Array` (a Node `Buffer`), whose bytes may end inside a character.
+enum Output {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+fn output(value: JsValue, path: &str) -> Result<Output> {
     if let Some(text) = value.as_string() {
-        return Ok(text.into_bytes());
+        return Ok(Output::Text(text));
     }
     match value.dyn_ref::<Uint8Array>() {
-        Some(bytes) => Ok(bytes.to_vec()),
+        Some(bytes) => Ok(Output::Bytes(bytes.to_vec())),
         None => Err(AgentContextError::invalid(format!(
             "{path} must be a string or a Uint8Array, got {}",
             type_name(&value)
@@ -43,12 +64,15 @@ fn output_bytes(value: JsValue, path: &str) -> Result<Vec<u8>> {
 #[wasm_bindgen(js_name = parseAgentOutput, unchecked_return_type = "AgentReply")]
 pub fn parse_agent_output(
     #[wasm_bindgen(js_name = agentType, unchecked_param_type = "AgentType")] agent_type: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] output: JsValue,
+    #[wasm_bindgen(js_name = output, unchecked_param_type = "string | Uint8Array")]
+    output_value: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
-    let bytes = js_result(output_bytes(output, "output"))?;
-    let reply = agent_output::parse_agent_output(&agent_type, &bytes);
-    js_result(js_output::json_to_js(&reply))
+    let reply = match js_result(output(output_value, "output"))? {
+        Output::Text(text) => agent_output::parse_agent_output_str(&agent_type, &text),
+        Output::Bytes(bytes) => agent_output::parse_agent_output(&agent_type, &bytes),
+    };
+    js_result(reply_to_js(reply))
 }
 
 /// Parses an agent CLI's output as it streams: `push` each chunk (a string,
@@ -92,16 +116,20 @@ impl AgentOutputParser {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
-        let bytes = js_result(output_bytes(chunk, "chunk"))?;
+        let chunk = js_result(output(chunk, "chunk"))?;
         let parser = js_result(self.live())?;
-        js_result(js_output::json_to_js(&parser.push(&bytes)))
+        let events = match chunk {
+            Output::Text(text) => parser.push_str(&text),
+            Output::Bytes(bytes) => parser.push(&bytes),
+        };
+        js_result(js_output::json_to_js(&events))
     }
 
     /// Ends the output and returns the reply, as `parseAgentOutput` would.
     #[wasm_bindgen(unchecked_return_type = "AgentReply")]
     pub fn finish(&mut self) -> std::result::Result<JsValue, JsValue> {
         let parser = js_result(self.inner.take().ok_or_else(finished))?;
-        js_result(js_output::json_to_js(&parser.finish()))
+        js_result(reply_to_js(parser.finish()))
     }
 }
 
