@@ -5,7 +5,8 @@
 //    the internal planner exports removed from Node's exports;
 // 3. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
-// 4. a package.json per build saying which module kind it is.
+// 4. a package.json per build saying which module kind it is, and a lib
+//    reference in the declarations for Symbol.dispose.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -61,5 +62,11 @@ writeFileSync(
     '',
   ].join('\n'),
 );
+// The declarations use Symbol.dispose (the classes can be `using`d): they
+// bring that lib along, so a consumer's tsc need not target ESNext.
+for (const dts of [`${root}pkg/node/${crate}.d.ts`, `${root}pkg/web/${crate}.d.ts`]) {
+  writeFileSync(dts, `/// <reference lib="esnext.disposable" />\n${readFileSync(dts, 'utf8')}`);
+}
+
 writeFileSync(`${root}pkg/node/package.json`, '{ "type": "commonjs" }\n');
 writeFileSync(`${root}pkg/web/package.json`, '{ "type": "module" }\n');

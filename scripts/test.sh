@@ -29,8 +29,15 @@ step "wasm tests in headless Chrome (wasm-bindgen-test)"
 CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
   cargo test --target wasm32-unknown-unknown --test web
 
+step "fuzzing, briefly (npm run fuzz -- 15: every target 15 s)"
+bash scripts/fuzz.sh 15
+
 step "JS tests against the built package (node --test)"
 node --test tests/js/
+
+step "the package as users install it (npm pack), and a soak of mixed calls"
+node --test tests/package/
+node --expose-gc tests/soak/soak.mjs "${SOAK_CALLS:-200000}"
 
 step "real agent CLIs against mock APIs on 127.0.0.1 (node --test)"
 node --test tests/cli/

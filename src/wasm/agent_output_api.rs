@@ -93,7 +93,9 @@ pub fn parse_agent_output(
 /// `push`/`finish` throw.
 #[wasm_bindgen(js_name = AgentOutputParser)]
 pub struct AgentOutputParser {
-    inner: Option<agent_output::AgentOutputParser>,
+    /// Boxed, so `finish()` gives back all of its memory at once: what is left
+    /// until `free()` or the finalizer is one pointer.
+    inner: Option<Box<agent_output::AgentOutputParser>>,
 }
 
 #[wasm_bindgen(js_class = AgentOutputParser)]
@@ -106,7 +108,7 @@ impl AgentOutputParser {
     ) -> std::result::Result<AgentOutputParser, JsValue> {
         let agent_type = js_result(js_input::agent_type(&agent_type))?;
         Ok(AgentOutputParser {
-            inner: Some(agent_output::AgentOutputParser::new(&agent_type)),
+            inner: Some(Box::new(agent_output::AgentOutputParser::new(&agent_type))),
         })
     }
 
@@ -135,7 +137,7 @@ impl AgentOutputParser {
 
 impl AgentOutputParser {
     fn live(&mut self) -> Result<&mut agent_output::AgentOutputParser> {
-        self.inner.as_mut().ok_or_else(finished)
+        self.inner.as_deref_mut().ok_or_else(finished)
     }
 }
 

@@ -1,0 +1,44 @@
+#![no_main]
+//! Any bytes as a CLI's output, split into chunks anywhere (inside lines and
+//! inside UTF-8 characters): parsing in chunks gives what parsing whole does,
+//! text input gives what its bytes do, and nothing panics.
+
+use agent_context::agent_output::{parse_agent_output, parse_agent_output_str, AgentOutputParser};
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    agent: u8,
+    splits: Vec<u16>,
+    output: Vec<u8>,
+}
+
+fuzz_target!(|input: Input| {
+    let agent = ["claude-code", "openai-codex", "google-gemini", "other"][usize::from(input.agent % 4)];
+    let whole = parse_agent_output(agent, &input.output);
+    let mut parser = AgentOutputParser::new(agent);
+    let mut at = 0;
+    let mut streamed_text = String::new();
+    for split in input.splits.iter().take(64) {
+        let end = (at + usize::from(*split) % 97).min(input.output.len());
+        for event in parser.push(&input.output[at..end]) {
+            if let agent_context::agent_output::AgentEvent::Text { text } = event {
+                streamed_text.push_str(&text);
+            }
+        }
+        at = end;
+    }
+    for event in parser.push(&input.output[at..]) {
+        if let agent_context::agent_output::AgentEvent::Text { text } = event {
+            streamed_text.push_str(&text);
+        }
+    }
+    let chunked = parser.finish();
+    assert_eq!(chunked, whole, "chunks differ from whole");
+    // The text events stream what the reply ends with (a last unterminated line aside).
+    assert!(whole.text.starts_with(&streamed_text), "events are not a prefix of the reply text");
+    if let Ok(text) = std::str::from_utf8(&input.output) {
+        assert_eq!(parse_agent_output_str(agent, text), whole, "text path differs from bytes path");
+    }
+});

@@ -1,0 +1,102 @@
+// The package as users install it: npm pack, install the tarball into a fresh
+// project, then require() and import by name with no init, type-check a
+// TypeScript consumer with tsc --strict, load the web build in headless
+// Chromium, and run the command from the installed package.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const project = mkdtempSync(join(tmpdir(), 'agent-context-consumer-'));
+const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+
+let tarball;
+test('npm pack holds only what users need', () => {
+  const out = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: root, encoding: 'utf8' }));
+  tarball = join(project, out[0].filename);
+  const files = out[0].files.map((f) => f.path).sort();
+  for (const needed of ['package.json', 'README.md', 'bin/agent-context.js', 'pkg/node/agent_context.js', 'pkg/node/agent_context.mjs',
+    'pkg/node/agent_context.d.ts', 'pkg/node/agent_context_bg.wasm', 'pkg/web/agent_context.js', 'pkg/web/agent_context.d.ts', 'pkg/web/agent_context_bg.wasm']) {
+    assert.ok(files.includes(needed), `missing ${needed}`);
+  }
+  for (const file of files) {
+    assert.doesNotMatch(file, /^(target|tests|src|fuzz|bench|node_modules|www|scripts|js)\//, `${file} should not ship`);
+  }
+  console.log(`tarball: ${out[0].filename}, ${files.length} files, ${out[0].size} bytes packed, ${out[0].unpackedSize} unpacked`);
+});
+
+test('installed into a fresh project', () => {
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  sh('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball]);
+});
+
+test('require() by name works with no init call (CommonJS, an Electron main process)', () => {
+  const out = sh(process.execPath, ['-e', `
+    const { assemble, templates } = require('agent-context');
+    const r = assemble('google-gemini', { contextMessages: [{ from: 'a', content: 'b' }], currentMessage: 'hi', teamTask: null });
+    process.stdout.write(JSON.stringify([r, Object.keys(templates).length]));`]);
+  assert.deepEqual(JSON.parse(out), [{ prompt: 'Conversation so far:\n- a: b\n\nYour task:\nhi' }, 4]);
+});
+
+test('import by name works with no init call (ESM)', () => {
+  const out = sh(process.execPath, ['--input-type=module', '-e', `
+    import agentContext, { assemble, parseAgentOutput } from 'agent-context';
+    const r = assemble('claude-code', { contextMessages: [], currentMessage: 'hi', teamTask: null, systemInstruction: 'sys' });
+    process.stdout.write(JSON.stringify([r, agentContext.assemble === assemble, parseAgentOutput('x', 'plain').text]));`]);
+  assert.deepEqual(JSON.parse(out), [{ prompt: '[MESSAGE]\nhi', systemFlag: 'sys' }, true, 'plain']);
+});
+
+test('a TypeScript consumer type-checks with tsc --noEmit --strict', () => {
+  for (const file of ['consumer.mts', 'consumer.cts']) copyFileSync(fileURLToPath(new URL(file, import.meta.url)), join(project, file));
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false, types: [] },
+    files: ['consumer.mts', 'consumer.cts'],
+  }));
+  const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project, encoding: 'utf8' });
+  assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
+});
+
+test('the command runs from the installed package', () => {
+  const out = sh(join(project, 'node_modules/.bin/agent-context'), ['demo']);
+  assert.match(out, /===== claude-code \(\d+ of 786432 bytes\) =====/);
+});
+
+test('the web build loads from the installed package in headless Chromium', { timeout: 60_000 }, async (t) => {
+  writeFileSync(join(project, 'index.html'), `<!doctype html><meta charset="utf-8"><script type="module">
+    import init, { assemble, templates } from './node_modules/agent-context/pkg/web/agent_context.js';
+    await init();
+    window.result = [assemble('openai-codex', { contextMessages: [], currentMessage: 'hi', teamTask: null, systemInstruction: 'sys' }), Object.keys(templates).length];
+  </script>`);
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+  const server = http.createServer((req, res) => {
+    try {
+      const path = join(project, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+      if (!path.startsWith(project)) throw new Error('outside');
+      const body = readFileSync(path);
+      res.writeHead(200, { 'content-type': types[extname(path)] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.after(async () => {
+    await browser.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
+  await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30_000 });
+  assert.deepEqual(await page.evaluate(() => window.result), [{ prompt: '[SYSTEM]\nsys\n\n[MESSAGE]\nhi', systemFlag: undefined }, 4]);
+});
