@@ -101,9 +101,7 @@ pub fn assemble(
     options: Option<js_sys::Object>,
 ) -> Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
-    let options = js_result(CallOptions::read(
-        &options.map_or(JsValue::UNDEFINED, Into::into),
-    ))?;
+    let options = js_result(CallOptions::read_optional(options))?;
     let assembled = assemble_agent(&agent_type, &input, &ASSEMBLER_INPUT, &options, false)?;
     Ok(js_output::assembler_output(&assembled.output))
 }
@@ -126,9 +124,7 @@ pub fn assemble_with_report(
     options: Option<js_sys::Object>,
 ) -> Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
-    let options = js_result(CallOptions::read(
-        &options.map_or(JsValue::UNDEFINED, Into::into),
-    ))?;
+    let options = js_result(CallOptions::read_optional(options))?;
     let assembled = assemble_agent(&agent_type, &input, &ASSEMBLER_INPUT, &options, true)?;
     js_result(js_output::output_with_report(
         &assembled.output,
@@ -149,9 +145,7 @@ pub fn assemble_with_report(
 /// ```
 #[wasm_bindgen(js_name = buildPrompt, skip_typescript)] // declared in types.d.ts
 pub fn build_prompt(input: JsValue, options: Option<js_sys::Object>) -> Result<JsValue, JsValue> {
-    let options = js_result(CallOptions::read(
-        &options.map_or(JsValue::UNDEFINED, Into::into),
-    ))?;
+    let options = js_result(CallOptions::read_optional(options))?;
     if !js_input::is_plain_object(&input) {
         return Err(super::js_error::to_js(
             crate::error::AgentContextError::invalid(format!(

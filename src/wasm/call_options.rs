@@ -86,6 +86,11 @@ impl CallOptions {
         Ok(CallOptions { logger, debug })
     }
 
+    /// Reads an optional `options` argument as wasm-bindgen passes it.
+    pub fn read_optional(options: Option<js_sys::Object>) -> Result<CallOptions> {
+        Self::read(&options.map_or(JsValue::UNDEFINED, Into::into))
+    }
+
     /// Whether debug lines are wanted: the option, else `DEBUG` is `1` or
     /// `true` in `process.env` (Node, Electron main).
     pub fn debug_enabled(&self) -> bool {

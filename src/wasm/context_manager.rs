@@ -48,9 +48,7 @@ impl ContextManager {
     /// `options`: `{ logger?, debug? }` as for `assemble`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<Object>) -> Result<ContextManager, JsValue> {
-        let options = js_result(CallOptions::read(
-            &options.map_or(JsValue::UNDEFINED, Into::into),
-        ))?;
+        let options = js_result(CallOptions::read_optional(options))?;
         Ok(ContextManager {
             registered: RefCell::new(Vec::new()),
             options,
