@@ -271,10 +271,8 @@ fn failure(e: &Evidence, exit: Option<i32>) -> Failure {
         return command_not_found(e.command, message);
     }
     if let Some(id) = e.session_id {
-        if let Some(line) = e
-            .last_lines
-            .iter()
-            .find(|l| contains(l, "Error resuming session"))
+        if let Some(line) =
+            plain_lines(e.last_lines).find(|l| contains(l, "Error resuming session"))
         {
             return Failure::new(
                 ErrorKind::SessionNotFound,
@@ -282,7 +280,7 @@ fn failure(e: &Evidence, exit: Option<i32>) -> Failure {
                     "SESSION_ID {} cannot be resumed: start a new session (leave SESSION_ID out) and give the context again",
                     shown(id)
                 ),
-                line.clone(),
+                line.to_owned(),
             );
         }
     }
@@ -305,9 +303,11 @@ fn failure(e: &Evidence, exit: Option<i32>) -> Failure {
             )
         };
     }
+    // Not the JSON lines: they carry the prompt and the reply, which may
+    // well talk about `fetch failed`.
     let network_evidence = fatal
         .into_iter()
-        .chain(e.last_lines.iter().map(String::as_str))
+        .chain(plain_lines(e.last_lines))
         .any(is_network_error);
     if network_evidence {
         return Failure::new(
@@ -362,6 +362,14 @@ fn exit_text(end: &AttemptEnd) -> String {
 
 fn signal_text(end: &AttemptEnd) -> &str {
     end.signal.as_deref().unwrap_or("an unknown signal")
+}
+
+/// The lines that are not JSON events (stderr's, mostly).
+fn plain_lines(lines: &[String]) -> impl Iterator<Item = &str> {
+    lines
+        .iter()
+        .map(|l| l.as_str())
+        .filter(|l| !l.starts_with('{'))
 }
 
 /// The last line that says something: not a JSON event, not a stack frame.
@@ -538,6 +546,19 @@ mod tests {
         let net = failure_of(judge(exited(1), &reply, &[], None));
         assert_eq!(net.kind, ErrorKind::NetworkError);
         assert!(net.message.contains("fetch failed"));
+        // Our prompt (echoed on stdout) may say it: that is no evidence.
+        let bare = parse_agent_output("google-gemini", b"");
+        let echo =
+            [r#"{"type":"message","role":"user","content":"Why does fetch failed show up?"}"#];
+        assert_eq!(
+            failure_of(judge(exited(1), &bare, &echo, None)).kind,
+            ErrorKind::ProcessError
+        );
+        let stderr = ["Error: connect ECONNREFUSED 127.0.0.1:9"];
+        assert_eq!(
+            failure_of(judge(exited(1), &bare, &stderr, None)).kind,
+            ErrorKind::NetworkError
+        );
 
         let empty = failure_of(judge(exited(0), &fixture("gemini-empty.jsonl"), &[], None));
         assert_eq!(empty.kind, ErrorKind::EmptyResponse);

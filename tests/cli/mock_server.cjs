@@ -9,11 +9,11 @@
 // an answer quoting the tool's output), `error` (the API rejects every call)
 // `flaky` (the first call fails with a retryable error, then `plain`) or
 // `empty` (a stream that finishes with no text); the Gemini mock also plays
-// `stall`, `trickle`, `error500` and `flaky500` (see mocks/gemini.cjs). The server listens on an
-// ephemeral port, prints `{"port":N}` as its first stdout line, appends every
-// request it receives to the log (one JSON object a line), and exits by
-// itself after LIFETIME_MS or MAX_REQUESTS, whichever comes first: nothing
-// here can outlive a test run or loop without bound.
+// `stall`, `trickle`, `error500` and `flaky500` (see mocks/gemini.cjs). The
+// server listens on an ephemeral port, prints `{"port":N}` as its first
+// stdout line, appends every request it receives to the log (one JSON object
+// a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
+// comes first: nothing here can outlive a test run or loop without bound.
 'use strict';
 const http = require('node:http');
 const fs = require('node:fs');

@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +109,7 @@ test('gemini prints the envelope: invalid parameters exit 2, a failed run exits 
   const envelope = JSON.parse(missing.stdout);
   assert.deepEqual([envelope.error_kind, envelope.error_detail.retries, envelope.error_detail.idle_timeout_s], ['command_not_found', 0, 9]);
   assert.match(missing.stderr, /^agent-context: gemini failed \(command_not_found\): Gemini CLI was not found: /);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('messages prints the ContextBuildResult', () => {

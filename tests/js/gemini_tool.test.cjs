@@ -11,7 +11,15 @@ const os = require('node:os');
 const path = require('node:path');
 const pkg = require('agent-context');
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'agent-context-tool-'));
+const made = [];
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-context-tool-'));
+  made.push(dir);
+  return dir;
+};
+test.after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
 /** A command that does not exist, so nothing can be spawned by mistake. */
 const NOWHERE = { command: '/nonexistent/agent-context-test/gemini' };
 
