@@ -16,6 +16,8 @@ commands:
   messages   build the OpenAI-style message array from ContextBuildOptions JSON
   parse      read what an agent CLI printed (JSONL) and print its reply
   demo       print the prompt each agent type gets for the embedded sample
+  gemini     run Gemini CLI as a tool (seed 003) and print the result envelope
+  mcp        serve that tool, named "gemini", over MCP on standard input and output
 
 Run "agent-context <command> --help" for a command's options.
 Input is read from --input FILE, or from standard input when there is none (or --input -).
@@ -56,6 +58,41 @@ are printed on stderr), 2 for bad usage.
   demo: `usage: agent-context demo
 
 Prints the prompt (and system flag) each agent type gets for the embedded sample conversation.
+`,
+  gemini: `usage: agent-context gemini --cd DIR [--prompt TEXT | --input FILE|-] [options]
+
+Runs Gemini CLI as a tool (seed 003): the prompt on its standard input, in DIR, with
+timeouts and retries, and prints the result envelope as JSON.
+
+  --prompt TEXT          the task (PROMPT); without it, read from --input FILE or standard input
+  --input FILE           read the prompt from FILE ("-": standard input)
+  --cd DIR               Gemini CLI's working directory (cd); it must exist
+  --sandbox MODE         read-only, workspace-write (default) or danger-full-access
+  --no-yolo              approve edits only (approval mode auto_edit) instead of everything
+  --session-id ID        resume this session (SESSION_ID)
+  --model NAME           the model (default gemini-3-pro-preview)
+  --timeout S            stop after S seconds without output (default 300)
+  --max-duration S       limit for the whole call, retries included (default 1800)
+  --max-retries N        retries after a transient failure (default 1)
+  --return-all-messages  add all_messages: every event parsed from Gemini CLI's output
+  --return-metrics       add metrics: duration, attempts, retries, tokens, tool calls
+  --log-metrics          write the metrics as one JSON line to stderr
+  --engineering-context  put ai/contracts/current.md, ai/engineering_codex.md and
+                         ai/PROJECT_CONTEXT.md (those under DIR) before the prompt
+  --gemini PATH          the gemini executable (default $AGENT_CONTEXT_GEMINI_BIN, else gemini on PATH)
+
+The envelope is printed in every case; on failure its error also goes to stderr.
+Exit status 0 on success, 2 for bad usage or invalid parameters, 1 for any other failure;
+Ctrl-C aborts the call (its process group is killed) and exits 1.
+`,
+  mcp: `usage: agent-context mcp [--gemini PATH]
+
+Serves the Gemini tool over MCP (stdio): one tool, "gemini", with seed 003's parameters and
+their JSON Schema; each call returns the envelope as JSON text. For Claude Code:
+
+  claude mcp add gemini -- npx agent-context mcp
+
+  --gemini PATH   the gemini executable (default $AGENT_CONTEXT_GEMINI_BIN, else gemini on PATH)
 `,
 };
 
@@ -191,7 +228,98 @@ function demo(argv) {
   for (const w of warnings) process.stderr.write(`${w}\n`);
 }
 
-const COMMANDS = { assemble, messages, parse: parseOutput, demo };
+/** `--timeout 5` as the number 5; the tool checks its range. */
+function wholeNumber(args, name) {
+  const value = args[name];
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim())) throw usageError(`--${name} must be a whole number, got "${value}"`, 'gemini');
+  return Number(value);
+}
+
+/** SIGINT and SIGTERM abort `controller` instead of ending the process. */
+function abortOnSignals(controller) {
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+}
+
+async function gemini(argv) {
+  const args = parse('gemini', argv, {
+    prompt: { type: 'string' },
+    input: { type: 'string' },
+    cd: { type: 'string' },
+    sandbox: { type: 'string' },
+    'no-yolo': { type: 'boolean' },
+    'session-id': { type: 'string' },
+    model: { type: 'string' },
+    timeout: { type: 'string' },
+    'max-duration': { type: 'string' },
+    'max-retries': { type: 'string' },
+    'return-all-messages': { type: 'boolean' },
+    'return-metrics': { type: 'boolean' },
+    'log-metrics': { type: 'boolean' },
+    'engineering-context': { type: 'boolean' },
+    gemini: { type: 'string' },
+  });
+  if (args.help) return write(HELP.gemini);
+  if (args.prompt !== undefined && args.input !== undefined) {
+    throw usageError('give the prompt with --prompt or --input, not both', 'gemini');
+  }
+  let prompt = args.prompt ?? (await readInput(args.input));
+  if (args['engineering-context'] && args.cd) {
+    const block = lib.formatEngineeringContext(lib.readEngineeringContext(args.cd));
+    if (block) prompt = `${block}\n\n${prompt}`;
+  }
+  const params = {
+    PROMPT: prompt,
+    cd: args.cd,
+    sandbox: args.sandbox,
+    yolo: args['no-yolo'] ? false : undefined,
+    SESSION_ID: args['session-id'],
+    model: args.model,
+    return_all_messages: args['return-all-messages'],
+    return_metrics: args['return-metrics'],
+    timeout: wholeNumber(args, 'timeout'),
+    max_duration: wholeNumber(args, 'max-duration'),
+    max_retries: wholeNumber(args, 'max-retries'),
+    log_metrics: args['log-metrics'],
+  };
+  for (const key of Object.keys(params)) if (params[key] === undefined) delete params[key];
+  const controller = new AbortController();
+  const release = abortOnSignals(controller);
+  let envelope;
+  try {
+    envelope = await lib.runGeminiTool(params, { signal: controller.signal, command: args.gemini });
+  } finally {
+    release();
+  }
+  write(JSON.stringify(envelope, null, 2));
+  if (!envelope.success) {
+    process.stderr.write(`agent-context: gemini failed (${envelope.error_kind}): ${envelope.error}\n`);
+    process.exitCode = envelope.error_kind === 'invalid_params' ? 2 : 1;
+  }
+}
+
+async function mcp(argv) {
+  const args = parse('mcp', argv, { gemini: { type: 'string' } });
+  if (args.help) return write(HELP.mcp);
+  const { serveMcp } = require('../pkg/node/mcp-server.cjs');
+  const { version } = require('../package.json');
+  const { closed, abortAll } = await serveMcp({ lib, version, command: args.gemini });
+  const stop = () => {
+    abortAll(); // kills the process groups of the calls in flight, at once
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await closed;
+}
+
+const COMMANDS = { assemble, messages, parse: parseOutput, demo, gemini, mcp };
 
 async function main(argv) {
   const [command, ...rest] = argv;

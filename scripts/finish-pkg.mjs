@@ -3,11 +3,15 @@
 //    object on both builds (readable before the web build's init());
 // 2. the fast paths (js/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports;
-// 3. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
+// 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
+//    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
+//    `readEngineeringContext` on the Node entry (loaded on first use) and
+//    their declarations (js/gemini-tool.d.ts) in its .d.ts;
+// 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
-// 4. a package.json per build saying which module kind it is, and a lib
+// 5. a package.json per build saying which module kind it is, and a lib
 //    reference in the declarations for Symbol.dispose.
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -49,6 +53,22 @@ const wiring = (kind) =>
   ].join('\n');
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
+
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+appendFileSync(
+  node,
+  [
+    '',
+    '// The Gemini tool (Node only): js/gemini-tool.cjs over the core\'s __GeminiToolRun.',
+    'let __geminiToolInstance;',
+    "const __geminiTool = () => (__geminiToolInstance ??= require('./gemini-tool.cjs').createGeminiTool({ GeminiToolRun: __GeminiToolRun }));",
+    'exports.runGeminiTool = function runGeminiTool(params, options) { return __geminiTool().runGeminiTool(params, options); };',
+    'exports.readEngineeringContext = function readEngineeringContext(cd) { return __geminiTool().readEngineeringContext(cd); };',
+    'delete exports.__GeminiToolRun;',
+    '',
+  ].join('\n'),
+);
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
 
 const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n !== '__esModule');
 writeFileSync(

@@ -22,6 +22,7 @@ pub mod assemblers;
 pub mod budget;
 pub mod context_builder;
 pub mod error;
+pub mod gemini_tool;
 pub mod input;
 pub mod invocation;
 pub mod json_read;

@@ -66,14 +66,18 @@ pub fn decimal_digits(mut n: u64) -> u64 {
 }
 
 /// A number as JavaScript's `String(n)` writes the common cases
-/// (`NaN`, `Infinity`, `-1`, `1.5`).
+/// (`NaN`, `Infinity`, `-1`, `1.5`). Whole numbers are written as integers
+/// and fractions by serde_json's float writer, so that core's float
+/// formatting (tens of KB of WebAssembly) is not linked in.
 pub fn js_number_text(value: f64) -> String {
     if value.is_nan() {
         "NaN".into()
     } else if value.is_infinite() {
         if value > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        (value as i64).to_string()
     } else {
-        format!("{value}")
+        serde_json::to_string(&value).unwrap_or_else(|_| "a number".into())
     }
 }
 

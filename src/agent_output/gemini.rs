@@ -3,6 +3,9 @@
 
 use std::borrow::Cow;
 
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -10,33 +13,156 @@ use super::builder::ReplyBuilder;
 use super::json::{count_field, is_true, str_field};
 use super::reply::{ToolStatus, Usage};
 
-/// The fields of a `message` line, borrowed from the line where its strings
-/// have no escapes; every other field is skipped without being built.
-#[derive(Deserialize)]
+/// A JSON value as the fast path sees it: a string (borrowed from the line
+/// when it has no escapes), a boolean, or anything else. Its visitor accepts
+/// every JSON type, so reading it never builds an "unexpected type" error,
+/// whose message would link core's float formatting into the `.wasm`.
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    Bool(bool),
+    Other,
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+/// The fields of a `message` line; every other field is skipped unbuilt.
+#[derive(Default)]
 struct MessageLine<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
     role: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     content: Option<Cow<'a, str>>,
-    #[serde(default)]
-    delta: Option<bool>,
+    delta: bool,
+    /// A field of the wanted names held something unexpected.
+    odd: bool,
+}
+
+struct MessageLineVisitor;
+
+impl<'de> Visitor<'de> for MessageLineVisitor {
+    type Value = Option<MessageLine<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut line = MessageLine::default();
+        while let Some(key) = map.next_key::<Scalar<'de>>()? {
+            let Scalar::Str(key) = key else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            let slot = match key.as_ref() {
+                "type" => &mut line.kind,
+                "role" => &mut line.role,
+                "content" => &mut line.content,
+                "delta" => {
+                    match map.next_value::<Scalar<'de>>()? {
+                        Scalar::Bool(b) => line.delta = b,
+                        Scalar::Other => {}
+                        Scalar::Str(_) => line.odd = true,
+                    }
+                    continue;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            match map.next_value::<Scalar<'de>>()? {
+                Scalar::Str(v) => *slot = Some(v),
+                _ => line.odd = true,
+            }
+        }
+        Ok(Some(line))
+    }
+    // Anything but an object is not a message line.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
 }
 
 /// The fast path for the most common line, a `message`: reads it without
 /// building a JSON value. Returns false (nothing done) for any other line,
 /// or a `message` line of another shape, which the general path then reads.
 pub fn read_message_line(line: &str, out: &mut ReplyBuilder) -> bool {
-    let Ok(m) = serde_json::from_str::<MessageLine<'_>>(line.trim()) else {
+    let mut reader = serde_json::Deserializer::from_str(line.trim());
+    let Ok(Some(m)) = reader.deserialize_any(MessageLineVisitor) else {
         return false;
     };
-    if m.kind != "message" {
+    // Trailing bytes after the object, an odd field or another kind: the
+    // general path decides.
+    if reader.end().is_err() || m.odd || m.kind.as_deref() != Some("message") {
         return false;
     }
     if m.role.as_deref() == Some("assistant") {
         if let Some(content) = m.content.as_deref() {
-            if m.delta == Some(true) {
+            if m.delta {
                 out.delta(content);
             } else {
                 out.message(content);

@@ -49,6 +49,10 @@ pub fn is_plain_object(value: &JsValue) -> bool {
 
 /// `target[key]`, with a getter that throws reported against `path`.
 pub fn get(target: &JsValue, key: &JsValue, path: impl Fn() -> String) -> Result<JsValue> {
+    get_at(target, key, &path)
+}
+
+fn get_at(target: &JsValue, key: &JsValue, path: &dyn Fn() -> String) -> Result<JsValue> {
     Reflect::get(target, key).map_err(|thrown| {
         AgentContextError::invalid(format!(
             "{} could not be read: {}",
@@ -60,6 +64,10 @@ pub fn get(target: &JsValue, key: &JsValue, path: impl Fn() -> String) -> Result
 
 /// A string field that may be missing or `null` (then empty).
 pub fn optional_string(value: JsValue, path: impl Fn() -> String) -> Result<Option<String>> {
+    optional_string_at(value, &path)
+}
+
+fn optional_string_at(value: JsValue, path: &dyn Fn() -> String) -> Result<Option<String>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -74,6 +82,10 @@ pub fn optional_string(value: JsValue, path: impl Fn() -> String) -> Result<Opti
 
 /// A string field that must be present.
 pub fn required_string(value: JsValue, path: impl Fn() -> String) -> Result<String> {
+    required_string_at(value, &path)
+}
+
+fn required_string_at(value: JsValue, path: &dyn Fn() -> String) -> Result<String> {
     value.as_string().ok_or_else(|| {
         AgentContextError::invalid(format!(
             "{} must be a string, got {}",
@@ -240,6 +252,10 @@ pub fn assembler_input(input: &JsValue, names: &FieldNames) -> Result<(PromptFie
 
 /// A whole number `>= 0` (a count or a limit); `undefined` or `null` gives `default`.
 pub fn optional_count(value: JsValue, default: usize, path: impl Fn() -> String) -> Result<usize> {
+    optional_count_at(value, default, &path)
+}
+
+fn optional_count_at(value: JsValue, default: usize, path: &dyn Fn() -> String) -> Result<usize> {
     if value.is_undefined() || value.is_null() {
         return Ok(default);
     }

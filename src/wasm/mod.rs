@@ -7,6 +7,7 @@ mod call_options;
 mod context_api;
 mod context_manager;
 mod fast_path_api;
+mod gemini_tool_api;
 mod invocation_api;
 mod js_error;
 mod js_input;
@@ -21,6 +22,7 @@ pub use assemble_api::*;
 pub use context_api::*;
 pub use context_manager::ContextManager;
 pub use fast_path_api::*;
+pub use gemini_tool_api::*;
 pub use invocation_api::*;
 pub use selection_api::*;
 

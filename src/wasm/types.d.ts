@@ -395,3 +395,143 @@ export function buildCliInvocation(
   assemblerOutput: AssemblerOutput,
   options?: CliInvocationOptions,
 ): CliInvocation;
+
+/** Seed 003's task types; the Chinese words are accepted too. */
+export type GeminiToolTaskType = 'consult' | 'review' | 'execute' | '咨询' | '审核' | '执行';
+
+/** One engineering-context file, as `readEngineeringContext` returns it. */
+export interface EngineeringContextFile {
+  /** Relative to `cd`: `'ai/contracts/current.md'`, `'ai/engineering_codex.md'`, `'ai/PROJECT_CONTEXT.md'`. */
+  path: string;
+  content: string;
+}
+
+/** A text as it is, or files, each under its path. */
+export type EngineeringContext = string | EngineeringContextFile[];
+
+/** What `composeGeminiToolPrompt` fills seed 003's template with. */
+export interface GeminiToolPromptInput {
+  taskType: GeminiToolTaskType;
+  /** The project context; the line is left out when empty. */
+  background?: string | null;
+  /** Numbered `1.`, `2.`, …; at least one. */
+  tasks: string | string[];
+  /** Bulleted; the section is left out when empty. */
+  expectedOutput?: string | string[] | null;
+  /** Put first, under 【工程上下文】; left out when empty. */
+  engineeringContext?: EngineeringContext | null;
+}
+
+/** Seed 003's template filled in. Throws `AgentContextError` (`INVALID_INPUT`) naming the field. */
+export function composeGeminiToolPrompt(input: GeminiToolPromptInput): string;
+
+/** The template's engineering-context paragraph alone; `''` when there is nothing in it. */
+export function formatEngineeringContext(context: EngineeringContext | null | undefined): string;
+
+/** The Gemini tool's parameters: seed 003's names and defaults. */
+export interface GeminiToolParams {
+  /** The task, with all the background Gemini needs; sent on stdin. */
+  PROMPT: string;
+  /** Gemini CLI's working directory; must exist. */
+  cd: string;
+  /** Default `'workspace-write'`; `'read-only'` runs with approval mode `plan`. */
+  sandbox?: AgentSandbox | null;
+  /** Default `true`: approval mode `yolo` (unless read-only); `false`: `auto_edit`. */
+  yolo?: boolean | null;
+  /** Resume this session (the `SESSION_ID` of an earlier envelope). */
+  SESSION_ID?: string | null;
+  /** Default `'gemini-3-pro-preview'`. */
+  model?: string | null;
+  /** Add `all_messages` (the parsed events of the last attempt). */
+  return_all_messages?: boolean | null;
+  /** Add `metrics`. */
+  return_metrics?: boolean | null;
+  /** Idle timeout in seconds, 1 to 86400; default 300. */
+  timeout?: number | null;
+  /** Limit in seconds for the whole call, retries included, 1 to 86400; default 1800. */
+  max_duration?: number | null;
+  /** Retries after a transient failure, 0 to 10; default 1. */
+  max_retries?: number | null;
+  /** Write the metrics as one JSON line to stderr. */
+  log_metrics?: boolean | null;
+}
+
+/** `error_kind` of a failed call. */
+export type GeminiToolErrorKind =
+  | 'idle_timeout'
+  | 'timeout'
+  | 'command_not_found'
+  | 'upstream_error'
+  | 'request_rejected'
+  | 'network_error'
+  | 'empty_response'
+  | 'auth_error'
+  | 'session_not_found'
+  | 'invalid_params'
+  | 'aborted'
+  | 'process_error';
+
+/** `metrics` (with `return_metrics`), and the fields of the `log_metrics` line. */
+export interface GeminiToolMetrics {
+  duration_ms: number;
+  attempts: number;
+  retries: number;
+  exit_code: number | null;
+  input_tokens?: number;
+  cached_input_tokens?: number;
+  output_tokens?: number;
+  total_tokens?: number;
+  /** Gemini CLI's own duration of the run. */
+  api_duration_ms?: number;
+  tool_calls: number;
+}
+
+/** The parts `return_all_messages` and `return_metrics` add. */
+export interface GeminiToolExtras {
+  all_messages?: AgentOutputEvent[];
+  metrics?: GeminiToolMetrics;
+}
+
+export interface GeminiToolSuccess extends GeminiToolExtras {
+  success: true;
+  tool: 'gemini';
+  /** Keep it and pass it back to continue the conversation. */
+  SESSION_ID: string | null;
+  result: string;
+  /** Like `1m30s`. */
+  duration: string;
+}
+
+export interface GeminiToolFailure extends GeminiToolExtras {
+  success: false;
+  tool: 'gemini';
+  /** A one-line summary. */
+  error: string;
+  error_kind: GeminiToolErrorKind;
+  error_detail: {
+    /** The most specific message seen (the API's error, the CLI's last line). */
+    message: string;
+    /** `null` when the process was killed or never started. */
+    exit_code: number | null;
+    /** The last 20 lines of output (stdout and stderr), ANSI stripped. */
+    last_lines: string[];
+    idle_timeout_s: number;
+    max_duration_s: number;
+    retries: number;
+  };
+  duration: string;
+}
+
+/** Seed 003's result envelope. */
+export type GeminiToolEnvelope = GeminiToolSuccess | GeminiToolFailure;
+
+/** The tool as an agent sees it (an MCP `tools/list` entry). */
+export interface GeminiToolDefinition {
+  name: 'gemini';
+  description: string;
+  /** JSON Schema of `GeminiToolParams`. */
+  inputSchema: { type: 'object'; properties: Record<string, JsonValue>; required: string[]; additionalProperties: false };
+}
+
+/** `{ name: 'gemini', description, inputSchema }`. */
+export function geminiToolDefinition(): GeminiToolDefinition;

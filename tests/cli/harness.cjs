@@ -91,9 +91,10 @@ function stopPid(pid, signal = 'SIGTERM') {
  * `work/` (the working directory, with the notes file the tool scenario
  * reads) and `tmp/` (TMPDIR). Returns the environment to run the CLI with:
  * nothing of the caller's but PATH, and a dead proxy for anything that is
- * not loopback, so a CLI can reach no host but the mock.
+ * not loopback, so a CLI can reach no host but the mock. `geminiSettings`
+ * adds to Gemini CLI's settings.json.
  */
-function sandbox(cli, mock, dir) {
+function sandbox(cli, mock, dir, { geminiSettings = {} } = {}) {
   const home = path.join(dir, 'home');
   const work = path.join(dir, 'work');
   const tmp = path.join(dir, 'tmp');
@@ -155,7 +156,11 @@ function sandbox(cli, mock, dir) {
     fs.mkdirSync(geminiDir, { recursive: true });
     fs.writeFileSync(
       path.join(geminiDir, 'settings.json'),
-      JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } }),
+      JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        privacy: { usageStatisticsEnabled: false },
+        ...geminiSettings,
+      }),
     );
     Object.assign(env, { GEMINI_API_KEY: FAKE_KEYS.gemini, GOOGLE_GEMINI_BASE_URL: mock.baseUrl });
   }

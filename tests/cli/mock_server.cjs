@@ -8,11 +8,12 @@
 // mocks/); <scenario> is `plain` (a text answer), `tool` (a tool call, then
 // an answer quoting the tool's output), `error` (the API rejects every call)
 // `flaky` (the first call fails with a retryable error, then `plain`) or
-// `empty` (a stream that finishes with no text). The server listens on an
-// ephemeral port, prints `{"port":N}` as its first stdout line, appends every
-// request it receives to the log (one JSON object a line), and exits by
-// itself after LIFETIME_MS or MAX_REQUESTS, whichever comes first: nothing
-// here can outlive a test run or loop without bound.
+// `empty` (a stream that finishes with no text); the Gemini mock also plays
+// `stall`, `trickle`, `error500` and `flaky500` (see mocks/gemini.cjs). The
+// server listens on an ephemeral port, prints `{"port":N}` as its first
+// stdout line, appends every request it receives to the log (one JSON object
+// a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
+// comes first: nothing here can outlive a test run or loop without bound.
 'use strict';
 const http = require('node:http');
 const fs = require('node:fs');
@@ -30,8 +31,13 @@ const RESPONDERS = {
 
 const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
-if (!responder || !['plain', 'tool', 'error', 'flaky', 'empty'].includes(scenario) || !logPath) {
-  process.stderr.write('usage: mock_server.cjs gemini|anthropic|openai plain|tool|error|flaky|empty <request-log.jsonl>\n');
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty'];
+const GEMINI_ONLY = ['stall', 'trickle', 'error500', 'flaky500'];
+const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario));
+if (!responder || !known || !logPath) {
+  process.stderr.write(
+    `usage: mock_server.cjs gemini|anthropic|openai ${SCENARIOS.join('|')} <request-log.jsonl> (gemini also: ${GEMINI_ONLY.join('|')})\n`,
+  );
   process.exit(2);
 }
 

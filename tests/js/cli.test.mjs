@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,9 @@ test('--help for the command and each subcommand', () => {
   const main = run(['--help']);
   assert.equal(main.status, 0);
   assert.match(main.stdout, /^usage: agent-context <command>/);
-  for (const command of ['assemble', 'messages', 'parse', 'demo']) {
+  assert.match(main.stdout, /\n  gemini     run Gemini CLI as a tool/);
+  assert.match(run(['mcp', '--help']).stdout, /claude mcp add gemini -- npx agent-context mcp/);
+  for (const command of ['assemble', 'messages', 'parse', 'demo', 'gemini', 'mcp']) {
     const r = run([command, '--help']);
     assert.equal(r.status, 0, command);
     assert.match(r.stdout, new RegExp(`^usage: agent-context ${command}`), command);
@@ -78,6 +80,9 @@ test('bad input exits 2 with the error code on stderr', () => {
     [['messages'], '{"mode":"debug","messages":[]}', /^agent-context: INVALID_INPUT: mode must be 'chat', 'agent' or 'run', got "debug"\n$/],
     [['frobnicate'], '', /^agent-context: unknown command "frobnicate"/],
     [['assemble', '--agent', 'x', '--bogus'], '{}', /Unknown option '--bogus'/],
+    [['gemini', '--cd', '/tmp', '--timeout', 'soon'], 'Hi', /^agent-context: --timeout must be a whole number, got "soon"\n\nusage: agent-context gemini/],
+    [['gemini', '--prompt', 'a', '--input', '-'], '', /give the prompt with --prompt or --input, not both/],
+    [['mcp', '--verbose'], '', /Unknown option '--verbose'/],
   ];
   for (const [args, stdin, stderr] of cases) {
     const r = run(args, stdin);
@@ -85,6 +90,26 @@ test('bad input exits 2 with the error code on stderr', () => {
     assert.match(r.stderr, stderr, args.join(' '));
     assert.equal(r.stdout, '', args.join(' '));
   }
+});
+
+test('gemini prints the envelope: invalid parameters exit 2, a failed run exits 1', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-context-cli-'));
+  const bad = run(['gemini', '--cd', join(dir, 'missing'), '--prompt', 'Hi']);
+  assert.equal(bad.status, 2);
+  const invalid = JSON.parse(bad.stdout);
+  assert.equal(invalid.error_kind, 'invalid_params');
+  assert.equal(invalid.error_detail.message, `cd does not exist: ${join(dir, 'missing')}`);
+  assert.equal(bad.stderr, `agent-context: gemini failed (invalid_params): invalid parameters: cd does not exist: ${join(dir, 'missing')}\n`);
+  const zero = JSON.parse(run(['gemini', '--cd', dir, '--max-retries', '11'], 'Hi').stdout);
+  assert.equal(zero.error_detail.message, 'max_retries must be a whole number from 0 to 10, got 11');
+
+  // The prompt from stdin; a gemini that is not there.
+  const missing = run(['gemini', '--cd', dir, '--gemini', join(dir, 'gemini'), '--max-retries', '2', '--timeout', '9'], 'Hi');
+  assert.equal(missing.status, 1);
+  const envelope = JSON.parse(missing.stdout);
+  assert.deepEqual([envelope.error_kind, envelope.error_detail.retries, envelope.error_detail.idle_timeout_s], ['command_not_found', 0, 9]);
+  assert.match(missing.stderr, /^agent-context: gemini failed \(command_not_found\): Gemini CLI was not found: /);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('messages prints the ContextBuildResult', () => {

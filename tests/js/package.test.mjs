@@ -11,6 +11,10 @@ import agentContext, {
   parseAgentOutput,
   AgentOutputParser,
   buildCliInvocation,
+  runGeminiTool,
+  readEngineeringContext,
+  composeGeminiToolPrompt,
+  geminiToolDefinition,
 } from 'agent-context';
 
 const golden = new URL('../golden/', import.meta.url);
@@ -25,6 +29,10 @@ test('named ESM imports work with no init, on the same instance as require()', (
   assert.equal(agentContext.parseAgentOutput, parseAgentOutput);
   assert.equal(new AgentOutputParser('google-gemini').finish().status, 'incomplete');
   assert.equal(buildCliInvocation('google-gemini', { prompt: 'Hi' }).stdin, 'Hi');
+  assert.equal(agentContext.runGeminiTool, runGeminiTool);
+  assert.equal(typeof readEngineeringContext, 'function');
+  assert.match(composeGeminiToolPrompt({ taskType: 'review', tasks: 'x' }), /^请提供专业意见/);
+  assert.equal(geminiToolDefinition().name, 'gemini');
 });
 
 test('the seed worked examples and the SPEC formats come out byte for byte', () => {

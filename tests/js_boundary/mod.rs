@@ -4,6 +4,7 @@
 mod agent_output;
 mod assemble;
 mod context;
+mod gemini_tool;
 mod invocation;
 mod manager;
 mod selection;

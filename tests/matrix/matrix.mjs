@@ -10,7 +10,7 @@ const BIG = 'x'.repeat(10 * 1024 * 1024);
 const LONE = 'a\uD800b\uDFFFc';
 
 /** Bad values for any field. */
-function badValues() {
+export function badValues() {
   const throwing = {};
   Object.defineProperty(throwing, 'length', { get() { throw new Error('getter'); } });
   return [
@@ -64,6 +64,14 @@ const buildOptions = () => ({
   toolPolicy: { deniedTools: ['rm'], customRules: ['ask'] },
   runContext: { packageName: 'p', workflowName: 'w', currentStep: { id: 's', name: 'n', instruction: 'i' }, graph: { outgoingEdges: [{ label: 'ok', targetNodeId: 't' }] } },
   settings: { includeSystemPrompt: true, maxMessages: 10 },
+});
+
+const toolPromptInput = () => ({
+  taskType: 'review',
+  background: 'A library',
+  tasks: ['Check the budget', 'Check the parser'],
+  expectedOutput: ['Findings'],
+  engineeringContext: [{ path: 'ai/contracts/current.md', content: 'Keep it small' }],
 });
 
 const utf8 = new TextEncoder();
@@ -120,6 +128,7 @@ export function cases(lib) {
   fieldMatrix('composeSystemPrompt', buildOptions, (x) => lib.composeSystemPrompt(x), (o) => typeof o === 'string');
   fieldMatrix('toOpenAIMessage', conversationMessage, (x) => lib.toOpenAIMessage(x), (o) => typeof o.role === 'string');
   fieldMatrix('ContextManager.assemblePrompt', assemblerInput, (x) => new lib.ContextManager(quiet).assemblePrompt('google-gemini', x), (o) => isAssemblerOutput(o));
+  fieldMatrix('composeGeminiToolPrompt', toolPromptInput, (x) => lib.composeGeminiToolPrompt(x), (o) => typeof o === 'string' && o.startsWith('请提供专业意见'));
 
   for (const [label, value] of badValues()) {
     out.push([`assemble agentType = ${label}`, () => lib.assemble(value, assemblerInput(), quiet), (o) => isAssemblerOutput(o)]);
@@ -133,7 +142,9 @@ export function cases(lib) {
     out.push([`ContextManager options = ${label}`, () => new lib.ContextManager(value), undefined]);
     out.push([`ContextManager.register ${label}`, () => new lib.ContextManager(quiet).register(value), undefined]);
     out.push([`buildLlmMessagesFromConversation templates = ${label}`, () => lib.buildLlmMessagesFromConversation(buildOptions(), { templates: value }), (o) => Array.isArray(o.messages)]);
+    out.push([`formatEngineeringContext ${label}`, () => lib.formatEngineeringContext(value), (o) => typeof o === 'string']);
   }
+  out.push(['geminiToolDefinition', () => lib.geminiToolDefinition(), (o) => o.name === 'gemini' && o.inputSchema.required.length === 2]);
 
   // Sizes: 100 000-element arrays, 10 MB strings in every slot, lone surrogates.
   const many = messages(100_000);

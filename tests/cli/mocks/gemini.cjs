@@ -1,10 +1,19 @@
 // Gemini API: POST /v1beta/models/{model}:streamGenerateContent?alt=sse
 // answers `data: {"candidates":[…]}` chunks; `:countTokens` and the plain
 // `:generateContent` are answered too in case the CLI asks.
+//
+// Besides the common scenarios, the Gemini tool's tests use:
+//   stall        the stream starts (headers sent) and then stays silent
+//   trickle      the stream sends a new piece of text every TRICKLE_MS, up to
+//                TRICKLE_MAX pieces, and never finishes before that
+//   error500     every call fails with HTTP 500
+//   flaky500     the first call fails with HTTP 500, later calls answer `plain`
 'use strict';
 const { NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
 
 let mainCalls = 0;
+const TRICKLE_MS = 200;
+const TRICKLE_MAX = 600; // two minutes at most: a test's max_duration ends it long before
 const USAGE = { promptTokenCount: 120, candidatesTokenCount: 9, totalTokenCount: 129 };
 
 function textChunk(text, last) {
@@ -26,6 +35,33 @@ function streamText(res, pieces) {
   res.end();
 }
 
+/** Starts the event stream and sends nothing more; the client gives up or the mock exits. */
+function stall(res) {
+  startSse(res);
+  res.flushHeaders();
+}
+
+/** A new piece of text every TRICKLE_MS (each one different, so no loop
+ * detection fires), bounded by TRICKLE_MAX, stopped when the client leaves. */
+function trickle(res) {
+  startSse(res);
+  let sent = 0;
+  const timer = setInterval(() => {
+    sent += 1;
+    if (sent > TRICKLE_MAX) {
+      clearInterval(timer);
+      res.end();
+      return;
+    }
+    sse(res, null, textChunk(`Still thinking about step ${sent}. `, false));
+  }, TRICKLE_MS);
+  res.on('close', () => clearInterval(timer));
+}
+
+function serverError(res) {
+  json(res, 500, { error: { code: 500, message: 'Mock internal error, please retry.', status: 'INTERNAL' } });
+}
+
 function respond(req, res, scenario) {
   const url = req.url;
   if (url.includes(':countTokens')) return json(res, 200, { totalTokens: 120 });
@@ -36,6 +72,9 @@ function respond(req, res, scenario) {
   if (scenario === 'flaky' && mainCalls === 1) {
     return json(res, 503, { error: { code: 503, message: 'Mock is overloaded, try again.', status: 'UNAVAILABLE' } });
   }
+  if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) return serverError(res);
+  if (scenario === 'stall') return stall(res);
+  if (scenario === 'trickle') return trickle(res);
   if (scenario === 'error') {
     return json(res, 400, {
       error: { code: 400, message: 'Mock rejects this request: API key not valid.', status: 'INVALID_ARGUMENT' },

@@ -1,0 +1,91 @@
+//! Seed 003's retry policy: timeouts, network and upstream errors are tried
+//! again after 0.5 s, 1 s, 2 s (then 2 s for every further retry); nothing
+//! else is, `command_not_found` never. `max_duration` bounds the whole call,
+//! retries and waits included, so a retry starts only when time is left.
+
+use super::classify::ErrorKind;
+
+/// The waits before the first, second and third retry; later ones wait the last.
+pub const BACKOFF_MS: [u64; 3] = [500, 1000, 2000];
+
+/// A retry that would have less than this left after its wait is not started:
+/// it could only run into `max_duration`.
+pub const MIN_ATTEMPT_MS: u64 = 1000;
+
+/// The wait before retry number `retries_done + 1`.
+pub fn backoff_ms(retries_done: u32) -> u64 {
+    BACKOFF_MS[(retries_done as usize).min(BACKOFF_MS.len() - 1)]
+}
+
+/// How long to wait before trying again after a failure of `kind`, or `None`
+/// when the call ends here: the kind is not retried, `max_retries` are used
+/// up, or `remaining_ms` of `max_duration` would not cover the wait and a
+/// useful attempt.
+///
+/// ```
+/// use agent_context::gemini_tool::{retry_delay, ErrorKind};
+/// assert_eq!(retry_delay(ErrorKind::UpstreamError, 0, 1, 60_000), Some(500));
+/// assert_eq!(retry_delay(ErrorKind::UpstreamError, 1, 1, 60_000), None);
+/// assert_eq!(retry_delay(ErrorKind::CommandNotFound, 0, 3, 60_000), None);
+/// ```
+pub fn retry_delay(
+    kind: ErrorKind,
+    retries_done: u32,
+    max_retries: u32,
+    remaining_ms: u64,
+) -> Option<u64> {
+    if !kind.is_retried() || retries_done >= max_retries {
+        return None;
+    }
+    let wait = backoff_ms(retries_done);
+    (remaining_ms >= wait + MIN_ATTEMPT_MS).then_some(wait)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_half_a_second_and_stays_at_two() {
+        let waits: Vec<u64> = (0..5).map(backoff_ms).collect();
+        assert_eq!(waits, [500, 1000, 2000, 2000, 2000]);
+        assert_eq!(backoff_ms(u32::MAX), 2000);
+    }
+
+    #[test]
+    fn only_transient_kinds_are_retried_within_the_budget() {
+        let hour = 3_600_000;
+        for kind in [
+            ErrorKind::IdleTimeout,
+            ErrorKind::Timeout,
+            ErrorKind::NetworkError,
+            ErrorKind::UpstreamError,
+            ErrorKind::EmptyResponse,
+        ] {
+            assert_eq!(retry_delay(kind, 0, 3, hour), Some(500), "{kind:?}");
+            assert_eq!(retry_delay(kind, 2, 3, hour), Some(2000), "{kind:?}");
+            assert_eq!(retry_delay(kind, 3, 3, hour), None, "{kind:?}");
+            assert_eq!(retry_delay(kind, 0, 0, hour), None, "{kind:?}");
+        }
+        for kind in [
+            ErrorKind::CommandNotFound,
+            ErrorKind::SessionNotFound,
+            ErrorKind::InvalidParams,
+            ErrorKind::RequestRejected,
+            ErrorKind::AuthError,
+            ErrorKind::Aborted,
+            ErrorKind::ProcessError,
+        ] {
+            assert_eq!(retry_delay(kind, 0, 10, hour), None, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn no_retry_without_time_for_the_wait_and_an_attempt() {
+        let kind = ErrorKind::UpstreamError;
+        assert_eq!(retry_delay(kind, 0, 1, 1500), Some(500));
+        assert_eq!(retry_delay(kind, 0, 1, 1499), None);
+        assert_eq!(retry_delay(kind, 1, 2, 1999), None);
+        assert_eq!(retry_delay(kind, 0, 1, 0), None);
+    }
+}

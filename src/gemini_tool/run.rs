@@ -1,0 +1,479 @@
+//! One call of the tool, as a state machine the JS process runner drives:
+//! it reads the parameters and plans the command line, takes each
+//! attempt's output and end, decides whether and when to try again, and
+//! writes the envelope. The runner only spawns, times and kills.
+//!
+//! ```
+//! use agent_context::gemini_tool::{AttemptEnd, GeminiToolRun};
+//! use serde_json::json;
+//!
+//! let mut run = GeminiToolRun::new(&json!({"PROMPT": "Hi", "cd": "/w"}), "gemini");
+//! let plan = run.plan().unwrap();
+//! assert_eq!(plan.args, ["-o", "stream-json", "--skip-trust", "--model=gemini-3-pro-preview", "--approval-mode=yolo"]);
+//! run.start_attempt();
+//! run.push_stdout(b"{\"type\":\"init\",\"session_id\":\"s1\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Hello\"}\n{\"type\":\"result\",\"status\":\"success\"}\n");
+//! let retry = run.end_attempt(&AttemptEnd { exit_code: Some(0), ..Default::default() }, 2_000);
+//! assert_eq!(retry, None);
+//! assert_eq!(serde_json::to_value(run.envelope(2_000).unwrap()).unwrap()["result"], "Hello");
+//! ```
+
+use serde_json::Value;
+
+use crate::error::{AgentContextError, ErrorCode, Result};
+use crate::invocation::{build_cli_invocation, CliInvocation, InvocationOptions};
+use crate::output::AssemblerOutput;
+
+use super::attempt::{Attempt, AttemptContext, AttemptReport};
+use super::classify::{aborted, AttemptEnd, ErrorKind, Failure, Verdict};
+use super::envelope::{
+    failure_envelope, metrics_line, success_envelope, Envelope, ErrorDetail, Extras, Metrics,
+};
+use super::params::{lenient_limits, GeminiToolParams, Limits};
+use super::retry::retry_delay;
+
+/// What the runner needs to spawn and time an attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan<'a> {
+    pub command: &'a str,
+    pub args: &'a [String],
+    /// The prompt: written to the child's stdin, which is then closed.
+    pub stdin: &'a str,
+    /// The child's working directory (as given; the runner resolves it).
+    pub cd: &'a str,
+    pub idle_timeout_ms: u64,
+    pub max_duration_ms: u64,
+    /// `max_retries + 1`: the most attempts the call can take.
+    pub max_attempts: u32,
+}
+
+/// Why a `cd` cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CdProblem {
+    Missing,
+    NotADirectory,
+    /// Another error code from the file system (`EACCES`, …).
+    Other(String),
+}
+
+#[derive(Debug)]
+pub struct GeminiToolRun {
+    command: String,
+    limits: Limits,
+    /// `None` when the parameters failed the check.
+    ready: Option<(GeminiToolParams, CliInvocation)>,
+    attempt: Option<Attempt>,
+    attempts: u32,
+    last: Option<AttemptReport>,
+    /// Set once the call is over: `Ok` with the successful report in `last`.
+    outcome: Option<std::result::Result<(), Failure>>,
+}
+
+impl GeminiToolRun {
+    /// Reads `params`; bad ones end the call at once with `invalid_params`.
+    /// `command` is the executable the runner will spawn.
+    pub fn new(params: &Value, command: &str) -> GeminiToolRun {
+        let mut run = GeminiToolRun {
+            command: command.to_owned(),
+            limits: lenient_limits(params),
+            ready: None,
+            attempt: None,
+            attempts: 0,
+            last: None,
+            outcome: None,
+        };
+        match plan_invocation(params, command) {
+            Ok((params, invocation)) => {
+                run.limits = params.limits();
+                run.ready = Some((params, invocation));
+            }
+            Err(e) => run.outcome = Some(Err(invalid_params(e.message()))),
+        }
+        run
+    }
+
+    /// A call whose parameters could not even be read as JSON.
+    pub fn unreadable(message: &str, command: &str) -> GeminiToolRun {
+        let mut run = GeminiToolRun::new(&Value::Null, command);
+        run.outcome = Some(Err(invalid_params(message)));
+        run
+    }
+
+    pub fn params(&self) -> Option<&GeminiToolParams> {
+        self.ready.as_ref().map(|(p, _)| p)
+    }
+
+    /// What to spawn; `None` once the call is over (bad parameters, a bad
+    /// `cd`, an abort) or decided.
+    pub fn plan(&self) -> Option<Plan<'_>> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let (params, invocation) = self.ready.as_ref()?;
+        Some(Plan {
+            command: &invocation.command,
+            args: &invocation.args,
+            stdin: &invocation.stdin,
+            cd: &params.cd,
+            idle_timeout_ms: params.timeout_s * 1000,
+            max_duration_ms: params.max_duration_s * 1000,
+            max_attempts: params.max_retries + 1,
+        })
+    }
+
+    /// `cd` is missing or not a directory: `invalid_params`.
+    pub fn reject_cd(&mut self, problem: &CdProblem) {
+        let cd = self.params().map_or("", |p| p.cd.as_str());
+        let message = match problem {
+            CdProblem::Missing => format!("cd does not exist: {cd}"),
+            CdProblem::NotADirectory => format!("cd is not a directory: {cd}"),
+            CdProblem::Other(code) => format!("cd cannot be used ({code}): {cd}"),
+        };
+        self.outcome = Some(Err(invalid_params(&message)));
+    }
+
+    pub fn start_attempt(&mut self) {
+        let keep_events = self.params().is_some_and(|p| p.return_all_messages);
+        self.attempt = Some(Attempt::new(keep_events));
+        self.attempts += 1;
+    }
+
+    pub fn push_stdout(&mut self, chunk: &[u8]) {
+        if let Some(attempt) = &mut self.attempt {
+            attempt.push_stdout(chunk);
+        }
+    }
+
+    pub fn push_stderr(&mut self, chunk: &[u8]) {
+        if let Some(attempt) = &mut self.attempt {
+            attempt.push_stderr(chunk);
+        }
+    }
+
+    /// The attempt's process ended `elapsed_ms` after the call began.
+    /// Returns the wait before the next attempt, or `None`: the call is over.
+    pub fn end_attempt(&mut self, end: &AttemptEnd, elapsed_ms: u64) -> Option<u64> {
+        let attempt = self.attempt.take()?;
+        let params = self.params()?;
+        let context = AttemptContext {
+            command: &self.command,
+            session_id: params.session_id.as_deref(),
+            limits: self.limits,
+        };
+        let report = attempt.finish(end, &context);
+        let (max_retries, max_ms) = (params.max_retries, params.max_duration_s * 1000);
+        let failure = match &report.verdict {
+            Verdict::Success { .. } => None,
+            Verdict::Failure(f) => Some(f.clone()),
+        };
+        self.last = Some(report);
+        let Some(failure) = failure else {
+            self.outcome = Some(Ok(()));
+            return None;
+        };
+        let remaining = max_ms.saturating_sub(elapsed_ms);
+        let wait = retry_delay(failure.kind, self.retries(), max_retries, remaining);
+        if wait.is_none() {
+            self.outcome = Some(Err(failure));
+        }
+        wait
+    }
+
+    /// The caller aborted between attempts (or before the first).
+    pub fn abort(&mut self) {
+        self.attempt = None;
+        self.outcome = Some(Err(aborted()));
+    }
+
+    /// Retries started so far.
+    pub fn retries(&self) -> u32 {
+        self.attempts.saturating_sub(1)
+    }
+
+    /// The envelope of the finished call, `duration_ms` after it began.
+    pub fn envelope(&self, duration_ms: u64) -> Result<Envelope<'_>> {
+        let outcome = self.finished()?;
+        let last = self.last.as_ref();
+        let params = self.params();
+        let extras = Extras {
+            all_messages: params
+                .filter(|p| p.return_all_messages)
+                .map(|_| last.and_then(|r| r.events.as_deref()).unwrap_or(&[])),
+            metrics: params
+                .filter(|p| p.return_metrics)
+                .map(|_| self.metrics(duration_ms)),
+        };
+        Ok(match outcome {
+            Ok(()) => match last.map(|r| &r.verdict) {
+                Some(Verdict::Success { session_id, text }) => {
+                    success_envelope(session_id.as_deref(), text, duration_ms, extras)
+                }
+                _ => return Err(internal("a successful call without its report")),
+            },
+            Err(failure) => {
+                let detail = ErrorDetail {
+                    exit_code: last.and_then(|r| r.exit_code),
+                    last_lines: last.map_or(&[], |r| r.last_lines.as_slice()),
+                    limits: self.limits,
+                    retries: self.retries(),
+                };
+                failure_envelope(failure, detail, duration_ms, extras)
+            }
+        })
+    }
+
+    /// Whether `log_metrics` asked for [`Self::metrics_line`].
+    pub fn logs_metrics(&self) -> bool {
+        self.params().is_some_and(|p| p.log_metrics)
+    }
+
+    /// The `log_metrics` line of the finished call.
+    pub fn metrics_line(&self, duration_ms: u64) -> Result<String> {
+        let outcome = self.finished()?;
+        let kind = outcome.as_ref().err().map(|f| f.kind.as_str());
+        Ok(metrics_line(
+            outcome.is_ok(),
+            kind,
+            duration_ms,
+            &self.metrics(duration_ms),
+        ))
+    }
+
+    /// The final error kind, `None` on success or while running.
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        match &self.outcome {
+            Some(Err(f)) => Some(f.kind),
+            _ => None,
+        }
+    }
+
+    fn finished(&self) -> Result<&std::result::Result<(), Failure>> {
+        self.outcome
+            .as_ref()
+            .ok_or_else(|| internal("the envelope was asked for before the call ended"))
+    }
+
+    fn metrics(&self, duration_ms: u64) -> Metrics {
+        let last = self.last.as_ref();
+        Metrics {
+            duration_ms,
+            attempts: self.attempts,
+            retries: self.retries(),
+            exit_code: last.and_then(|r| r.exit_code),
+            tool_calls: last.map_or(0, |r| r.tool_calls),
+            ..Metrics::default()
+        }
+        .with_usage(last.and_then(|r| r.usage.as_ref()))
+    }
+}
+
+fn plan_invocation(params: &Value, command: &str) -> Result<(GeminiToolParams, CliInvocation)> {
+    let params = GeminiToolParams::read(params)?;
+    let output = AssemblerOutput {
+        prompt: params.prompt.clone(),
+        system_flag: None,
+    };
+    let options = InvocationOptions {
+        command: Some(command.to_owned()),
+        model: Some(params.model.clone()),
+        session_id: params.session_id.clone(),
+        sandbox: Some(params.sandbox),
+        yolo: Some(params.yolo),
+        ..InvocationOptions::default()
+    };
+    let invocation = build_cli_invocation("google-gemini", &output, &options)?;
+    Ok((params, invocation))
+}
+
+fn invalid_params(message: &str) -> Failure {
+    Failure::new(
+        ErrorKind::InvalidParams,
+        format!("invalid parameters: {message}"),
+        message,
+    )
+}
+
+fn internal(what: &str) -> AgentContextError {
+    AgentContextError::new(ErrorCode::Internal, format!("gemini tool: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::invocation::Sandbox;
+    use serde_json::json;
+
+    const PLAIN: &[u8] = include_bytes!("../../tests/fixtures/cli/gemini-plain.jsonl");
+    const SERVER_ERROR: &str = r#"{"type":"init","session_id":"s1"}
+{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: {\"error\":{\"code\":500,\"message\":\"Mock internal error\"}}]"}}
+"#;
+
+    fn envelope(run: &GeminiToolRun, duration_ms: u64) -> Value {
+        serde_json::to_value(run.envelope(duration_ms).unwrap()).unwrap()
+    }
+
+    fn exited(code: i32) -> AttemptEnd {
+        AttemptEnd {
+            exit_code: Some(code),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_plan_is_the_seeds_command_line() {
+        let run = GeminiToolRun::new(
+            &json!({"PROMPT": "Review src/", "cd": "/repo", "sandbox": "read-only", "SESSION_ID": "abc", "model": "gemini-2.5-flash", "timeout": 5, "max_duration": 60}),
+            "/opt/gemini",
+        );
+        let plan = run.plan().unwrap();
+        assert_eq!(plan.command, "/opt/gemini");
+        assert_eq!(
+            plan.args,
+            [
+                "-o",
+                "stream-json",
+                "--skip-trust",
+                "--model=gemini-2.5-flash",
+                "--resume=abc",
+                "--approval-mode=plan"
+            ]
+        );
+        assert_eq!(plan.stdin, "Review src/");
+        assert_eq!(plan.cd, "/repo");
+        assert_eq!((plan.idle_timeout_ms, plan.max_duration_ms), (5000, 60_000));
+        assert_eq!(plan.max_attempts, 2);
+        assert!(plan.args.iter().all(|a| !a.contains("Review")));
+        let auto = GeminiToolRun::new(&json!({"PROMPT": "x", "cd": "/r", "yolo": false}), "gemini");
+        assert_eq!(auto.plan().unwrap().args[4], "--approval-mode=auto_edit");
+        assert_eq!(auto.params().unwrap().sandbox, Sandbox::WorkspaceWrite);
+    }
+
+    #[test]
+    fn bad_parameters_end_the_call_with_invalid_params() {
+        let run = GeminiToolRun::new(
+            &json!({"PROMPT": "x", "cd": "/w", "timeout": 9, "max_retries": -1}),
+            "gemini",
+        );
+        assert!(run.plan().is_none());
+        let e = envelope(&run, 3);
+        assert_eq!(e["error_kind"], "invalid_params");
+        assert_eq!(
+            e["error"],
+            "invalid parameters: max_retries must be a whole number from 0 to 10, got -1"
+        );
+        assert_eq!(
+            e["error_detail"]["message"],
+            "max_retries must be a whole number from 0 to 10, got -1"
+        );
+        assert_eq!(e["error_detail"]["idle_timeout_s"], 9);
+        assert_eq!(e["error_detail"]["max_duration_s"], 1800);
+        assert_eq!(e["error_detail"]["retries"], 0);
+        assert_eq!(e["error_detail"]["exit_code"], Value::Null);
+        assert_eq!(e["duration"], "0m0s");
+
+        let mut cd = GeminiToolRun::new(&json!({"PROMPT": "x", "cd": "/nope"}), "gemini");
+        cd.reject_cd(&CdProblem::Missing);
+        assert!(cd.plan().is_none());
+        assert_eq!(
+            envelope(&cd, 0)["error_detail"]["message"],
+            "cd does not exist: /nope"
+        );
+        let unreadable = GeminiToolRun::unreadable("params could not be read: cycle", "gemini");
+        assert_eq!(envelope(&unreadable, 0)["error_kind"], "invalid_params");
+    }
+
+    #[test]
+    fn success_after_one_retry() {
+        let mut run = GeminiToolRun::new(
+            &json!({"PROMPT": "x", "cd": "/w", "return_metrics": true}),
+            "gemini",
+        );
+        run.start_attempt();
+        run.push_stdout(SERVER_ERROR.as_bytes());
+        assert_eq!(run.end_attempt(&exited(244), 2_000), Some(500));
+        assert!(run.plan().is_some());
+        run.start_attempt();
+        run.push_stdout(PLAIN);
+        assert_eq!(run.end_attempt(&exited(0), 5_000), None);
+        assert!(run.plan().is_none());
+        let e = envelope(&run, 5_000);
+        assert_eq!(e["success"], true);
+        assert_eq!(e["SESSION_ID"], "c93265c3-ff3f-4d07-b32a-67a5ff5c389a");
+        assert_eq!(e["result"], "Mock reply: use React for the dashboard.");
+        assert_eq!(e["metrics"]["attempts"], 2);
+        assert_eq!(e["metrics"]["retries"], 1);
+        assert_eq!(e["metrics"]["output_tokens"], 9);
+        assert_eq!(run.error_kind(), None);
+    }
+
+    #[test]
+    fn retries_run_out_and_the_last_attempt_is_reported() {
+        let mut run = GeminiToolRun::new(
+            &json!({"PROMPT": "x", "cd": "/w", "max_retries": 2, "log_metrics": true, "return_all_messages": true}),
+            "gemini",
+        );
+        let mut waits = Vec::new();
+        for _ in 0..3 {
+            run.start_attempt();
+            run.push_stdout(SERVER_ERROR.as_bytes());
+            run.push_stderr(b"Error when talking to Gemini API\n");
+            waits.push(run.end_attempt(&exited(244), 1_000));
+        }
+        assert_eq!(waits, [Some(500), Some(1000), None]);
+        let e = envelope(&run, 9_000);
+        assert_eq!(e["error_kind"], "upstream_error");
+        assert_eq!(e["error_detail"]["retries"], 2);
+        assert_eq!(e["error_detail"]["exit_code"], 244);
+        assert_eq!(e["error_detail"]["last_lines"].as_array().unwrap().len(), 3);
+        assert_eq!(
+            e["all_messages"][0],
+            json!({"type": "session", "sessionId": "s1"})
+        );
+        assert!(run.logs_metrics());
+        let line = run.metrics_line(9_000).unwrap();
+        assert!(line.starts_with(r#"{"tool":"gemini","success":false,"error_kind":"upstream_error","duration":"0m9s","duration_ms":9000,"attempts":3,"retries":2,"exit_code":244"#), "{line}");
+    }
+
+    #[test]
+    fn never_retried_kinds_and_the_time_budget() {
+        let mut run = GeminiToolRun::new(
+            &json!({"PROMPT": "x", "cd": "/w", "max_retries": 5}),
+            "gemini",
+        );
+        run.start_attempt();
+        let enoent = AttemptEnd {
+            spawn_error: Some("ENOENT".into()),
+            ..Default::default()
+        };
+        assert_eq!(run.end_attempt(&enoent, 10), None);
+        let e = envelope(&run, 10);
+        assert_eq!(e["error_kind"], "command_not_found");
+        assert_eq!(e["error_detail"]["retries"], 0);
+
+        // An idle timeout 0.9 s before max_duration: no time for another attempt.
+        let mut late = GeminiToolRun::new(
+            &json!({"PROMPT": "x", "cd": "/w", "max_duration": 10, "timeout": 2}),
+            "gemini",
+        );
+        late.start_attempt();
+        let idle = AttemptEnd {
+            stopped: Some(super::super::classify::StopReason::IdleTimeout),
+            ..Default::default()
+        };
+        assert_eq!(late.end_attempt(&idle, 9_100), None);
+        assert_eq!(late.error_kind(), Some(ErrorKind::IdleTimeout));
+    }
+
+    #[test]
+    fn an_abort_between_attempts_keeps_the_last_attempts_details() {
+        let mut run = GeminiToolRun::new(&json!({"PROMPT": "x", "cd": "/w"}), "gemini");
+        assert!(run.envelope(0).is_err(), "no envelope before the end");
+        run.start_attempt();
+        run.push_stdout(SERVER_ERROR.as_bytes());
+        assert_eq!(run.end_attempt(&exited(244), 100), Some(500));
+        run.abort();
+        let e = envelope(&run, 300);
+        assert_eq!(e["error_kind"], "aborted");
+        assert_eq!(e["error_detail"]["exit_code"], 244);
+        assert_eq!(e["error_detail"]["retries"], 0);
+    }
+}

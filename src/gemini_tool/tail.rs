@@ -1,0 +1,162 @@
+//! The envelope's `last_lines`: the last lines Gemini CLI printed, stdout
+//! and stderr in the order their lines completed, ANSI escapes removed,
+//! blank lines left out, each line cut to [`LINE_MAX_CHARS`]. Only the kept
+//! lines and one bounded unfinished line per stream are held.
+
+use crate::agent_output::strip_ansi;
+
+/// How many lines the envelope keeps.
+pub const LAST_LINES: usize = 20;
+/// A longer line keeps its head and says how much was cut.
+pub const LINE_MAX_CHARS: usize = 1000;
+/// Bytes of an unfinished line held (a character is at most 4 bytes).
+const PENDING_MAX_BYTES: usize = LINE_MAX_CHARS * 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    head: Vec<u8>,
+    /// Bytes of the line past `head`.
+    dropped: usize,
+}
+
+impl Pending {
+    fn add(&mut self, bytes: &[u8]) {
+        let room = PENDING_MAX_BYTES.saturating_sub(self.head.len());
+        let take = room.min(bytes.len());
+        self.head.extend_from_slice(&bytes[..take]);
+        self.dropped += bytes.len() - take;
+    }
+
+    fn take(&mut self) -> Option<(Vec<u8>, usize)> {
+        if self.head.is_empty() && self.dropped == 0 {
+            return None;
+        }
+        let dropped = std::mem::take(&mut self.dropped);
+        Some((std::mem::take(&mut self.head), dropped))
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct OutputTail {
+    lines: Vec<String>,
+    stdout: Pending,
+    stderr: Pending,
+}
+
+impl OutputTail {
+    pub fn push(&mut self, stream: Stream, chunk: &[u8]) {
+        let mut rest = chunk;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.pending(stream).add(&rest[..at]);
+            if let Some((head, dropped)) = self.pending(stream).take() {
+                self.keep(&head, dropped);
+            }
+            rest = &rest[at + 1..];
+        }
+        self.pending(stream).add(rest);
+    }
+
+    /// The kept lines, unfinished ones (stdout's, then stderr's) included.
+    pub fn finish(mut self) -> Vec<String> {
+        for stream in [Stream::Stdout, Stream::Stderr] {
+            if let Some((head, dropped)) = self.pending(stream).take() {
+                self.keep(&head, dropped);
+            }
+        }
+        self.lines
+    }
+
+    fn pending(&mut self, stream: Stream) -> &mut Pending {
+        match stream {
+            Stream::Stdout => &mut self.stdout,
+            Stream::Stderr => &mut self.stderr,
+        }
+    }
+
+    fn keep(&mut self, head: &[u8], dropped: usize) {
+        let Some(line) = clean_line(head, dropped) else {
+            return;
+        };
+        if self.lines.len() == LAST_LINES {
+            self.lines.remove(0);
+        }
+        self.lines.push(line);
+    }
+}
+
+/// The line as text, or `None` when it is blank.
+fn clean_line(head: &[u8], dropped: usize) -> Option<String> {
+    let text = String::from_utf8_lossy(head);
+    let text = strip_ansi(&text);
+    let text = text.trim_end();
+    if text.trim_start().is_empty() {
+        return None;
+    }
+    let chars = text.chars().count();
+    if chars <= LINE_MAX_CHARS && dropped == 0 {
+        return Some(text.to_owned());
+    }
+    let kept: String = text.chars().take(LINE_MAX_CHARS).collect();
+    let cut = text.len() - kept.len() + dropped;
+    Some(format!("{kept} … [{cut} more bytes]"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_last_twenty_lines_of_both_streams_in_order() {
+        let mut tail = OutputTail::default();
+        tail.push(
+            Stream::Stderr,
+            b"Warning: one\n\x1b[31mred\x1b[0m\r\n\n   \n",
+        );
+        tail.push(Stream::Stdout, b"{\"type\":\"init\"}\n{\"type\":");
+        tail.push(Stream::Stderr, b"half");
+        tail.push(Stream::Stdout, b"\"result\"}\n");
+        tail.push(Stream::Stderr, b" line\nlast without newline");
+        assert_eq!(
+            tail.finish(),
+            [
+                "Warning: one",
+                "red",
+                "{\"type\":\"init\"}",
+                "{\"type\":\"result\"}",
+                "half line",
+                "last without newline"
+            ]
+        );
+
+        let mut tail = OutputTail::default();
+        for i in 0..50 {
+            tail.push(Stream::Stdout, format!("line {i}\n").as_bytes());
+        }
+        let lines = tail.finish();
+        assert_eq!(lines.len(), LAST_LINES);
+        assert_eq!(lines[0], "line 30");
+        assert_eq!(lines[19], "line 49");
+    }
+
+    #[test]
+    fn long_lines_keep_their_head_and_say_what_was_cut() {
+        let mut tail = OutputTail::default();
+        let long = "é".repeat(3000);
+        // In pieces, split inside a character.
+        let bytes = long.as_bytes();
+        tail.push(Stream::Stdout, &bytes[..1001]);
+        tail.push(Stream::Stdout, &bytes[1001..]);
+        tail.push(Stream::Stdout, b"\nshort\n");
+        let lines = tail.finish();
+        assert_eq!(lines.len(), 2);
+        let expected = format!("{} … [{} more bytes]", "é".repeat(1000), 6000 - 2000);
+        assert_eq!(lines[0], expected);
+        assert_eq!(lines[1], "short");
+    }
+}

@@ -1,0 +1,222 @@
+// The Gemini tool's parts that need no Gemini CLI, through the package name:
+// parameter problems as invalid_params envelopes, `cd` checks, the host's
+// options, an abort before the start, a command that is not there, the
+// engineering context and the prompt template, the tool definition.
+// The real CLI runs in tests/cli/gemini_tool.test.cjs.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const pkg = require('agent-context');
+
+const made = [];
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-context-tool-'));
+  made.push(dir);
+  return dir;
+};
+test.after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+/** A command that does not exist, so nothing can be spawned by mistake. */
+const NOWHERE = { command: '/nonexistent/agent-context-test/gemini' };
+
+async function invalid(params, message) {
+  const envelope = await pkg.runGeminiTool(params, NOWHERE);
+  assert.equal(envelope.success, false, JSON.stringify(envelope));
+  assert.equal(envelope.error_kind, 'invalid_params', JSON.stringify(envelope));
+  assert.equal(envelope.error_detail.message, message);
+  assert.equal(envelope.error, `invalid parameters: ${message}`);
+  assert.deepEqual(
+    { exit_code: envelope.error_detail.exit_code, last_lines: envelope.error_detail.last_lines, retries: envelope.error_detail.retries },
+    { exit_code: null, last_lines: [], retries: 0 },
+  );
+  return envelope;
+}
+
+test('bad parameters resolve an invalid_params envelope naming the parameter', async () => {
+  const cd = tmp();
+  await invalid(undefined, 'params must be an object, got undefined');
+  await invalid('Review it', 'params must be an object, got a string');
+  await invalid({ cd }, 'PROMPT must be a string, got undefined');
+  await invalid({ PROMPT: '  ', cd }, 'PROMPT must not be empty: it is the whole task Gemini gets');
+  await invalid({ PROMPT: 'x' }, 'cd must be a string, got undefined');
+  await invalid({ PROMPT: 'x', cd, sandbox: 'none' }, "sandbox must be one of 'read-only', 'workspace-write', 'danger-full-access', got \"none\"");
+  await invalid({ PROMPT: 'x', cd, yolo: 'false' }, 'yolo must be a boolean, got a string');
+  await invalid({ PROMPT: 'x', cd, max_retries: 11 }, 'max_retries must be a whole number from 0 to 10, got 11');
+  await invalid({ PROMPT: 'x', cd, SESSION_ID: '--last' }, 'SESSION_ID must not start with \'-\', got "--last"');
+  const typo = await invalid({ PROMPT: 'x', cd, Timeout: 5, timeout: 7 }, 'unknown parameter "Timeout" (did you mean timeout?); the parameters are PROMPT, cd, sandbox, yolo, SESSION_ID, model, return_all_messages, return_metrics, timeout, max_duration, max_retries, log_metrics');
+  // The limits that could be read are reported as given.
+  assert.deepEqual([typo.error_detail.idle_timeout_s, typo.error_detail.max_duration_s], [7, 1800]);
+  const throwing = { PROMPT: 'x', get cd() { throw new Error('no cd for you'); } };
+  await invalid(throwing, 'params could not be read: no cd for you');
+  const cyclic = { PROMPT: 'x', cd };
+  cyclic.self = cyclic;
+  const envelope = await pkg.runGeminiTool(cyclic, NOWHERE);
+  assert.equal(envelope.error_kind, 'invalid_params');
+  assert.match(envelope.error_detail.message, /^params could not be read: /);
+});
+
+test('cd must be an existing directory', async () => {
+  const dir = tmp();
+  const file = path.join(dir, 'notes.txt');
+  fs.writeFileSync(file, 'x');
+  await invalid({ PROMPT: 'x', cd: path.join(dir, 'missing') }, `cd does not exist: ${path.join(dir, 'missing')}`);
+  await invalid({ PROMPT: 'x', cd: file }, `cd is not a directory: ${file}`);
+  await invalid({ PROMPT: 'x', cd: path.join(file, 'below') }, `cd does not exist: ${path.join(file, 'below')}`);
+});
+
+test('every bad value of every parameter is an envelope, never a rejection', async () => {
+  const { badValues } = await import('../matrix/matrix.mjs');
+  const cd = tmp();
+  const names = Object.keys(pkg.geminiToolDefinition().inputSchema.properties);
+  let n = 0;
+  for (const name of names) {
+    for (const [label, value, remove] of badValues()) {
+      const params = { PROMPT: 'Review it', cd, timeout: 5, max_duration: 5, max_retries: 0 };
+      if (remove) delete params[name];
+      else params[name] = value;
+      const envelope = await pkg.runGeminiTool(params, NOWHERE);
+      assert.equal(typeof envelope.success, 'boolean', `${name} = ${label}`);
+      // With a valid value the call gets as far as the missing command.
+      assert.ok(['invalid_params', 'command_not_found'].includes(envelope.error_kind), `${name} = ${label}: ${envelope.error_kind}`);
+      n += 1;
+    }
+  }
+  assert.ok(n > 200);
+});
+
+test("the host's options are checked: a bad one rejects with AgentContextError", async () => {
+  const cd = tmp();
+  const cases = [
+    ['nope', 'options must be an object, got a string'],
+    [{ signal: {} }, 'options.signal must be an AbortSignal, got an object'],
+    [{ command: '' }, 'options.command must be a non-empty string, got a string'],
+    [{ command: 7 }, 'options.command must be a non-empty string, got a number'],
+    [{ env: ['PATH=/bin'] }, 'options.env must be an object, got an array'],
+  ];
+  for (const [options, message] of cases) {
+    await assert.rejects(pkg.runGeminiTool({ PROMPT: 'x', cd }, options), (err) => {
+      assert.equal(err.name, 'AgentContextError');
+      assert.equal(err.code, 'INVALID_INPUT');
+      assert.equal(err.message, message);
+      return true;
+    });
+  }
+});
+
+test('an aborted signal ends the call before anything is spawned', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const envelope = await pkg.runGeminiTool({ PROMPT: 'x', cd: tmp() }, { ...NOWHERE, signal: controller.signal });
+  assert.equal(envelope.error_kind, 'aborted');
+  assert.equal(envelope.error, 'the call was aborted by the caller');
+  assert.equal(envelope.error_detail.retries, 0);
+});
+
+test('a command that is not there: command_not_found, named, not retried', async () => {
+  const envelope = await pkg.runGeminiTool({ PROMPT: 'x', cd: tmp(), max_retries: 5 }, NOWHERE);
+  assert.equal(envelope.error_kind, 'command_not_found');
+  assert.match(envelope.error, /\/nonexistent\/agent-context-test\/gemini does not exist/);
+  assert.equal(envelope.error_detail.message, `spawn ${NOWHERE.command} ENOENT`);
+  assert.equal(envelope.error_detail.retries, 0);
+  // The variable is read from the child's environment when no command is given.
+  const viaEnv = await pkg.runGeminiTool({ PROMPT: 'x', cd: tmp() }, { env: { PATH: '/nonexistent', AGENT_CONTEXT_GEMINI_BIN: '/nowhere/gemini' } });
+  assert.equal(viaEnv.error_detail.message, 'spawn /nowhere/gemini ENOENT');
+});
+
+test('readEngineeringContext reads the seed\'s files that exist, in order', () => {
+  const cd = tmp();
+  assert.deepEqual(pkg.readEngineeringContext(cd), []);
+  fs.mkdirSync(path.join(cd, 'ai', 'contracts'), { recursive: true });
+  fs.writeFileSync(path.join(cd, 'ai', 'PROJECT_CONTEXT.md'), 'Node 20, two cores.\n');
+  fs.writeFileSync(path.join(cd, 'ai', 'contracts', 'current.md'), '# Contract\nOnly the parser.\n');
+  const files = pkg.readEngineeringContext(cd);
+  assert.deepEqual(files, [
+    { path: 'ai/contracts/current.md', content: '# Contract\nOnly the parser.\n' },
+    { path: 'ai/PROJECT_CONTEXT.md', content: 'Node 20, two cores.\n' },
+  ]);
+  const block = pkg.formatEngineeringContext(files);
+  assert.match(block, /^【工程上下文】（调用方提供的工程约束/);
+  assert.ok(block.endsWith('\n--- ai/contracts/current.md ---\n# Contract\nOnly the parser.\n\n--- ai/PROJECT_CONTEXT.md ---\nNode 20, two cores.'));
+  assert.equal(pkg.formatEngineeringContext([]), '');
+  assert.equal(pkg.formatEngineeringContext(null), '');
+
+  fs.mkdirSync(path.join(cd, 'ai', 'engineering_codex.md'));
+  assert.throws(() => pkg.readEngineeringContext(cd), { name: 'AgentContextError', code: 'INVALID_INPUT', message: `ai/engineering_codex.md under ${cd} cannot be read: EISDIR` });
+  assert.throws(() => pkg.readEngineeringContext(42), { code: 'INVALID_INPUT', message: 'cd must be a non-empty string, got a number' });
+});
+
+test('composeGeminiToolPrompt fills the seed template', () => {
+  const prompt = pkg.composeGeminiToolPrompt({
+    taskType: 'consult',
+    background: 'agent-context: a Rust library compiled to WebAssembly',
+    tasks: ['Which retry schedule fits a CLI tool?', 'What should never be retried?'],
+    expectedOutput: 'A short recommendation',
+    engineeringContext: 'Keep the public API unchanged.',
+  });
+  assert.equal(
+    prompt,
+    [
+      '请提供专业意见 / 执行任务：',
+      '',
+      pkg.formatEngineeringContext('Keep the public API unchanged.'),
+      '',
+      '**任务类型**：咨询',
+      '**背景信息**：agent-context: a Rust library compiled to WebAssembly',
+      '',
+      '**具体问题 / 任务**：',
+      '1. Which retry schedule fits a CLI tool?',
+      '2. What should never be retried?',
+      '',
+      '**期望输出**：',
+      '- A short recommendation',
+      '',
+      '如信息不足，请在不扩展 Scope 的前提下，基于最安全、最小假设继续推进，并显式标注 Assumption。',
+    ].join('\n'),
+  );
+  assert.throws(() => pkg.composeGeminiToolPrompt({ taskType: 'plan', tasks: 'x' }), {
+    name: 'AgentContextError',
+    code: 'INVALID_INPUT',
+    message: "taskType must be 'consult', 'review' or 'execute' (咨询, 审核, 执行), got \"plan\"",
+  });
+  assert.throws(() => pkg.composeGeminiToolPrompt({ taskType: 'review', tasks: [] }), { message: 'tasks must hold at least one non-empty task' });
+});
+
+test('geminiToolDefinition: the name, the description and the schema of the seed parameters', () => {
+  const def = pkg.geminiToolDefinition();
+  assert.equal(def.name, 'gemini');
+  assert.match(def.description, /keep the returned SESSION_ID/);
+  const { properties, required, additionalProperties } = def.inputSchema;
+  assert.deepEqual(required, ['PROMPT', 'cd']);
+  assert.equal(additionalProperties, false);
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, [v.type, v.default]])),
+    {
+      PROMPT: ['string', undefined],
+      cd: ['string', undefined],
+      sandbox: ['string', 'workspace-write'],
+      yolo: ['boolean', true],
+      SESSION_ID: ['string', undefined],
+      model: ['string', 'gemini-3-pro-preview'],
+      return_all_messages: ['boolean', false],
+      return_metrics: ['boolean', false],
+      timeout: ['integer', 300],
+      max_duration: ['integer', 1800],
+      max_retries: ['integer', 1],
+      log_metrics: ['boolean', false],
+    },
+  );
+  // A fresh object each time: the caller may change it.
+  def.name = 'changed';
+  assert.equal(pkg.geminiToolDefinition().name, 'gemini');
+});
+
+test('the tool is Node-only and lazy: the MCP SDK is not loaded by the library', () => {
+  assert.equal(typeof pkg.runGeminiTool, 'function');
+  assert.equal(pkg.__GeminiToolRun, undefined, 'the internal class is not exported');
+  const loaded = Object.keys(require.cache).filter((k) => k.includes('@modelcontextprotocol'));
+  assert.deepEqual(loaded, []);
+});
