@@ -479,3 +479,34 @@ test(`gemini ${version}: over MCP, a long call reports progress and the client's
     cleanUp(ctx);
   }
 });
+
+/** Open file descriptors of this process. */
+function openFds() {
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+test(`gemini ${version}: 20 runs at once, 6 of them killed on an idle timeout, leave no process and no descriptor behind`, { timeout: 240_000 }, async () => {
+  const answering = await setUp('plain');
+  const stalling = await setUp('stall');
+  try {
+    const fdsBefore = openFds();
+    const runs = [
+      ...Array.from({ length: 14 }, () => call(answering, { max_duration: 150 })),
+      ...Array.from({ length: 6 }, () => call(stalling, { timeout: 15, max_retries: 0, max_duration: 150 })),
+    ];
+    const results = await Promise.all(runs);
+    const envelopes = results.map((r) => r.envelope);
+    for (const envelope of envelopes.slice(0, 14)) {
+      checkSuccess(envelope);
+      assert.equal(envelope.result, PLAIN_TEXT);
+    }
+    for (const envelope of envelopes.slice(14)) checkFailure(envelope, 'idle_timeout', { retries: 0, limits: [15, 150] });
+    // Fourteen different sessions.
+    assert.equal(new Set(envelopes.slice(0, 14).map((e) => e.SESSION_ID)).size, 14);
+    await waitFor(() => processesIn(answering.cwd).length === 0 && processesIn(stalling.cwd).length === 0, 10_000, 'no process left in the run folders');
+    await waitFor(() => openFds() <= fdsBefore, 10_000, `descriptors back to ${fdsBefore} (now ${openFds()})`);
+  } finally {
+    cleanUp(answering);
+    cleanUp(stalling);
+  }
+});
