@@ -5,7 +5,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js_input::{self, type_name};
-use super::{js_output, js_result};
+use super::js_result;
+use super::json_bridge::from_serializable;
 use crate::agent_output;
 use crate::error::{AgentContextError, Result};
 
@@ -14,7 +15,7 @@ use crate::error::{AgentContextError, Result};
 /// decode and parse it again; `text` stays the first key.
 fn reply_to_js(mut reply: agent_output::AgentReply) -> Result<JsValue> {
     let text = std::mem::take(&mut reply.text);
-    let object = js_output::json_to_js(&reply)?;
+    let object = from_serializable(&reply)?;
     // Setting an existing key on a fresh plain object cannot fail.
     let _ = js_sys::Reflect::set(
         &object,
@@ -124,7 +125,7 @@ impl AgentOutputParser {
             Output::Text(text) => parser.push_str(&text),
             Output::Bytes(bytes) => parser.push(&bytes),
         };
-        js_result(js_output::json_to_js(&events))
+        js_result(from_serializable(&events))
     }
 
     /// Ends the output and returns the reply, as `parseAgentOutput` would.

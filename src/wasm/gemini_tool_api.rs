@@ -5,7 +5,6 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::js_output::json_to_js;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::gemini_tool::{
@@ -173,7 +172,7 @@ impl GeminiToolRunJs {
 
     pub fn envelope(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
         let envelope = js_result(self.inner.envelope(ms(duration_ms)))?;
-        js_result(json_to_js(&envelope))
+        js_result(from_serializable(&envelope))
     }
 
     /// The `log_metrics` line, or `undefined` when it was not asked for.

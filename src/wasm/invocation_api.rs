@@ -4,7 +4,8 @@ use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use super::js_input::{self, get, is_plain_object, optional_string, required_string, type_name};
-use super::{js_output, js_result};
+use super::js_result;
+use super::json_bridge::from_serializable;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{self, InvocationOptions, Sandbox};
 use crate::output::AssemblerOutput;
@@ -134,5 +135,5 @@ pub fn build_cli_invocation(
         &output,
         &options,
     ))?;
-    js_result(js_output::to_js(&invocation))
+    js_result(from_serializable(&invocation))
 }

@@ -1,24 +1,12 @@
 //! Writes the core's results as plain JS objects.
 
 use js_sys::{Array, Object, Reflect};
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::error::{AgentContextError, ErrorCode, Result};
+use super::json_bridge::from_serializable;
+use crate::error::Result;
 use crate::input::AssemblerInput;
 use crate::output::AssemblerOutput;
-
-/// The one serializer for structured results: maps as plain objects, `None`
-/// as `undefined`.
-pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue> {
-    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    value.serialize(&serializer).map_err(|e| {
-        AgentContextError::new(
-            ErrorCode::Internal,
-            format!("could not convert a result to JS: {e}"),
-        )
-    })
-}
 
 fn set(target: &Object, key: &str, value: &JsValue) {
     // Defining a property on a fresh ordinary object cannot fail.
@@ -47,7 +35,7 @@ pub fn output_with_report(
 ) -> Result<JsValue> {
     let obj = Object::new();
     set(&obj, "output", &assembler_output(out));
-    set(&obj, "report", &to_js(report)?);
+    set(&obj, "report", &from_serializable(report)?);
     Ok(obj.into())
 }
 
@@ -91,16 +79,4 @@ pub fn assembler_input(input: &AssemblerInput) -> JsValue {
     );
     set(&obj, "maxBytes", &JsValue::from_f64(f.max_bytes as f64));
     obj.into()
-}
-
-/// A result holding JSON from the agent CLIs (tool inputs), through JSON
-/// text and `JSON.parse`: `null` stays `null` and numbers read exactly as
-/// JavaScript reads that JSON, which the serializer above cannot promise.
-/// `None` fields are left out (`skip_serializing_if`), so they read as
-/// `undefined`.
-pub fn json_to_js<T: Serialize>(value: &T) -> Result<JsValue> {
-    let internal = |what: String| AgentContextError::new(ErrorCode::Internal, what);
-    let text = serde_json::to_string(value)
-        .map_err(|e| internal(format!("could not write a result as JSON: {e}")))?;
-    js_sys::JSON::parse(&text).map_err(|_| internal("could not read a result's JSON".to_owned()))
 }

@@ -43,7 +43,10 @@ pub fn to_json(value: &JsValue, what: &str) -> Result<Value> {
         .map_err(|e| AgentContextError::invalid(format!("{what} could not be read: {e}")))
 }
 
-/// A core result as a plain JS value.
+/// A core result as a plain JS value: the one way structured results reach
+/// JS. Through JSON text and `JSON.parse`, so `null` stays `null`, numbers
+/// read as JavaScript reads them, and `None` fields left out
+/// (`skip_serializing_if`) read as `undefined`.
 pub fn from_serializable<T: Serialize>(value: &T) -> Result<JsValue> {
     let text = serde_json::to_string(value).map_err(|e| {
         AgentContextError::new(
