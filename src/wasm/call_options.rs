@@ -5,7 +5,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js_input::{get, is_plain_object, type_name};
+use super::js_input::{get, is_plain_object, optional_bool, type_name};
 use crate::error::{AgentContextError, Result};
 
 #[wasm_bindgen]
@@ -72,17 +72,8 @@ impl CallOptions {
                 type_name(&logger)
             )));
         };
-        let debug = get(options, &"debug".into(), || "options.debug".into())?;
-        let debug = if debug.is_undefined() || debug.is_null() {
-            None
-        } else {
-            Some(debug.as_bool().ok_or_else(|| {
-                AgentContextError::invalid(format!(
-                    "options.debug must be a boolean, got {}",
-                    type_name(&debug)
-                ))
-            })?)
-        };
+        let path = || "options.debug".to_owned();
+        let debug = optional_bool(get(options, &"debug".into(), path)?, path)?;
         Ok(CallOptions { logger, debug })
     }
 

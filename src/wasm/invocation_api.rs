@@ -3,7 +3,9 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::js_input::{self, get, is_plain_object, optional_string, required_string, type_name};
+use super::js_input::{
+    self, get, is_plain_object, optional_bool, optional_string, required_string, type_name,
+};
 use super::js_result;
 use super::json_bridge::from_serializable;
 use crate::error::{AgentContextError, Result};
@@ -61,17 +63,8 @@ fn options(value: &JsValue) -> Result<InvocationOptions> {
             ))
         })?),
     };
-    let (yolo, _) = read("yolo")?;
-    let yolo = if yolo.is_undefined() || yolo.is_null() {
-        None
-    } else {
-        Some(yolo.as_bool().ok_or_else(|| {
-            AgentContextError::invalid(format!(
-                "options.yolo must be a boolean, got {}",
-                type_name(&yolo)
-            ))
-        })?)
-    };
+    let (yolo, path) = read("yolo")?;
+    let yolo = optional_bool(yolo, path)?;
     let (extra, _) = read("extraArgs")?;
     let extra_args = if extra.is_undefined() || extra.is_null() {
         Vec::new()

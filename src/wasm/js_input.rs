@@ -95,6 +95,20 @@ fn required_string_at(value: JsValue, path: &dyn Fn() -> String) -> Result<Strin
     })
 }
 
+/// A boolean field that may be missing or `null`.
+pub fn optional_bool(value: JsValue, path: impl Fn() -> String) -> Result<Option<bool>> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.as_bool().map(Some).ok_or_else(|| {
+        AgentContextError::invalid(format!(
+            "{} must be a boolean, got {}",
+            path(),
+            type_name(&value)
+        ))
+    })
+}
+
 /// The agent type argument.
 pub fn agent_type(value: &JsValue) -> Result<String> {
     required_string(value.clone(), || "agentType".to_owned())
