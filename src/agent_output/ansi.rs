@@ -9,8 +9,12 @@ const BEL: char = '\u{07}';
 
 /// Whether `text` holds anything that starts an escape sequence.
 pub fn has_escape(text: &str) -> bool {
-    // ESC is one byte; U+009B is C2 9B in UTF-8, so a byte search finds both.
-    memchr::memchr2(0x1b, 0x9b, text.as_bytes()).is_some()
+    // ESC is one byte; U+009B is C2 9B in UTF-8. A 9B byte is also the
+    // continuation byte of many CJK characters (国 is E5 9B BD), so one
+    // counts only after C2.
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(0x1b, 0x9b, bytes)
+        .any(|at| bytes[at] == 0x1b || (at > 0 && bytes[at - 1] == 0xc2))
 }
 
 /// `text` without its escape sequences: CSI (`ESC [ … final`, also the 8-bit
@@ -113,7 +117,7 @@ fn string_command_len(text: &str, body: usize, bel_ends: bool) -> Option<usize> 
 
 #[cfg(test)]
 mod tests {
-    use super::{strip_ansi, unfinished_escape_start};
+    use super::{has_escape, strip_ansi, unfinished_escape_start};
     use std::borrow::Cow;
 
     #[test]
@@ -122,6 +126,11 @@ mod tests {
             strip_ansi("no escapes, ünïcode"),
             Cow::Borrowed(_)
         ));
+        // 国 is E5 9B BD: a 9B byte that is not U+009B.
+        assert!(!has_escape("中国的设计"));
+        assert!(matches!(strip_ansi("中国的设计"), Cow::Borrowed(_)));
+        assert!(has_escape("中国\u{9b}1m"));
+        assert!(has_escape("\u{1b}"));
     }
 
     #[test]
