@@ -2,7 +2,8 @@
 // 1. `templates`: the files the core embeds with include_str!, as a frozen
 //    object on both builds (readable before the web build's init());
 // 2. the fast paths (js/fast-path.js) wrapping the generated functions, with
-//    the internal planner exports removed from Node's exports;
+//    the internal planner exports removed from Node's exports, and
+//    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
 // 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
 //    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
 //    `readEngineeringContext` on the Node entry (loaded on first use) and
@@ -38,13 +39,14 @@ const REPLACED = [
   ['buildPrompt', '__fast.buildPrompt'],
   ['buildLlmMessagesFromConversation', '__fastBuilder.buildLlmMessagesFromConversation'],
 ];
-const glue = readFileSync(`${root}js/fast-path.js`, 'utf8');
+const glue = [readFileSync(`${root}js/fast-path.js`, 'utf8'), readFileSync(`${root}js/parser-events.js`, 'utf8')].join('\n');
 const wiring = (kind) =>
   [
     '',
     glue,
     'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext });',
     ...CLASSES.map(([cls, agent]) => `__fast.patchClass(${cls}, ${JSON.stringify(agent)});`),
+    'patchAgentOutputParser(AgentOutputParser);',
     'const __fastBuilder = createFastBuilder({ buildLlmMessagesFromConversation, composeSystemPrompt, planMessages: __planMessages });',
     ...(kind === 'node'
       ? [...REPLACED.map(([name, value]) => `exports.${name} = ${value};`), ...INTERNAL.map((name) => `delete exports.${name};`)]

@@ -11,12 +11,12 @@ bash scripts/setup.sh --browser
 step() { printf '\n== %s\n' "$*"; }
 
 step "format and lint"
-cargo fmt --check
-cargo clippy --quiet --all-targets -- -D warnings
-cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+cargo fmt --all --check
+cargo clippy --quiet --workspace --all-targets -- -D warnings
+cargo clippy --quiet --workspace --all-targets --target wasm32-unknown-unknown -- -D warnings
 
 step "native tests (cargo test)"
-cargo test
+cargo test --workspace
 
 step "build (npm run build)"
 bash scripts/build.sh

@@ -3,7 +3,10 @@
 //! memory holds one line, and the prompt never lands in argv.
 #![cfg(not(target_arch = "wasm32"))]
 
-use agent_context::agent_output::{parse_agent_output, strip_ansi, AgentEvent, AgentOutputParser};
+use agent_context::agent_output::{
+    parse_agent_output, parse_agent_output_as, strip_ansi, AgentEvent, AgentOutputParser,
+    AgentReply, Output, TextForm,
+};
 use agent_context::invocation::{build_cli_invocation, InvocationOptions, MAX_ARG_BYTES};
 use agent_context::AssemblerOutput;
 use proptest::prelude::*;
@@ -67,6 +70,172 @@ fn streamed(
     }
     assert!(parser.buffered_bytes() <= longest_line);
     (parser.finish(), text)
+}
+
+/// The UTF-16 form (what the JS binding uses, with Gemini message lines
+/// read by the byte scanner) against the UTF-8 form (serde_json): the same
+/// reply, the same text as code units, the same events, whole and in chunks.
+fn assert_utf16_form_agrees(agent: &str, bytes: &[u8], cuts: &[usize]) {
+    let expected = parse_agent_output(agent, bytes);
+    let (reply, units) = parse_agent_output_as(agent, Output::Bytes(bytes), TextForm::Utf16);
+    assert_eq!(
+        String::from_utf16(&units).ok().as_deref(),
+        Some(expected.text.as_str())
+    );
+    assert_eq!(
+        AgentReply {
+            text: expected.text.clone(),
+            ..reply
+        },
+        expected
+    );
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let (reply, text_units) = parse_agent_output_as(agent, Output::Text(text), TextForm::Utf16);
+        assert_eq!(text_units, units);
+        assert_eq!(reply.errors, expected.errors);
+    }
+
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    points.extend([0, bytes.len()]);
+    points.sort_unstable();
+    let mut utf8 = AgentOutputParser::new(agent);
+    let mut utf16 = AgentOutputParser::with_utf16_text(agent);
+    for pair in points.windows(2) {
+        let chunk = &bytes[pair[0]..pair[1]];
+        let want = utf8.push(chunk);
+        let got = utf16.push(chunk);
+        let (lengths, units) = utf16.take_text_units();
+        let (mut at, mut lengths) = (0, lengths.into_iter());
+        assert_eq!(got.len(), want.len());
+        for (got, want) in got.iter().zip(&want) {
+            match (got, want) {
+                (AgentEvent::Text { text }, AgentEvent::Text { text: want }) => {
+                    assert!(text.is_empty());
+                    let n = lengths.next().expect("a length per text event") as usize;
+                    assert_eq!(
+                        String::from_utf16(&units[at..at + n]).ok().as_deref(),
+                        Some(want.as_str())
+                    );
+                    at += n;
+                }
+                _ => assert_eq!(got, want),
+            }
+        }
+        assert_eq!(at, units.len());
+    }
+    let (reply, units) = utf16.finish_utf16();
+    let expected = utf8.finish();
+    assert_eq!(
+        String::from_utf16(&units).ok().as_deref(),
+        Some(expected.text.as_str())
+    );
+    assert_eq!(
+        AgentReply {
+            text: expected.text.clone(),
+            ..reply
+        },
+        expected
+    );
+}
+
+/// Gemini `message` lines of every shape the byte scanner must take or
+/// leave: keys in any order, repeated or escaped, whitespace, every JSON
+/// value type, escapes (`\u` ones too), control characters, invalid UTF-8,
+/// `U+009B`, cut-off lines, and text long enough for the 8-byte steps.
+fn gemini_message_lines() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop::sample::select(vec![
+        &b"a"[..],
+        b"Hello, world",
+        b"ascii run of more than eight bytes",
+        b" ",
+        "é".as_bytes(),
+        "日本語".as_bytes(),
+        "国".as_bytes(),
+        "🎉".as_bytes(),
+        br"\n",
+        br#"\""#,
+        br"\\",
+        br"\/",
+        br"\t",
+        br"\u0041",
+        br"\u001b[31m",
+        br"\ud83c\udf89",
+        br"\x",
+        b"\t",
+        "\u{9b}".as_bytes(),
+        b"\xff",
+        b"\xe6\x97",
+        b"\xc0\x80",
+        b"\xed\xa0\x80",
+    ]);
+    let string = prop::collection::vec(piece, 0..8).prop_map(|p| {
+        let mut s = b"\"".to_vec();
+        for piece in p {
+            s.extend_from_slice(piece);
+        }
+        s.push(b'"');
+        s
+    });
+    let value = prop_oneof![
+        6 => string.clone(),
+        1 => prop::sample::select(vec![&b"true"[..], b"false", b"null", b"1", b"{}", b"[]", b"tru"])
+            .prop_map(<[u8]>::to_vec),
+    ];
+    let key = prop::sample::select(vec![
+        &br#""type""#[..],
+        br#""role""#,
+        br#""content""#,
+        br#""delta""#,
+        br#""timestamp""#,
+        br#""typ\u0065""#,
+    ]);
+    let ws = prop::sample::select(vec![&b""[..], b" ", b"\t", b"\r"]);
+    let kind = prop::sample::select(vec![
+        &br#""type":"message""#[..],
+        br#""type":"message""#,
+        br#""type":"message""#,
+        br#""type":"tool_use""#,
+    ]);
+    let role = prop::sample::select(vec![
+        &br#""role":"assistant""#[..],
+        br#""role":"assistant""#,
+        br#""role":"user""#,
+        b"",
+    ]);
+    let delta = prop::sample::select(vec![
+        &br#""delta":true"#[..],
+        br#""delta":false"#,
+        br#""delta":null"#,
+        b"",
+    ]);
+    let content = string
+        .clone()
+        .prop_map(|s| [&br#""content":"#[..], &s].concat());
+    let odd = (key, ws.clone(), value).prop_map(|(k, w, v)| [k, w, b":", &v[..]].concat());
+    let fields = (
+        kind,
+        role,
+        delta,
+        content,
+        prop::collection::vec(odd, 0..3),
+        any::<bool>(),
+    )
+        .prop_flat_map(|(kind, role, delta, content, odd, plain)| {
+            let mut fields: Vec<Vec<u8>> =
+                vec![kind.to_vec(), role.to_vec(), delta.to_vec(), content];
+            if !plain {
+                fields.extend(odd);
+            }
+            fields.retain(|f| !f.is_empty());
+            Just(fields).prop_shuffle()
+        });
+    let line = (
+        fields,
+        ws,
+        prop::sample::select(vec![&b"}\n"[..], b"}\n", b"}\n", b"} x\n", b",}\n", b"\n"]),
+    )
+        .prop_map(|(fields, w, end)| [&b"{"[..], w, &fields.join(&b","[..]), end].concat());
+    prop::collection::vec(line, 0..12).prop_map(|lines| lines.concat())
 }
 
 /// JSON event lines of the three formats with random strings in them, ANSI
@@ -182,6 +351,23 @@ proptest! {
         }
         let reply = parse_agent_output("google-gemini", out.as_bytes());
         prop_assert_eq!(reply.text, strip_ansi(&pieces.concat()).into_owned());
+    }
+
+    #[test]
+    fn the_utf16_form_agrees_on_gemini_message_lines(
+        bytes in gemini_message_lines(),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+    ) {
+        assert_utf16_form_agrees("google-gemini", &bytes, &cuts);
+    }
+
+    #[test]
+    fn the_utf16_form_agrees_on_every_format(
+        agent in 0usize..4,
+        bytes in output_lines(),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+    ) {
+        assert_utf16_form_agrees(AGENTS[agent], &bytes, &cuts);
     }
 
     #[test]

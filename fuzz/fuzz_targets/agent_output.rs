@@ -1,9 +1,14 @@
 #![no_main]
 //! Any bytes as a CLI's output, split into chunks anywhere (inside lines and
 //! inside UTF-8 characters): parsing in chunks gives what parsing whole does,
-//! text input gives what its bytes do, and nothing panics.
+//! text input gives what its bytes do, the UTF-16 form (the JS binding's,
+//! with Gemini message lines read by the byte scanner) gives the same reply
+//! and text, and nothing panics.
 
-use agent_context::agent_output::{parse_agent_output, parse_agent_output_str, AgentOutputParser};
+use agent_context::agent_output::{
+    parse_agent_output, parse_agent_output_as, parse_agent_output_str, AgentOutputParser, AgentReply, Output,
+    TextForm,
+};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 
@@ -38,6 +43,9 @@ fuzz_target!(|input: Input| {
     assert_eq!(chunked, whole, "chunks differ from whole");
     // The text events stream what the reply ends with (a last unterminated line aside).
     assert!(whole.text.starts_with(&streamed_text), "events are not a prefix of the reply text");
+    let (reply, units) = parse_agent_output_as(agent, Output::Bytes(&input.output), TextForm::Utf16);
+    assert_eq!(String::from_utf16(&units).ok().as_deref(), Some(whole.text.as_str()), "UTF-16 text differs");
+    assert_eq!(AgentReply { text: whole.text.clone(), ..reply }, whole, "UTF-16 form differs");
     if let Ok(text) = std::str::from_utf8(&input.output) {
         assert_eq!(parse_agent_output_str(agent, text), whole, "text path differs from bytes path");
     }

@@ -7,11 +7,15 @@ use serde_json::Value;
 
 use super::ansi::{has_escape, strip_ansi, unfinished_escape_start};
 use super::reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
+use super::reply_text::{Added, ReplyText, TextForm};
 
 /// Accumulates the reply as the format readers report what each line says.
 #[derive(Debug)]
 pub struct ReplyBuilder {
-    text: String,
+    text: ReplyText,
+    /// UTF-16 form: the length in code units of each text event not yet
+    /// taken (their `text` stays empty; the units are in `text`).
+    text_event_units: Vec<u32>,
     /// Inside a run of deltas (Gemini), which the next delta continues.
     in_message: bool,
     /// The start of an escape sequence the last delta ended inside of,
@@ -29,9 +33,10 @@ pub struct ReplyBuilder {
 }
 
 impl ReplyBuilder {
-    pub fn new(record_events: bool) -> Self {
+    pub fn new(record_events: bool, form: TextForm) -> Self {
         ReplyBuilder {
-            text: String::new(),
+            text: ReplyText::new(form),
+            text_event_units: Vec::new(),
             in_message: false,
             held_escape: String::new(),
             session_id: None,
@@ -56,22 +61,84 @@ impl ReplyBuilder {
         self.events.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// UTF-16 form: the code-unit length of each text event since the last
+    /// call, and those events' text (their units, in order).
+    pub fn take_text_units(&mut self) -> (Vec<u32>, &[u16]) {
+        (
+            std::mem::take(&mut self.text_event_units),
+            self.text.take_new_units(),
+        )
+    }
+
     /// Appends `piece` (ANSI stripped); false when nothing was left to add.
     fn append(&mut self, piece: &str, separate: bool) -> bool {
         let piece = strip_ansi(piece);
         if piece.is_empty() {
             return false;
         }
-        let start = self.text.len();
-        if separate && !self.text.is_empty() {
-            self.text.push_str("\n\n");
-        }
-        self.text.push_str(&piece);
+        let separator = if separate && !self.text.is_empty() {
+            "\n\n"
+        } else {
+            ""
+        };
+        let added = self.text.push(separator, &piece);
         if self.events.is_some() {
-            let added = self.text[start..].to_owned();
-            self.emit(|| AgentEvent::Text { text: added });
+            let text = match added {
+                Added::Text(start) => self.text.since(start),
+                Added::Units(units) => {
+                    self.text_event_units.push(units as u32);
+                    String::new()
+                }
+            };
+            self.emit(|| AgentEvent::Text { text });
         }
         true
+    }
+
+    /// Whether text can come as UTF-16 code units ([`delta_units`](Self::delta_units),
+    /// [`message_units`](Self::message_units)): the text is kept in UTF-16
+    /// form and no escape sequence is held from the last delta.
+    pub fn takes_units(&self) -> bool {
+        self.text.form() == TextForm::Utf16 && self.held_escape.is_empty()
+    }
+
+    /// [`append`](Self::append) for text that is already UTF-16 and has no
+    /// escape sequences.
+    fn append_units(&mut self, units: &[u16], separate: bool) -> bool {
+        if units.is_empty() {
+            return false;
+        }
+        let separator = if separate && !self.text.is_empty() {
+            "\n\n"
+        } else {
+            ""
+        };
+        let Some(added) = self.text.push_units(separator, units) else {
+            return self.append(&String::from_utf16_lossy(units), separate);
+        };
+        if self.events.is_some() {
+            self.text_event_units.push(added as u32);
+            self.emit(|| AgentEvent::Text {
+                text: String::new(),
+            });
+        }
+        true
+    }
+
+    /// [`delta`](Self::delta) for text without escape sequences as UTF-16
+    /// code units; only when [`takes_units`](Self::takes_units).
+    pub fn delta_units(&mut self, units: &[u16]) {
+        debug_assert!(self.takes_units());
+        if self.append_units(units, !self.in_message) {
+            self.in_message = true;
+        }
+    }
+
+    /// [`message`](Self::message) for text without escape sequences as
+    /// UTF-16 code units; only when [`takes_units`](Self::takes_units).
+    pub fn message_units(&mut self, units: &[u16]) {
+        self.end_message();
+        self.append_units(units, true);
     }
 
     /// A delta: continues the current message, or starts a new one. An
@@ -295,17 +362,21 @@ impl ReplyBuilder {
         }
     }
 
-    pub fn finish(self) -> AgentReply {
+    /// The reply, and in UTF-16 form its text as code units (`text` is then
+    /// empty).
+    pub fn finish(self) -> (AgentReply, Vec<u16>) {
         let status = self.status();
-        AgentReply {
-            text: self.text,
+        let (text, units) = self.text.into_parts();
+        let reply = AgentReply {
+            text,
             session_id: self.session_id,
             status,
             errors: self.errors,
             tool_uses: self.tool_uses,
             usage: self.usage,
             non_json_lines: self.non_json_lines,
-        }
+        };
+        (reply, units)
     }
 }
 
@@ -315,7 +386,7 @@ mod tests {
 
     #[test]
     fn deltas_join_and_messages_are_separated_by_a_blank_line() {
-        let mut b = ReplyBuilder::new(true);
+        let mut b = ReplyBuilder::new(true, TextForm::Utf8);
         b.delta("Hel");
         b.delta("lo");
         b.tool_started("t1", Some("read_file"), None);
@@ -329,15 +400,65 @@ mod tests {
                 _ => None,
             })
             .collect();
-        let reply = b.finish();
+        let (reply, _) = b.finish();
         assert_eq!(reply.text, "Hello\n\nDone\n\nSecond");
         assert_eq!(texts, reply.text);
         assert_eq!(reply.status, ReplyStatus::Incomplete);
     }
 
     #[test]
+    fn the_utf16_form_holds_the_same_text_as_code_units() {
+        let feed = |b: &mut ReplyBuilder| {
+            b.delta("Hé");
+            b.delta("llo 🎉");
+            b.tool_started("t1", Some("read_file"), None);
+            b.delta("\u{1b}[1m国\u{1b}[0m");
+            b.message("Second");
+        };
+        let mut utf8 = ReplyBuilder::new(true, TextForm::Utf8);
+        feed(&mut utf8);
+        let utf8_events = utf8.take_events();
+        let (expected, none) = utf8.finish();
+        assert!(none.is_empty());
+
+        let mut utf16 = ReplyBuilder::new(true, TextForm::Utf16);
+        feed(&mut utf16);
+        let events = utf16.take_events();
+        let (lengths, units) = utf16.take_text_units();
+        let units = units.to_vec();
+        // Each text event's units, cut from the units in order, are the
+        // UTF-8 form's event text; other events are the same.
+        let mut at = 0;
+        let mut lengths = lengths.into_iter();
+        assert_eq!(events.len(), utf8_events.len());
+        for (event, expected_event) in events.iter().zip(&utf8_events) {
+            match (event, expected_event) {
+                (AgentEvent::Text { text }, AgentEvent::Text { text: want }) => {
+                    assert!(text.is_empty());
+                    let n = lengths.next().unwrap() as usize;
+                    assert_eq!(String::from_utf16(&units[at..at + n]).unwrap(), *want);
+                    at += n;
+                }
+                _ => assert_eq!(event, expected_event),
+            }
+        }
+        assert_eq!(at, units.len());
+        assert!(utf16.take_text_units().1.is_empty());
+        let (reply, all_units) = utf16.finish();
+        assert_eq!(reply.text, "");
+        assert_eq!(String::from_utf16(&all_units).unwrap(), expected.text);
+        assert_eq!(
+            AgentReply {
+                text: expected.text.clone(),
+                ..reply
+            },
+            expected
+        );
+    }
+
+    #[test]
     fn an_escape_split_between_deltas_is_stripped_whole() {
-        let mut b = ReplyBuilder::new(false);
+        let mut b = ReplyBuilder::new(false, TextForm::Utf8);
         b.delta("red\u{1b}[3");
         b.delta("1m and ");
         b.delta("\u{1b}");
@@ -345,16 +466,16 @@ mod tests {
         b.delta("\u{1b}]0;ti");
         b.end_message();
         b.delta("next");
-        assert_eq!(b.finish().text, "red and plain\n\nnext");
+        assert_eq!(b.finish().0.text, "red and plain\n\nnext");
     }
 
     #[test]
     fn a_failure_repeating_the_last_error_upgrades_it() {
-        let mut b = ReplyBuilder::new(false);
+        let mut b = ReplyBuilder::new(false, TextForm::Utf8);
         b.note("error", "Reconnecting... 1/5", None);
         b.fail("error", "boom", None);
         b.fail("turn.failed", "boom", Some("x"));
-        let reply = b.finish();
+        let (reply, _) = b.finish();
         assert_eq!(reply.errors.len(), 2);
         assert!(!reply.errors[0].fatal);
         assert!(reply.errors[1].fatal);
@@ -365,11 +486,11 @@ mod tests {
 
     #[test]
     fn a_fatal_error_outweighs_a_success() {
-        let mut b = ReplyBuilder::new(false);
+        let mut b = ReplyBuilder::new(false, TextForm::Utf8);
         b.succeed();
         assert_eq!(b.status(), ReplyStatus::Success);
         b.fail_with_last_note("result", "failed");
-        let reply = b.finish();
+        let (reply, _) = b.finish();
         assert_eq!(reply.status, ReplyStatus::Error);
         assert_eq!(reply.errors[0].message, "failed");
     }

@@ -27,12 +27,15 @@ mod builder;
 mod claude;
 mod codex;
 mod gemini;
+mod gemini_scan;
 mod json;
 mod lines;
 mod reply;
+mod reply_text;
 
 pub use ansi::strip_ansi;
 pub use reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
+pub use reply_text::TextForm;
 
 use std::borrow::Cow;
 
@@ -78,19 +81,30 @@ pub struct AgentOutputParser {
     format: OutputFormat,
     lines: LineBuffer,
     reply: ReplyBuilder,
+    /// The decoded content of the last message line read by `gemini_scan`.
+    scratch: Vec<u16>,
 }
 
 impl AgentOutputParser {
     /// A parser for `agent_type`'s output that reports events.
     pub fn new(agent_type: &str) -> Self {
-        Self::with_format(OutputFormat::for_agent(agent_type), true)
+        Self::with_format(OutputFormat::for_agent(agent_type), true, TextForm::Utf8)
     }
 
-    fn with_format(format: OutputFormat, record_events: bool) -> Self {
+    /// A parser that reports events and keeps the reply's text as UTF-16
+    /// code units, for a JavaScript caller: its `Text` events have an empty
+    /// `text`, read with [`take_text_units`](Self::take_text_units), and
+    /// [`finish_utf16`](Self::finish_utf16) gives the text as units.
+    pub fn with_utf16_text(agent_type: &str) -> Self {
+        Self::with_format(OutputFormat::for_agent(agent_type), true, TextForm::Utf16)
+    }
+
+    fn with_format(format: OutputFormat, record_events: bool, form: TextForm) -> Self {
         AgentOutputParser {
             format,
             lines: LineBuffer::default(),
-            reply: ReplyBuilder::new(record_events),
+            reply: ReplyBuilder::new(record_events, form),
+            scratch: Vec::new(),
         }
     }
 
@@ -107,19 +121,18 @@ impl AgentOutputParser {
     /// Feeds `chunk`; returns the events of the lines it completed, in order.
     /// Bytes after the last `\n` wait for the next chunk (or `finish`).
     pub fn push(&mut self, chunk: &[u8]) -> Vec<AgentEvent> {
-        let (format, reply) = (self.format, &mut self.reply);
-        self.lines
-            .push(chunk, |line| read_line(format, reply, &decode(line), true));
+        let (lines, mut reader) = self.split();
+        lines.push(chunk, |line| reader.bytes(line, true));
         self.reply.take_events()
     }
 
     /// Feeds text that is already UTF-8 (a JS string): as [`push`](Self::push),
     /// without checking the lines' UTF-8 again.
     pub fn push_str(&mut self, chunk: &str) -> Vec<AgentEvent> {
-        let (format, reply) = (self.format, &mut self.reply);
-        self.lines.push_str(chunk, |line| match line {
-            Ok(text) => read_line(format, reply, text, true),
-            Err(bytes) => read_line(format, reply, &decode(bytes), true),
+        let (lines, mut reader) = self.split();
+        lines.push_str(chunk, |line| match line {
+            Ok(text) => reader.text(text, true),
+            Err(bytes) => reader.bytes(bytes, true),
         });
         self.reply.take_events()
     }
@@ -127,29 +140,114 @@ impl AgentOutputParser {
     /// Ends the output: a last line without `\n` is read as a line (a JSON
     /// line cut short by a killed CLI lands in `nonJsonLines`), then the reply
     /// is returned. Plain text, which has no final event, ends in `success`.
-    pub fn finish(mut self) -> AgentReply {
+    pub fn finish(self) -> AgentReply {
+        self.finish_utf16().0
+    }
+
+    /// [`finish`](Self::finish) for a parser made by
+    /// [`with_utf16_text`](Self::with_utf16_text): the reply with an empty
+    /// `text`, and the text as UTF-16 code units. (Any other parser gives its
+    /// text in the reply and no units.)
+    pub fn finish_utf16(mut self) -> (AgentReply, Vec<u16>) {
         if let Some(last) = self.lines.take_unterminated() {
-            read_line(self.format, &mut self.reply, &decode(&last), false);
+            self.split().1.bytes(&last, false);
         }
         if self.format == OutputFormat::PlainText {
             self.reply.succeed();
         }
         self.reply.finish()
     }
+
+    /// For a parser made by [`with_utf16_text`](Self::with_utf16_text),
+    /// after a push: the length in code units of each `Text` event it
+    /// returned, and those events' text as code units, in order.
+    pub fn take_text_units(&mut self) -> (Vec<u32>, &[u16]) {
+        self.reply.take_text_units()
+    }
+}
+
+impl AgentOutputParser {
+    /// The line buffer, and a reader of the lines it completes.
+    fn split(&mut self) -> (&mut LineBuffer, LineReader<'_>) {
+        let reader = LineReader {
+            format: self.format,
+            reply: &mut self.reply,
+            scratch: &mut self.scratch,
+        };
+        (&mut self.lines, reader)
+    }
+}
+
+/// Reads lines into the reply: Gemini `message` lines straight from their
+/// bytes when the text is kept as UTF-16 (`gemini_scan`), anything else as
+/// text.
+struct LineReader<'a> {
+    format: OutputFormat,
+    reply: &'a mut ReplyBuilder,
+    scratch: &'a mut Vec<u16>,
+}
+
+impl LineReader<'_> {
+    /// A line as the CLI printed it (UTF-8 not checked yet).
+    fn bytes(&mut self, line: &[u8], terminated: bool) {
+        if !self.scanned(line) {
+            read_line(self.format, self.reply, &decode(line), terminated);
+        }
+    }
+
+    /// A line known to be UTF-8.
+    fn text(&mut self, line: &str, terminated: bool) {
+        if !self.scanned(line.as_bytes()) {
+            read_line(self.format, self.reply, line, terminated);
+        }
+    }
+
+    fn scanned(&mut self, line: &[u8]) -> bool {
+        self.format == OutputFormat::GeminiStreamJson
+            && gemini_scan::read_message_line(line, self.reply, self.scratch)
+    }
 }
 
 /// The whole output of `agent_type`'s CLI at once (`parseAgentOutput`).
 pub fn parse_agent_output(agent_type: &str, output: &[u8]) -> AgentReply {
-    let mut parser = AgentOutputParser::with_format(OutputFormat::for_agent(agent_type), false);
-    parser.push(output);
-    parser.finish()
+    whole(agent_type, TextForm::Utf8, |p| p.push(output)).0
 }
 
 /// [`parse_agent_output`] for text that is already UTF-8 (a JS string).
 pub fn parse_agent_output_str(agent_type: &str, output: &str) -> AgentReply {
-    let mut parser = AgentOutputParser::with_format(OutputFormat::for_agent(agent_type), false);
-    parser.push_str(output);
-    parser.finish()
+    whole(agent_type, TextForm::Utf8, |p| p.push_str(output)).0
+}
+
+/// [`parse_agent_output`] with the text given back in `form`: in UTF-16
+/// form the reply's `text` is empty and the second value holds the text as
+/// code units (what a JS string is made of).
+pub fn parse_agent_output_as(
+    agent_type: &str,
+    output: Output<'_>,
+    form: TextForm,
+) -> (AgentReply, Vec<u16>) {
+    whole(agent_type, form, |p| match output {
+        Output::Bytes(bytes) => p.push(bytes),
+        Output::Text(text) => p.push_str(text),
+    })
+}
+
+/// Output to parse: bytes as the CLI printed them, or text already decoded.
+#[derive(Clone, Copy, Debug)]
+pub enum Output<'a> {
+    Bytes(&'a [u8]),
+    Text(&'a str),
+}
+
+fn whole(
+    agent_type: &str,
+    form: TextForm,
+    feed: impl FnOnce(&mut AgentOutputParser) -> Vec<AgentEvent>,
+) -> (AgentReply, Vec<u16>) {
+    let mut parser =
+        AgentOutputParser::with_format(OutputFormat::for_agent(agent_type), false, form);
+    feed(&mut parser);
+    parser.finish_utf16()
 }
 
 /// A line's bytes as text; invalid UTF-8 reads as U+FFFD.

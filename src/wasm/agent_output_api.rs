@@ -6,22 +6,19 @@ use wasm_bindgen::JsCast;
 
 use super::js_input::{self, type_name};
 use super::js_result;
+use super::js_text::from_utf16;
 use super::json_bridge::from_serializable;
 use crate::agent_output;
 use crate::error::{AgentContextError, Result};
 
-/// The reply as a JS object. The text (most of a long reply) crosses as one
-/// string rather than inside the JSON of the rest, which would escape,
-/// decode and parse it again; `text` stays the first key.
-fn reply_to_js(mut reply: agent_output::AgentReply) -> Result<JsValue> {
-    let text = std::mem::take(&mut reply.text);
+/// The reply as a JS object; its text (most of a long reply) comes as UTF-16
+/// code units and crosses as one string rather than inside the JSON of the
+/// rest, which would escape, decode and parse it again. `text` stays the
+/// first key.
+fn reply_to_js(reply: agent_output::AgentReply, units: &[u16]) -> Result<JsValue> {
     let object = from_serializable(&reply)?;
     // Setting an existing key on a fresh plain object cannot fail.
-    let _ = js_sys::Reflect::set(
-        &object,
-        &JsValue::from_str("text"),
-        &JsValue::from_str(&text),
-    );
+    let _ = js_sys::Reflect::set(&object, &JsValue::from_str("text"), &from_utf16(units));
     Ok(object)
 }
 
@@ -30,6 +27,15 @@ fn reply_to_js(mut reply: agent_output::AgentReply) -> Result<JsValue> {
 enum Output {
     Text(String),
     Bytes(Vec<u8>),
+}
+
+impl Output {
+    fn as_output(&self) -> agent_output::Output<'_> {
+        match self {
+            Output::Text(text) => agent_output::Output::Text(text),
+            Output::Bytes(bytes) => agent_output::Output::Bytes(bytes),
+        }
+    }
 }
 
 fn output(value: JsValue, path: &str) -> Result<Output> {
@@ -69,11 +75,13 @@ pub fn parse_agent_output(
     output_value: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
-    let reply = match js_result(output(output_value, "output"))? {
-        Output::Text(text) => agent_output::parse_agent_output_str(&agent_type, &text),
-        Output::Bytes(bytes) => agent_output::parse_agent_output(&agent_type, &bytes),
-    };
-    js_result(reply_to_js(reply))
+    let output = js_result(output(output_value, "output"))?;
+    let (reply, units) = agent_output::parse_agent_output_as(
+        &agent_type,
+        output.as_output(),
+        agent_output::TextForm::Utf16,
+    );
+    js_result(reply_to_js(reply, &units))
 }
 
 /// Parses an agent CLI's output as it streams: `push` each chunk (a string,
@@ -109,30 +117,58 @@ impl AgentOutputParser {
     ) -> std::result::Result<AgentOutputParser, JsValue> {
         let agent_type = js_result(js_input::agent_type(&agent_type))?;
         Ok(AgentOutputParser {
-            inner: Some(Box::new(agent_output::AgentOutputParser::new(&agent_type))),
+            inner: Some(Box::new(agent_output::AgentOutputParser::with_utf16_text(
+                &agent_type,
+            ))),
         })
     }
 
-    /// Feeds a chunk; returns the events of the lines it completed, in order.
-    #[wasm_bindgen(unchecked_return_type = "AgentOutputEvent[]")]
-    pub fn push(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> std::result::Result<JsValue, JsValue> {
+    /// Feeds a chunk and returns the events of the lines it completed as
+    /// `[order, others, text]`, which `push` (js/parser-events.js) turns into
+    /// event objects: `order` has one number per event, the length of a text
+    /// event's text in UTF-16 code units, or 0 for the next of `others` (the
+    /// other events, or `null` when there are none); `text` is all the text
+    /// events' text in one string. So the text crosses once, as UTF-16, and
+    /// no JSON is made of it.
+    #[wasm_bindgen(js_name = __push, skip_typescript)]
+    pub fn push_parts(&mut self, chunk: JsValue) -> std::result::Result<js_sys::Array, JsValue> {
         let chunk = js_result(output(chunk, "chunk"))?;
         let parser = js_result(self.live())?;
         let events = match chunk {
             Output::Text(text) => parser.push_str(&text),
             Output::Bytes(bytes) => parser.push(&bytes),
         };
-        js_result(from_serializable(&events))
+        let (lengths, units) = parser.take_text_units();
+        let mut lengths = lengths.into_iter();
+        let mut order = Vec::with_capacity(events.len());
+        let mut others = Vec::new();
+        for event in &events {
+            match event {
+                agent_output::AgentEvent::Text { .. } => order.push(lengths.next().unwrap_or(0)),
+                _ => {
+                    order.push(0);
+                    others.push(event);
+                }
+            }
+        }
+        let others = if others.is_empty() {
+            JsValue::NULL
+        } else {
+            js_result(from_serializable(&others))?
+        };
+        Ok(js_sys::Array::of3(
+            &js_sys::Uint32Array::from(&order[..]),
+            &others,
+            &from_utf16(units),
+        ))
     }
 
     /// Ends the output and returns the reply, as `parseAgentOutput` would.
     #[wasm_bindgen(unchecked_return_type = "AgentReply")]
     pub fn finish(&mut self) -> std::result::Result<JsValue, JsValue> {
         let parser = js_result(self.inner.take().ok_or_else(finished))?;
-        js_result(reply_to_js(parser.finish()))
+        let (reply, units) = parser.finish_utf16();
+        js_result(reply_to_js(reply, &units))
     }
 }
 

@@ -12,6 +12,7 @@ mod invocation_api;
 mod js_error;
 mod js_input;
 mod js_output;
+mod js_text;
 mod json_bridge;
 mod selection_api;
 

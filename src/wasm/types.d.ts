@@ -345,6 +345,15 @@ export type AgentOutputEvent =
   | { type: 'status'; status: Exclude<AgentReplyStatus, 'incomplete'> }
   | { type: 'nonJson'; line: string };
 
+export interface AgentOutputParser {
+  /**
+   * Feeds a chunk (a string, or a `Uint8Array`/`Buffer` that may end inside a
+   * UTF-8 character); returns the events of the lines it completed, in order.
+   * Throws `INVALID_INPUT` for a chunk of another type, or after `finish()`.
+   */
+  push(chunk: string | Uint8Array): AgentOutputEvent[];
+}
+
 /** What the agent may touch (seed 003's `sandbox`). */
 export type AgentSandbox = 'read-only' | 'workspace-write' | 'danger-full-access';
 

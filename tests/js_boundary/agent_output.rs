@@ -28,6 +28,34 @@ fn bytes(s: &str) -> JsValue {
     Uint8Array::from(s.as_bytes()).into()
 }
 
+/// What `__push` returns, `[order, others, text]`, read back into
+/// `(type, text)` pairs as `push` (js/parser-events.js) does: a non-zero
+/// `order` entry is a text event that long in UTF-16 code units, 0 the next
+/// of `others`.
+fn events(parts: Array) -> Vec<(String, String)> {
+    let order = js_sys::Uint32Array::from(parts.get(0)).to_vec();
+    let others = parts.get(1);
+    let all_text = js_sys::JsString::from(parts.get(2));
+    let (mut at, mut other) = (0, 0);
+    let mut out = Vec::new();
+    for units in order {
+        if units == 0 {
+            let event = Array::from(&others).get(other);
+            other += 1;
+            out.push((text(&event, "type"), String::new()));
+        } else {
+            let piece = all_text.slice(at, at + units);
+            at += units;
+            out.push(("text".to_owned(), String::from(piece)));
+        }
+    }
+    assert_eq!(at, all_text.length(), "text left over");
+    if !others.is_null() {
+        assert_eq!(other, Array::from(&others).length(), "events left over");
+    }
+    out
+}
+
 #[wasm_bindgen_test]
 fn parses_a_string_or_bytes_into_a_plain_reply() {
     let reply = parse_agent_output("google-gemini".into(), GEMINI_RUN.into()).unwrap();
@@ -59,6 +87,35 @@ fn parses_a_string_or_bytes_into_a_plain_reply() {
 }
 
 #[wasm_bindgen_test]
+fn long_multi_byte_text_crosses_whole() {
+    // Long enough to cross as UTF-16 in pieces of every UTF-8 length,
+    // surrogate pairs included, in a string and in bytes split anywhere.
+    let piece = "Größe 日本語 🎉 ok\n";
+    let content = piece.repeat(500);
+    let line = |content: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"type": "message", "role": "assistant", "content": content, "delta": true})
+        )
+    };
+    let run = line(&content) + &line("") + &line("!");
+    let expected = content.clone() + "!";
+    let reply = parse_agent_output("google-gemini".into(), run.as_str().into()).unwrap();
+    assert_eq!(text(&reply, "text"), expected);
+    let reply = parse_agent_output("google-gemini".into(), bytes(&run)).unwrap();
+    assert_eq!(text(&reply, "text"), expected);
+    let mut parser = AgentOutputParser::new("google-gemini".into()).unwrap();
+    let mut streamed = String::new();
+    for chunk in run.as_bytes().chunks(997) {
+        for (_, piece) in events(parser.push_parts(Uint8Array::from(chunk).into()).unwrap()) {
+            streamed.push_str(&piece);
+        }
+    }
+    assert_eq!(streamed, expected);
+    assert_eq!(text(&parser.finish().unwrap(), "text"), expected);
+}
+
+#[wasm_bindgen_test]
 fn missing_fields_are_absent() {
     let reply = parse_agent_output("openai-codex".into(), "".into()).unwrap();
     assert_eq!(text(&reply, "status"), "incomplete");
@@ -76,12 +133,8 @@ fn the_parser_takes_chunks_split_inside_characters() {
     let mut types = Vec::new();
     let mut streamed_text = String::new();
     for part in [&all[..cut], &all[cut..]] {
-        let events = Array::from(&parser.push(Uint8Array::from(part).into()).unwrap());
-        for event in events.iter() {
-            let kind = text(&event, "type");
-            if kind == "text" {
-                streamed_text.push_str(&text(&event, "text"));
-            }
+        for (kind, piece) in events(parser.push_parts(Uint8Array::from(part).into()).unwrap()) {
+            streamed_text.push_str(&piece);
             types.push(kind);
         }
     }
@@ -97,7 +150,11 @@ fn the_parser_takes_chunks_split_inside_characters() {
         js_sys::JSON::stringify(&whole).unwrap()
     );
     let spent = "this AgentOutputParser is finished: create a new one for more output";
-    expect_error(parser.push("more".into()), "INVALID_INPUT", spent);
+    expect_error(
+        parser.push_parts("more".into()).map(JsValue::from),
+        "INVALID_INPUT",
+        spent,
+    );
     expect_error(parser.finish(), "INVALID_INPUT", spent);
 }
 
@@ -115,11 +172,11 @@ fn wrong_argument_types_are_invalid_input() {
     );
     let mut parser = AgentOutputParser::new("claude-code".into()).unwrap();
     expect_error(
-        parser.push(Array::new().into()),
+        parser.push_parts(Array::new().into()).map(JsValue::from),
         "INVALID_INPUT",
         "chunk must be a string or a Uint8Array, got an array",
     );
     // A bad chunk does not spend the parser.
-    assert_eq!(Array::from(&parser.push("".into()).unwrap()).length(), 0);
+    assert!(events(parser.push_parts("".into()).unwrap()).is_empty());
     assert!(AgentOutputParser::new(JsValue::UNDEFINED).is_err());
 }

@@ -1,0 +1,43 @@
+//! The most common line of a Gemini CLI stream, a `message`, read straight
+//! from its bytes (`agent_context_scan::gemini_message`), its content decoded
+//! from JSON and UTF-8 into UTF-16 code units in one pass: for a reply kept
+//! in UTF-16 form (the JS binding), the text never exists as UTF-8 at all.
+//!
+//! Anything but a plain message line (another line type, a number, a nested
+//! value, a `\u` escape, invalid JSON or UTF-8, `U+009B`) returns `false`
+//! before the reply is touched, and the general readers (`gemini.rs`,
+//! serde_json) decide. So the result is the same either way; a property test
+//! and the fuzz target check it.
+
+use agent_context_scan::gemini_message::scan;
+use agent_context_scan::json_string::decode_utf16;
+
+use super::builder::ReplyBuilder;
+
+/// Reads `line` if it is a plain `message` line; false (nothing done) for
+/// anything the general readers must see. `scratch` holds the decoded
+/// content between calls, so its allocation is reused.
+pub fn read_message_line(line: &[u8], out: &mut ReplyBuilder, scratch: &mut Vec<u16>) -> bool {
+    if !out.takes_units() {
+        return false;
+    }
+    let Some(message) = scan(line) else {
+        return false;
+    };
+    if message.role != Some(b"assistant") {
+        // The user's own prompt echoed back, or no role: not part of the reply.
+        return true;
+    }
+    let Some(content) = message.content else {
+        return true;
+    };
+    if decode_utf16(content, scratch).is_none() {
+        return false;
+    }
+    if message.delta {
+        out.delta_units(scratch);
+    } else {
+        out.message_units(scratch);
+    }
+    true
+}

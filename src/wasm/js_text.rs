@@ -1,0 +1,59 @@
+//! Long text out to JS as UTF-16: the core keeps it as code units
+//! (`crate::utf16`) and the engine makes the string from them —
+//! `Buffer#toString('utf16le')` in Node (a copy), `TextDecoder('utf-16le')`
+//! elsewhere. Decoding the same text from UTF-8 costs several times more when
+//! it is not ASCII (README, Performance).
+
+use js_sys::JsString;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen]
+extern "C" {
+    /// Node's `Buffer`.
+    #[wasm_bindgen(js_name = Buffer)]
+    type NodeBuffer;
+    #[wasm_bindgen(static_method_of = NodeBuffer, js_class = "Buffer", js_name = from)]
+    fn view(buffer: &JsValue, byte_offset: u32, length: u32) -> NodeBuffer;
+    #[wasm_bindgen(method, js_name = toString)]
+    fn to_string_as(this: &NodeBuffer, encoding: &JsValue) -> JsString;
+
+    type TextDecoder;
+    #[wasm_bindgen(constructor)]
+    fn new(label: &str) -> TextDecoder;
+    #[wasm_bindgen(method)]
+    fn decode(this: &TextDecoder, units: &[u16]) -> JsString;
+}
+
+/// How this engine makes a string from UTF-16 code units.
+enum Decoder {
+    Node(JsValue),
+    Standard(TextDecoder),
+}
+
+thread_local! {
+    static DECODER: Decoder = {
+        let buffer = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("Buffer"))
+            .unwrap_or(JsValue::UNDEFINED);
+        if buffer.is_function() {
+            Decoder::Node(JsValue::from_str("utf16le"))
+        } else {
+            Decoder::Standard(TextDecoder::new("utf-16le"))
+        }
+    };
+}
+
+/// The JS string of `units`.
+pub fn from_utf16(units: &[u16]) -> JsString {
+    if units.is_empty() {
+        return JsString::from("");
+    }
+    DECODER.with(|decoder| match decoder {
+        Decoder::Node(encoding) => {
+            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+            let bytes = (units.len() * 2) as u32;
+            NodeBuffer::view(&memory.buffer(), units.as_ptr() as u32, bytes).to_string_as(encoding)
+        }
+        Decoder::Standard(decoder) => decoder.decode(units),
+    })
+}
