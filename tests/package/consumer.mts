@@ -5,7 +5,7 @@ import {
   stripPromptMarkers, templates, ContextManager, ClaudeContextAssembler,
   type AssemblerInput, type AssemblerOutput, type AgentContextError, type AgentContextErrorCode,
   type ContextBuildOptions, type ContextBuildResult, type AgentReply, type PromptContextMessage,
-  type TrimReport, type RunDirective, type ContentPart, type TemplateName,
+  type TrimReport, type RunDirective, type ContentPart, type TemplateName, type AgentOutputEvent,
 } from 'agent-context';
 
 const history: PromptContextMessage[] = [{ from: 'kailai', to: 'carol', content: 'Hello' }];
@@ -33,7 +33,12 @@ if (directive?.valid) {
 const reply: AgentReply = parseAgentOutput('google-gemini', '{"type":"init","session_id":"s"}\n');
 const status: 'success' | 'error' | 'incomplete' = reply.status;
 const parser = new AgentOutputParser('claude-code');
-parser.push(new Uint8Array([123, 125, 10]));
+const events: AgentOutputEvent[] = parser.push(new Uint8Array([123, 125, 10]));
+for (const event of parser.push('{"type":"system","subtype":"init","session_id":"s"}\n')) {
+  if (event.type === 'text') void (event.text satisfies string);
+}
+// @ts-expect-error a chunk is a string or bytes
+parser.push(42);
 const finished: AgentReply = parser.finish();
 const run = buildCliInvocation('google-gemini', { prompt: 'hi' }, { model: 'gemini-2.5-pro' });
 const argv: string[] = run.args;
