@@ -1,12 +1,17 @@
 // The Gemini tool's process runner (seed 003, SPEC §7), Node only. Shipped
 // as pkg/node/gemini-tool.cjs; scripts/finish-pkg.mjs wires `runGeminiTool`
-// and `readEngineeringContext` into the Node entry.
+// and `readEngineeringContext` into the Node entry, which requires this file
+// on the first call of either.
 //
 // Every decision is the core's (`__GeminiToolRun`, src/gemini_tool/): the
 // parameters, the command line, what an attempt came to, whether and when to
-// retry, the envelope. This file spawns Gemini CLI in its own process group,
-// writes the prompt to its stdin and closes it, feeds its output to the core,
-// and kills the whole group on an idle timeout, at max_duration or on abort.
+// retry, the envelope. That class lives in the tool's own WebAssembly module
+// (pkg/node/agent_context_gemini_tool.js and _bg.wasm, built with the crate's
+// `gemini-tool` feature), compiled on the first runGeminiTool call, so the
+// main module and the browsers never carry it. This file spawns Gemini CLI in
+// its own process group, writes the prompt to its stdin and closes it, feeds
+// its output to the core, and kills the whole group on an idle timeout, at
+// max_duration or on abort.
 'use strict';
 
 const { spawn } = require('node:child_process');
@@ -182,58 +187,62 @@ async function drive(run, plan, { signal, env, started }) {
   }
 }
 
-function createGeminiTool({ GeminiToolRun }) {
-  /**
-   * Runs Gemini CLI on `params` (seed 003's names and defaults) and resolves
-   * the envelope; a problem with `params` is an `invalid_params` envelope,
-   * never a rejection. `options` (the host's): `signal` aborts the call,
-   * `command` is the executable (default `$AGENT_CONTEXT_GEMINI_BIN`, else
-   * `gemini` on the PATH), `env` the child's environment (default
-   * `process.env`). Bad `options` reject with `AgentContextError`.
-   */
-  async function runGeminiTool(params, options) {
-    const { signal, command, env: givenEnv } = readOptions(options);
-    const env = givenEnv ?? process.env;
-    const executable = command ?? (env[COMMAND_ENV] || 'gemini');
-    const started = Date.now();
-    const run = new GeminiToolRun(params, executable);
-    try {
-      const plan = run.plan();
-      if (plan) await drive(run, plan, { signal, env, started });
-      const duration = Date.now() - started;
-      const envelope = run.envelope(duration);
-      const line = run.metricsLine(duration);
-      if (line !== undefined) process.stderr.write(`${line}\n`);
-      return envelope;
-    } finally {
-      run.free();
-    }
-  }
-
-  /**
-   * The engineering-context files under `cd` that exist, as
-   * `[{ path, content }]` for `composeGeminiToolPrompt` or
-   * `formatEngineeringContext`. Gemini never reads them itself.
-   */
-  function readEngineeringContext(cd) {
-    if (typeof cd !== 'string' || cd === '') {
-      throw inputError(`cd must be a non-empty string, got ${describe(cd)}`);
-    }
-    const files = [];
-    for (const rel of ENGINEERING_CONTEXT_FILES) {
-      let content;
-      try {
-        content = fs.readFileSync(path.join(cd, rel), 'utf8');
-      } catch (err) {
-        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') continue;
-        throw inputError(`${rel} under ${cd} cannot be read: ${err.code || err.message}`);
-      }
-      files.push({ path: rel, content });
-    }
-    return files;
-  }
-
-  return { runGeminiTool, readEngineeringContext };
+/** The core's `__GeminiToolRun`: the tool's module is required, and its .wasm compiled, on the first call. */
+let GeminiToolRun;
+function loadGeminiToolRun() {
+  GeminiToolRun ??= require('./agent_context_gemini_tool.js').__GeminiToolRun;
+  return GeminiToolRun;
 }
 
-module.exports = { createGeminiTool, COMMAND_ENV, ENGINEERING_CONTEXT_FILES };
+/**
+ * Runs Gemini CLI on `params` (seed 003's names and defaults) and resolves
+ * the envelope; a problem with `params` is an `invalid_params` envelope,
+ * never a rejection. `options` (the host's): `signal` aborts the call,
+ * `command` is the executable (default `$AGENT_CONTEXT_GEMINI_BIN`, else
+ * `gemini` on the PATH), `env` the child's environment (default
+ * `process.env`). Bad `options` reject with `AgentContextError`.
+ */
+async function runGeminiTool(params, options) {
+  const { signal, command, env: givenEnv } = readOptions(options);
+  const env = givenEnv ?? process.env;
+  const executable = command ?? (env[COMMAND_ENV] || 'gemini');
+  const Run = loadGeminiToolRun();
+  const started = Date.now();
+  const run = new Run(params, executable);
+  try {
+    const plan = run.plan();
+    if (plan) await drive(run, plan, { signal, env, started });
+    const duration = Date.now() - started;
+    const envelope = run.envelope(duration);
+    const line = run.metricsLine(duration);
+    if (line !== undefined) process.stderr.write(`${line}\n`);
+    return envelope;
+  } finally {
+    run.free();
+  }
+}
+
+/**
+ * The engineering-context files under `cd` that exist, as
+ * `[{ path, content }]` for `composeGeminiToolPrompt` or
+ * `formatEngineeringContext`. Gemini never reads them itself.
+ */
+function readEngineeringContext(cd) {
+  if (typeof cd !== 'string' || cd === '') {
+    throw inputError(`cd must be a non-empty string, got ${describe(cd)}`);
+  }
+  const files = [];
+  for (const rel of ENGINEERING_CONTEXT_FILES) {
+    let content;
+    try {
+      content = fs.readFileSync(path.join(cd, rel), 'utf8');
+    } catch (err) {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') continue;
+      throw inputError(`${rel} under ${cd} cannot be read: ${err.code || err.message}`);
+    }
+    files.push({ path: rel, content });
+  }
+  return files;
+}
+
+module.exports = { runGeminiTool, readEngineeringContext, COMMAND_ENV, ENGINEERING_CONTEXT_FILES };

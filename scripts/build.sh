@@ -1,27 +1,43 @@
 #!/usr/bin/env bash
 # Builds pkg/node (CommonJS + an ESM wrapper, synchronous, no init) and
 # pkg/web (ES module, `await init()`), size-optimised, and prints the .wasm sizes.
+#
+# Two WebAssembly modules come out of the one crate (Cargo features, see
+# Cargo.toml): the main module, agent_context_bg.wasm in both builds, and the
+# Gemini tool's runner, agent_context_gemini_tool_bg.wasm in pkg/node only,
+# which the Node entry loads on the first runGeminiTool call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 crate=agent_context
-cargo build --quiet --release --lib --target wasm32-unknown-unknown
-raw="target/wasm32-unknown-unknown/release/$crate.wasm"
+tool=${crate}_gemini_tool
+release=target/wasm32-unknown-unknown/release
+build() { cargo build --quiet --release --lib --target wasm32-unknown-unknown "$@"; }
+
+# Both builds write $release/$crate.wasm: the tool's goes first and is kept
+# under its own name, which is also the name wasm-bindgen gives its output.
+build --no-default-features --features gemini-tool
+cp "$release/$crate.wasm" "$release/$tool.wasm"
+build
+raw="$release/$crate.wasm"
 
 rm -rf pkg/node pkg/web
 wasm-bindgen --target nodejs --out-dir pkg/node "$raw"
 wasm-bindgen --target web --out-dir pkg/web "$raw"
+# Internal (only pkg/node/gemini-tool.cjs requires it): no declarations.
+wasm-bindgen --target nodejs --no-typescript --out-dir pkg/node "$release/$tool.wasm"
 
 # The Rust toolchain emits these post-MVP features by default; wasm-opt must
 # be told, or it rejects the module.
 features=(--enable-bulk-memory --enable-mutable-globals --enable-sign-ext
   --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue)
-for dir in pkg/node pkg/web; do
-  node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers "${features[@]}" -o "$dir/${crate}_bg.wasm" "$dir/${crate}_bg.wasm"
+for wasm in "pkg/node/${crate}_bg.wasm" "pkg/web/${crate}_bg.wasm" "pkg/node/${tool}_bg.wasm"; do
+  node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers "${features[@]}" -o "$wasm" "$wasm"
 done
 
-# templates, the JS fast paths, the ESM entry and the module kinds.
+# templates, the JS fast paths, the Gemini tool's wiring, the ESM entry and the module kinds.
 node scripts/finish-pkg.mjs
 
-raw_size=$(stat -c %s "$raw")
-echo "wasm size: raw $raw_size bytes; pkg/node $(stat -c %s pkg/node/${crate}_bg.wasm) bytes; pkg/web $(stat -c %s pkg/web/${crate}_bg.wasm) bytes (after wasm-opt -Oz)"
+size() { stat -c %s "$1"; }
+echo "wasm size: raw $(size "$raw") bytes; pkg/node $(size "pkg/node/${crate}_bg.wasm") bytes; pkg/web $(size "pkg/web/${crate}_bg.wasm") bytes (after wasm-opt -Oz)"
+echo "gemini tool wasm size (Node only, loaded on first use): raw $(size "$release/$tool.wasm") bytes; pkg/node $(size "pkg/node/${tool}_bg.wasm") bytes (after wasm-opt -Oz)"

@@ -6,8 +6,10 @@
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
 // 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
 //    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
-//    `readEngineeringContext` on the Node entry (loaded on first use) and
-//    their declarations (js/gemini-tool.d.ts) in its .d.ts;
+//    `readEngineeringContext` on the Node entry (the runner is required on
+//    the first call of either, and it requires the tool's own module,
+//    agent_context_gemini_tool.js, on the first runGeminiTool) and their
+//    declarations (js/gemini-tool.d.ts) in its .d.ts;
 // 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
 // 5. a package.json per build saying which module kind it is, and a lib
@@ -61,12 +63,10 @@ appendFileSync(
   node,
   [
     '',
-    '// The Gemini tool (Node only): js/gemini-tool.cjs over the core\'s __GeminiToolRun.',
-    'let __geminiToolInstance;',
-    "const __geminiTool = () => (__geminiToolInstance ??= require('./gemini-tool.cjs').createGeminiTool({ GeminiToolRun: __GeminiToolRun }));",
-    'exports.runGeminiTool = function runGeminiTool(params, options) { return __geminiTool().runGeminiTool(params, options); };',
-    'exports.readEngineeringContext = function readEngineeringContext(cd) { return __geminiTool().readEngineeringContext(cd); };',
-    'delete exports.__GeminiToolRun;',
+    "// The Gemini tool (Node only): ./gemini-tool.cjs, required on first use; it loads",
+    "// the tool's own WebAssembly module (agent_context_gemini_tool_bg.wasm) on the first run.",
+    "exports.runGeminiTool = function runGeminiTool(params, options) { return require('./gemini-tool.cjs').runGeminiTool(params, options); };",
+    "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
     '',
   ].join('\n'),
 );

@@ -4,7 +4,9 @@
 //!
 //! The crate is a pure core (every module but `wasm`) and one binding layer,
 //! `wasm`, compiled only for `wasm32` and the only place that knows about
-//! JavaScript.
+//! JavaScript. Its Cargo features (`api`, the default, and `gemini-tool`)
+//! choose which bindings a WebAssembly module gets; the core is always all
+//! there.
 //!
 //! ```
 //! use agent_context::{assemblers::GEMINI, AssemblerInput, ContextMessage};

@@ -1,6 +1,6 @@
 //! The same wasm-bindgen tests in headless Chrome (Debian's chromium and
 //! chromedriver; `scripts/test.sh` sets CHROMEDRIVER).
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "api"))]
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 

@@ -2,11 +2,10 @@
 //! `serde_json` in the core (and back with `JSON.parse`). One crossing each
 //! way; the core reads the result with path-naming errors.
 
-use js_sys::{Function, JsString, JSON};
+use js_sys::{Function, JSON};
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::js_error::describe_thrown;
 use super::js_input::type_name;
@@ -64,7 +63,11 @@ pub fn from_serializable<T: Serialize>(value: &T) -> Result<JsValue> {
 
 /// A new object holding only `keys` of `value` (so a large unused field is
 /// never serialised); `value` must be an object.
+#[cfg(feature = "api")]
 pub fn pick(value: &JsValue, keys: &[&str], what: &str) -> Result<JsValue> {
+    use js_sys::JsString;
+    use wasm_bindgen::JsCast;
+
     if !super::js_input::is_plain_object(value) {
         return Err(AgentContextError::invalid(format!(
             "{what} must be an object, got {}",

@@ -1,32 +1,65 @@
 //! The JS binding: short adapters that read JS input, call the core and write
 //! JS output. No prompt logic lives here.
+//!
+//! Two WebAssembly modules are built from it (Cargo features, see
+//! Cargo.toml): `api` compiles the main module's bindings, every export of
+//! the package; `gemini-tool` compiles only the Gemini tool's runner
+//! (`__GeminiToolRun`), Node's lazily loaded second module. The helpers that
+//! read and write JS values serve both.
 
+#[cfg(feature = "api")]
 mod agent_output_api;
+#[cfg(feature = "api")]
 mod assemble_api;
+#[cfg(feature = "api")]
 mod call_options;
+#[cfg(feature = "api")]
 mod context_api;
+#[cfg(feature = "api")]
 mod context_manager;
+#[cfg(feature = "api")]
 mod fast_path_api;
-mod gemini_tool_api;
+#[cfg(feature = "api")]
+mod gemini_tool_prompt_api;
+#[cfg(feature = "gemini-tool")]
+mod gemini_tool_run_api;
+#[cfg(feature = "api")]
 mod invocation_api;
 mod js_error;
+// The runner module reads its parameters through `json_bridge` alone, which
+// needs only the type names from here.
+#[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod js_input;
+#[cfg(feature = "api")]
 mod js_output;
+#[cfg(feature = "api")]
 mod js_text;
 mod json_bridge;
+#[cfg(feature = "api")]
 mod selection_api;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "api")]
 pub use agent_output_api::*;
+#[cfg(feature = "api")]
 pub use assemble_api::*;
+#[cfg(feature = "api")]
 pub use context_api::*;
+#[cfg(feature = "api")]
 pub use context_manager::ContextManager;
+#[cfg(feature = "api")]
 pub use fast_path_api::*;
-pub use gemini_tool_api::*;
+#[cfg(feature = "api")]
+pub use gemini_tool_prompt_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use gemini_tool_run_api::*;
+#[cfg(feature = "api")]
 pub use invocation_api::*;
+#[cfg(feature = "api")]
 pub use selection_api::*;
 
+#[cfg(feature = "api")]
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = include_str!("types.d.ts");
 
@@ -44,6 +77,7 @@ fn js_result<T>(result: crate::error::Result<T>) -> Result<T, JsValue> {
 
 /// Bytes of WebAssembly memory in use by the module (for the benchmark's
 /// memory check; not part of the API).
+#[cfg(feature = "api")]
 #[wasm_bindgen(js_name = __wasmMemoryBytes, skip_typescript)]
 pub fn wasm_memory_bytes() -> f64 {
     (core::arch::wasm32::memory_size(0) * 65536) as f64

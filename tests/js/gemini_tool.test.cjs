@@ -1,7 +1,8 @@
 // The Gemini tool's parts that need no Gemini CLI, through the package name:
 // parameter problems as invalid_params envelopes, `cd` checks, the host's
 // options, an abort before the start, a command that is not there, the
-// engineering context and the prompt template, the tool definition.
+// engineering context and the prompt template, the tool definition, and
+// that the tool's own WebAssembly module loads only when a run needs it.
 // The real CLI runs in tests/cli/gemini_tool.test.cjs.
 'use strict';
 const test = require('node:test');
@@ -212,6 +213,30 @@ test('geminiToolDefinition: the name, the description and the schema of the seed
   // A fresh object each time: the caller may change it.
   def.name = 'changed';
   assert.equal(pkg.geminiToolDefinition().name, 'gemini');
+});
+
+test('the tool\'s own module loads on the first runGeminiTool call, not with the library', () => {
+  // A fresh process: this file has run the tool already.
+  const script = `
+    const pkg = require('agent-context');
+    const loaded = () => Object.keys(require.cache).map((file) => require('node:path').basename(file));
+    const steps = [loaded()];
+    pkg.composeGeminiToolPrompt({ taskType: 'review', tasks: 'x' });
+    pkg.geminiToolDefinition();
+    steps.push(loaded());
+    pkg.readEngineeringContext(process.cwd());
+    steps.push(loaded());
+    pkg.runGeminiTool({ PROMPT: 'x', cd: '' }).then((envelope) => {
+      steps.push(loaded(), envelope.error_kind);
+      process.stdout.write(JSON.stringify(steps));
+    });`;
+  const out = require('node:child_process').execFileSync(process.execPath, ['-e', script], { cwd: __dirname, encoding: 'utf8' });
+  const [atLoad, afterPureCalls, afterContext, afterRun, kind] = JSON.parse(out);
+  assert.deepEqual(atLoad, ['agent_context.js']);
+  assert.deepEqual(afterPureCalls, ['agent_context.js'], 'the template and the definition are in the main module');
+  assert.deepEqual(afterContext, ['agent_context.js', 'gemini-tool.cjs'], 'reading the context needs no WebAssembly');
+  assert.deepEqual(afterRun, ['agent_context.js', 'gemini-tool.cjs', 'agent_context_gemini_tool.js']);
+  assert.equal(kind, 'invalid_params');
 });
 
 test('the tool is Node-only and lazy: the MCP SDK is not loaded by the library', () => {

@@ -1,7 +1,8 @@
 // The package as users install it: npm pack, install the tarball into a fresh
 // project, then require() and import by name with no init, type-check a
-// TypeScript consumer with tsc --strict, load the web build in headless
-// Chromium, and run the command from the installed package.
+// TypeScript consumer with tsc --strict, run the Gemini tool's own module,
+// load the web build in headless Chromium, and run the command from the
+// installed package.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -22,9 +23,13 @@ test('npm pack holds only what users need', () => {
   tarball = join(project, out[0].filename);
   const files = out[0].files.map((f) => f.path).sort();
   for (const needed of ['package.json', 'README.md', 'bin/agent-context.js', 'pkg/node/agent_context.js', 'pkg/node/agent_context.mjs',
-    'pkg/node/agent_context.d.ts', 'pkg/node/agent_context_bg.wasm', 'pkg/web/agent_context.js', 'pkg/web/agent_context.d.ts', 'pkg/web/agent_context_bg.wasm']) {
+    'pkg/node/agent_context.d.ts', 'pkg/node/agent_context_bg.wasm', 'pkg/node/gemini-tool.cjs', 'pkg/node/mcp-server.cjs',
+    'pkg/node/agent_context_gemini_tool.js', 'pkg/node/agent_context_gemini_tool_bg.wasm',
+    'pkg/web/agent_context.js', 'pkg/web/agent_context.d.ts', 'pkg/web/agent_context_bg.wasm']) {
     assert.ok(files.includes(needed), `missing ${needed}`);
   }
+  // The Gemini tool's module runs a process: Node only.
+  assert.deepEqual(files.filter((f) => f.startsWith('pkg/web/') && /gemini|mcp/.test(f)), []);
   for (const file of files) {
     assert.doesNotMatch(file, /^(target|tests|src|fuzz|bench|node_modules|www|scripts|js)\//, `${file} should not ship`);
   }
@@ -50,6 +55,14 @@ test('import by name works with no init call (ESM)', () => {
     const r = assemble('claude-code', { contextMessages: [], currentMessage: 'hi', teamTask: null, systemInstruction: 'sys' });
     process.stdout.write(JSON.stringify([r, agentContext.assemble === assemble, parseAgentOutput('x', 'plain').text]));`]);
   assert.deepEqual(JSON.parse(out), [{ prompt: '[MESSAGE]\nhi', systemFlag: 'sys' }, true, 'plain']);
+});
+
+test('the Gemini tool runs from the installed package (its own module, loaded on the first run)', () => {
+  const out = sh(process.execPath, ['-e', `
+    const { runGeminiTool } = require('agent-context');
+    runGeminiTool({ PROMPT: 'x', cd: process.cwd() }, { command: '/nonexistent/agent-context-test/gemini' })
+      .then((envelope) => process.stdout.write(JSON.stringify([envelope.error_kind, envelope.error_detail.message])));`]);
+  assert.deepEqual(JSON.parse(out), ['command_not_found', 'spawn /nonexistent/agent-context-test/gemini ENOENT']);
 });
 
 test('a TypeScript consumer type-checks with tsc --noEmit --strict', () => {

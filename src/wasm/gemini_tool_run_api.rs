@@ -1,66 +1,16 @@
-//! The Gemini tool (seed 003): `composeGeminiToolPrompt`,
-//! `formatEngineeringContext`, `geminiToolDefinition`, and the internal
-//! `__GeminiToolRun` that the Node runner (`js/gemini-tool.cjs`) drives.
+//! The Gemini tool's runner binding: the internal `__GeminiToolRun` that the
+//! Node runner (`js/gemini-tool.cjs`) drives. Compiled with the
+//! `gemini-tool` feature into its own module
+//! (pkg/node/agent_context_gemini_tool_bg.wasm), which Node loads on the
+//! first `runGeminiTool` call, so the main module (and every browser) does
+//! without this code.
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::gemini_tool::{
-    compose_tool_prompt, format_engineering_context, read_context, tool_definition, AttemptEnd,
-    CdProblem, GeminiToolRun, ToolPromptInput,
-};
-
-/// Seed 003's prompt template filled in: the task type (`'consult'`,
-/// `'review'`, `'execute'`, or 咨询 / 审核 / 执行), the background, the
-/// numbered tasks, the expected output and the engineering context (a
-/// string, or the `{ path, content }[]` that `readEngineeringContext`
-/// returns). Empty parts are left out.
-///
-/// ```js
-/// const PROMPT = composeGeminiToolPrompt({
-///   taskType: 'review', background: 'A Rust library compiled to WebAssembly.',
-///   tasks: ['Review src/budget.rs for off-by-one errors'], expectedOutput: ['A list of findings'],
-///   engineeringContext: readEngineeringContext(cd),
-/// });
-/// ```
-#[wasm_bindgen(js_name = composeGeminiToolPrompt, skip_typescript)] // declared in types.d.ts
-pub fn compose_gemini_tool_prompt(input: JsValue) -> Result<String, JsValue> {
-    let value = js_result(to_json(&input, "input"))?;
-    let input = js_result(ToolPromptInput::read(&value))?;
-    Ok(compose_tool_prompt(&input))
-}
-
-/// The template's engineering-context paragraph alone, to put before a
-/// prompt written by hand; `''` when there is nothing in it.
-///
-/// ```js
-/// const block = formatEngineeringContext(readEngineeringContext(cd));
-/// const PROMPT = block ? `${block}\n\n${question}` : question;
-/// ```
-#[wasm_bindgen(js_name = formatEngineeringContext, skip_typescript)] // declared in types.d.ts
-pub fn format_engineering_context_js(context: JsValue) -> Result<String, JsValue> {
-    if context.is_undefined() || context.is_null() {
-        return Ok(String::new());
-    }
-    let value = js_result(to_json(&context, "engineeringContext"))?;
-    let context = js_result(read_context(Some(&value), "engineeringContext"))?;
-    Ok(context.map_or_else(String::new, |c| format_engineering_context(&c)))
-}
-
-/// The tool as an agent sees it: `{ name: 'gemini', description,
-/// inputSchema }` with the JSON Schema of seed 003's parameters (what the
-/// MCP server lists).
-///
-/// ```js
-/// const { inputSchema } = geminiToolDefinition();
-/// Object.keys(inputSchema.properties); // ['PROMPT', 'cd', 'sandbox', …]
-/// ```
-#[wasm_bindgen(js_name = geminiToolDefinition, skip_typescript)] // declared in types.d.ts
-pub fn gemini_tool_definition() -> Result<JsValue, JsValue> {
-    js_result(from_serializable(&tool_definition()))
-}
+use crate::gemini_tool::{AttemptEnd, CdProblem, GeminiToolRun};
 
 /// What the runner spawns and how it times it.
 #[derive(Serialize)]
