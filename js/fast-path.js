@@ -250,7 +250,21 @@ function createFastPath(raw) {
 function createFastBuilder(raw) {
   'use strict';
   const FALLBACK = {};
-  const ROLE_CODES = { user: 0, assistant: 1, system: 2, tool: 3 };
+  // A switch: a keyed lookup in an object literal is a hash lookup per message.
+  function roleCode(role) {
+    switch (role) {
+      case 'user':
+        return 0;
+      case 'assistant':
+        return 1;
+      case 'system':
+        return 2;
+      case 'tool':
+        return 3;
+      default:
+        return -1;
+    }
+  }
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   const present = (v) => v !== undefined && v !== null;
 
@@ -280,8 +294,8 @@ function createFastBuilder(raw) {
   function checkAndConvert(m, out, i) {
     if (!isObject(m)) return -1;
     const role = m.role;
-    const code = typeof role === 'string' ? ROLE_CODES[role] : undefined;
-    if (code === undefined) return -1;
+    const code = roleCode(role);
+    if (code < 0) return -1;
     const content = m.content;
     if (typeof content !== 'string') {
       if (Array.isArray(content)) {
@@ -357,9 +371,10 @@ function createFastBuilder(raw) {
     // even when it is not sent, as the full path does.
     const system = composeSystemPrompt(options, extras);
     const plan = raw.planMessages(codes, max);
-    const messages = [];
-    if (include) messages.push({ role: 'system', content: system });
-    for (let k = 2; k < plan.length; k++) messages.push(converted[plan[k]]);
+    const first = include ? 1 : 0;
+    const messages = new Array(first + plan.length - 2);
+    if (include) messages[0] = { role: 'system', content: system };
+    for (let k = 2; k < plan.length; k++) messages[first + k - 2] = converted[plan[k]];
     const metadata = {
       inputCount: list.length,
       outputCount: messages.length,

@@ -92,9 +92,9 @@ pub fn plan(layout_id: u32, budget: f64, sizes: &[f64], more: bool) -> Vec<f64> 
 /// The builder's fast path: `codes` holds each message's role (0 user,
 /// 1 assistant, 2 system, 3 tool) plus 4 when `includeInContext === false`;
 /// `max_messages` is negative when not given. Returns `[filteredCount,
-/// trimmedCount or -1, ...indices of the messages that go out]`.
+/// trimmedCount or 2^32 - 1, ...indices of the messages that go out]`.
 #[wasm_bindgen(js_name = __planMessages, skip_typescript)]
-pub fn plan_messages(codes: &[u8], max_messages: f64) -> Vec<f64> {
+pub fn plan_messages(codes: &[u8], max_messages: f64) -> Vec<u32> {
     use crate::context_builder::{select_messages, Role};
     let flags: Vec<(Role, bool)> = codes
         .iter()
@@ -110,9 +110,10 @@ pub fn plan_messages(codes: &[u8], max_messages: f64) -> Vec<f64> {
         .collect();
     let max = (max_messages >= 0.0).then_some(max_messages as usize);
     let selection = select_messages(&flags, max);
+    // Counts and indices are below the array's length, itself below 2^32.
     let mut out = Vec::with_capacity(selection.indices.len() + 2);
-    out.push(selection.filtered as f64);
-    out.push(selection.trimmed.map_or(-1.0, |t| t as f64));
-    out.extend(selection.indices.iter().map(|&i| i as f64));
+    out.push(selection.filtered as u32);
+    out.push(selection.trimmed.map_or(u32::MAX, |t| t as u32));
+    out.extend(selection.indices.iter().map(|&i| i as u32));
     out
 }
