@@ -93,6 +93,11 @@ fn assert_utf16_form_agrees(agent: &str, bytes: &[u8], cuts: &[usize]) {
         let (reply, text_units) = parse_agent_output_as(agent, Output::Text(text), TextForm::Utf16);
         assert_eq!(text_units, units);
         assert_eq!(reply.errors, expected.errors);
+        let js_string: Vec<u16> = text.encode_utf16().collect();
+        let (from_units, units_of_units) =
+            parse_agent_output_as(agent, Output::Utf16(&js_string), TextForm::Utf16);
+        assert_eq!(units_of_units, units);
+        assert_eq!(from_units, reply);
     }
 
     let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
@@ -157,6 +162,9 @@ fn gemini_message_lines() -> impl Strategy<Value = Vec<u8>> {
         br"\\",
         br"\/",
         br"\t",
+        br"\r",
+        br"\b",
+        br"\f",
         br"\u0041",
         br"\u001b[31m",
         br"\ud83c\udf89",
@@ -368,6 +376,51 @@ proptest! {
         cuts in prop::collection::vec(any::<usize>(), 0..12),
     ) {
         assert_utf16_form_agrees(AGENTS[agent], &bytes, &cuts);
+    }
+
+    #[test]
+    fn a_js_string_read_as_utf16_agrees_with_its_utf8(
+        agent in 0usize..4,
+        bytes in prop_oneof![gemini_message_lines(), output_lines()],
+        lone in prop::collection::vec((any::<usize>(), prop::sample::select(vec![0xd800u16, 0xdbff, 0xdc00, 0xdfff])), 0..3),
+    ) {
+        // The units of a JS string, lone surrogates included; written as
+        // UTF-8 (what wasm-bindgen does to a string) they become U+FFFD.
+        let agent = if agent == 0 { "google-gemini" } else { AGENTS[agent] };
+        let mut units: Vec<u16> = String::from_utf8_lossy(&bytes).encode_utf16().collect();
+        for (at, unit) in lone {
+            units.insert(at % (units.len() + 1), unit);
+        }
+        let text = String::from_utf16_lossy(&units);
+        for form in [TextForm::Utf8, TextForm::Utf16] {
+            let (want, want_units) = parse_agent_output_as(agent, Output::Text(&text), form);
+            let (got, got_units) = parse_agent_output_as(agent, Output::Utf16(&units), form);
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(got_units, want_units);
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_in_message_content_read_as_replacement_characters(
+        pieces in prop::collection::vec(prop::sample::select(vec![
+            "a", "Hello ", "é", "日本語", "🎉", r"\n", r"\r", r"\b", r"\f", r#"\""#, r"\\", "ascii text of some length",
+        ]), 0..12),
+        lone in prop::collection::vec((any::<usize>(), prop::sample::select(vec![0xd800u16, 0xdbff, 0xdc00, 0xdfff])), 0..3),
+        delta in any::<bool>(),
+    ) {
+        let mut content: Vec<u16> = pieces.concat().encode_utf16().collect();
+        for (at, unit) in lone {
+            content.insert(at % (content.len() + 1), unit);
+        }
+        let mut units: Vec<u16> = r#"{"type":"message","role":"assistant","content":""#.encode_utf16().collect();
+        units.extend(&content);
+        units.extend(format!(r#"","delta":{delta}}}"#).encode_utf16());
+        units.push(u16::from(b'\n'));
+        let text = String::from_utf16_lossy(&units);
+        let (want, want_units) = parse_agent_output_as("google-gemini", Output::Text(&text), TextForm::Utf16);
+        let (got, got_units) = parse_agent_output_as("google-gemini", Output::Utf16(&units), TextForm::Utf16);
+        prop_assert_eq!(got, want);
+        prop_assert_eq!(got_units, want_units);
     }
 
     #[test]

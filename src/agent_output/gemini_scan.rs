@@ -9,29 +9,54 @@
 //! serde_json) decide. So the result is the same either way; a property test
 //! and the fuzz target check it.
 
-use agent_context_scan::gemini_message::scan;
-use agent_context_scan::json_string::decode_utf16;
+use agent_context_scan::gemini_message::{scan, scan_utf16, Message};
+use agent_context_scan::json_string::{copy_utf16, decode_utf16};
+use agent_context_scan::unit::Unit;
 
 use super::builder::ReplyBuilder;
 
-/// Reads `line` if it is a plain `message` line; false (nothing done) for
-/// anything the general readers must see. `scratch` holds the decoded
-/// content between calls, so its allocation is reused.
+/// Reads `line` (UTF-8 bytes) if it is a plain `message` line; false
+/// (nothing done) for anything the general readers must see. `scratch`
+/// holds the decoded content between calls, so its allocation is reused.
 pub fn read_message_line(line: &[u8], out: &mut ReplyBuilder, scratch: &mut Vec<u16>) -> bool {
-    if !out.takes_units() {
-        return false;
-    }
-    let Some(message) = scan(line) else {
-        return false;
-    };
-    if message.role != Some(b"assistant") {
+    out.takes_units()
+        && scan(line).is_some_and(|message| {
+            apply(&message, out, scratch, |content, scratch| {
+                decode_utf16(content, scratch)
+            })
+        })
+}
+
+/// [`read_message_line`] for a line of UTF-16 units (a JS string's).
+pub fn read_message_line_utf16(
+    line: &[u16],
+    out: &mut ReplyBuilder,
+    scratch: &mut Vec<u16>,
+) -> bool {
+    out.takes_units()
+        && scan_utf16(line).is_some_and(|message| {
+            apply(&message, out, scratch, |content, scratch| {
+                copy_utf16(content, scratch)
+            })
+        })
+}
+
+/// What a plain message line does to the reply; false when its content
+/// must go the general way.
+fn apply<U: Unit>(
+    message: &Message<'_, U>,
+    out: &mut ReplyBuilder,
+    scratch: &mut Vec<u16>,
+    decode: fn(&[U], &mut Vec<u16>) -> Option<()>,
+) -> bool {
+    if !message.from_assistant() {
         // The user's own prompt echoed back, or no role: not part of the reply.
         return true;
     }
     let Some(content) = message.content else {
         return true;
     };
-    if decode_utf16(content, scratch).is_none() {
+    if decode(content, scratch).is_none() {
         return false;
     }
     if message.delta {

@@ -42,6 +42,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::assemblers::{CLAUDE, CODEX, GEMINI};
+use agent_context_scan::utf16::find_newline;
 use builder::ReplyBuilder;
 use lines::LineBuffer;
 
@@ -195,6 +196,21 @@ impl LineReader<'_> {
         }
     }
 
+    /// A line of UTF-16 units (a JS string's; lone surrogates read as
+    /// U+FFFD, as they do when the string is written as UTF-8).
+    fn utf16(&mut self, line: &[u16], terminated: bool) {
+        let scanned = self.format == OutputFormat::GeminiStreamJson
+            && gemini_scan::read_message_line_utf16(line, self.reply, self.scratch);
+        if !scanned {
+            read_line(
+                self.format,
+                self.reply,
+                &String::from_utf16_lossy(line),
+                terminated,
+            );
+        }
+    }
+
     /// A line known to be UTF-8.
     fn text(&mut self, line: &str, terminated: bool) {
         if !self.scanned(line.as_bytes()) {
@@ -210,12 +226,12 @@ impl LineReader<'_> {
 
 /// The whole output of `agent_type`'s CLI at once (`parseAgentOutput`).
 pub fn parse_agent_output(agent_type: &str, output: &[u8]) -> AgentReply {
-    whole(agent_type, TextForm::Utf8, |p| p.push(output)).0
+    parse_agent_output_as(agent_type, Output::Bytes(output), TextForm::Utf8).0
 }
 
 /// [`parse_agent_output`] for text that is already UTF-8 (a JS string).
 pub fn parse_agent_output_str(agent_type: &str, output: &str) -> AgentReply {
-    whole(agent_type, TextForm::Utf8, |p| p.push_str(output)).0
+    parse_agent_output_as(agent_type, Output::Text(output), TextForm::Utf8).0
 }
 
 /// [`parse_agent_output`] with the text given back in `form`: in UTF-16
@@ -227,22 +243,40 @@ pub fn parse_agent_output_as(
     form: TextForm,
 ) -> (AgentReply, Vec<u16>) {
     whole(agent_type, form, |p| match output {
-        Output::Bytes(bytes) => p.push(bytes),
-        Output::Text(text) => p.push_str(text),
+        Output::Bytes(bytes) => {
+            p.push(bytes);
+        }
+        Output::Text(text) => {
+            p.push_str(text);
+        }
+        Output::Utf16(mut rest) => {
+            // Whole lines straight from the units, no line buffer; the last
+            // one, unended, is read as `finish` reads it.
+            let mut reader = p.split().1;
+            while let Some(end) = find_newline(rest) {
+                reader.utf16(&rest[..end], true);
+                rest = &rest[end + 1..];
+            }
+            if !rest.is_empty() {
+                reader.utf16(rest, false);
+            }
+        }
     })
 }
 
-/// Output to parse: bytes as the CLI printed them, or text already decoded.
+/// Output to parse: bytes as the CLI printed them, text already decoded, or
+/// the UTF-16 units of a JS string (a lone surrogate reads as U+FFFD).
 #[derive(Clone, Copy, Debug)]
 pub enum Output<'a> {
     Bytes(&'a [u8]),
     Text(&'a str),
+    Utf16(&'a [u16]),
 }
 
 fn whole(
     agent_type: &str,
     form: TextForm,
-    feed: impl FnOnce(&mut AgentOutputParser) -> Vec<AgentEvent>,
+    feed: impl FnOnce(&mut AgentOutputParser),
 ) -> (AgentReply, Vec<u16>) {
     let mut parser =
         AgentOutputParser::with_format(OutputFormat::for_agent(agent_type), false, form);

@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use super::js_input::{self, type_name};
 use super::js_result;
-use super::js_text::from_utf16;
+use super::js_text::{from_utf16, utf16_of};
 use super::json_bridge::from_serializable;
 use crate::agent_output;
 use crate::error::{AgentContextError, Result};
@@ -27,6 +27,7 @@ fn reply_to_js(reply: agent_output::AgentReply, units: &[u16]) -> Result<JsValue
 enum Output {
     Text(String),
     Bytes(Vec<u8>),
+    Units(Vec<u16>),
 }
 
 impl Output {
@@ -34,6 +35,7 @@ impl Output {
         match self {
             Output::Text(text) => agent_output::Output::Text(text),
             Output::Bytes(bytes) => agent_output::Output::Bytes(bytes),
+            Output::Units(units) => agent_output::Output::Utf16(units),
         }
     }
 }
@@ -75,7 +77,15 @@ pub fn parse_agent_output(
     output_value: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
-    let output = js_result(output(output_value, "output"))?;
+    // A string is read as its UTF-16 units where the engine can copy them
+    // out (Node), else as UTF-8.
+    let output = match output_value
+        .dyn_ref::<js_sys::JsString>()
+        .and_then(utf16_of)
+    {
+        Some(units) => Output::Units(units),
+        None => js_result(output(output_value, "output"))?,
+    };
     let (reply, units) = agent_output::parse_agent_output_as(
         &agent_type,
         output.as_output(),
@@ -137,6 +147,8 @@ impl AgentOutputParser {
         let events = match chunk {
             Output::Text(text) => parser.push_str(&text),
             Output::Bytes(bytes) => parser.push(&bytes),
+            // `output` never reads a chunk as units.
+            Output::Units(units) => parser.push_str(&String::from_utf16_lossy(&units)),
         };
         let (lengths, units) = parser.take_text_units();
         let mut lengths = lengths.into_iter();

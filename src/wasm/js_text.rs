@@ -1,8 +1,10 @@
-//! Long text out to JS as UTF-16: the core keeps it as code units
-//! (`crate::utf16`) and the engine makes the string from them —
-//! `Buffer#toString('utf16le')` in Node (a copy), `TextDecoder('utf-16le')`
-//! elsewhere. Decoding the same text from UTF-8 costs several times more when
-//! it is not ASCII (README, Performance).
+//! Long text across the boundary as UTF-16, a JS string's own form: out,
+//! the core keeps a reply's text as code units and the engine makes the
+//! string from them — `Buffer#toString('utf16le')` in Node (a copy),
+//! `TextDecoder('utf-16le')` elsewhere; in (Node only), `Buffer#write` copies
+//! a string's units into WebAssembly memory. Either way is several times
+//! cheaper than going through UTF-8 when the text is not ASCII (README,
+//! Performance).
 
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
@@ -17,6 +19,14 @@ extern "C" {
     fn view(buffer: &JsValue, byte_offset: u32, length: u32) -> NodeBuffer;
     #[wasm_bindgen(method, js_name = toString)]
     fn to_string_as(this: &NodeBuffer, encoding: &JsValue) -> JsString;
+    #[wasm_bindgen(method, js_name = write)]
+    fn write_as(
+        this: &NodeBuffer,
+        string: &JsString,
+        offset: u32,
+        length: u32,
+        encoding: &JsValue,
+    ) -> u32;
 
     type TextDecoder;
     #[wasm_bindgen(constructor)]
@@ -41,6 +51,27 @@ thread_local! {
             Decoder::Standard(TextDecoder::new("utf-16le"))
         }
     };
+}
+
+/// The UTF-16 units of `string`, copied by Node's `Buffer#write(…,
+/// 'utf16le')` (lone surrogates as they are); `None` outside Node, where a
+/// string enters as UTF-8.
+pub fn utf16_of(string: &JsString) -> Option<Vec<u16>> {
+    DECODER.with(|decoder| match decoder {
+        Decoder::Node(encoding) => {
+            let bytes = string.length() as usize * 2;
+            let mut units = vec![0u16; bytes / 2];
+            if bytes == 0 {
+                return Some(units);
+            }
+            // The memory's buffer only after the allocation, which may grow it.
+            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+            let view = NodeBuffer::view(&memory.buffer(), units.as_mut_ptr() as u32, bytes as u32);
+            let written = view.write_as(string, 0, bytes as u32, encoding);
+            (written as usize == bytes).then_some(units)
+        }
+        Decoder::Standard(_) => None,
+    })
 }
 
 /// The JS string of `units`.

@@ -180,3 +180,18 @@ fn wrong_argument_types_are_invalid_input() {
     assert!(events(parser.push_parts("".into()).unwrap()).is_empty());
     assert!(AgentOutputParser::new(JsValue::UNDEFINED).is_err());
 }
+
+#[wasm_bindgen_test]
+fn a_lone_surrogate_in_a_string_reads_as_a_replacement_character() {
+    // In Node the string is read as UTF-16 units, elsewhere as UTF-8: the
+    // same reply either way.
+    let mut units: Vec<u16> = r#"{"type":"message","role":"assistant","content":"a"#
+        .encode_utf16()
+        .collect();
+    units.extend([0xd800, u16::from(b'b'), 0xdc00]);
+    units.extend(r#"c 🎉","delta":true}"#.encode_utf16());
+    units.push(u16::from(b'\n'));
+    let output = js_sys::JsString::from_char_code(&units);
+    let reply = parse_agent_output("google-gemini".into(), output.into()).unwrap();
+    assert_eq!(text(&reply, "text"), "a\u{fffd}b\u{fffd}c 🎉");
+}

@@ -1,4 +1,5 @@
-//! A Gemini CLI `message` line (`-o stream-json`) read from its bytes.
+//! A Gemini CLI `message` line (`-o stream-json`) read from its UTF-8 bytes
+//! or from the UTF-16 units of a JS string.
 //!
 //! Only the plainest lines are taken: an object of string, `true`, `false`
 //! and `null` values whose keys have no escapes, no `\u` escape, no control
@@ -7,26 +8,46 @@
 //! (agent-context's property tests and fuzz target check it).
 
 use crate::json_string::string_end;
+use crate::unit::{eq_ascii, Unit};
 
 /// The fields of a `message` line that matter: `role` (it has no escapes),
-/// `content` as the raw bytes between its quotes (decode them with
-/// [`crate::json_string::decode_utf16`]), and `delta`.
-pub struct Message<'a> {
-    pub role: Option<&'a [u8]>,
-    pub content: Option<&'a [u8]>,
+/// `content` as the raw units between its quotes (decode them with
+/// [`crate::json_string::decode_utf16`] or
+/// [`crate::json_string::copy_utf16`]), and `delta`.
+pub struct Message<'a, U> {
+    pub role: Option<&'a [U]>,
+    pub content: Option<&'a [U]>,
     pub delta: bool,
 }
 
-enum Scalar<'a> {
-    /// A string's raw bytes (between the quotes) and whether it has escapes.
-    Str(&'a [u8], bool),
+impl<U: Unit> Message<'_, U> {
+    /// Whether the role is `assistant` (the reply, not the echoed prompt).
+    pub fn from_assistant(&self) -> bool {
+        self.role.is_some_and(|role| eq_ascii(role, b"assistant"))
+    }
+}
+
+enum Scalar<'a, U> {
+    /// A string's raw units (between the quotes) and whether it has escapes.
+    Str(&'a [U], bool),
     Bool(bool),
     Null,
 }
 
-/// The line as a plain `message` object, or `None`.
+/// A line of UTF-8 bytes as a plain `message` object, or `None`.
 #[inline(never)]
-pub fn scan(line: &[u8]) -> Option<Message<'_>> {
+pub fn scan(line: &[u8]) -> Option<Message<'_, u8>> {
+    scan_units(line)
+}
+
+/// A line of UTF-16 units (a JS string's) as a plain `message` object, or
+/// `None`.
+#[inline(never)]
+pub fn scan_utf16(line: &[u16]) -> Option<Message<'_, u16>> {
+    scan_units(line)
+}
+
+fn scan_units<U: Unit>(line: &[U]) -> Option<Message<'_, U>> {
     let mut i = skip_ws(line, 0);
     expect(line, i, b'{')?;
     i = skip_ws(line, i + 1);
@@ -42,23 +63,26 @@ pub fn scan(line: &[u8]) -> Option<Message<'_>> {
         expect(line, i, b':')?;
         let (value, end) = scalar(line, skip_ws(line, i + 1))?;
         // The last of a repeated key wins, as in serde_json.
-        match (key, value) {
-            (b"type", Scalar::Str(s, false)) => kind = Some(s),
-            (b"role", Scalar::Str(s, false)) => role = Some(s),
-            (b"content", Scalar::Str(s, _)) => content = Some(s),
-            (b"delta", Scalar::Bool(b)) => delta = b,
-            (b"delta", Scalar::Null) => {}
-            (b"type" | b"role" | b"content" | b"delta", _) => return None,
-            _ => {}
+        let wanted = [&b"type"[..], b"role", b"content", b"delta"]
+            .iter()
+            .position(|name| eq_ascii(key, name));
+        match (wanted, value) {
+            (Some(0), Scalar::Str(s, false)) => kind = Some(s),
+            (Some(1), Scalar::Str(s, false)) => role = Some(s),
+            (Some(2), Scalar::Str(s, _)) => content = Some(s),
+            (Some(3), Scalar::Bool(b)) => delta = b,
+            (Some(3), Scalar::Null) => {}
+            (Some(_), _) => return None,
+            (None, _) => {}
         }
         i = skip_ws(line, end);
-        match line.get(i) {
-            Some(b',') => i = skip_ws(line, i + 1),
-            Some(b'}') => break,
+        match line.get(i).map(|u| u.value()) {
+            Some(0x2c) => i = skip_ws(line, i + 1),
+            Some(0x7d) => break,
             _ => return None,
         }
     }
-    if skip_ws(line, i + 1) != line.len() || kind != Some(b"message") {
+    if skip_ws(line, i + 1) != line.len() || !kind.is_some_and(|k| eq_ascii(k, b"message")) {
         return None;
     }
     Some(Message {
@@ -68,21 +92,21 @@ pub fn scan(line: &[u8]) -> Option<Message<'_>> {
     })
 }
 
-fn expect(line: &[u8], at: usize, byte: u8) -> Option<()> {
-    (line.get(at) == Some(&byte)).then_some(())
+fn expect<U: Unit>(line: &[U], at: usize, ascii: u8) -> Option<()> {
+    (line.get(at)?.value() == u32::from(ascii)).then_some(())
 }
 
-fn skip_ws(line: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\r' | b'\n') = line.get(i) {
+fn skip_ws<U: Unit>(line: &[U], mut i: usize) -> usize {
+    while let Some(0x20 | 0x09 | 0x0d | 0x0a) = line.get(i).map(|u| u.value()) {
         i += 1;
     }
     i
 }
 
 /// A string, `true`, `false` or `null` at `i`, and where it ends.
-fn scalar(line: &[u8], i: usize) -> Option<(Scalar<'_>, usize)> {
+fn scalar<U: Unit>(line: &[U], i: usize) -> Option<(Scalar<'_, U>, usize)> {
     let rest = &line[i.min(line.len())..];
-    if rest.first() == Some(&b'"') {
+    if rest.first()?.value() == 0x22 {
         let (end, escaped) = string_end(line, i + 1)?;
         return Some((Scalar::Str(&line[i + 1..end - 1], escaped), end));
     }
@@ -91,7 +115,7 @@ fn scalar(line: &[u8], i: usize) -> Option<(Scalar<'_>, usize)> {
         (b"false", Scalar::Bool(false)),
         (b"null", Scalar::Null),
     ] {
-        if rest.starts_with(word) {
+        if rest.len() >= word.len() && eq_ascii(&rest[..word.len()], word) {
             return Some((value, i + word.len()));
         }
     }
@@ -104,7 +128,12 @@ mod tests {
 
     #[test]
     fn takes_only_plain_message_lines() {
-        let taken = |line: &str| scan(line.as_bytes()).is_some();
+        let taken = |line: &str| {
+            let units: Vec<u16> = line.encode_utf16().collect();
+            let taken = scan(line.as_bytes()).is_some();
+            assert_eq!(scan_utf16(&units).is_some(), taken, "{line}");
+            taken
+        };
         assert!(taken(
             r#"{"type":"message","timestamp":"t","role":"assistant","content":"hi","delta":true}"#
         ));
@@ -130,6 +159,7 @@ mod tests {
             scan(br#"{"type":"message","content":"a","content":"b","delta":true,"delta":false}"#)
                 .unwrap();
         assert_eq!(m.content, Some(&b"b"[..]));
+        assert!(!m.from_assistant());
         assert!(!m.delta);
     }
 }

@@ -13,4 +13,5 @@
 
 pub mod gemini_message;
 pub mod json_string;
+pub mod unit;
 pub mod utf16;

@@ -68,9 +68,34 @@ fn cont(bytes: &[u8], at: usize) -> u32 {
     u32::from(bytes[at] & 0x3F)
 }
 
+/// The index of the first `\n` in `units`.
+#[inline(never)]
+pub fn find_newline(units: &[u16]) -> Option<usize> {
+    use crate::unit::{lane_is, Unit};
+    let mut i = 0;
+    while units.len() >= i + 4 && !lane_is::<u16>(u16::word(&units[i..]), b'\n') {
+        i += 4;
+    }
+    units[i..].iter().position(|&u| u == 0x0a).map(|at| i + at)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::push_utf16;
+    use super::{find_newline, push_utf16};
+
+    #[test]
+    fn finds_the_first_newline() {
+        let units: Vec<u16> = "ab\u{10a}cdefg\nh\n".encode_utf16().collect();
+        assert_eq!(find_newline(&units), Some(8));
+        assert_eq!(find_newline(&units[9..]), Some(1));
+        assert_eq!(find_newline(&units[..8]), None);
+        assert_eq!(find_newline(&[]), None);
+        for n in 0..12 {
+            let mut line = vec![0x41u16; n];
+            line.push(0x0a);
+            assert_eq!(find_newline(&line), Some(n));
+        }
+    }
 
     #[test]
     fn matches_the_standard_encoder() {
