@@ -8,8 +8,10 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVED = ['www', join('pkg', 'web')];
-// Served only when a test asks (startServer({ withTests: true })).
+// Served only when a test asks (startServer({ withTests: true })), under a
+// strict Content-Security-Policy: what WebAssembly needs and nothing more.
 const TEST_DIRS = [join('tests', 'matrix')];
+const TEST_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -34,7 +36,9 @@ async function handle(req, res, served) {
   }
   try {
     const body = await readFile(join(ROOT, path));
-    res.writeHead(200, { 'content-type': TYPES[extname(path)] || 'application/octet-stream', 'cache-control': 'no-store' });
+    const headers = { 'content-type': TYPES[extname(path)] || 'application/octet-stream', 'cache-control': 'no-store' };
+    if (TEST_DIRS.some((dir) => path.startsWith(dir + sep))) headers['content-security-policy'] = TEST_CSP;
+    res.writeHead(200, headers);
     res.end(body);
   } catch {
     res.writeHead(404);

@@ -28,6 +28,7 @@ pub mod gemini_tool;
 pub mod input;
 pub mod invocation;
 pub mod json_read;
+pub mod json_text;
 pub mod output;
 pub mod sample;
 pub mod selection;

@@ -2,7 +2,7 @@
 //! `serde_json` in the core (and back with `JSON.parse`). One crossing each
 //! way; the core reads the result with path-naming errors.
 
-use js_sys::{Function, JSON};
+use js_sys::JSON;
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -10,15 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::js_error::describe_thrown;
 use super::js_input::type_name;
 use crate::error::{AgentContextError, ErrorCode, Result};
-
-thread_local! {
-    /// Replaces lone surrogates with U+FFFD (`toWellFormed`), which JSON
-    /// would otherwise carry as escapes that no UTF-8 string can hold.
-    static WELL_FORMED: Function = Function::new_with_args(
-        "key, value",
-        "return typeof value === 'string' && typeof value.toWellFormed === 'function' ? value.toWellFormed() : value;",
-    );
-}
+use crate::json_text::replace_lone_surrogate_escapes;
 
 /// Reads `value` (named `what` in errors) as JSON. `undefined`, functions and
 /// symbols inside objects are left out, as `JSON.stringify` does.
@@ -29,16 +21,18 @@ pub fn to_json(value: &JsValue, what: &str) -> Result<Value> {
             type_name(value)
         )));
     }
-    let text = WELL_FORMED
-        .with(|replacer| JSON::stringify_with_replacer(value, replacer))
-        .map_err(|thrown| {
-            AgentContextError::invalid(format!(
-                "{what} could not be read: {}",
-                describe_thrown(&thrown)
-            ))
-        })?;
+    // No replacer function: one made with `new Function` is refused under a
+    // Content-Security-Policy without 'unsafe-eval'. Lone surrogates, which
+    // JSON.stringify escapes and serde_json refuses, become U+FFFD in the
+    // core instead.
+    let text = JSON::stringify(value).map_err(|thrown| {
+        AgentContextError::invalid(format!(
+            "{what} could not be read: {}",
+            describe_thrown(&thrown)
+        ))
+    })?;
     let text: String = text.into();
-    serde_json::from_str(&text)
+    serde_json::from_str(&replace_lone_surrogate_escapes(&text))
         .map_err(|e| AgentContextError::invalid(format!("{what} could not be read: {e}")))
 }
 
