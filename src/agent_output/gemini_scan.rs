@@ -10,7 +10,6 @@
 //! and the fuzz target check it.
 
 use agent_context_scan::gemini_message::{scan, scan_utf16, Message};
-use agent_context_scan::json_string::{copy_utf16, decode_utf16};
 use agent_context_scan::unit::Unit;
 
 use super::builder::ReplyBuilder;
@@ -19,12 +18,7 @@ use super::builder::ReplyBuilder;
 /// (nothing done) for anything the general readers must see. `scratch`
 /// holds the decoded content between calls, so its allocation is reused.
 pub fn read_message_line(line: &[u8], out: &mut ReplyBuilder, scratch: &mut Vec<u16>) -> bool {
-    out.takes_units()
-        && scan(line).is_some_and(|message| {
-            apply(&message, out, scratch, |content, scratch| {
-                decode_utf16(content, scratch)
-            })
-        })
+    out.takes_units() && scan(line, scratch).is_some_and(|message| apply(&message, out, scratch))
 }
 
 /// [`read_message_line`] for a line of UTF-16 units (a JS string's).
@@ -34,35 +28,20 @@ pub fn read_message_line_utf16(
     scratch: &mut Vec<u16>,
 ) -> bool {
     out.takes_units()
-        && scan_utf16(line).is_some_and(|message| {
-            apply(&message, out, scratch, |content, scratch| {
-                copy_utf16(content, scratch)
-            })
-        })
+        && scan_utf16(line, scratch).is_some_and(|message| apply(&message, out, scratch))
 }
 
-/// What a plain message line does to the reply; false when its content
-/// must go the general way.
-fn apply<U: Unit>(
-    message: &Message<'_, U>,
-    out: &mut ReplyBuilder,
-    scratch: &mut Vec<u16>,
-    decode: fn(&[U], &mut Vec<u16>) -> Option<()>,
-) -> bool {
-    if !message.from_assistant() {
-        // The user's own prompt echoed back, or no role: not part of the reply.
-        return true;
-    }
-    let Some(content) = message.content else {
-        return true;
-    };
-    if decode(content, scratch).is_none() {
-        return false;
-    }
-    if message.delta {
-        out.delta_units(scratch);
-    } else {
-        out.message_units(scratch);
+/// What a plain message line, its content decoded in `content`, does to
+/// the reply.
+fn apply<U: Unit>(message: &Message<'_, U>, out: &mut ReplyBuilder, content: &[u16]) -> bool {
+    // The user's own prompt echoed back, or no role or content: not part of
+    // the reply.
+    if message.from_assistant() && message.content {
+        if message.delta {
+            out.delta_units(content);
+        } else {
+            out.message_units(content);
+        }
     }
     true
 }

@@ -11,12 +11,10 @@ use crate::json_string::string_end;
 use crate::unit::{eq_ascii, Unit};
 
 /// The fields of a `message` line that matter: `role` (it has no escapes),
-/// `content` as the raw units between its quotes (decode them with
-/// [`crate::json_string::decode_utf16`] or
-/// [`crate::json_string::copy_utf16`]), and `delta`.
+/// whether it has `content` (decoded into the caller's buffer), and `delta`.
 pub struct Message<'a, U> {
     pub role: Option<&'a [U]>,
-    pub content: Option<&'a [U]>,
+    pub content: bool,
     pub delta: bool,
 }
 
@@ -34,24 +32,24 @@ enum Scalar<'a, U> {
     Null,
 }
 
-/// A line of UTF-8 bytes as a plain `message` object, or `None`.
+/// A line of UTF-8 bytes as a plain `message` object, its content decoded
+/// into `content` as UTF-16; or `None`.
 #[inline(never)]
-pub fn scan(line: &[u8]) -> Option<Message<'_, u8>> {
-    scan_units(line)
+pub fn scan<'a>(line: &'a [u8], content: &mut Vec<u16>) -> Option<Message<'a, u8>> {
+    scan_units(line, content)
 }
 
-/// A line of UTF-16 units (a JS string's) as a plain `message` object, or
-/// `None`.
+/// [`scan`] for a line of UTF-16 units (a JS string's).
 #[inline(never)]
-pub fn scan_utf16(line: &[u16]) -> Option<Message<'_, u16>> {
-    scan_units(line)
+pub fn scan_utf16<'a>(line: &'a [u16], content: &mut Vec<u16>) -> Option<Message<'a, u16>> {
+    scan_units(line, content)
 }
 
-fn scan_units<U: Unit>(line: &[U]) -> Option<Message<'_, U>> {
+fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Message<'a, U>> {
     let mut i = skip_ws(line, 0);
     expect(line, i, b'{')?;
     i = skip_ws(line, i + 1);
-    let (mut kind, mut role, mut content, mut delta) = (None, None, None, false);
+    let (mut kind, mut role, mut content, mut delta) = (None, None, false, false);
     loop {
         expect(line, i, b'"')?;
         let (key_end, key_escaped) = string_end(line, i + 1)?;
@@ -61,15 +59,26 @@ fn scan_units<U: Unit>(line: &[U]) -> Option<Message<'_, U>> {
         let key = &line[i + 1..key_end - 1];
         i = skip_ws(line, key_end);
         expect(line, i, b':')?;
-        let (value, end) = scalar(line, skip_ws(line, i + 1))?;
+        let at = skip_ws(line, i + 1);
         // The last of a repeated key wins, as in serde_json.
         let wanted = [&b"type"[..], b"role", b"content", b"delta"]
             .iter()
             .position(|name| eq_ascii(key, name));
+        if wanted == Some(2) && line.get(at).is_some_and(|u| u.value() == 0x22) {
+            // The content, decoded while its end is found.
+            i = skip_ws(line, U::decode_string(line, at + 1, text)?);
+            content = true;
+            match line.get(i).map(|u| u.value()) {
+                Some(0x2c) => i = skip_ws(line, i + 1),
+                Some(0x7d) => break,
+                _ => return None,
+            }
+            continue;
+        }
+        let (value, end) = scalar(line, at)?;
         match (wanted, value) {
             (Some(0), Scalar::Str(s, false)) => kind = Some(s),
             (Some(1), Scalar::Str(s, false)) => role = Some(s),
-            (Some(2), Scalar::Str(s, _)) => content = Some(s),
             (Some(3), Scalar::Bool(b)) => delta = b,
             (Some(3), Scalar::Null) => {}
             (Some(_), _) => return None,
@@ -130,8 +139,12 @@ mod tests {
     fn takes_only_plain_message_lines() {
         let taken = |line: &str| {
             let units: Vec<u16> = line.encode_utf16().collect();
-            let taken = scan(line.as_bytes()).is_some();
-            assert_eq!(scan_utf16(&units).is_some(), taken, "{line}");
+            let taken = scan(line.as_bytes(), &mut Vec::new()).is_some();
+            assert_eq!(
+                scan_utf16(&units, &mut Vec::new()).is_some(),
+                taken,
+                "{line}"
+            );
             taken
         };
         assert!(taken(
@@ -155,10 +168,11 @@ mod tests {
 
     #[test]
     fn the_last_of_a_repeated_key_wins() {
-        let m =
-            scan(br#"{"type":"message","content":"a","content":"b","delta":true,"delta":false}"#)
-                .unwrap();
-        assert_eq!(m.content, Some(&b"b"[..]));
+        let mut text = Vec::new();
+        let line = br#"{"type":"message","content":"a","content":"bc","delta":true,"delta":false}"#;
+        let m = scan(line, &mut text).unwrap();
+        assert!(m.content);
+        assert_eq!(text, [u16::from(b'b'), u16::from(b'c')]);
         assert!(!m.from_assistant());
         assert!(!m.delta);
     }

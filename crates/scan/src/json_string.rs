@@ -1,5 +1,6 @@
-//! JSON strings read from their raw bytes: where one ends, and its text
-//! decoded from JSON escapes and UTF-8 into UTF-16 code units in one pass.
+//! JSON strings read from their raw bytes or UTF-16 units: where one ends,
+//! and its text decoded from JSON escapes (and UTF-8) into UTF-16 code units
+//! in one pass.
 
 use crate::unit::{lane_below, lane_is, zero_lane, Unit};
 
@@ -34,8 +35,7 @@ pub fn string_end<U: Unit>(line: &[U], start: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// The character a JSON escape (the unit after `\`, checked by
-/// [`string_end`]) stands for.
+/// The character a JSON escape (the unit after `\`) stands for.
 fn unescape(c: u32) -> u16 {
     match c {
         0x62 => 0x08,
@@ -48,79 +48,52 @@ fn unescape(c: u32) -> u16 {
     }
 }
 
-/// A string's raw UTF-16 units (checked by [`string_end`]) unescaped into
-/// `out`; `None` for a lone surrogate (a JS string may hold one; as UTF-8 it
-/// becomes U+FFFD, which the general path writes) or `U+009B`.
-#[inline(never)]
-pub fn copy_utf16(raw: &[u16], out: &mut Vec<u16>) -> Option<()> {
-    out.clear();
-    out.reserve(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        if raw.len() >= i + 4 {
-            let x = u16::word(&raw[i..]);
-            // No `\`, no U+009B, no surrogate (0xD800..=0xDFFF) among four.
-            if !lane_is::<u16>(x, b'\\')
-                && !zero_lane::<u16>(x ^ (u16::ONES * 0x9b))
-                && !zero_lane::<u16>((x & (u16::ONES * 0xf800)) ^ (u16::ONES * 0xd800))
-            {
-                out.extend_from_slice(&raw[i..i + 4]);
-                i += 4;
-                continue;
-            }
-        }
-        let unit = raw[i];
-        match unit {
-            0x5c => {
-                out.push(unescape(u32::from(raw[i + 1])));
-                i += 2;
-            }
-            0x9b => return None,
-            0xd800..=0xdbff => {
-                let low = *raw.get(i + 1)?;
-                if !(0xdc00..=0xdfff).contains(&low) {
-                    return None;
-                }
-                out.extend_from_slice(&[unit, low]);
-                i += 2;
-            }
-            0xdc00..=0xdfff => return None,
-            _ => {
-                out.push(unit);
-                i += 1;
-            }
-        }
+/// The escape at `line[i]` (a `\`): the character it stands for, or `None`
+/// for `\u` and unknown escapes.
+fn escape<U: Unit>(line: &[U], i: usize) -> Option<u16> {
+    match line.get(i + 1)?.value() {
+        c @ (0x22 | 0x5c | 0x2f | 0x62 | 0x66 | 0x6e | 0x72 | 0x74) => Some(unescape(c)),
+        _ => None,
     }
-    Some(())
 }
 
-/// A string's raw bytes (checked by [`string_end`]) as UTF-16 code units in
-/// `out`; `None` for invalid UTF-8 or `U+009B` (which starts a terminal
-/// escape sequence: agent-context strips those on its general path).
+/// Decodes the JSON string whose first byte (after the opening quote) is
+/// `line[start]` from its escapes and UTF-8 into UTF-16 code units in `out`
+/// (cleared first), and returns where it ends (after the closing quote).
+/// `None` for what [`string_end`] refuses, for invalid UTF-8, and for
+/// `U+009B` (which starts a terminal escape sequence: agent-context strips
+/// those on its general path).
 #[inline(never)]
-pub fn decode_utf16(raw: &[u8], out: &mut Vec<u16>) -> Option<()> {
+pub fn decode_string_utf8(line: &[u8], start: usize, out: &mut Vec<u16>) -> Option<usize> {
     out.clear();
     // Never more units than bytes.
-    out.resize(raw.len(), 0);
-    let n = raw.len();
-    let (mut i, mut o) = (0, 0);
-    while i < n {
-        let b = raw[i];
+    out.resize(line.len().saturating_sub(start), 0);
+    let (mut i, mut o) = (start, 0);
+    loop {
+        let b = *line.get(i)?;
         if b < 0x80 {
-            if b == b'\\' {
-                out[o] = unescape(u32::from(raw[i + 1]));
-                i += 2;
-                o += 1;
-                continue;
+            match b {
+                b'"' => {
+                    out.truncate(o);
+                    return Some(i + 1);
+                }
+                b'\\' => {
+                    out[o] = escape(line, i)?;
+                    i += 2;
+                    o += 1;
+                    continue;
+                }
+                0..=0x1f => return None,
+                _ => {}
             }
             out[o] = u16::from(b);
             i += 1;
             o += 1;
             // After an ASCII byte, more are likely: eight at a time while
-            // there are no escapes or other bytes among them.
-            while let Some(word) = raw.get(i..i + 8) {
+            // none of them is anything else.
+            while let Some(word) = line.get(i..i + 8) {
                 let x = u8::word(word);
-                if x & u8::HIGHS != 0 || lane_is::<u8>(x, b'\\') {
+                if x & u8::HIGHS != 0 || special::<u8>(x) {
                     break;
                 }
                 for (unit, &byte) in out[o..o + 8].iter_mut().zip(word) {
@@ -131,7 +104,7 @@ pub fn decode_utf16(raw: &[u8], out: &mut Vec<u16>) -> Option<()> {
             }
             continue;
         }
-        let (code, len) = utf8_char(raw, i)?;
+        let (code, len) = utf8_char(line, i)?;
         i += len;
         if code < 0x1_0000 {
             out[o] = code as u16;
@@ -143,8 +116,51 @@ pub fn decode_utf16(raw: &[u8], out: &mut Vec<u16>) -> Option<()> {
             o += 2;
         }
     }
-    out.truncate(o);
-    Some(())
+}
+
+/// [`decode_string_utf8`] for a line of UTF-16 units (a JS string's): the
+/// units are copied, escapes undone. `None` also for a lone surrogate (a JS
+/// string may hold one; as UTF-8 it becomes U+FFFD, which the general path
+/// writes).
+#[inline(never)]
+pub fn decode_string_utf16(line: &[u16], start: usize, out: &mut Vec<u16>) -> Option<usize> {
+    out.clear();
+    let mut i = start;
+    loop {
+        // Four at a time while none is special, U+009B or a surrogate.
+        while line.len() >= i + 4 {
+            let x = u16::word(&line[i..]);
+            if special::<u16>(x)
+                || zero_lane::<u16>(x ^ (u16::ONES * 0x9b))
+                || zero_lane::<u16>((x & (u16::ONES * 0xf800)) ^ (u16::ONES * 0xd800))
+            {
+                break;
+            }
+            out.extend_from_slice(&line[i..i + 4]);
+            i += 4;
+        }
+        let unit = *line.get(i)?;
+        match unit {
+            0x22 => return Some(i + 1),
+            0x5c => {
+                out.push(escape(line, i)?);
+                i += 2;
+            }
+            0..=0x1f | 0x9b | 0xdc00..=0xdfff => return None,
+            0xd800..=0xdbff => {
+                let low = *line.get(i + 1)?;
+                if !(0xdc00..=0xdfff).contains(&low) {
+                    return None;
+                }
+                out.extend_from_slice(&[unit, low]);
+                i += 2;
+            }
+            _ => {
+                out.push(unit);
+                i += 1;
+            }
+        }
+    }
 }
 
 /// The character of the multi-byte UTF-8 sequence at `s[i..]`, and its
@@ -179,6 +195,21 @@ mod tests {
 
     fn units(s: &str) -> Vec<u16> {
         s.encode_utf16().collect()
+    }
+
+    /// The string's raw bytes, closed by a quote, decoded both ways: from
+    /// UTF-8 bytes, and (when they are UTF-8) from UTF-16 units.
+    fn decode_utf16(raw: &[u8], out: &mut Vec<u16>) -> Option<()> {
+        let line = [raw, b"\" tail"].concat();
+        let end = decode_string_utf8(&line, 0, out)?;
+        assert_eq!(end, raw.len() + 1);
+        if let Ok(text) = std::str::from_utf8(&line) {
+            let mut from_units = Vec::new();
+            let line16 = units(text);
+            let end16 = decode_string_utf16(&line16, 0, &mut from_units);
+            assert_eq!(end16.map(|_| from_units.as_slice()), Some(out.as_slice()));
+        }
+        Some(())
     }
 
     #[test]
