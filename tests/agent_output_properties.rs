@@ -78,17 +78,7 @@ fn streamed(
 fn assert_utf16_form_agrees(agent: &str, bytes: &[u8], cuts: &[usize]) {
     let expected = parse_agent_output(agent, bytes);
     let (reply, units) = parse_agent_output_as(agent, Output::Bytes(bytes), TextForm::Utf16);
-    assert_eq!(
-        String::from_utf16(&units).ok().as_deref(),
-        Some(expected.text.as_str())
-    );
-    assert_eq!(
-        AgentReply {
-            text: expected.text.clone(),
-            ..reply
-        },
-        expected
-    );
+    assert_same_reply(&reply, &units, &expected);
     if let Ok(text) = std::str::from_utf8(bytes) {
         let (reply, text_units) = parse_agent_output_as(agent, Output::Text(text), TextForm::Utf16);
         assert_eq!(text_units, units);
@@ -129,15 +119,20 @@ fn assert_utf16_form_agrees(agent: &str, bytes: &[u8], cuts: &[usize]) {
         assert_eq!(at, units.len());
     }
     let (reply, units) = utf16.finish_utf16();
-    let expected = utf8.finish();
+    assert_same_reply(&reply, &units, &utf8.finish());
+}
+
+/// A reply of the UTF-16 form (empty `text`, the text in `units`) is
+/// `expected`.
+fn assert_same_reply(reply: &AgentReply, units: &[u16], expected: &AgentReply) {
     assert_eq!(
-        String::from_utf16(&units).ok().as_deref(),
+        String::from_utf16(units).ok().as_deref(),
         Some(expected.text.as_str())
     );
     assert_eq!(
-        AgentReply {
+        &AgentReply {
             text: expected.text.clone(),
-            ..reply
+            ..reply.clone()
         },
         expected
     );

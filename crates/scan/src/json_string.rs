@@ -3,6 +3,7 @@
 //! in one pass.
 
 use crate::unit::{lane_below, lane_is, zero_lane, Unit};
+use crate::utf16::put_code_point;
 
 /// Whether a lane of `x` is `"`, `\` or a control character (< 0x20).
 fn special<U: Unit>(x: u64) -> bool {
@@ -106,15 +107,7 @@ pub fn decode_string_utf8(line: &[u8], start: usize, out: &mut Vec<u16>) -> Opti
         }
         let (code, len) = utf8_char(line, i)?;
         i += len;
-        if code < 0x1_0000 {
-            out[o] = code as u16;
-            o += 1;
-        } else {
-            let c = code - 0x1_0000;
-            out[o] = 0xd800 | (c >> 10) as u16;
-            out[o + 1] = 0xdc00 | (c & 0x3ff) as u16;
-            o += 2;
-        }
+        o += put_code_point(&mut out[o..], code);
     }
 }
 

@@ -49,18 +49,25 @@ pub fn push_utf16(out: &mut Vec<u16>, s: &str) -> usize {
             )
         };
         i += len;
-        if code < 0x1_0000 {
-            dst[o] = code as u16;
-            o += 1;
-        } else {
-            let c = code - 0x1_0000;
-            dst[o] = 0xD800 | (c >> 10) as u16;
-            dst[o + 1] = 0xDC00 | (c & 0x3FF) as u16;
-            o += 2;
-        }
+        o += put_code_point(&mut dst[o..], code);
     }
     out.truncate(start + o);
     o
+}
+
+/// Writes the character `code` at the start of `dst` as one or two UTF-16
+/// units (a surrogate pair); returns how many.
+#[inline(always)]
+pub(crate) fn put_code_point(dst: &mut [u16], code: u32) -> usize {
+    if code < 0x1_0000 {
+        dst[0] = code as u16;
+        1
+    } else {
+        let c = code - 0x1_0000;
+        dst[0] = 0xd800 | (c >> 10) as u16;
+        dst[1] = 0xdc00 | (c & 0x3ff) as u16;
+        2
+    }
 }
 
 #[inline(always)]
