@@ -35,7 +35,8 @@ extern "C" {
     fn decode(this: &TextDecoder, units: &[u16]) -> JsString;
 }
 
-/// How this engine makes a string from UTF-16 code units.
+/// How this engine turns UTF-16 code units into a string (and, in Node, a
+/// string into units).
 enum Decoder {
     Node(JsValue),
     Standard(TextDecoder),

@@ -64,26 +64,22 @@ fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Message
         let wanted = [&b"type"[..], b"role", b"content", b"delta"]
             .iter()
             .position(|name| eq_ascii(key, name));
-        if wanted == Some(2) && line.get(at).is_some_and(|u| u.value() == 0x22) {
+        let end = if wanted == Some(2) && line.get(at).is_some_and(|u| u.value() == 0x22) {
             // The content, decoded while its end is found.
-            i = skip_ws(line, U::decode_string(line, at + 1, text)?);
             content = true;
-            match line.get(i).map(|u| u.value()) {
-                Some(0x2c) => i = skip_ws(line, i + 1),
-                Some(0x7d) => break,
-                _ => return None,
+            U::decode_string(line, at + 1, text)?
+        } else {
+            let (value, end) = scalar(line, at)?;
+            match (wanted, value) {
+                (Some(0), Scalar::Str(s, false)) => kind = Some(s),
+                (Some(1), Scalar::Str(s, false)) => role = Some(s),
+                (Some(3), Scalar::Bool(b)) => delta = b,
+                (Some(3), Scalar::Null) => {}
+                (Some(_), _) => return None,
+                (None, _) => {}
             }
-            continue;
-        }
-        let (value, end) = scalar(line, at)?;
-        match (wanted, value) {
-            (Some(0), Scalar::Str(s, false)) => kind = Some(s),
-            (Some(1), Scalar::Str(s, false)) => role = Some(s),
-            (Some(3), Scalar::Bool(b)) => delta = b,
-            (Some(3), Scalar::Null) => {}
-            (Some(_), _) => return None,
-            (None, _) => {}
-        }
+            end
+        };
         i = skip_ws(line, end);
         match line.get(i).map(|u| u.value()) {
             Some(0x2c) => i = skip_ws(line, i + 1),
