@@ -30,10 +30,15 @@ appendFileSync(node, `\nexports.templates = Object.freeze(${literal});\n`);
 appendFileSync(web, `\nexport const templates = Object.freeze(${literal});\n`);
 
 const INTERNAL = ['__layoutInfo', '__planContext', '__planMessages'];
+// Each registered agent's assembler class (the core's registry, read from
+// the module wasm-bindgen just wrote), and the plain-text fallback's.
+// Dropped from require's cache at once: the entry is required again below,
+// once everything is appended.
+const requireNode = createRequire(import.meta.url);
+const registry = requireNode(node).knownAgents();
+delete requireNode.cache[requireNode.resolve(node)];
 const CLASSES = [
-  ['ClaudeContextAssembler', 'claude-code'],
-  ['CodexContextAssembler', 'openai-codex'],
-  ['GeminiContextAssembler', 'google-gemini'],
+  ...registry.filter((a) => a.assemblerClass).map((a) => [a.assemblerClass, a.agentType]),
   ['PlainTextAssembler', 'unknown'],
 ];
 const REPLACED = [

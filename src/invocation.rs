@@ -28,18 +28,17 @@
 //! ```
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::assemblers::{CLAUDE, CODEX, GEMINI};
+use crate::agents::{self, ApprovalArg, SessionArg, SystemPromptArg};
 use crate::error::{AgentContextError, Result};
+use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
 use crate::text::js_trim;
 
 /// Linux's limit on one argv (or environment) string, the terminating NUL
 /// included: `MAX_ARG_STRLEN`, 32 pages of 4 KiB.
 pub const MAX_ARG_BYTES: usize = 128 * 1024;
-
-const APPEND_SYSTEM_PROMPT: &str = "--append-system-prompt=";
-const APPEND_SYSTEM_PROMPT_FILE: &str = "--append-system-prompt-file=";
 
 /// What the agent may touch (seed 003's `sandbox`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +88,42 @@ pub struct InvocationOptions {
     pub extra_args: Vec<String>,
 }
 
+impl InvocationOptions {
+    /// Reads `{ command?, model?, sessionId?, sandbox?, yolo?,
+    /// systemPromptFile?, extraArgs? }` (the JSON of `buildCliInvocation`'s
+    /// `options`); `null` gives the defaults.
+    pub fn read(value: &Value) -> Result<InvocationOptions> {
+        if value.is_null() {
+            return Ok(InvocationOptions::default());
+        }
+        let o = Obj::new(value, "options")?;
+        let text = |key: &str| o.opt_str(key).map(|v| v.map(str::to_owned));
+        let sandbox = match o.opt_str("sandbox")? {
+            None => None,
+            Some(name) => Some(Sandbox::parse(name).ok_or_else(|| {
+                AgentContextError::invalid(format!(
+                    "options.sandbox must be one of {}, got \"{name}\"",
+                    Sandbox::NAMES.map(|n| format!("'{n}'")).join(", ")
+                ))
+            })?),
+        };
+        Ok(InvocationOptions {
+            command: text("command")?,
+            model: text("model")?,
+            session_id: text("sessionId")?,
+            sandbox,
+            yolo: o.opt_bool("yolo")?,
+            system_prompt_file: text("systemPromptFile")?,
+            extra_args: o
+                .opt_str_list("extraArgs")?
+                .unwrap_or_default()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        })
+    }
+}
+
 /// A file the host must write before spawning.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InvocationFile {
@@ -106,39 +141,8 @@ pub struct CliInvocation {
     pub files: Vec<InvocationFile>,
 }
 
-/// The CLIs this builds command lines for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cli {
-    Claude,
-    Codex,
-    Gemini,
-}
-
-impl Cli {
-    fn for_agent(agent_type: &str) -> Result<Cli> {
-        if agent_type == CLAUDE.agent_type {
-            Ok(Cli::Claude)
-        } else if agent_type == CODEX.agent_type {
-            Ok(Cli::Codex)
-        } else if agent_type == GEMINI.agent_type {
-            Ok(Cli::Gemini)
-        } else {
-            Err(AgentContextError::invalid(format!(
-                "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to build a command line, got \"{agent_type}\""
-            )))
-        }
-    }
-
-    fn default_command(self) -> &'static str {
-        match self {
-            Cli::Claude => "claude",
-            Cli::Codex => "codex",
-            Cli::Gemini => "gemini",
-        }
-    }
-}
-
-/// The command line that runs `agent_type`'s CLI on `output`.
+/// The command line that runs `agent_type`'s CLI on `output`, as its
+/// registry entry ([`crate::agents`]) describes it.
 ///
 /// Errors (`INVALID_INPUT`): an agent type without a CLI, an empty prompt,
 /// a `systemFlag` for a CLI that has none, a session id starting with `-`,
@@ -149,7 +153,7 @@ pub fn build_cli_invocation(
     output: &AssemblerOutput,
     options: &InvocationOptions,
 ) -> Result<CliInvocation> {
-    let cli = Cli::for_agent(agent_type)?;
+    let cli = &agents::require(agent_type, "to build a command line")?.cli;
     check_options(options)?;
     if js_trim(&output.prompt).is_empty() {
         return Err(AgentContextError::invalid(
@@ -157,66 +161,69 @@ pub fn build_cli_invocation(
         ));
     }
     let flag = output.system_flag.as_deref().filter(|f| !f.is_empty());
-    if let (Some(_), false) = (flag, cli == Cli::Claude) {
-        return Err(AgentContextError::invalid(format!(
-            "assemblerOutput.systemFlag is only for claude-code: the {agent_type} assembler puts the instructions in the prompt"
-        )));
-    }
 
-    let mut args: Vec<String> = Vec::new();
+    let mut args: Vec<String> = cli.base_args.iter().map(|a| (*a).to_owned()).collect();
     let mut files = Vec::new();
-    let model = given(&options.model);
-    let session = given(&options.session_id);
-    match cli {
-        Cli::Claude => {
-            args.extend(["-p", "--output-format", "stream-json", "--verbose"].map(String::from));
-            if let Some(flag) = flag {
-                if fits_in_argument(APPEND_SYSTEM_PROMPT, flag) {
-                    args.push(format!("{APPEND_SYSTEM_PROMPT}{flag}"));
-                } else {
-                    let path = system_prompt_file(given(&options.system_prompt_file), flag)?;
-                    args.push(format!("{APPEND_SYSTEM_PROMPT_FILE}{path}"));
-                    files.push(InvocationFile {
-                        path: path.to_owned(),
-                        content: flag.to_owned(),
-                    });
-                }
-            }
-            push_value(&mut args, "--model", model);
-            push_value(&mut args, "--resume", session);
-            let mode = approval(options, "plan", "bypassPermissions", "acceptEdits");
-            push_value(&mut args, "--permission-mode", mode);
-            args.extend(options.extra_args.iter().cloned());
+    match (flag, cli.system_prompt) {
+        (None, _) => {}
+        (Some(_), SystemPromptArg::None) => {
+            return Err(AgentContextError::invalid(format!(
+                "assemblerOutput.systemFlag is only for {}: the {agent_type} assembler puts the instructions in the prompt",
+                with_system_flag()
+            )));
         }
-        Cli::Codex => {
-            args.extend(["exec", "--json", "--skip-git-repo-check"].map(String::from));
-            push_value(&mut args, "--model", model);
-            // `codex exec` never stops to ask for approval, so `yolo` changes
-            // nothing; the sandbox is the one knob.
-            push_value(&mut args, "--sandbox", options.sandbox.map(Sandbox::name));
-            args.extend(options.extra_args.iter().cloned());
-            if let Some(session) = session {
-                args.extend(["resume".to_owned(), session.to_owned()]);
+        (Some(flag), SystemPromptArg::Append { inline, file }) => {
+            if fits_in_argument(inline, flag) {
+                args.push(format!("{inline}={flag}"));
+            } else {
+                let path = system_prompt_file(inline, given(&options.system_prompt_file), flag)?;
+                args.push(format!("{file}={path}"));
+                files.push(InvocationFile {
+                    path: path.to_owned(),
+                    content: flag.to_owned(),
+                });
             }
-            args.push("-".to_owned());
-        }
-        Cli::Gemini => {
-            args.extend(["-o", "stream-json", "--skip-trust"].map(String::from));
-            push_value(&mut args, "--model", model);
-            push_value(&mut args, "--resume", session);
-            let mode = approval(options, "plan", "yolo", "auto_edit");
-            push_value(&mut args, "--approval-mode", mode);
-            args.extend(options.extra_args.iter().cloned());
         }
     }
+    push_value(&mut args, cli.model_flag, given(&options.model));
+    let session = given(&options.session_id);
+    if let SessionArg::Flag(name) = cli.session {
+        push_value(&mut args, name, session);
+    }
+    match cli.approval {
+        ApprovalArg::Mode {
+            flag,
+            read_only,
+            yolo,
+            edits,
+        } => push_value(&mut args, flag, approval(options, read_only, yolo, edits)),
+        // The CLI never stops to ask for approval, so `yolo` changes
+        // nothing; the sandbox is the one knob.
+        ApprovalArg::Sandbox { flag } => {
+            push_value(&mut args, flag, options.sandbox.map(Sandbox::name))
+        }
+    }
+    args.extend(options.extra_args.iter().cloned());
+    if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
+        args.extend([word.to_owned(), session.to_owned()]);
+    }
+    args.extend(cli.trailing_args.iter().map(|a| (*a).to_owned()));
     Ok(CliInvocation {
-        command: given(&options.command)
-            .unwrap_or(cli.default_command())
-            .to_owned(),
+        command: given(&options.command).unwrap_or(cli.command).to_owned(),
         args,
         stdin: output.prompt.clone(),
         files,
     })
+}
+
+/// The agent types whose CLI takes a system prompt flag, for a message.
+fn with_system_flag() -> String {
+    let names: Vec<&str> = agents::AGENTS
+        .iter()
+        .filter(|a| a.cli.system_prompt != SystemPromptArg::None)
+        .map(|a| a.agent_type)
+        .collect();
+    names.join(" and ")
 }
 
 /// An option's value; `''` counts as not given.
@@ -248,12 +255,12 @@ fn approval(
     }
 }
 
-/// Whether `prefix` + `value` and its NUL fit in one argument.
-fn fits_in_argument(prefix: &str, value: &str) -> bool {
-    prefix.len() + value.len() < MAX_ARG_BYTES && !value.contains('\0')
+/// Whether `{flag}={value}` and its NUL fit in one argument.
+fn fits_in_argument(flag: &str, value: &str) -> bool {
+    flag.len() + 1 + value.len() < MAX_ARG_BYTES && !value.contains('\0')
 }
 
-fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> {
+fn system_prompt_file<'a>(inline: &str, path: Option<&'a str>, flag: &str) -> Result<&'a str> {
     path.ok_or_else(|| {
         let why = if flag.contains('\0') {
             "systemFlag holds a NUL character, which no argument can".to_owned()
@@ -261,7 +268,7 @@ fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> 
             format!(
                 "systemFlag is {} bytes, over the {} one argument may take on Linux",
                 flag.len(),
-                MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
+                MAX_ARG_BYTES - 2 - inline.len()
             )
         };
         AgentContextError::invalid(format!(
@@ -435,7 +442,7 @@ mod tests {
 
     #[test]
     fn a_system_prompt_too_long_for_an_argument_goes_to_a_file() {
-        let fits = "x".repeat(MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len());
+        let fits = "x".repeat(MAX_ARG_BYTES - 1 - "--append-system-prompt=".len());
         let with_file = InvocationOptions {
             system_prompt_file: Some("/tmp/sys.md".into()),
             ..Default::default()
