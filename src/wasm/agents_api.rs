@@ -14,7 +14,7 @@ use crate::agents::{AgentInfo, AGENTS};
 /// const { knownAgents } = require('agent-context');
 /// knownAgents().map((a) => a.agentType); // ['claude-code', 'openai-codex', 'google-gemini']
 /// ```
-#[wasm_bindgen(js_name = knownAgents, unchecked_return_type = "AgentInfo[]")]
+#[wasm_bindgen(js_name = knownAgents, unchecked_return_type = "KnownAgent[]")]
 pub fn known_agents() -> Result<JsValue, JsValue> {
     let infos: Vec<AgentInfo> = AGENTS.iter().map(|a| a.info()).collect();
     js_result(from_serializable(&infos))

@@ -1,15 +1,15 @@
 /**
  * The agents this library knows (`knownAgents()` lists them): what
  * `buildCliInvocation`, `parseAgentOutput` and `AgentOutputParser` accept.
- * A test checks this union against the registry.
  */
-export type KnownAgentType = 'claude-code' | 'openai-codex' | 'google-gemini';
+// The union is written from the core's registry by scripts/finish-pkg.mjs.
+export type KnownAgentType = never;
 
 /** What `assemble` accepts: a known agent, or any other name (plain text, with a warning). */
 export type AgentType = KnownAgentType | (string & {});
 
 /** One entry of `knownAgents()`. */
-export interface AgentInfo {
+export interface KnownAgent {
   agentType: KnownAgentType;
   /** The product's name, e.g. `'Claude Code'`. */
   name: string;
