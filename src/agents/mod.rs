@@ -138,10 +138,21 @@ mod tests {
     fn an_unknown_type_is_rejected_naming_the_known_ones() {
         let err = require("aider", "to parse its output").unwrap_err();
         assert_eq!(err.code(), crate::error::ErrorCode::InvalidInput);
+        let names: Vec<String> = AGENTS
+            .iter()
+            .map(|a| format!("'{}'", a.agent_type))
+            .collect();
+        let (last, rest) = names.split_last().unwrap();
         assert_eq!(
             err.message(),
-            "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to parse its output, got \"aider\""
+            format!(
+                "agentType must be {} or {last} to parse its output, got \"aider\"",
+                rest.join(", ")
+            )
         );
+        assert!(err
+            .message()
+            .starts_with("agentType must be 'claude-code', 'openai-codex'"));
         assert!(find("Claude-Code").is_none());
     }
 }

@@ -59,7 +59,9 @@ test('string chunks work too, and a spent parser says so', () => {
 });
 
 test('an agent type the registry does not know is INVALID_INPUT naming the known ones (SPEC §9)', () => {
-  const known = "'claude-code', 'openai-codex' or 'google-gemini'";
+  const names = pkg.knownAgents().map((a) => `'${a.agentType}'`);
+  const known = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  assert.ok(known.startsWith("'claude-code', 'openai-codex'"));
   assert.throws(() => pkg.parseAgentOutput('aider', '\u001b[32mDone.\u001b[0m\nBye'), {
     name: 'AgentContextError',
     code: 'INVALID_INPUT',
