@@ -1,20 +1,32 @@
 //! Codex `exec --json`: `thread.started`, `turn.*`, `item.*` and `error`
-//! lines.
+//! lines; the older `{ id, msg: { type, … } }` lines are read by
+//! `codex_legacy`, the `session.created` and `item_type` of the releases in
+//! between here.
 
 use serde_json::{json, Value};
 
 use super::builder::ReplyBuilder;
+use super::codex_legacy;
 use super::json::{count_field, str_field};
 use super::reply::{ToolStatus, Usage};
 
-/// Reads one event whose `type` is `kind`; other types are ignored.
+/// Reads one event whose `type` is `kind` (`""` when it has none); any other
+/// type is reported as unknown.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     match kind {
+        "" => codex_legacy::read(event, out),
         "thread.started" => {
             if let Some(id) = str_field(event, "thread_id") {
                 out.session(id);
             }
         }
+        // The name of the event in the releases between the two schemas.
+        "session.created" => {
+            if let Some(id) = str_field(event, "session_id") {
+                out.session(id);
+            }
+        }
+        "turn.started" => {}
         "item.started" | "item.updated" | "item.completed" => {
             if let Some(item) = event.get("item") {
                 read_item(item, kind, out);
@@ -45,14 +57,18 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
                 out.fail("error", message, None);
             }
         }
-        _ => {}
+        _ => out.unknown(kind, event),
     }
 }
 
 fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
     let completed = kind == "item.completed";
-    match str_field(item, "type").unwrap_or_default() {
-        "agent_message" if completed => {
+    // `item_type` and `assistant_message` in the releases between the schemas.
+    let item_type = str_field(item, "type")
+        .or_else(|| str_field(item, "item_type"))
+        .unwrap_or_default();
+    match item_type {
+        "agent_message" | "assistant_message" if completed => {
             if let Some(text) = str_field(item, "text") {
                 out.message(text);
             }
@@ -121,8 +137,9 @@ fn tool(
     out.tool(id, Some(name), Some(input), finished);
 }
 
-/// `usage` of `turn.completed`; Codex's `input_tokens` already counts the cached ones.
-fn turn_usage(usage: &Value) -> Usage {
+/// `usage` of `turn.completed` (and of the older `token_count`); Codex's
+/// `input_tokens` already counts the cached ones.
+pub fn turn_usage(usage: &Value) -> Usage {
     let input = count_field(usage, "input_tokens");
     let output = count_field(usage, "output_tokens");
     Usage {
@@ -130,7 +147,8 @@ fn turn_usage(usage: &Value) -> Usage {
         cached_input_tokens: count_field(usage, "cached_input_tokens"),
         output_tokens: output,
         total_tokens: input.zip(output).map(|(i, o)| i + o),
-        duration_ms: None,
-        cost_usd: None,
+        reasoning_output_tokens: count_field(usage, "reasoning_output_tokens"),
+        cache_write_input_tokens: count_field(usage, "cache_write_input_tokens"),
+        ..Usage::default()
     }
 }
