@@ -49,9 +49,10 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
             let message = str_field(event, "message")
                 .filter(|m| !m.is_empty())
                 .unwrap_or("Codex reported an error without a message");
-            // Retries of a dropped stream are announced as errors; the turn
-            // goes on.
-            if message.starts_with("Reconnecting") {
+            // Retries of a dropped stream are announced as errors
+            // ("Reconnecting... 1/5", or "stream error: …; retrying 1/5 in
+            // 200ms…" in 0.44); the turn goes on.
+            if is_retry(message) {
                 out.note("error", message, None);
             } else {
                 out.fail("error", message, None);
@@ -150,5 +151,32 @@ pub fn turn_usage(usage: &Value) -> Usage {
         reasoning_output_tokens: count_field(usage, "reasoning_output_tokens"),
         cache_write_input_tokens: count_field(usage, "cache_write_input_tokens"),
         ..Usage::default()
+    }
+}
+
+/// Whether an `error` message announces a retry rather than a failure
+/// (`Reconnecting... 1/5 (…)`; in 0.44 `stream error: …; retrying 1/5 in
+/// 200ms…`).
+pub fn is_retry(message: &str) -> bool {
+    message.starts_with("Reconnecting")
+        || (message.starts_with("stream error") && message.ends_with("ms…"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_retry;
+
+    #[test]
+    fn retry_notices_of_every_release_are_told_from_failures() {
+        assert!(is_retry(
+            "Reconnecting... 1/5 (We're currently experiencing high demand)"
+        ));
+        assert!(is_retry(
+            "stream error: exceeded retry limit, last status: 503 Service Unavailable; retrying 1/1 in 207ms…"
+        ));
+        assert!(!is_retry("stream error: connection closed"));
+        assert!(!is_retry(
+            "We're currently experiencing high demand, which may cause temporary errors."
+        ));
     }
 }

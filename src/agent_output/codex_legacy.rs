@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::builder::ReplyBuilder;
-use super::codex::turn_usage;
+use super::codex::{is_retry, turn_usage};
 use super::json::{is_true, output_text, str_field};
 use super::reply::ToolStatus;
 
@@ -131,7 +131,7 @@ fn read_msg(line: &Value, msg: &Value, kind: &str, out: &mut ReplyBuilder) {
             let message = str_field(msg, "message")
                 .filter(|m| !m.is_empty())
                 .unwrap_or("Codex reported an error without a message");
-            if message.starts_with("Reconnecting") {
+            if is_retry(message) {
                 out.note("error", message, None);
             } else {
                 out.fail("error", message, None);

@@ -8,7 +8,7 @@
 //     ~/.cache/agent-context/record/<package>@<version>, reused when present),
 //     runs it on its scenarios and writes
 //     tests/fixtures/cli/<cli>/<version>/<scenario>.jsonl and run.json
-//     (which scenarios, exit codes, statuses, when).
+//     (which scenarios, their exit codes, when).
 //   npm run record
 //     records the pinned CLIs of node_modules (the live tests' versions) as
 //     tests/fixtures/cli/<cli>-<scenario>.jsonl, and versions.json.
@@ -76,7 +76,7 @@ async function recordScenarios(cli, command, write) {
     const run = await runScenario(cli, scenario, { options: { command } });
     try {
       const file = write(scenario, run.result.stdout);
-      runs[scenario] = { exitCode: run.result.code, status: run.reply.status, bytes: run.result.stdout.length };
+      runs[scenario] = { exitCode: run.result.code, bytes: run.result.stdout.length };
       process.stdout.write(
         `${path.relative(harness.ROOT, file)}: exit ${run.result.code}, ${run.result.stdout.length} bytes, status ${run.reply.status}${run.result.timedOut ? ', TIMED OUT' : ''}\n`,
       );
