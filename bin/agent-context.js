@@ -46,7 +46,7 @@ and prints the ContextBuildResult ({ messages, metadata }) as JSON.
 
   --input FILE      read the input from FILE ("-" or none: standard input)
 `,
-  parse: `usage: agent-context parse --agent TYPE [--json] [--input FILE|-]
+  parse: `usage: agent-context parse --agent TYPE [--json] [--verbose] [--input FILE|-]
 
 Reads what an agent CLI printed (its JSON lines: Claude Code --output-format stream-json
 --verbose, Codex exec --json, Gemini CLI -o stream-json) and prints the reply text.
@@ -54,6 +54,7 @@ Reads what an agent CLI printed (its JSON lines: Claude Code --output-format str
   --agent TYPE      ${KNOWN.join(', ')}
   --json            print the whole reply: { text, sessionId, status, errors, toolUses, usage, nonJsonLines }
   --input FILE      read the output from FILE ("-" or none: standard input)
+  --verbose         also print on stderr each JSON line type the parser did not know, with its count
 
 Exit status 0 when the run succeeded, 1 when it failed or ended early (the fatal errors
 are printed on stderr), 2 for bad usage.
@@ -206,12 +207,15 @@ async function messages(argv) {
 }
 
 async function parseOutput(argv) {
-  const args = parse('parse', argv, { agent: { type: 'string' }, json: { type: 'boolean' }, input: { type: 'string' } });
+  const args = parse('parse', argv, { agent: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, input: { type: 'string' } });
   if (args.help) return write(HELP.parse);
   if (!args.agent) throw usageError('parse needs --agent TYPE', 'parse');
   const reply = lib.parseAgentOutput(args.agent, await readInput(args.input));
   if (args.json) write(JSON.stringify(reply, null, 2));
   else if (reply.text) write(reply.text);
+  for (const { type, count } of (args.verbose && reply.unknownEvents) || []) {
+    process.stderr.write(`agent-context: ${count} line(s) of unknown event type ${JSON.stringify(type)}\n`);
+  }
   if (reply.status !== 'success') {
     const fatal = reply.errors.filter((e) => e.fatal).map((e) => e.message);
     process.stderr.write(`agent-context: the run ended with status ${reply.status}${fatal.length ? `: ${fatal.join('; ')}` : ''}\n`);

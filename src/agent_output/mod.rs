@@ -26,6 +26,7 @@ mod ansi;
 mod builder;
 mod claude;
 mod codex;
+mod codex_legacy;
 mod gemini;
 mod gemini_scan;
 mod json;
@@ -34,7 +35,10 @@ mod reply;
 mod reply_text;
 
 pub use ansi::strip_ansi;
-pub use reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
+pub use reply::{
+    AgentEvent, AgentReply, EventTypeCount, ModelUsage, ReplyError, ReplyStatus, ToolStatus,
+    ToolUse, Usage,
+};
 pub use reply_text::TextForm;
 
 use std::borrow::Cow;
@@ -293,10 +297,10 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
         }
     };
     match json_object(text) {
+        // A reader counts any type it does not know (no `type` reads as "").
         Some(event) => {
-            if let Some(kind) = event.get("type").and_then(Value::as_str) {
-                reader(&event, kind, reply);
-            }
+            let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
+            reader(&event, kind, reply);
         }
         None => reply.non_json(text),
     }

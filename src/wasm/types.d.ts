@@ -341,6 +341,25 @@ export interface AgentUsage {
   durationMs?: number;
   /** Claude Code's `total_cost_usd`. */
   costUsd?: number;
+  /** The part of `outputTokens` spent reasoning (Codex's `reasoning_output_tokens`). */
+  reasoningOutputTokens?: number;
+  /** The part of `inputTokens` written to the prompt cache (Codex's `cache_write_input_tokens`, Claude's `cache_creation_input_tokens`). */
+  cacheWriteInputTokens?: number;
+  /** The same counts per model, in the CLI's order (Gemini's `stats.models`); absent when not reported. */
+  models?: AgentModelUsage[];
+}
+
+/** One model's share of the usage: its token counts. */
+export interface AgentModelUsage {
+  model: string;
+  usage: AgentUsage;
+}
+
+/** How many JSON lines of one type the parser did not know. */
+export interface AgentUnknownEventCount {
+  /** The line's `type` (Codex's older schema: `msg.type`); `''` for an object without one. */
+  type: string;
+  count: number;
 }
 
 /** What `parseAgentOutput` and `AgentOutputParser.finish()` return. */
@@ -357,6 +376,12 @@ export interface AgentReply {
   usage?: AgentUsage;
   /** Lines that are not a JSON object (warnings, deprecation notices), ANSI stripped; blank ones left out. */
   nonJsonLines: string[];
+  /** Why the CLI says the run ended (Claude Code's `terminal_reason`: `'completed'`, `'api_error'`, …). */
+  terminalReason?: string;
+  /** The HTTP status of the API error the run ended on (Claude Code's `api_error_status`). */
+  apiErrorStatus?: number;
+  /** JSON lines of a type the parser does not know (a newer CLI's), counted per type in first-seen order; absent when none. Each also came as an `unknown` event. */
+  unknownEvents?: AgentUnknownEventCount[];
 }
 
 /** What one `AgentOutputParser.push` completed. The `text` events, joined, are the reply's `text`. */
@@ -367,7 +392,9 @@ export type AgentOutputEvent =
   | { type: 'error'; error: AgentOutputError }
   | { type: 'usage'; usage: AgentUsage }
   | { type: 'status'; status: Exclude<AgentReplyStatus, 'incomplete'> }
-  | { type: 'nonJson'; line: string };
+  | { type: 'nonJson'; line: string }
+  /** A JSON line of a type the parser does not know: its `type` (`''` when none) and the whole line, parsed. */
+  | { type: 'unknown'; eventType: string; raw: JsonValue };
 
 export interface AgentOutputParser {
   /**
