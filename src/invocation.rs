@@ -32,11 +32,13 @@ use serde::Serialize;
 use crate::assemblers::{CLAUDE, CODEX, GEMINI};
 use crate::error::{AgentContextError, Result};
 use crate::output::AssemblerOutput;
+use crate::platform::limits::{self, CommandLine, Limit, Measure};
+use crate::platform::Platform;
 use crate::text::js_trim;
 
 /// Linux's limit on one argv (or environment) string, the terminating NUL
 /// included: `MAX_ARG_STRLEN`, 32 pages of 4 KiB.
-pub const MAX_ARG_BYTES: usize = 128 * 1024;
+pub const MAX_ARG_BYTES: usize = limits::LINUX_MAX_ARG_STRLEN;
 
 const APPEND_SYSTEM_PROMPT: &str = "--append-system-prompt=";
 const APPEND_SYSTEM_PROMPT_FILE: &str = "--append-system-prompt-file=";
@@ -87,6 +89,13 @@ pub struct InvocationOptions {
     pub system_prompt_file: Option<String>,
     /// More arguments, placed after ours and before any positional argument.
     pub extra_args: Vec<String>,
+    /// The system the command will run on (Node's `process.platform`); its
+    /// command-line limits are counted (see `platform::limits`). Default
+    /// Linux in the core; the JS binding passes the current platform.
+    pub platform: Option<Platform>,
+    /// The child's environment, when known: counted on Linux and macOS,
+    /// where argv and environment share one limit.
+    pub env: Option<Vec<(String, String)>>,
 }
 
 /// A file the host must write before spawning.
@@ -112,6 +121,12 @@ enum Cli {
     Claude,
     Codex,
     Gemini,
+}
+
+/// The command `agent_type`'s CLI is installed as (`claude`, `codex`,
+/// `gemini`). Errors (`INVALID_INPUT`) for an agent type without a CLI.
+pub fn default_command(agent_type: &str) -> Result<&'static str> {
+    Cli::for_agent(agent_type).map(Cli::default_command)
 }
 
 impl Cli {
@@ -150,7 +165,8 @@ pub fn build_cli_invocation(
     options: &InvocationOptions,
 ) -> Result<CliInvocation> {
     let cli = Cli::for_agent(agent_type)?;
-    check_options(options)?;
+    let platform = options.platform.unwrap_or_default();
+    check_options(options, platform)?;
     if js_trim(&output.prompt).is_empty() {
         return Err(AgentContextError::invalid(
             "assemblerOutput.prompt is empty: the CLI reads its prompt from stdin and has nothing to do",
@@ -165,22 +181,18 @@ pub fn build_cli_invocation(
 
     let mut args: Vec<String> = Vec::new();
     let mut files = Vec::new();
+    // Where Claude's system prompt sits when it travels as an argument.
+    let mut system_arg: Option<usize> = None;
     let model = given(&options.model);
     let session = given(&options.session_id);
     match cli {
         Cli::Claude => {
             args.extend(["-p", "--output-format", "stream-json", "--verbose"].map(String::from));
             if let Some(flag) = flag {
-                if fits_in_argument(APPEND_SYSTEM_PROMPT, flag) {
-                    args.push(format!("{APPEND_SYSTEM_PROMPT}{flag}"));
-                } else {
-                    let path = system_prompt_file(given(&options.system_prompt_file), flag)?;
-                    args.push(format!("{APPEND_SYSTEM_PROMPT_FILE}{path}"));
-                    files.push(InvocationFile {
-                        path: path.to_owned(),
-                        content: flag.to_owned(),
-                    });
-                }
+                // Inline for now; moved to its file below when the whole
+                // command line does not fit the platform with it.
+                system_arg = Some(args.len());
+                args.push(format!("{APPEND_SYSTEM_PROMPT}{flag}"));
             }
             push_value(&mut args, "--model", model);
             push_value(&mut args, "--resume", session);
@@ -209,14 +221,65 @@ pub fn build_cli_invocation(
             args.extend(options.extra_args.iter().cloned());
         }
     }
+    let command = given(&options.command)
+        .unwrap_or(cli.default_command())
+        .to_owned();
+    let env = options.env.as_deref().unwrap_or(&[]);
+    if let (Some(i), Some(flag)) = (system_arg, flag) {
+        let line = CommandLine {
+            program: &command,
+            args: &args,
+            env,
+        };
+        if flag.contains('\0') || !fits_with_launcher(platform, &line) {
+            let measure = limits::check(platform, &line);
+            let path =
+                system_prompt_file(given(&options.system_prompt_file), flag, platform, measure)?;
+            args[i] = format!("{APPEND_SYSTEM_PROMPT_FILE}{path}");
+            files.push(InvocationFile {
+                path: path.to_owned(),
+                content: flag.to_owned(),
+            });
+        }
+    }
+    let line = CommandLine {
+        program: &command,
+        args: &args,
+        env,
+    };
+    if let Err(over) = limits::check(platform, &line) {
+        return Err(AgentContextError::invalid(format!(
+            "the command line does not fit on {}: {} (the prompt travels on stdin; shorten the options)",
+            platform.name(),
+            over.message()
+        )));
+    }
     Ok(CliInvocation {
-        command: given(&options.command)
-            .unwrap_or(cli.default_command())
-            .to_owned(),
+        command,
         args,
         stdin: output.prompt.clone(),
         files,
     })
+}
+
+/// Room kept, when deciding where Claude's system prompt goes, for what
+/// resolving the command adds to the line: an interpreter's path and a
+/// script's in place of the bare command (Windows: two `MAX_PATH` paths,
+/// quoted; POSIX: two `PATH_MAX` paths counted twice, path and argv[0]).
+fn launcher_reserve(platform: Platform) -> usize {
+    if platform.is_windows() {
+        2 * (260 + 3)
+    } else {
+        4 * 4096
+    }
+}
+
+/// Whether `line` fits `platform` with room for the launcher.
+fn fits_with_launcher(platform: Platform, line: &CommandLine) -> bool {
+    match limits::check(platform, line) {
+        Ok(total) => total.used + launcher_reserve(platform) <= total.max(),
+        Err(_) => false,
+    }
 }
 
 /// An option's value; `''` counts as not given.
@@ -248,21 +311,38 @@ fn approval(
     }
 }
 
-/// Whether `prefix` + `value` and its NUL fit in one argument.
-fn fits_in_argument(prefix: &str, value: &str) -> bool {
-    prefix.len() + value.len() < MAX_ARG_BYTES && !value.contains('\0')
-}
-
-fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> {
+fn system_prompt_file<'a>(
+    path: Option<&'a str>,
+    flag: &str,
+    platform: Platform,
+    measure: std::result::Result<Measure, Measure>,
+) -> Result<&'a str> {
     path.ok_or_else(|| {
         let why = if flag.contains('\0') {
             "systemFlag holds a NUL character, which no argument can".to_owned()
         } else {
-            format!(
-                "systemFlag is {} bytes, over the {} one argument may take on Linux",
-                flag.len(),
-                MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
-            )
+            match measure {
+                Err(m) if m.limit == Limit::LinuxArgument => format!(
+                    "systemFlag is {} bytes, over the {} one argument may take on Linux",
+                    flag.len(),
+                    MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
+                ),
+                Err(m) => format!(
+                    "systemFlag is {} bytes and with it the {}",
+                    flag.len(),
+                    m.message()
+                ),
+                Ok(m) => format!(
+                    "systemFlag is {} bytes and with it the {} would leave under {} {} for the launcher on {} ({} of {})",
+                    flag.len(),
+                    m.what,
+                    launcher_reserve(platform),
+                    m.limit.unit(),
+                    platform.name(),
+                    m.used,
+                    m.max()
+                ),
+            }
         };
         AgentContextError::invalid(format!(
             "options.systemPromptFile is needed: {why}; give a path where the host will write it"
@@ -270,7 +350,7 @@ fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> 
     })
 }
 
-fn check_options(options: &InvocationOptions) -> Result<()> {
+fn check_options(options: &InvocationOptions, platform: Platform) -> Result<()> {
     let named = [
         ("options.command", &options.command),
         ("options.model", &options.model),
@@ -279,11 +359,11 @@ fn check_options(options: &InvocationOptions) -> Result<()> {
     ];
     for (path, value) in named {
         if let Some(value) = value {
-            check_argument(path, value)?;
+            check_argument(path, value, platform)?;
         }
     }
     for (i, arg) in options.extra_args.iter().enumerate() {
-        check_argument(&format!("options.extraArgs[{i}]"), arg)?;
+        check_argument(&format!("options.extraArgs[{i}]"), arg, platform)?;
     }
     if let Some(session) = given(&options.session_id) {
         if session.starts_with('-') {
@@ -295,13 +375,15 @@ fn check_options(options: &InvocationOptions) -> Result<()> {
     Ok(())
 }
 
-fn check_argument(path: &str, value: &str) -> Result<()> {
+/// No NUL anywhere; on Linux, within one argument's limit (other
+/// systems have only totals, checked on the whole line).
+fn check_argument(path: &str, value: &str, platform: Platform) -> Result<()> {
     if value.contains('\0') {
         return Err(AgentContextError::invalid(format!(
             "{path} must not contain a NUL character"
         )));
     }
-    if value.len() >= MAX_ARG_BYTES {
+    if platform == Platform::Linux && value.len() >= limits::LINUX_MAX_ARG_STRLEN {
         return Err(AgentContextError::invalid(format!(
             "{path} is {} bytes, too long for one argument on Linux",
             value.len()
@@ -503,5 +585,103 @@ mod tests {
             err(build("google-gemini", None, &nul)),
             "options.extraArgs[1] must not contain a NUL character"
         );
+    }
+
+    fn on(platform: Platform, env: Option<Vec<(String, String)>>) -> InvocationOptions {
+        InvocationOptions {
+            platform: Some(platform),
+            env,
+            system_prompt_file: Some("/tmp/sys.md".into()),
+            ..Default::default()
+        }
+    }
+
+    fn inline(run: &CliInvocation) -> bool {
+        run.args[4].starts_with(APPEND_SYSTEM_PROMPT) && run.files.is_empty()
+    }
+
+    #[test]
+    fn the_system_prompt_stays_inline_while_the_platforms_line_has_room() {
+        let flag = |n: usize| "s".repeat(n);
+        // Windows: 32 767 UTF-16 units for the quoted line, less the room
+        // kept for node.exe + script in place of `claude`.
+        let win = on(Platform::Win32, None);
+        assert!(inline(
+            &build("claude-code", Some(&flag(30_000)), &win).unwrap()
+        ));
+        let moved = build("claude-code", Some(&flag(32_500)), &win).unwrap();
+        assert_eq!(moved.args[4], "--append-system-prompt-file=/tmp/sys.md");
+        assert_eq!(moved.files[0].content.len(), 32_500);
+        // Counted in UTF-16 units, not bytes: 20 000 × "é" is 40 000 bytes.
+        assert!(inline(
+            &build("claude-code", Some(&"é".repeat(20_000)), &win).unwrap()
+        ));
+        // macOS: no per-argument limit, 1 MiB with the environment.
+        let mac = on(Platform::Darwin, None);
+        assert!(inline(
+            &build("claude-code", Some(&flag(900_000)), &mac).unwrap()
+        ));
+        let env = vec![("BIG".to_owned(), "e".repeat(200_000))];
+        let mac_env = on(Platform::Darwin, Some(env));
+        assert!(!inline(
+            &build("claude-code", Some(&flag(900_000)), &mac_env).unwrap()
+        ));
+        // Linux: one argument's limit binds first.
+        let linux = on(Platform::Linux, None);
+        assert!(!inline(
+            &build("claude-code", Some(&flag(200 * 1024)), &linux).unwrap()
+        ));
+        assert!(inline(
+            &build("claude-code", Some(&flag(100 * 1024)), &linux).unwrap()
+        ));
+        // Without a file to use, the message names the platform's limit.
+        let no_file = InvocationOptions {
+            platform: Some(Platform::Win32),
+            ..Default::default()
+        };
+        let message = err(build("claude-code", Some(&flag(40_000)), &no_file));
+        assert!(
+            message.starts_with("options.systemPromptFile is needed: systemFlag is 40000 bytes and with it the command line is 40072 UTF-16 units, over Windows' limit on a command line"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_line_too_long_for_the_platform_is_invalid_input_naming_the_limit() {
+        let options = |platform| InvocationOptions {
+            platform: Some(platform),
+            extra_args: vec!["--append-system-prompt".into(), "x".repeat(40_000)],
+            ..Default::default()
+        };
+        let message = err(build("google-gemini", None, &options(Platform::Win32)));
+        assert_eq!(
+            message,
+            "the command line does not fit on win32: command line is 40059 UTF-16 units, over Windows' limit on a command line (CreateProcess, its NUL included) of 32767 UTF-16 units (the prompt travels on stdin; shorten the options)"
+        );
+        assert!(build("google-gemini", None, &options(Platform::Linux)).is_ok());
+        assert!(build("google-gemini", None, &options(Platform::Darwin)).is_ok());
+        // Linux's per-argument limit applies to options on Linux only.
+        let long = InvocationOptions {
+            platform: Some(Platform::Darwin),
+            model: Some("m".repeat(200_000)),
+            ..Default::default()
+        };
+        assert!(build("openai-codex", None, &long).is_ok());
+        let long = InvocationOptions {
+            platform: Some(Platform::Linux),
+            ..long
+        };
+        assert_eq!(
+            err(build("openai-codex", None, &long)),
+            "options.model is 200000 bytes, too long for one argument on Linux"
+        );
+    }
+
+    #[test]
+    fn default_commands_per_agent() {
+        assert_eq!(default_command("claude-code").unwrap(), "claude");
+        assert_eq!(default_command("openai-codex").unwrap(), "codex");
+        assert_eq!(default_command("google-gemini").unwrap(), "gemini");
+        assert!(default_command("aider").is_err());
     }
 }

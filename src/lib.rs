@@ -30,6 +30,7 @@ pub mod invocation;
 pub mod json_read;
 pub mod json_text;
 pub mod output;
+pub mod platform;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;
