@@ -327,20 +327,17 @@ fn system_prompt_file<'a>(
                     flag.len(),
                     MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
                 ),
-                Err(m) => format!(
-                    "systemFlag is {} bytes and with it the {}",
-                    flag.len(),
-                    m.message()
-                ),
-                Ok(m) => format!(
-                    "systemFlag is {} bytes and with it the {} would leave under {} {} for the launcher on {} ({} of {})",
+                // Over the limit, or too close to it to leave room for
+                // the launcher (see `launcher_reserve`).
+                Err(m) | Ok(m) => format!(
+                    "systemFlag is {} bytes and with it the {} is {} of the {} {} {} allows, with {} kept for the launcher",
                     flag.len(),
                     m.what,
-                    launcher_reserve(platform),
+                    m.used,
+                    m.max(),
                     m.limit.unit(),
                     platform.name(),
-                    m.used,
-                    m.max()
+                    launcher_reserve(platform)
                 ),
             }
         };
@@ -641,7 +638,7 @@ mod tests {
         };
         let message = err(build("claude-code", Some(&flag(40_000)), &no_file));
         assert!(
-            message.starts_with("options.systemPromptFile is needed: systemFlag is 40000 bytes and with it the command line is 40072 UTF-16 units, over Windows' limit on a command line"),
+            message.starts_with("options.systemPromptFile is needed: systemFlag is 40000 bytes and with it the command line is 40072 of the 32767 UTF-16 units win32 allows, with 526 kept for the launcher"),
             "{message}"
         );
     }

@@ -542,10 +542,13 @@ pub fn finish(
 }
 
 /// The `command_not_found` message: every place searched, in order.
-pub fn not_found_message(command: &str, searched: &[Candidate]) -> String {
+pub fn not_found_message<'a>(
+    command: &str,
+    searched: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> String {
     let mut message = format!("{command} was not found; looked at:");
-    for c in searched {
-        message.push_str(&format!("\n  {} ({})", c.path, c.source));
+    for (path, source) in searched {
+        message.push_str(&format!("\n  {path} ({source})"));
     }
     message
 }
@@ -838,7 +841,7 @@ mod tests {
             },
         ];
         assert_eq!(
-            not_found_message("x", &c),
+            not_found_message("x", c.iter().map(|c| (c.path.as_str(), c.source))),
             "x was not found; looked at:\n  /a/x (PATH)\n  /b/x (volta)"
         );
     }

@@ -11,6 +11,7 @@ use super::json_bridge::from_serializable;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{self, InvocationOptions, Sandbox};
 use crate::output::AssemblerOutput;
+use crate::platform::Platform;
 
 /// `{ prompt, systemFlag? }`, as `assemble` returns it.
 fn assembler_output(value: &JsValue) -> Result<AssemblerOutput> {
@@ -38,7 +39,10 @@ fn assembler_output(value: &JsValue) -> Result<AssemblerOutput> {
 /// `{ command?, model?, sessionId?, sandbox?, yolo?, systemPromptFile?, extraArgs? }`.
 fn options(value: &JsValue) -> Result<InvocationOptions> {
     if value.is_undefined() || value.is_null() {
-        return Ok(InvocationOptions::default());
+        return Ok(InvocationOptions {
+            platform: Some(super::js_platform::current_platform()),
+            ..InvocationOptions::default()
+        });
     }
     if !is_plain_object(value) {
         return Err(AgentContextError::invalid(format!(
@@ -79,7 +83,32 @@ fn options(value: &JsValue) -> Result<InvocationOptions> {
             type_name(&extra)
         )));
     };
+    // The platform's command-line limits (`platform::limits`): the one
+    // named, else the one this runs on.
+    let platform = match text("platform")? {
+        Some(name) => Platform::parse(&name)
+            .map_err(|e| AgentContextError::invalid(format!("options.{}", e.message())))?,
+        None => super::js_platform::current_platform(),
+    };
+    let (env_value, _) = read("env")?;
+    let env = if env_value.is_undefined() || env_value.is_null() {
+        None
+    } else {
+        let map = match super::json_bridge::to_json(&env_value, "options.env")? {
+            serde_json::Value::Object(map) => map,
+            _ => {
+                return Err(AgentContextError::invalid(
+                    "options.env must be an object of strings",
+                ))
+            }
+        };
+        let mut wrapper = serde_json::Map::new();
+        wrapper.insert("env".into(), serde_json::Value::Object(map));
+        super::js_platform::env(&wrapper, "env", "options")?
+    };
     Ok(InvocationOptions {
+        platform: Some(platform),
+        env,
         command: text("command")?,
         model: text("model")?,
         session_id: text("sessionId")?,
