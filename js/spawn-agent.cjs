@@ -32,7 +32,7 @@ function describeError(err) {
  * Returns `{ pid, exited, kill }`: `exited` resolves once, with
  * `{ exitCode, signal, error }` (`error` set when the process could not be
  * started: EINVAL, EACCES, E2BIG, ENAMETOOLONG, ENOENT…); `kill()` stops
- * the whole tree and resolves when its steps ran.
+ * the whole tree and resolves `{ by, tried }` once its steps ran.
  */
 function spawnAgent(plan, handlers = {}) {
   const platform = plan.platform ?? process.platform;
@@ -61,7 +61,7 @@ function spawnAgent(plan, handlers = {}) {
   } catch (err) {
     // Thrown at once: EINVAL (a .cmd without a shell, a NUL), E2BIG…
     finish({ exitCode: null, signal: null, error: describeError(err) });
-    return { pid: undefined, exited, kill: async () => {} };
+    return { pid: undefined, exited, kill: async () => ({ by: null, tried: [] }) };
   }
   let spawnError;
   child.on('error', (err) => {
@@ -77,15 +77,19 @@ function spawnAgent(plan, handlers = {}) {
   if (plan.stdin === undefined || plan.stdin === null) child.stdin.end();
   else child.stdin.end(plan.stdin);
 
+  // Resolves `{ by, tried }`: the step that stopped the tree (`signalGroup`,
+  // `run`, `killChild`, or `null` when nothing was running) and the kinds of
+  // those that failed before it.
   const kill = async (sync = false) => {
-    if (done || child.pid === undefined) return;
+    const tried = [];
+    if (done || child.pid === undefined) return { by: null, tried };
     for (const step of core.planKill(platform, child.pid).steps) {
       if (step.kind === 'signalGroup') {
         try {
           process.kill(-step.pid, step.signal);
-          return;
+          return { by: step.kind, tried };
         } catch (err) {
-          if (err.code === 'ESRCH') return;
+          if (err.code === 'ESRCH') return { by: null, tried };
         }
       } else if (step.kind === 'run') {
         if (sync) continue; // at host exit: no time to wait for a process
@@ -98,12 +102,14 @@ function spawnAgent(plan, handlers = {}) {
             resolve(false);
           }
         });
-        if (ok) return;
+        if (ok) return { by: step.kind, tried };
       } else if (step.kind === 'killChild') {
         child.kill('SIGKILL');
-        return;
+        return { by: step.kind, tried };
       }
+      tried.push(step.kind);
     }
+    return { by: null, tried };
   };
   if (child.pid !== undefined) {
     installExitHook();

@@ -148,7 +148,7 @@ test('spawnAgent writes stdin, delivers output, and kills the whole process grou
     for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
     const pids = JSON.parse(readFileSync(pidFile, 'utf8'));
     assert.equal(pids.length, 2);
-    await sleeper.kill();
+    assert.deepEqual(await sleeper.kill(), { by: 'signalGroup', tried: [] });
     const killed = await sleeper.exited;
     assert.equal(killed.signal, 'SIGKILL');
     const alive = (pid) => {
