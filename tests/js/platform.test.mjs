@@ -5,7 +5,7 @@
 // and killing a stub agent's whole process group.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +123,44 @@ test('resolveAgentCommand looks on PATH, then the login shell\'s PATH, then inst
     // Not executable: not taken.
     chmodSync(join(local, 'codex'), 0o644);
     assert.equal((await pkg.resolveAgentCommand('openai-codex', { env, platform: 'linux' })).found, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a node script runs directly when node is on PATH, else with the node found, else with Electron', async () => {
+  const dir = temp();
+  try {
+    const bin = join(dir, 'bin');
+    const home = join(dir, 'home');
+    mkdirSync(bin);
+    mkdirSync(home);
+    copyFileSync(STUB, join(bin, 'claude'));
+    chmodSync(join(bin, 'claude'), 0o755);
+    const base = { HOME: home, SHELL: '/bin/false' };
+    const direct = await pkg.resolveAgentCommand('claude-code', { env: { ...base, PATH: `${bin}:/usr/bin` }, platform: 'linux' });
+    assert.deepEqual([direct.via, direct.file, direct.args], ['direct', join(bin, 'claude'), []]);
+
+    // No node on PATH (an app started from a desktop launcher): Electron's
+    // executable stands in, told to behave as node.
+    const noNode = { ...base, PATH: bin };
+    const electron = await pkg.resolveAgentCommand('claude-code', { env: noNode, platform: 'linux', electronExecPath: process.execPath });
+    if (!existsSync('/usr/local/bin/node')) {
+      assert.deepEqual([electron.via, electron.file, electron.args, electron.env], ['electron', process.execPath, [join(bin, 'claude')], { ELECTRON_RUN_AS_NODE: '1' }]);
+      let out = '';
+      const run = spawnAgent({ file: electron.file, args: [...electron.args, 'hello'], cwd: dir, env: { ...noNode, ...electron.env }, stdin: 'p' }, { onStdout: (c) => (out += c) });
+      assert.equal((await run.exited).exitCode, 0);
+      assert.deepEqual(JSON.parse(JSON.parse(out.trim().split('\n')[2]).result).argv, ['hello']);
+      const none = await pkg.resolveAgentCommand('claude-code', { env: noNode, platform: 'linux' });
+      assert.equal(none.found, false);
+      assert.match(none.message, /claude needs node to run, and node was not found/);
+    }
+
+    // node in an install folder but not on PATH: node + script.
+    mkdirSync(join(home, '.local', 'bin'), { recursive: true });
+    symlinkSync(process.execPath, join(home, '.local', 'bin', 'node'));
+    const viaNode = await pkg.resolveAgentCommand('claude-code', { env: noNode, platform: 'linux' });
+    assert.deepEqual([viaNode.via, viaNode.file, viaNode.args], ['interpreter', join(home, '.local', 'bin', 'node'), [join(bin, 'claude')]]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
