@@ -6,7 +6,10 @@ const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 const lib = require('agent-context');
 
-const AGENTS = ['claude-code', 'openai-codex', 'google-gemini', 'custom-agent'];
+// The registered agents (the core's registry), and for the demo one more
+// name that shows the plain-text fallback.
+const KNOWN = lib.knownAgents().map((a) => a.agentType);
+const AGENTS = [...KNOWN, 'custom-agent'];
 
 const HELP = {
   main: `usage: agent-context <command> [options]
@@ -28,7 +31,7 @@ Exit status: 0 done, 2 bad usage or bad input, 1 any other failure.
 Reads an AssemblerInput ({ contextMessages, currentMessage, teamTask, systemInstruction?,
 instructionFileText?, maxBytes? }) and prints the prompt for the agent type.
 
-  --agent TYPE      claude-code, openai-codex, google-gemini, or any other name (plain text)
+  --agent TYPE      ${KNOWN.join(', ')}, or any other name (plain text)
   --max-bytes N     the byte budget (overrides the input's maxBytes; default 786432)
   --report          also print what the budget dropped and cut (to stderr, or inside --json)
   --json            print JSON: { prompt, systemFlag } (with --report: { output, report })
@@ -45,10 +48,10 @@ and prints the ContextBuildResult ({ messages, metadata }) as JSON.
 `,
   parse: `usage: agent-context parse --agent TYPE [--json] [--input FILE|-]
 
-Reads what an agent CLI printed (Gemini CLI -o stream-json, Claude Code --output-format
-stream-json --verbose, Codex exec --json; any other agent: plain text) and prints the reply text.
+Reads what an agent CLI printed (its JSON lines: Claude Code --output-format stream-json
+--verbose, Codex exec --json, Gemini CLI -o stream-json) and prints the reply text.
 
-  --agent TYPE      google-gemini, claude-code, openai-codex, or any other name (plain text)
+  --agent TYPE      ${KNOWN.join(', ')}
   --json            print the whole reply: { text, sessionId, status, errors, toolUses, usage, nonJsonLines }
   --input FILE      read the output from FILE ("-" or none: standard input)
 
@@ -181,6 +184,9 @@ async function assemble(argv) {
   const { output, report } = args.report
     ? lib.assembleWithReport(args.agent, input, { logger })
     : { output: lib.assemble(args.agent, input, { logger }) };
+  if (!KNOWN.includes(args.agent)) {
+    process.stderr.write(`agent-context: "${args.agent}" is not a known agent (${KNOWN.join(', ')}); the prompt has the plain-text layout\n`);
+  }
   if (args.json) {
     const out = { prompt: output.prompt, systemFlag: output.systemFlag };
     return write(JSON.stringify(args.report ? { output: out, report } : out, null, 2));

@@ -15,7 +15,9 @@
 // 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
 // 5. a package.json per build saying which module kind it is, and a lib
-//    reference in the declarations for Symbol.dispose.
+//    reference in the declarations for Symbol.dispose;
+// 6. from the core's registry of agents (knownAgents()): which classes get
+//    the fast path (2.) and the KnownAgentType union in the declarations.
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -43,10 +45,15 @@ const PLATFORM_FUNCTIONS = [
   'planKill',
 ];
 const INTERNAL = ['__layoutInfo', '__planContext', '__planMessages'];
+// Each registered agent's assembler class (the core's registry, read from
+// the module wasm-bindgen just wrote), and the plain-text fallback's.
+// Dropped from require's cache at once: the entry is required again below,
+// once everything is appended.
+const requireNode = createRequire(import.meta.url);
+const registry = requireNode(node).knownAgents();
+delete requireNode.cache[requireNode.resolve(node)];
 const CLASSES = [
-  ['ClaudeContextAssembler', 'claude-code'],
-  ['CodexContextAssembler', 'openai-codex'],
-  ['GeminiContextAssembler', 'google-gemini'],
+  ...registry.filter((a) => a.assemblerClass).map((a) => [a.assemblerClass, a.agentType]),
   ['PlainTextAssembler', 'unknown'],
 ];
 const REPLACED = [
@@ -105,6 +112,14 @@ writeFileSync(
     '',
   ].join('\n'),
 );
+// KnownAgentType: the registry's agent types, in its order.
+const union = registry.map((a) => `'${a.agentType}'`).join(' | ');
+for (const dts of [`${root}pkg/node/${crate}.d.ts`, `${root}pkg/web/${crate}.d.ts`]) {
+  const text = readFileSync(dts, 'utf8');
+  const placeholder = '// The union is written from the core\'s registry by scripts/finish-pkg.mjs.\nexport type KnownAgentType = never;';
+  if (!text.includes(placeholder)) throw new Error(`finish-pkg: no KnownAgentType placeholder in ${dts}`);
+  writeFileSync(dts, text.replace(placeholder, `export type KnownAgentType = ${union};`));
+}
 // The declarations use Symbol.dispose (the classes can be `using`d): they
 // bring that lib along, so a consumer's tsc need not target ESNext.
 for (const dts of [`${root}pkg/node/${crate}.d.ts`, `${root}pkg/web/${crate}.d.ts`]) {

@@ -28,9 +28,11 @@
 //! ```
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::assemblers::{CLAUDE, CODEX, GEMINI};
+use crate::agents::{self, ApprovalArg, SessionArg, SystemPromptArg};
 use crate::error::{AgentContextError, Result};
+use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
 use crate::platform::limits::{self, CommandLine, Limit, Measure};
 use crate::platform::Platform;
@@ -39,9 +41,6 @@ use crate::text::js_trim;
 /// Linux's limit on one argv (or environment) string, the terminating NUL
 /// included: `MAX_ARG_STRLEN`, 32 pages of 4 KiB.
 pub const MAX_ARG_BYTES: usize = limits::LINUX_MAX_ARG_STRLEN;
-
-const APPEND_SYSTEM_PROMPT: &str = "--append-system-prompt=";
-const APPEND_SYSTEM_PROMPT_FILE: &str = "--append-system-prompt-file=";
 
 /// What the agent may touch (seed 003's `sandbox`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +97,69 @@ pub struct InvocationOptions {
     pub env: Option<Vec<(String, String)>>,
 }
 
+impl InvocationOptions {
+    /// Reads `{ command?, model?, sessionId?, sandbox?, yolo?,
+    /// systemPromptFile?, extraArgs?, platform?, env? }` (the JSON of
+    /// `buildCliInvocation`'s `options`); `null` gives the defaults.
+    pub fn read(value: &Value) -> Result<InvocationOptions> {
+        if value.is_null() {
+            return Ok(InvocationOptions::default());
+        }
+        let o = Obj::new(value, "options")?;
+        let text = |key: &str| o.opt_str(key).map(|v| v.map(str::to_owned));
+        let sandbox = match o.opt_str("sandbox")? {
+            None => None,
+            Some(name) => Some(Sandbox::parse(name).ok_or_else(|| {
+                AgentContextError::invalid(format!(
+                    "options.sandbox must be one of {}, got \"{name}\"",
+                    Sandbox::NAMES.map(|n| format!("'{n}'")).join(", ")
+                ))
+            })?),
+        };
+        let platform = match o.opt_str("platform")? {
+            None => None,
+            Some(name) => Some(
+                Platform::parse(name)
+                    .map_err(|e| AgentContextError::invalid(format!("options.{}", e.message())))?,
+            ),
+        };
+        let env = match o.get("env") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(vars)) => Some(
+                vars.iter()
+                    .map(|(k, v)| match v {
+                        Value::String(v) => Ok((k.clone(), v.clone())),
+                        _ => Err(AgentContextError::invalid(format!(
+                            "options.env.{k} must be a string"
+                        ))),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            Some(_) => {
+                return Err(AgentContextError::invalid(
+                    "options.env must be an object of strings",
+                ))
+            }
+        };
+        Ok(InvocationOptions {
+            platform,
+            env,
+            command: text("command")?,
+            model: text("model")?,
+            session_id: text("sessionId")?,
+            sandbox,
+            yolo: o.opt_bool("yolo")?,
+            system_prompt_file: text("systemPromptFile")?,
+            extra_args: o
+                .opt_str_list("extraArgs")?
+                .unwrap_or_default()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        })
+    }
+}
+
 /// A file the host must write before spawning.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InvocationFile {
@@ -115,45 +177,8 @@ pub struct CliInvocation {
     pub files: Vec<InvocationFile>,
 }
 
-/// The CLIs this builds command lines for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cli {
-    Claude,
-    Codex,
-    Gemini,
-}
-
-/// The command `agent_type`'s CLI is installed as (`claude`, `codex`,
-/// `gemini`). Errors (`INVALID_INPUT`) for an agent type without a CLI.
-pub fn default_command(agent_type: &str) -> Result<&'static str> {
-    Cli::for_agent(agent_type).map(Cli::default_command)
-}
-
-impl Cli {
-    fn for_agent(agent_type: &str) -> Result<Cli> {
-        if agent_type == CLAUDE.agent_type {
-            Ok(Cli::Claude)
-        } else if agent_type == CODEX.agent_type {
-            Ok(Cli::Codex)
-        } else if agent_type == GEMINI.agent_type {
-            Ok(Cli::Gemini)
-        } else {
-            Err(AgentContextError::invalid(format!(
-                "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to build a command line, got \"{agent_type}\""
-            )))
-        }
-    }
-
-    fn default_command(self) -> &'static str {
-        match self {
-            Cli::Claude => "claude",
-            Cli::Codex => "codex",
-            Cli::Gemini => "gemini",
-        }
-    }
-}
-
-/// The command line that runs `agent_type`'s CLI on `output`.
+/// The command line that runs `agent_type`'s CLI on `output`, as its
+/// registry entry ([`crate::agents`]) describes it.
 ///
 /// Errors (`INVALID_INPUT`): an agent type without a CLI, an empty prompt,
 /// a `systemFlag` for a CLI that has none, a session id starting with `-`,
@@ -164,7 +189,7 @@ pub fn build_cli_invocation(
     output: &AssemblerOutput,
     options: &InvocationOptions,
 ) -> Result<CliInvocation> {
-    let cli = Cli::for_agent(agent_type)?;
+    let cli = &agents::require(agent_type, "to build a command line")?.cli;
     let platform = options.platform.unwrap_or_default();
     check_options(options, platform)?;
     if js_trim(&output.prompt).is_empty() {
@@ -173,59 +198,53 @@ pub fn build_cli_invocation(
         ));
     }
     let flag = output.system_flag.as_deref().filter(|f| !f.is_empty());
-    if let (Some(_), false) = (flag, cli == Cli::Claude) {
-        return Err(AgentContextError::invalid(format!(
-            "assemblerOutput.systemFlag is only for claude-code: the {agent_type} assembler puts the instructions in the prompt"
-        )));
-    }
 
-    let mut args: Vec<String> = Vec::new();
+    let mut args: Vec<String> = cli.base_args.iter().map(|a| (*a).to_owned()).collect();
     let mut files = Vec::new();
-    // Where Claude's system prompt sits when it travels as an argument.
-    let mut system_arg: Option<usize> = None;
-    let model = given(&options.model);
-    let session = given(&options.session_id);
-    match cli {
-        Cli::Claude => {
-            args.extend(["-p", "--output-format", "stream-json", "--verbose"].map(String::from));
-            if let Some(flag) = flag {
-                // Inline for now; moved to its file below when the whole
-                // command line does not fit the platform with it.
-                system_arg = Some(args.len());
-                args.push(format!("{APPEND_SYSTEM_PROMPT}{flag}"));
-            }
-            push_value(&mut args, "--model", model);
-            push_value(&mut args, "--resume", session);
-            let mode = approval(options, "plan", "bypassPermissions", "acceptEdits");
-            push_value(&mut args, "--permission-mode", mode);
-            args.extend(options.extra_args.iter().cloned());
+    // Where the system prompt sits when it travels as an argument, and the
+    // flag that names its file instead.
+    let mut system_arg: Option<(usize, &str, &str)> = None;
+    match (flag, cli.system_prompt) {
+        (None, _) => {}
+        (Some(_), SystemPromptArg::None) => {
+            return Err(AgentContextError::invalid(format!(
+                "assemblerOutput.systemFlag is only for {}: the {agent_type} assembler puts the instructions in the prompt",
+                with_system_flag()
+            )));
         }
-        Cli::Codex => {
-            args.extend(["exec", "--json", "--skip-git-repo-check"].map(String::from));
-            push_value(&mut args, "--model", model);
-            // `codex exec` never stops to ask for approval, so `yolo` changes
-            // nothing; the sandbox is the one knob.
-            push_value(&mut args, "--sandbox", options.sandbox.map(Sandbox::name));
-            args.extend(options.extra_args.iter().cloned());
-            if let Some(session) = session {
-                args.extend(["resume".to_owned(), session.to_owned()]);
-            }
-            args.push("-".to_owned());
-        }
-        Cli::Gemini => {
-            args.extend(["-o", "stream-json", "--skip-trust"].map(String::from));
-            push_value(&mut args, "--model", model);
-            push_value(&mut args, "--resume", session);
-            let mode = approval(options, "plan", "yolo", "auto_edit");
-            push_value(&mut args, "--approval-mode", mode);
-            args.extend(options.extra_args.iter().cloned());
+        (Some(flag), SystemPromptArg::Append { inline, file }) => {
+            // Inline for now; moved to its file below when the whole
+            // command line does not fit the platform with it.
+            system_arg = Some((args.len(), inline, file));
+            args.push(format!("{inline}={flag}"));
         }
     }
-    let command = given(&options.command)
-        .unwrap_or(cli.default_command())
-        .to_owned();
+    push_value(&mut args, cli.model_flag, given(&options.model));
+    let session = given(&options.session_id);
+    if let SessionArg::Flag(name) = cli.session {
+        push_value(&mut args, name, session);
+    }
+    match cli.approval {
+        ApprovalArg::Mode {
+            flag,
+            read_only,
+            yolo,
+            edits,
+        } => push_value(&mut args, flag, approval(options, read_only, yolo, edits)),
+        // The CLI never stops to ask for approval, so `yolo` changes
+        // nothing; the sandbox is the one knob.
+        ApprovalArg::Sandbox { flag } => {
+            push_value(&mut args, flag, options.sandbox.map(Sandbox::name))
+        }
+    }
+    args.extend(options.extra_args.iter().cloned());
+    if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
+        args.extend([word.to_owned(), session.to_owned()]);
+    }
+    args.extend(cli.trailing_args.iter().map(|a| (*a).to_owned()));
+    let command = given(&options.command).unwrap_or(cli.command).to_owned();
     let env = options.env.as_deref().unwrap_or(&[]);
-    if let (Some(i), Some(flag)) = (system_arg, flag) {
+    if let (Some((i, inline, file)), Some(flag)) = (system_arg, flag) {
         let line = CommandLine {
             program: &command,
             args: &args,
@@ -233,9 +252,14 @@ pub fn build_cli_invocation(
         };
         if flag.contains('\0') || !fits_with_launcher(platform, &line) {
             let measure = limits::check(platform, &line);
-            let path =
-                system_prompt_file(given(&options.system_prompt_file), flag, platform, measure)?;
-            args[i] = format!("{APPEND_SYSTEM_PROMPT_FILE}{path}");
+            let path = system_prompt_file(
+                inline,
+                given(&options.system_prompt_file),
+                flag,
+                platform,
+                measure,
+            )?;
+            args[i] = format!("{file}={path}");
             files.push(InvocationFile {
                 path: path.to_owned(),
                 content: flag.to_owned(),
@@ -282,6 +306,16 @@ fn fits_with_launcher(platform: Platform, line: &CommandLine) -> bool {
     }
 }
 
+/// The agent types whose CLI takes a system prompt flag, for a message.
+fn with_system_flag() -> String {
+    let names: Vec<&str> = agents::AGENTS
+        .iter()
+        .filter(|a| a.cli.system_prompt != SystemPromptArg::None)
+        .map(|a| a.agent_type)
+        .collect();
+    names.join(" and ")
+}
+
 /// An option's value; `''` counts as not given.
 fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().filter(|v| !v.is_empty())
@@ -312,6 +346,7 @@ fn approval(
 }
 
 fn system_prompt_file<'a>(
+    inline: &str,
     path: Option<&'a str>,
     flag: &str,
     platform: Platform,
@@ -325,7 +360,7 @@ fn system_prompt_file<'a>(
                 Err(m) if m.limit == Limit::LinuxArgument => format!(
                     "systemFlag is {} bytes, over the {} one argument may take on Linux",
                     flag.len(),
-                    MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
+                    MAX_ARG_BYTES - 2 - inline.len()
                 ),
                 // Over the limit, or too close to it to leave room for
                 // the launcher (see `launcher_reserve`).
@@ -514,7 +549,7 @@ mod tests {
 
     #[test]
     fn a_system_prompt_too_long_for_an_argument_goes_to_a_file() {
-        let fits = "x".repeat(MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len());
+        let fits = "x".repeat(MAX_ARG_BYTES - 1 - "--append-system-prompt=".len());
         let with_file = InvocationOptions {
             system_prompt_file: Some("/tmp/sys.md".into()),
             ..Default::default()
@@ -594,7 +629,7 @@ mod tests {
     }
 
     fn inline(run: &CliInvocation) -> bool {
-        run.args[4].starts_with(APPEND_SYSTEM_PROMPT) && run.files.is_empty()
+        run.args[4].starts_with("--append-system-prompt=") && run.files.is_empty()
     }
 
     #[test]
@@ -672,13 +707,5 @@ mod tests {
             err(build("openai-codex", None, &long)),
             "options.model is 200000 bytes, too long for one argument on Linux"
         );
-    }
-
-    #[test]
-    fn default_commands_per_agent() {
-        assert_eq!(default_command("claude-code").unwrap(), "claude");
-        assert_eq!(default_command("openai-codex").unwrap(), "codex");
-        assert_eq!(default_command("google-gemini").unwrap(), "gemini");
-        assert!(default_command("aider").is_err());
     }
 }

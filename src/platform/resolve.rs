@@ -85,10 +85,13 @@ const END_MARKER: &str = "__AGENT_CONTEXT_PATH_END__";
 /// PowerShell, not Node: they are not candidates.
 const WINDOWS_LAUNCHABLE: [&str; 4] = [".COM", ".EXE", ".BAT", ".CMD"];
 
-/// The command an agent's CLI is installed as, from `build_cli_invocation`'s
-/// defaults (the agent registry will own these).
+/// The command an agent's CLI is installed as (`claude`, `codex`,
+/// `gemini`), from its registry entry. Errors (`INVALID_INPUT`) for an
+/// agent type without a CLI.
 pub fn default_command(agent_type: &str) -> Result<&'static str> {
-    crate::invocation::default_command(agent_type)
+    Ok(crate::agents::require(agent_type, "to find its command")?
+        .cli
+        .command)
 }
 
 /// Folders an agent's own installer uses, looked at after the usual ones.
@@ -826,6 +829,14 @@ mod tests {
                 &["/home/me/.local/bin/claude".to_owned()][..]
             )
         );
+    }
+
+    #[test]
+    fn default_commands_per_agent() {
+        assert_eq!(default_command("claude-code").unwrap(), "claude");
+        assert_eq!(default_command("openai-codex").unwrap(), "codex");
+        assert_eq!(default_command("google-gemini").unwrap(), "gemini");
+        assert!(default_command("aider").is_err());
     }
 
     #[test]

@@ -10,6 +10,8 @@
 #[cfg(feature = "api")]
 mod agent_output_api;
 #[cfg(feature = "api")]
+mod agents_api;
+#[cfg(feature = "api")]
 mod assemble_api;
 #[cfg(feature = "api")]
 mod call_options;
@@ -45,6 +47,8 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "api")]
 pub use agent_output_api::*;
+#[cfg(feature = "api")]
+pub use agents_api::*;
 #[cfg(feature = "api")]
 pub use assemble_api::*;
 #[cfg(feature = "api")]

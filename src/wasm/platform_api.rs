@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use super::js_platform::{current_platform, env};
+use super::js_platform::current_platform;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::error::{AgentContextError, Result};
@@ -60,6 +60,27 @@ fn strings(map: &Map<String, Value>, key: &str, what: &str) -> Result<Vec<String
             .collect(),
         Some(_) => Err(AgentContextError::invalid(format!(
             "{what}.{key} must be an array of strings"
+        ))),
+    }
+}
+
+/// `{ KEY: 'value' }` (as `process.env`); entries that are not strings are
+/// refused naming the key.
+fn env(map: &Map<String, Value>, key: &str, what: &str) -> Result<Option<Vec<(String, String)>>> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(vars)) => vars
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                _ => Err(AgentContextError::invalid(format!(
+                    "{what}.{key}.{k} must be a string"
+                ))),
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some),
+        Some(_) => Err(AgentContextError::invalid(format!(
+            "{what}.{key} must be an object of strings"
         ))),
     }
 }

@@ -1,5 +1,29 @@
-/** An agent CLI: the three built-in ones, or any other name (plain text). */
-export type AgentType = 'claude-code' | 'openai-codex' | 'google-gemini' | (string & {});
+/**
+ * The agents this library knows (`knownAgents()` lists them): what
+ * `buildCliInvocation`, `parseAgentOutput` and `AgentOutputParser` accept.
+ */
+// The union is written from the core's registry by scripts/finish-pkg.mjs.
+export type KnownAgentType = never;
+
+/** What `assemble` accepts: a known agent, or any other name (plain text, with a warning). */
+export type AgentType = KnownAgentType | (string & {});
+
+/** One entry of `knownAgents()`. */
+export interface KnownAgent {
+  agentType: KnownAgentType;
+  /** The product's name, e.g. `'Claude Code'`. */
+  name: string;
+  /** The executable's usual name, e.g. `'claude'`. */
+  command: string;
+  /** The npm package that installs the CLI. */
+  package: string;
+  /** `'flag'`: the instructions go to `systemFlag` (a system prompt flag); `'inline'`: they open the prompt. */
+  systemPrompt: 'flag' | 'inline';
+  /** The class that assembles for this agent alone, when the package exports one. */
+  assemblerClass?: string;
+  /** The tool's name in `agent-context mcp`. */
+  mcpTool: string;
+}
 
 /** One message of the conversation so far. `timestamp` is accepted and ignored. */
 export interface PromptContextMessage {
@@ -409,7 +433,7 @@ export interface CliInvocation {
  * always travels on stdin. Throws `AgentContextError` (`INVALID_INPUT`).
  */
 export function buildCliInvocation(
-  agentType: AgentType,
+  agentType: KnownAgentType,
   assemblerOutput: AssemblerOutput,
   options?: CliInvocationOptions,
 ): CliInvocation;

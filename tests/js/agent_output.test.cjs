@@ -58,9 +58,21 @@ test('string chunks work too, and a spent parser says so', () => {
   });
 });
 
-test('any other agent: plain text without ANSI escapes', () => {
-  const reply = pkg.parseAgentOutput('aider', '\u001b[32mDone.\u001b[0m\nBye');
-  assert.deepEqual(reply, { text: 'Done.\nBye', status: 'success', errors: [], toolUses: [], nonJsonLines: [] });
+test('an agent type the registry does not know is INVALID_INPUT naming the known ones (SPEC §9)', () => {
+  const known = "'claude-code', 'openai-codex' or 'google-gemini'";
+  assert.throws(() => pkg.parseAgentOutput('aider', '\u001b[32mDone.\u001b[0m\nBye'), {
+    name: 'AgentContextError',
+    code: 'INVALID_INPUT',
+    message: `agentType must be ${known} to parse its output, got "aider"`,
+  });
+  assert.throws(() => new pkg.AgentOutputParser('gemini'), {
+    code: 'INVALID_INPUT',
+    message: `agentType must be ${known} to parse its output, got "gemini"`,
+  });
+  assert.throws(() => pkg.buildCliInvocation('aider', { prompt: 'Hi' }), {
+    code: 'INVALID_INPUT',
+    message: `agentType must be ${known} to build a command line, got "aider"`,
+  });
 });
 
 test('buildCliInvocation: the assembled prompt on stdin, the system flag in argv', () => {
