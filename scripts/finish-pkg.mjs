@@ -6,7 +6,9 @@
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
 // 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
 //    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
-//    `readEngineeringContext` on the Node entry (the runner is required on
+//    `readEngineeringContext` on the Node entry (and, the same way, the
+//    platform layer: js/agent-platform.cjs with `resolveAgentCommand` and
+//    the core's platform functions, js/spawn-agent.cjs for the runner) (the runner is required on
 //    the first call of either, and it requires the tool's own module,
 //    agent_context_gemini_tool.js, on the first runGeminiTool) and their
 //    declarations (js/gemini-tool.d.ts) in its .d.ts;
@@ -31,6 +33,17 @@ const literal = JSON.stringify(templates, null, 2);
 appendFileSync(node, `\nexports.templates = Object.freeze(${literal});\n`);
 appendFileSync(web, `\nexport const templates = Object.freeze(${literal});\n`);
 
+// The platform functions (src/wasm/platform_api.rs), in the Node-only module.
+const PLATFORM_FUNCTIONS = [
+  'checkCommandLine',
+  'windowsCommandLine',
+  'parseCmdShim',
+  'planCommandSearch',
+  'planLaunch',
+  'finishLaunch',
+  'commandNotFoundMessage',
+  'planKill',
+];
 const INTERNAL = ['__layoutInfo', '__planContext', '__planMessages'];
 // Each registered agent's assembler class (the core's registry, read from
 // the module wasm-bindgen just wrote), and the plain-text fallback's.
@@ -65,7 +78,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 appendFileSync(
   node,
   [
@@ -75,9 +88,17 @@ appendFileSync(
     "exports.runGeminiTool = function runGeminiTool(params, options) { return require('./gemini-tool.cjs').runGeminiTool(params, options); };",
     "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
     '',
+    '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
+    "// core's platform functions in the second module, required on first use.",
+    "exports.resolveAgentCommand = function resolveAgentCommand(agentType, options) { return require('./agent-platform.cjs').resolveAgentCommand(agentType, options); };",
+    ...PLATFORM_FUNCTIONS.map(
+      (name) => `exports.${name} = function ${name}(...args) { return require('./agent-platform.cjs').platformCore().${name}(...args); };`,
+    ),
+    '',
   ].join('\n'),
 );
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
 
 const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n !== '__esModule');
 writeFileSync(

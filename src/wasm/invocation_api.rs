@@ -32,18 +32,23 @@ fn assembler_output(value: &JsValue) -> Result<AssemblerOutput> {
     })
 }
 
-/// `buildCliInvocation`'s `options`, read by the core.
+/// `buildCliInvocation`'s `options`, read by the core; the platform, when
+/// not given, is the one this runs on (`process.platform`).
 fn options(value: &JsValue) -> Result<InvocationOptions> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(InvocationOptions::default());
-    }
-    if !is_plain_object(value) {
+    let mut options = if value.is_undefined() || value.is_null() {
+        InvocationOptions::default()
+    } else if !is_plain_object(value) {
         return Err(AgentContextError::invalid(format!(
             "options must be an object, got {}",
             type_name(value)
         )));
-    }
-    InvocationOptions::read(&to_json(value, "options")?)
+    } else {
+        InvocationOptions::read(&to_json(value, "options")?)?
+    };
+    options
+        .platform
+        .get_or_insert_with(super::js_platform::current_platform);
+    Ok(options)
 }
 
 /// The command line that runs an agent CLI on an assembled prompt:

@@ -34,9 +34,12 @@ mod js_error;
 mod js_input;
 #[cfg(feature = "api")]
 mod js_output;
+mod js_platform;
 #[cfg(feature = "api")]
 mod js_text;
 mod json_bridge;
+#[cfg(feature = "gemini-tool")]
+mod platform_api;
 #[cfg(feature = "api")]
 mod selection_api;
 
@@ -60,6 +63,8 @@ pub use gemini_tool_prompt_api::*;
 pub use gemini_tool_run_api::*;
 #[cfg(feature = "api")]
 pub use invocation_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use platform_api::*;
 #[cfg(feature = "api")]
 pub use selection_api::*;
 

@@ -430,6 +430,15 @@ export interface CliInvocationOptions {
   systemPromptFile?: string | null;
   /** More arguments, after the built ones and before any positional one. */
   extraArgs?: string[] | null;
+  /**
+   * The system the command will run on, as `process.platform` names it
+   * (default: the current one). Its command-line limits are counted before
+   * anything is spawned: Claude's system prompt moves to its file flag when
+   * the line would not fit; otherwise `INVALID_INPUT` names the limit.
+   */
+  platform?: AgentPlatform | null;
+  /** The child's environment when known: counted on Linux and macOS, where argv and environment share a limit. */
+  env?: Record<string, string> | null;
 }
 
 /** A file to write before spawning. */
@@ -595,3 +604,6 @@ export interface GeminiToolDefinition {
 
 /** `{ name: 'gemini', description, inputSchema }`. */
 export function geminiToolDefinition(): GeminiToolDefinition;
+
+/** A desktop system, as Node's `process.platform` names it (`android` counts as `linux`). */
+export type AgentPlatform = 'linux' | 'darwin' | 'win32';
