@@ -29,7 +29,7 @@ const literal = JSON.stringify(templates, null, 2);
 appendFileSync(node, `\nexports.templates = Object.freeze(${literal});\n`);
 appendFileSync(web, `\nexport const templates = Object.freeze(${literal});\n`);
 
-const INTERNAL = ['__layoutInfo', '__planContext', '__planMessages'];
+const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages'];
 const CLASSES = [
   ['ClaudeContextAssembler', 'claude-code'],
   ['CodexContextAssembler', 'openai-codex'],
@@ -46,7 +46,7 @@ const wiring = (kind) =>
   [
     '',
     glue,
-    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext });',
+    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep });',
     ...CLASSES.map(([cls, agent]) => `__fast.patchClass(${cls}, ${JSON.stringify(agent)});`),
     'patchAgentOutputParser(AgentOutputParser);',
     'const __fastBuilder = createFastBuilder({ buildLlmMessagesFromConversation, composeSystemPrompt, planMessages: __planMessages });',

@@ -3,10 +3,12 @@
 //! caller's own strings with the layout's literals. Internal: `__`-prefixed
 //! and left out of the TypeScript declarations.
 
-use js_sys::Array;
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::assemblers::{resolve_layout, InstructionPlacement, Layout, BUILT_IN, PLAIN_TEXT};
+use crate::cache_stable::cache_block_option;
+use crate::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
 use crate::size_plan::{plan_context, Bounds, MessageBounds, PlanStep, ScalarBounds};
 
 /// Layout ids: the built-in layouts in order, then plain text.
@@ -14,10 +16,15 @@ fn layout_by_id(id: u32) -> &'static Layout {
     BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
 }
 
-/// `[layoutId, warning | null, instructionsInFlag, instructionsHeader,
-/// teamHeader, contextHeader, linePrefix, lineShowsRecipient, messageHeader]`.
+/// What the fast path needs to know of the layout for `agent_type`, as an
+/// object: `{ id, warning, inFlag, instructions, team, context, prefix,
+/// arrow, message }` — the layout id for `__planContext`, the unknown-agent
+/// warning or `null`, whether the instructions go to `systemFlag`, the
+/// headings of the instructions, team task, context and message sections,
+/// the context line prefix and whether a line shows ` -> {to}`. Asked once
+/// per agent type.
 #[wasm_bindgen(js_name = __layoutInfo, skip_typescript)]
-pub fn layout_info(agent_type: &str) -> Array {
+pub fn layout_info(agent_type: &str) -> Result<Object, JsValue> {
     let (layout, warning) = resolve_layout(agent_type);
     let id = BUILT_IN
         .iter()
@@ -27,19 +34,40 @@ pub fn layout_info(agent_type: &str) -> Array {
         InstructionPlacement::SystemFlag => (true, ""),
         InstructionPlacement::Inline { header } => (false, header),
     };
-    [
-        JsValue::from(id as u32),
-        warning.map_or(JsValue::NULL, |w| JsValue::from_str(&w)),
-        JsValue::from_bool(in_flag),
-        JsValue::from_str(header),
-        JsValue::from_str(layout.team_header),
-        JsValue::from_str(layout.context_header),
-        JsValue::from_str(layout.line_prefix),
-        JsValue::from_bool(layout.line_shows_recipient),
-        JsValue::from_str(layout.message_header),
-    ]
-    .into_iter()
-    .collect()
+    let info = Object::new();
+    let fields = [
+        ("id", JsValue::from(id as u32)),
+        (
+            "warning",
+            warning.map_or(JsValue::NULL, |w| JsValue::from_str(&w)),
+        ),
+        ("inFlag", JsValue::from_bool(in_flag)),
+        ("instructions", JsValue::from_str(header)),
+        ("team", JsValue::from_str(layout.team_header)),
+        ("context", JsValue::from_str(layout.context_header)),
+        ("prefix", JsValue::from_str(layout.line_prefix)),
+        ("arrow", JsValue::from_bool(layout.line_shows_recipient)),
+        ("message", JsValue::from_str(layout.message_header)),
+    ];
+    for (name, value) in fields {
+        Reflect::set(&info, &JsValue::from_str(name), &value)?;
+    }
+    Ok(info)
+}
+
+/// The first number of what `__planContext` returns: what the fast path does
+/// next. Exported to JS as `__PlanStep` (`{ Keep: 0, More: 1, … }`).
+#[wasm_bindgen(js_name = __PlanStep, skip_typescript)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanStepCode {
+    /// `[Keep, kept]`: render the newest `kept` messages.
+    Keep = 0,
+    /// `[More, count]`: read messages up to `count` of the newest in all.
+    More = 1,
+    /// `[Exact, scalars (0 or 1), messages]`: give exact UTF-8 sizes.
+    Exact = 2,
+    /// `[Engine]`: run the full path (a cut, a failure, or a bad option).
+    Engine = 3,
 }
 
 fn bounds(pair: &[f64]) -> Bounds {
@@ -51,14 +79,32 @@ fn bounds(pair: &[f64]) -> Bounds {
 }
 
 /// `sizes`: `[lo, hi]` of system, file, team and message, then `[lo, hi]` of
-/// from, to and content for each message read, newest first. Returns
-/// `[0, kept]`, `[1, count]` (read more), `[2, scalars, messages]` (exact
-/// sizes wanted) or `[3]` (run the full engine).
+/// from, to and content for each message read, newest first, out of `total`.
+/// `max_bytes`, `cache_stable` and `cache_block` are the caller's values
+/// (`maxBytes` missing: `undefined`), normalised here as the full path does;
+/// a value the full path rejects gives `[Engine]`. Returns the steps of
+/// [`PlanStepCode`].
 #[wasm_bindgen(js_name = __planContext, skip_typescript)]
-pub fn plan(layout_id: u32, budget: f64, sizes: &[f64], more: bool) -> Vec<f64> {
+pub fn plan(
+    layout_id: u32,
+    max_bytes: Option<f64>,
+    sizes: &[f64],
+    total: f64,
+    cache_stable: Option<bool>,
+    cache_block: Option<f64>,
+) -> Vec<f64> {
+    let engine = || vec![f64::from(PlanStepCode::Engine as u8)];
     if sizes.len() < 8 || (sizes.len() - 8) % 6 != 0 {
-        return vec![3.0];
+        return engine();
     }
+    let budget = match max_bytes.map(max_bytes_from_number) {
+        None => DEFAULT_MAX_BYTES,
+        Some(Ok(budget)) => budget,
+        Some(Err(_)) => return engine(),
+    };
+    let Ok(cache_block) = cache_block_option(cache_stable, cache_block) else {
+        return engine();
+    };
     let scalars = ScalarBounds {
         system: bounds(&sizes[0..2]),
         file: bounds(&sizes[2..4]),
@@ -73,19 +119,24 @@ pub fn plan(layout_id: u32, budget: f64, sizes: &[f64], more: bool) -> Vec<f64> 
             content: bounds(&m[4..6]),
         })
         .collect();
+    // `total` is a JS array's length: whole and below 2^32.
+    let code = |c: PlanStepCode| f64::from(c as u8);
     match plan_context(
         layout_by_id(layout_id),
-        budget as u64,
+        budget,
         &scalars,
         &messages,
-        more,
+        total as usize,
+        cache_block,
     ) {
-        PlanStep::Keep { kept } => vec![0.0, kept as f64],
-        PlanStep::More { count } => vec![1.0, count as f64],
-        PlanStep::Exact { scalars, messages } => {
-            vec![2.0, f64::from(u8::from(scalars)), messages as f64]
-        }
-        PlanStep::Engine => vec![3.0],
+        PlanStep::Keep { kept } => vec![code(PlanStepCode::Keep), kept as f64],
+        PlanStep::More { count } => vec![code(PlanStepCode::More), count as f64],
+        PlanStep::Exact { scalars, messages } => vec![
+            code(PlanStepCode::Exact),
+            f64::from(u8::from(scalars)),
+            messages as f64,
+        ],
+        PlanStep::Engine => engine(),
     }
 }
 
