@@ -45,7 +45,7 @@ function createFastPath(raw) {
     let info = layouts.get(agentType);
     if (info === undefined) {
       // { id, warning, inFlag, instructions, team, context, prefix, arrow, message }
-      info = raw.layoutInfo(agentType);
+      info = JSON.parse(raw.layoutInfo(agentType));
       if (layouts.size < 64) layouts.set(agentType, info);
     }
     return info;

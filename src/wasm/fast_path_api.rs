@@ -3,7 +3,6 @@
 //! caller's own strings with the layout's literals. Internal: `__`-prefixed
 //! and left out of the TypeScript declarations.
 
-use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::assemblers::{resolve_layout, InstructionPlacement, Layout, BUILT_IN, PLAIN_TEXT};
@@ -16,15 +15,15 @@ fn layout_by_id(id: u32) -> &'static Layout {
     BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
 }
 
-/// What the fast path needs to know of the layout for `agent_type`, as an
-/// object: `{ id, warning, inFlag, instructions, team, context, prefix,
-/// arrow, message }` — the layout id for `__planContext`, the unknown-agent
-/// warning or `null`, whether the instructions go to `systemFlag`, the
-/// headings of the instructions, team task, context and message sections,
-/// the context line prefix and whether a line shows ` -> {to}`. Asked once
-/// per agent type.
+/// What the fast path needs to know of the layout for `agent_type`, as the
+/// JSON of an object: `{ id, warning, inFlag, instructions, team, context,
+/// prefix, arrow, message }` — the layout id for `__planContext`, the
+/// unknown-agent warning or `null`, whether the instructions go to
+/// `systemFlag`, the headings of the instructions, team task, context and
+/// message sections, the context line prefix and whether a line shows
+/// ` -> {to}`. Asked once per agent type.
 #[wasm_bindgen(js_name = __layoutInfo, skip_typescript)]
-pub fn layout_info(agent_type: &str) -> Result<Object, JsValue> {
+pub fn layout_info(agent_type: &str) -> String {
     let (layout, warning) = resolve_layout(agent_type);
     let id = BUILT_IN
         .iter()
@@ -34,25 +33,58 @@ pub fn layout_info(agent_type: &str) -> Result<Object, JsValue> {
         InstructionPlacement::SystemFlag => (true, ""),
         InstructionPlacement::Inline { header } => (false, header),
     };
-    let info = Object::new();
-    let fields = [
-        ("id", JsValue::from(id as u32)),
-        (
-            "warning",
-            warning.map_or(JsValue::NULL, |w| JsValue::from_str(&w)),
-        ),
-        ("inFlag", JsValue::from_bool(in_flag)),
-        ("instructions", JsValue::from_str(header)),
-        ("team", JsValue::from_str(layout.team_header)),
-        ("context", JsValue::from_str(layout.context_header)),
-        ("prefix", JsValue::from_str(layout.line_prefix)),
-        ("arrow", JsValue::from_bool(layout.line_shows_recipient)),
-        ("message", JsValue::from_str(layout.message_header)),
-    ];
-    for (name, value) in fields {
-        Reflect::set(&info, &JsValue::from_str(name), &value)?;
+    let mut json = String::with_capacity(256);
+    json.push_str("{\"id\":");
+    // One digit: there are four layouts (no formatting code on a first call).
+    json.push(char::from_digit(id as u32, 10).unwrap_or('0'));
+    json.push_str(",\"warning\":");
+    match &warning {
+        Some(w) => push_json_string(&mut json, w),
+        None => json.push_str("null"),
     }
-    Ok(info)
+    json.push_str(if in_flag {
+        ",\"inFlag\":true"
+    } else {
+        ",\"inFlag\":false"
+    });
+    for (name, text) in [
+        ("instructions", header),
+        ("team", layout.team_header),
+        ("context", layout.context_header),
+        ("prefix", layout.line_prefix),
+    ] {
+        json.push_str(",\"");
+        json.push_str(name);
+        json.push_str("\":");
+        push_json_string(&mut json, text);
+    }
+    json.push_str(if layout.line_shows_recipient {
+        ",\"arrow\":true,\"message\":"
+    } else {
+        ",\"arrow\":false,\"message\":"
+    });
+    push_json_string(&mut json, layout.message_header);
+    json.push('}');
+    json
+}
+
+/// `text` as a JSON string. Written here rather than with serde_json: this
+/// runs on a new process's first call, where every function run for the
+/// first time is compiled then.
+fn push_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if u32::from(c) < 0x20 => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 /// The first number of what `__planContext` returns: what the fast path does

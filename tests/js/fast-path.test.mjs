@@ -262,3 +262,20 @@ test('buildLlmMessagesFromConversation: fast and full paths agree', () => {
   }
   assert.ok(fastOk >= 200, `only ${fastOk} of 300 conversations were built and compared`);
 });
+
+test('the unknown-agent warning crosses from the core intact, whatever the agent type', () => {
+  const input = { contextMessages: [{ from: 'a', content: 'hello' }], currentMessage: 'm' };
+  for (const agent of ['my "agent"', 'back\\slash', 'line\nbreak\ttab\u0001\u001f', 'é日本🎉', 'lone \uD800 surrogate', '']) {
+    const fast = [];
+    const full = [];
+    const out = pkg.assemble(agent, input, { logger: (m) => fast.push(m) });
+    pkg.assembleWithReport(agent, input, { logger: (m) => full.push(m) });
+    assert.equal(fast.length, 1, JSON.stringify(agent));
+    assert.deepEqual(fast, full);
+    assert.equal(out.prompt, 'a: hello\n\nm');
+  }
+  // A surrogate-free one is quoted as given.
+  const seen = [];
+  pkg.assemble('line\n"x"', input, { logger: (m) => seen.push(m) });
+  assert.deepEqual(seen, ['[ContextManager] Unknown agentType "line\n"x"", using PlainTextAssembler']);
+});
