@@ -156,6 +156,14 @@ test('cacheStable and cacheBlock: a bad value is INVALID_INPUT naming the field,
       assert.throws(call, (err) => err.name === 'AgentContextError' && err.code === 'INVALID_INPUT' && err.message === message, JSON.stringify(options));
     }
   }
+  // The ContextManager's options reach its built-in assemblers too.
+  const history = Array.from({ length: 50 }, (_, i) => ({ from: `u${i}`, content: 'x'.repeat(100) }));
+  const long = { contextMessages: history, currentMessage: 'hi', teamTask: 't', maxBytes: 3000 };
+  const stable = pkg.assembleWithReport('openai-codex', long, { cacheStable: true, cacheBlock: 8 });
+  assert.ok(stable.report.messagesDroppedForCache > 0);
+  assert.equal(stable.report.messagesDropped % 8, 0);
+  assert.deepEqual(new pkg.ContextManager({ cacheStable: true, cacheBlock: 8 }).assemblePrompt('openai-codex', long), stable.output);
+  assert.notDeepEqual(new pkg.ContextManager().assemblePrompt('openai-codex', long), stable.output);
   // null and undefined are "not given", as for the other options.
   assert.deepEqual(pkg.assemble('openai-codex', input, { cacheStable: null, cacheBlock: null }), pkg.assemble('openai-codex', input));
 });
