@@ -6,9 +6,12 @@
 // byte counts only when the core asks for them — and the core decides which
 // messages to keep (src/size_plan.rs). The prompt is then joined from the
 // caller's own strings with the layout's literals, which also come from the
-// core. Anything else (a value of the wrong type, a getter, debug logging,
-// a message or file that must be cut, a budget that cannot be met) goes to
-// the full Rust path, which gives the exact result or error.
+// core, and so do the budget's default and normalisation and cache-stable
+// trimming (the core plans with the caller's `maxBytes`, `cacheStable` and
+// `cacheBlock` as given). Anything else (a value of the wrong type, a getter,
+// debug logging, a message or file that must be cut, a budget that cannot be
+// met, a bad option) goes to the full Rust path, which gives the exact result
+// or error.
 //
 // The strings are used as given: a lone surrogate stays in the prompt, and
 // becomes U+FFFD (the 3 bytes the budget counted) when the prompt is written
@@ -16,7 +19,8 @@
 
 function createFastPath(raw) {
   'use strict';
-  const DEFAULT_MAX_BYTES = 786432;
+  // What the core's planner answers first (src/wasm/fast_path_api.rs).
+  const { Keep: KEEP, More: MORE, Exact: EXACT } = raw.PlanStep;
   const SEPARATOR = '\n\n';
   const FALLBACK = {}; // a unique value: "let the full path do it"
   const hasBuffer = typeof Buffer === 'function' && typeof Buffer.byteLength === 'function';
@@ -40,8 +44,8 @@ function createFastPath(raw) {
   function layout(agentType) {
     let info = layouts.get(agentType);
     if (info === undefined) {
-      const a = raw.layoutInfo(agentType);
-      info = { id: a[0], warning: a[1], inFlag: a[2], instructions: a[3], team: a[4], context: a[5], prefix: a[6], arrow: a[7], message: a[8] };
+      // { id, warning, inFlag, instructions, team, context, prefix, arrow, message }
+      info = JSON.parse(raw.layoutInfo(agentType));
       if (layouts.size < 64) layouts.set(agentType, info);
     }
     return info;
@@ -59,9 +63,17 @@ function createFastPath(raw) {
     return typeof v === 'string' ? v.trim() : FALLBACK;
   }
 
-  /** How warnings are reported, or FALLBACK when the options need the full path. */
-  function warner(options) {
-    if (options === undefined || options === null) return debugFromEnv() ? FALLBACK : (m) => console.warn(m);
+  const consoleWarn = (m) => console.warn(m);
+  const DEFAULTS = { warn: consoleWarn, cacheStable: undefined, cacheBlock: undefined };
+  const present = (v) => v !== undefined && v !== null;
+
+  /**
+   * `{ warn, cacheStable, cacheBlock }` from the options — how warnings are
+   * reported, and the cache options for the core to read (undefined when
+   * not given) — or FALLBACK when the options need the full path.
+   */
+  function settings(options) {
+    if (options === undefined || options === null) return debugFromEnv() ? FALLBACK : DEFAULTS;
     if (typeof options !== 'object' || Array.isArray(options)) return FALLBACK;
     const debug = options.debug;
     if (debug === undefined || debug === null) {
@@ -69,29 +81,36 @@ function createFastPath(raw) {
     } else if (debug !== false) {
       return FALLBACK; // debug logging, or a bad value the full path reports
     }
+    let cacheStable = options.cacheStable;
+    let cacheBlock = options.cacheBlock;
+    if (!present(cacheStable)) cacheStable = undefined;
+    else if (typeof cacheStable !== 'boolean') return FALLBACK;
+    if (!present(cacheBlock)) cacheBlock = undefined;
+    else if (typeof cacheBlock !== 'number') return FALLBACK;
     const logger = options.logger;
-    if (logger === undefined || logger === null) return (m) => console.warn(m);
-    if (typeof logger === 'function') return (m) => logger(m, 'warn');
-    if (typeof logger === 'object' && typeof logger.warn === 'function') return (m) => logger.warn(m);
-    return FALLBACK;
+    let warn;
+    if (logger === undefined || logger === null) warn = consoleWarn;
+    else if (typeof logger === 'function') warn = (m) => logger(m, 'warn');
+    else if (typeof logger === 'object' && typeof logger.warn === 'function') warn = (m) => logger.warn(m);
+    else return FALLBACK;
+    return { warn, cacheStable, cacheBlock };
   }
 
   let sizes = new Float64Array(8 + 6 * 64);
 
   /**
-   * Assembles for `agentType` from the fields given: `{ output, warning }`
-   * (the unknown-agent warning or null), or FALLBACK.
+   * Assembles for `agentType` from the fields given with the cache options
+   * of `settings`: `{ output, warning }` (the unknown-agent warning or
+   * null), or FALLBACK.
    */
-  function run(agentType, fields) {
+  function run(agentType, fields, cache) {
     const system = scalar(fields.system);
     const file = scalar(fields.file);
     const team = scalar(fields.team);
     const message = scalar(fields.message);
     if (system === FALLBACK || file === FALLBACK || team === FALLBACK || message === FALLBACK) return FALLBACK;
-    let budget = fields.maxBytes;
-    if (budget === undefined) budget = DEFAULT_MAX_BYTES;
-    else if (typeof budget !== 'number' || !(budget >= 0) || budget === Infinity) return FALLBACK;
-    else budget = Math.min(Math.floor(budget), Number.MAX_SAFE_INTEGER);
+    const budget = fields.maxBytes; // the core applies the default and checks it
+    if (budget !== undefined && typeof budget !== 'number') return FALLBACK;
     const list = fields.messages;
     if (!Array.isArray(list)) return FALLBACK;
     const L = layout(agentType);
@@ -135,14 +154,14 @@ function createFastPath(raw) {
         sizes[at + 4] = c.length;
         sizes[at + 5] = 3 * c.length;
       }
-      const step = raw.planContext(L.id, budget, sizes.subarray(0, 8 + 6 * read), read < total);
+      const step = raw.planContext(L.id, budget, sizes.subarray(0, 8 + 6 * read), total, cache.cacheStable, cache.cacheBlock);
       switch (step[0]) {
-        case 0: // keep the newest step[1]
+        case KEEP: // keep the newest step[1]
           return { output: render(L, system, file, team, message, from, to, content, step[1]), warning: L.warning };
-        case 1: // read more
+        case MORE: // read up to step[1] of the newest
           want = Math.min(total, step[1]);
           break;
-        case 2: // exact sizes
+        case EXACT: // exact sizes of the scalars (step[1]) and the newest step[2] messages
           if (step[1]) {
             for (let k = 0; k < 4; k++) sizes[2 * k] = sizes[2 * k + 1] = utf8Length(scalars[k]);
           }
@@ -153,7 +172,7 @@ function createFastPath(raw) {
             sizes[at + 4] = sizes[at + 5] = utf8Length(content[exactUpTo]);
           }
           break;
-        default:
+        default: // Engine: the full path decides
           return FALLBACK;
       }
     }
@@ -183,21 +202,21 @@ function createFastPath(raw) {
   }
 
   /**
-   * Runs `attempt` (which gives `{ warn, fields, agentType }` or FALLBACK);
-   * on FALLBACK or anything thrown the full path decides. The warning is
-   * given once, after the fast path has succeeded.
+   * Runs `attempt` (which gives `{ settings, fields, agentType }` or
+   * FALLBACK); on FALLBACK or anything thrown the full path decides. The
+   * warning is given once, after the fast path has succeeded.
    */
   function fastOr(attempt, full) {
     let plan;
     let result;
     try {
       plan = attempt();
-      result = plan === FALLBACK ? FALLBACK : run(plan.agentType, plan.fields);
+      result = plan === FALLBACK ? FALLBACK : run(plan.agentType, plan.fields, plan.settings);
     } catch {
       result = FALLBACK;
     }
     if (result === FALLBACK) return full();
-    if (plan.warn !== null && result.warning !== null) plan.warn(result.warning);
+    if (plan.settings.warn !== null && result.warning !== null) plan.settings.warn(result.warning);
     return result.output;
   }
 
@@ -210,30 +229,33 @@ function createFastPath(raw) {
   function assemble(agentType, input, options) {
     return fastOr(() => {
       if (typeof agentType !== 'string' || !isObject(input)) return FALLBACK;
-      const warn = warner(options);
-      return warn === FALLBACK ? FALLBACK : { agentType, warn, fields: assemblerFields(input) };
+      const s = settings(options);
+      return s === FALLBACK ? FALLBACK : { agentType, settings: s, fields: assemblerFields(input) };
     }, () => raw.assemble(agentType, input, options));
   }
 
   function buildPrompt(input, options) {
     return fastOr(() => {
       if (!isObject(input) || typeof input.agentType !== 'string') return FALLBACK;
-      const warn = warner(options);
-      if (warn === FALLBACK) return FALLBACK;
+      const s = settings(options);
+      if (s === FALLBACK) return FALLBACK;
       const fields = {
         system: input.systemInstructionText, file: input.instructionFileText, team: input.teamTask,
         message: input.message, maxBytes: input.maxBytes, messages: input.contextMessages,
       };
-      return { agentType: input.agentType, warn, fields };
+      return { agentType: input.agentType, settings: s, fields };
     }, () => raw.buildPrompt(input, options));
   }
+
+  // The classes take no options: no warning (a built-in agent type), no cache options.
+  const CLASS_SETTINGS = { warn: null, cacheStable: undefined, cacheBlock: undefined };
 
   /** `new X().assemble(input)` for a built-in assembler class serving `agentType`. */
   function patchClass(Class, agentType) {
     const original = Class.prototype.assemble;
     Class.prototype.assemble = function assemble(input) {
       return fastOr(
-        () => (isObject(input) && !debugFromEnv() ? { agentType, warn: null, fields: assemblerFields(input) } : FALLBACK),
+        () => (isObject(input) && !debugFromEnv() ? { agentType, settings: CLASS_SETTINGS, fields: assemblerFields(input) } : FALLBACK),
         () => original.call(this, input),
       );
     };

@@ -20,6 +20,10 @@ build --no-default-features --features gemini-tool
 cp "$release/$crate.wasm" "$release/$tool.wasm"
 build
 raw="$release/$crate.wasm"
+# No multi-value returns at the boundary: V8 then calls every export through
+# its generic wrapper instead of compiling one per signature (cold start; see
+# the script).
+node scripts/without-multivalue.mjs "$raw" "$release/$tool.wasm"
 
 rm -rf pkg/node pkg/web
 wasm-bindgen --target nodejs --out-dir pkg/node "$raw"
@@ -27,10 +31,10 @@ wasm-bindgen --target web --out-dir pkg/web "$raw"
 # Internal (only pkg/node/gemini-tool.cjs requires it): no declarations.
 wasm-bindgen --target nodejs --no-typescript --out-dir pkg/node "$release/$tool.wasm"
 
-# The Rust toolchain emits these post-MVP features by default; wasm-opt must
-# be told, or it rejects the module.
+# The Rust toolchain emits these post-MVP features by default (multi-value
+# aside, turned off above); wasm-opt must be told, or it rejects the module.
 features=(--enable-bulk-memory --enable-mutable-globals --enable-sign-ext
-  --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue)
+  --enable-nontrapping-float-to-int --enable-reference-types)
 for wasm in "pkg/node/${crate}_bg.wasm" "pkg/web/${crate}_bg.wasm" "pkg/node/${tool}_bg.wasm"; do
   node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers "${features[@]}" -o "$wasm" "$wasm"
 done

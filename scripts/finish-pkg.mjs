@@ -44,7 +44,7 @@ const PLATFORM_FUNCTIONS = [
   'commandNotFoundMessage',
   'planKill',
 ];
-const INTERNAL = ['__layoutInfo', '__planContext', '__planMessages'];
+const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages'];
 // Each registered agent's assembler class (the core's registry, read from
 // the module wasm-bindgen just wrote), and the plain-text fallback's.
 // Dropped from require's cache at once: the entry is required again below,
@@ -66,7 +66,7 @@ const wiring = (kind) =>
   [
     '',
     glue,
-    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext });',
+    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep });',
     ...CLASSES.map(([cls, agent]) => `__fast.patchClass(${cls}, ${JSON.stringify(agent)});`),
     'patchAgentOutputParser(AgentOutputParser);',
     'const __fastBuilder = createFastBuilder({ buildLlmMessagesFromConversation, composeSystemPrompt, planMessages: __planMessages });',

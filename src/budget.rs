@@ -16,7 +16,9 @@
 //! `systemInstruction` and `teamTask` are never cut.
 
 use std::borrow::Cow;
+use std::num::NonZeroUsize;
 
+use crate::cache_stable::messages_to_drop;
 use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::input::{ContextMessage, ContextSource, PromptFields};
 use crate::layout::{InstructionPlacement, Layout};
@@ -38,6 +40,9 @@ pub struct AssembleOptions {
     /// proportion to the whole history; without it both are left at 0 when
     /// messages were dropped.
     pub measure_dropped: bool,
+    /// Cache-stable trimming (SPEC §14): when messages must be dropped, drop
+    /// a multiple of this many (all of them at most). `None`: the minimum.
+    pub cache_block: Option<NonZeroUsize>,
 }
 
 /// The result of one assembly.
@@ -217,13 +222,30 @@ pub fn assemble(
         }
     }
     kept.reverse();
-    let dropped = total_messages - kept.len();
+    let minimum_dropped = total_messages - kept.len();
+    let dropped = messages_to_drop(minimum_dropped, total_messages, options.cache_block);
+    let dropped_for_cache = dropped - minimum_dropped;
+    if dropped_for_cache == kept.len() {
+        kept.clear();
+        lines_bytes = 0;
+    } else {
+        for m in kept.drain(..dropped_for_cache) {
+            lines_bytes -= line_len(layout, &m) + 1;
+        }
+    }
     if dropped > 0 {
         decisions.push(format!(
             "CONTEXT trimmed to {} messages (dropped the {} oldest of {})",
             kept.len(),
             dropped,
             total_messages
+        ));
+    }
+    if dropped_for_cache > 0 {
+        decisions.push(format!(
+            "CONTEXT: {dropped_for_cache} of them dropped beyond the minimum, so that the \
+             prompt's prefix stays cached (cacheBlock {})",
+            options.cache_block.map_or(0, NonZeroUsize::get)
         ));
     }
     let context_lines = (!kept.is_empty()).then_some(lines_bytes);
@@ -313,6 +335,7 @@ pub fn assemble(
         messages_total: total_messages as u64,
         messages_kept: kept.len() as u64,
         messages_dropped: dropped as u64,
+        messages_dropped_for_cache: dropped_for_cache as u64,
         context_bytes_cut: before.map_or(0, |b| b - with_kept_context),
         message_bytes_removed: message.removed(),
         message_bytes_cut: message_cut,

@@ -26,6 +26,7 @@ pub mod agent_output;
 pub mod agents;
 pub mod assemblers;
 pub mod budget;
+pub mod cache_stable;
 pub mod context_builder;
 pub mod error;
 pub mod gemini_tool;

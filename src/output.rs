@@ -36,6 +36,9 @@ pub struct TrimReport {
     pub messages_total: u64,
     pub messages_kept: u64,
     pub messages_dropped: u64,
+    /// Of `messages_dropped`, how many went only to keep the prompt's prefix
+    /// stable (`cacheStable`, SPEC §14): at most `cacheBlock - 1`, 0 without it.
+    pub messages_dropped_for_cache: u64,
     /// Bytes the dropped context lines (and, with none left, the context heading) took.
     pub context_bytes_cut: u64,
     /// Bytes of the current message removed (the `N` of its marker), and the net cut.

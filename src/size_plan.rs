@@ -9,7 +9,10 @@
 //! a cut (the message or the instruction file) is left to the full engine
 //! ([`crate::budget::assemble`]), which makes the same decisions on text.
 
+use std::num::NonZeroUsize;
+
 use crate::budget::{line_size, Sizer};
+use crate::cache_stable::messages_to_drop;
 use crate::layout::Layout;
 
 /// Bounds on a UTF-8 size; exact when `lo == hi`. A size is 0 only when the
@@ -66,9 +69,29 @@ pub enum PlanStep {
     Engine,
 }
 
-/// The next step for `messages` (newest first, `more` when older ones exist
-/// that were not given) under `budget`.
+/// The next step for `messages` (the newest of `total`, newest first) under
+/// `budget`, dropping a multiple of `cache_block` messages when some must go
+/// (as [`crate::budget::AssembleOptions::cache_block`]).
 pub fn plan_context(
+    layout: &Layout,
+    budget: u64,
+    s: &ScalarBounds,
+    messages: &[MessageBounds],
+    total: usize,
+    cache_block: Option<NonZeroUsize>,
+) -> PlanStep {
+    let total = total.max(messages.len());
+    match plan_minimum(layout, budget, s, messages, total > messages.len()) {
+        PlanStep::Keep { kept } => PlanStep::Keep {
+            kept: total - messages_to_drop(total - kept, total, cache_block),
+        },
+        step => step,
+    }
+}
+
+/// [`plan_context`] dropping as few messages as possible (`more`: older
+/// messages exist that were not given).
+fn plan_minimum(
     layout: &Layout,
     budget: u64,
     s: &ScalarBounds,
@@ -173,7 +196,12 @@ mod tests {
     }
 
     /// Drives the planner as the JS side does and compares with the engine.
-    fn drive(layout: &Layout, fields: &PromptFields, history: &[ContextMessage]) -> Option<usize> {
+    fn drive(
+        layout: &Layout,
+        fields: &PromptFields,
+        history: &[ContextMessage],
+        cache_block: Option<NonZeroUsize>,
+    ) -> Option<usize> {
         let newest_first: Vec<&ContextMessage> = history.iter().rev().collect();
         let mut scalars = ScalarBounds {
             system: utf16(crate::text::js_trim(&fields.system_instruction)),
@@ -189,7 +217,8 @@ mod tests {
                 fields.max_bytes,
                 &scalars,
                 &read,
-                read.len() < history.len(),
+                history.len(),
+                cache_block,
             ) {
                 PlanStep::Keep { kept } => return Some(kept),
                 PlanStep::Engine => return None,
@@ -239,10 +268,16 @@ mod tests {
                 max_bytes: u64::MAX >> 12,
             };
             let whole = assemble(layout, &fields, &history, AssembleOptions::default()).unwrap();
-            for budget in 0..whole.output.byte_len() as u64 + 5 {
+            for (budget, block) in (0..whole.output.byte_len() as u64 + 5)
+                .flat_map(|b| [None, NonZeroUsize::new(4), NonZeroUsize::new(16)].map(|k| (b, k)))
+            {
                 fields.max_bytes = budget;
-                let engine = assemble(layout, &fields, &history, AssembleOptions::default());
-                match drive(layout, &fields, &history) {
+                let options = AssembleOptions {
+                    cache_block: block,
+                    ..AssembleOptions::default()
+                };
+                let engine = assemble(layout, &fields, &history, options);
+                match drive(layout, &fields, &history, block) {
                     Some(kept) => {
                         let engine = engine.unwrap();
                         assert_eq!(kept as u64, engine.report.messages_kept, "budget {budget}");
@@ -273,7 +308,7 @@ mod tests {
         };
         // Bounds alone settle nothing here; count what the JS side would read.
         assert_eq!(
-            drive(&GEMINI, &fields, &history),
+            drive(&GEMINI, &fields, &history, None),
             Some(
                 assemble(&GEMINI, &fields, &history, AssembleOptions::default())
                     .unwrap()
@@ -286,7 +321,8 @@ mod tests {
             2_000,
             &exact_scalars(&fields),
             &history[..64].iter().map(exact).collect::<Vec<_>>(),
-            true,
+            history.len(),
+            None,
         );
         assert_eq!(step, PlanStep::More { count: 128 });
     }

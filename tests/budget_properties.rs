@@ -77,7 +77,7 @@ proptest! {
     #[test]
     fn budget_invariants(c in case()) {
         let layout = LAYOUTS[c.layout];
-        let result = assemble(layout, &c.fields, &c.messages, AssembleOptions { measure_dropped: true });
+        let result = assemble(layout, &c.fields, &c.messages, AssembleOptions { measure_dropped: true, cache_block: None });
         let a = match result {
             Err(e) => {
                 // Only the budget may fail these inputs, and it names a minimum above it.

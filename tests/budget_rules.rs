@@ -11,6 +11,7 @@ use common::input;
 const LAYOUTS: [&Layout; 4] = [&CLAUDE, &CODEX, &GEMINI, &PLAIN_TEXT];
 const MEASURE: AssembleOptions = AssembleOptions {
     measure_dropped: true,
+    cache_block: None,
 };
 
 fn run(layout: &Layout, i: &AssemblerInput) -> agent_context::Result<Assembled> {

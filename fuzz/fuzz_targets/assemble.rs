@@ -45,6 +45,7 @@ fuzz_target!(|input: Input| {
         &messages,
         AssembleOptions {
             measure_dropped: true,
+            cache_block: None,
         },
     ) {
         Ok(a) => {

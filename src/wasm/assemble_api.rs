@@ -68,7 +68,10 @@ pub(crate) fn assemble_agent(
         agent_type,
         &fields,
         &context,
-        AssembleOptions { measure_dropped },
+        AssembleOptions {
+            measure_dropped,
+            cache_block: options.cache_block,
+        },
     ))?;
     if let Some(warning) = &assembly.warning {
         options.warn(warning)?;

@@ -1,11 +1,15 @@
-//! The `options` argument: where messages go (`logger`) and whether to log
-//! debug lines (`debug`, or `DEBUG=1` in Node's environment).
+//! The `options` argument: where messages go (`logger`), whether to log
+//! debug lines (`debug`, or `DEBUG=1` in Node's environment) and cache-stable
+//! trimming (`cacheStable`, `cacheBlock`).
+
+use std::num::NonZeroUsize;
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js_input::{get, is_plain_object, optional_bool, type_name};
+use crate::cache_stable::{cache_block_option, invalid_block};
 use crate::error::{AgentContextError, Result};
 
 #[wasm_bindgen]
@@ -34,6 +38,8 @@ pub struct CallOptions {
     pub logger: Logger,
     /// `Some` when the caller said; `None` follows `DEBUG=1`.
     pub debug: Option<bool>,
+    /// `cacheBlock` when `cacheStable` is true (SPEC §14), else `None`.
+    pub cache_block: Option<NonZeroUsize>,
 }
 
 impl Default for CallOptions {
@@ -41,6 +47,7 @@ impl Default for CallOptions {
         CallOptions {
             logger: Logger::Console,
             debug: None,
+            cache_block: None,
         }
     }
 }
@@ -74,7 +81,26 @@ impl CallOptions {
         };
         let path = || "options.debug".to_owned();
         let debug = optional_bool(get(options, &"debug".into(), path)?, path)?;
-        Ok(CallOptions { logger, debug })
+        let path = || "options.cacheStable".to_owned();
+        let cache_stable = optional_bool(get(options, &"cacheStable".into(), path)?, path)?;
+        let block = get(options, &"cacheBlock".into(), || {
+            "options.cacheBlock".into()
+        })?;
+        let block = if block.is_undefined() || block.is_null() {
+            None
+        } else {
+            Some(
+                block
+                    .as_f64()
+                    .ok_or_else(|| invalid_block(type_name(&block)))?,
+            )
+        };
+        let cache_block = cache_block_option(cache_stable, block)?;
+        Ok(CallOptions {
+            logger,
+            debug,
+            cache_block,
+        })
     }
 
     /// Reads an optional `options` argument as wasm-bindgen passes it.

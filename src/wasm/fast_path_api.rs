@@ -3,10 +3,11 @@
 //! caller's own strings with the layout's literals. Internal: `__`-prefixed
 //! and left out of the TypeScript declarations.
 
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
 use crate::assemblers::{resolve_layout, InstructionPlacement, Layout, BUILT_IN, PLAIN_TEXT};
+use crate::cache_stable::cache_block_option;
+use crate::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
 use crate::size_plan::{plan_context, Bounds, MessageBounds, PlanStep, ScalarBounds};
 
 /// Layout ids: the built-in layouts in order, then plain text.
@@ -14,10 +15,15 @@ fn layout_by_id(id: u32) -> &'static Layout {
     BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
 }
 
-/// `[layoutId, warning | null, instructionsInFlag, instructionsHeader,
-/// teamHeader, contextHeader, linePrefix, lineShowsRecipient, messageHeader]`.
+/// What the fast path needs to know of the layout for `agent_type`, as the
+/// JSON of an object: `{ id, warning, inFlag, instructions, team, context,
+/// prefix, arrow, message }` — the layout id for `__planContext`, the
+/// unknown-agent warning or `null`, whether the instructions go to
+/// `systemFlag`, the headings of the instructions, team task, context and
+/// message sections, the context line prefix and whether a line shows
+/// ` -> {to}`. Asked once per agent type.
 #[wasm_bindgen(js_name = __layoutInfo, skip_typescript)]
-pub fn layout_info(agent_type: &str) -> Array {
+pub fn layout_info(agent_type: &str) -> String {
     let (layout, warning) = resolve_layout(agent_type);
     let id = BUILT_IN
         .iter()
@@ -27,19 +33,73 @@ pub fn layout_info(agent_type: &str) -> Array {
         InstructionPlacement::SystemFlag => (true, ""),
         InstructionPlacement::Inline { header } => (false, header),
     };
-    [
-        JsValue::from(id as u32),
-        warning.map_or(JsValue::NULL, |w| JsValue::from_str(&w)),
-        JsValue::from_bool(in_flag),
-        JsValue::from_str(header),
-        JsValue::from_str(layout.team_header),
-        JsValue::from_str(layout.context_header),
-        JsValue::from_str(layout.line_prefix),
-        JsValue::from_bool(layout.line_shows_recipient),
-        JsValue::from_str(layout.message_header),
-    ]
-    .into_iter()
-    .collect()
+    let mut json = String::with_capacity(256);
+    json.push_str("{\"id\":");
+    // One digit: there are four layouts (no formatting code on a first call).
+    json.push(char::from_digit(id as u32, 10).unwrap_or('0'));
+    json.push_str(",\"warning\":");
+    match &warning {
+        Some(w) => push_json_string(&mut json, w),
+        None => json.push_str("null"),
+    }
+    json.push_str(if in_flag {
+        ",\"inFlag\":true"
+    } else {
+        ",\"inFlag\":false"
+    });
+    for (name, text) in [
+        ("instructions", header),
+        ("team", layout.team_header),
+        ("context", layout.context_header),
+        ("prefix", layout.line_prefix),
+    ] {
+        json.push_str(",\"");
+        json.push_str(name);
+        json.push_str("\":");
+        push_json_string(&mut json, text);
+    }
+    json.push_str(if layout.line_shows_recipient {
+        ",\"arrow\":true,\"message\":"
+    } else {
+        ",\"arrow\":false,\"message\":"
+    });
+    push_json_string(&mut json, layout.message_header);
+    json.push('}');
+    json
+}
+
+/// `text` as a JSON string. Written here rather than with serde_json: this
+/// runs on a new process's first call, where every function run for the
+/// first time is compiled then.
+fn push_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if u32::from(c) < 0x20 => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The first number of what `__planContext` returns: what the fast path does
+/// next. Exported to JS as `__PlanStep` (`{ Keep: 0, More: 1, … }`).
+#[wasm_bindgen(js_name = __PlanStep, skip_typescript)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanStepCode {
+    /// `[Keep, kept]`: render the newest `kept` messages.
+    Keep = 0,
+    /// `[More, count]`: read messages up to `count` of the newest in all.
+    More = 1,
+    /// `[Exact, scalars (0 or 1), messages]`: give exact UTF-8 sizes.
+    Exact = 2,
+    /// `[Engine]`: run the full path (a cut, a failure, or a bad option).
+    Engine = 3,
 }
 
 fn bounds(pair: &[f64]) -> Bounds {
@@ -51,14 +111,32 @@ fn bounds(pair: &[f64]) -> Bounds {
 }
 
 /// `sizes`: `[lo, hi]` of system, file, team and message, then `[lo, hi]` of
-/// from, to and content for each message read, newest first. Returns
-/// `[0, kept]`, `[1, count]` (read more), `[2, scalars, messages]` (exact
-/// sizes wanted) or `[3]` (run the full engine).
+/// from, to and content for each message read, newest first, out of `total`.
+/// `max_bytes`, `cache_stable` and `cache_block` are the caller's values
+/// (`maxBytes` missing: `undefined`), normalised here as the full path does;
+/// a value the full path rejects gives `[Engine]`. Returns the steps of
+/// [`PlanStepCode`].
 #[wasm_bindgen(js_name = __planContext, skip_typescript)]
-pub fn plan(layout_id: u32, budget: f64, sizes: &[f64], more: bool) -> Vec<f64> {
+pub fn plan(
+    layout_id: u32,
+    max_bytes: Option<f64>,
+    sizes: &[f64],
+    total: f64,
+    cache_stable: Option<bool>,
+    cache_block: Option<f64>,
+) -> Vec<f64> {
+    let engine = || vec![f64::from(PlanStepCode::Engine as u8)];
     if sizes.len() < 8 || (sizes.len() - 8) % 6 != 0 {
-        return vec![3.0];
+        return engine();
     }
+    let budget = match max_bytes.map(max_bytes_from_number) {
+        None => DEFAULT_MAX_BYTES,
+        Some(Ok(budget)) => budget,
+        Some(Err(_)) => return engine(),
+    };
+    let Ok(cache_block) = cache_block_option(cache_stable, cache_block) else {
+        return engine();
+    };
     let scalars = ScalarBounds {
         system: bounds(&sizes[0..2]),
         file: bounds(&sizes[2..4]),
@@ -73,19 +151,24 @@ pub fn plan(layout_id: u32, budget: f64, sizes: &[f64], more: bool) -> Vec<f64> 
             content: bounds(&m[4..6]),
         })
         .collect();
+    // `total` is a JS array's length: whole and below 2^32.
+    let code = |c: PlanStepCode| f64::from(c as u8);
     match plan_context(
         layout_by_id(layout_id),
-        budget as u64,
+        budget,
         &scalars,
         &messages,
-        more,
+        total as usize,
+        cache_block,
     ) {
-        PlanStep::Keep { kept } => vec![0.0, kept as f64],
-        PlanStep::More { count } => vec![1.0, count as f64],
-        PlanStep::Exact { scalars, messages } => {
-            vec![2.0, f64::from(u8::from(scalars)), messages as f64]
-        }
-        PlanStep::Engine => vec![3.0],
+        PlanStep::Keep { kept } => vec![code(PlanStepCode::Keep), kept as f64],
+        PlanStep::More { count } => vec![code(PlanStepCode::More), count as f64],
+        PlanStep::Exact { scalars, messages } => vec![
+            code(PlanStepCode::Exact),
+            f64::from(u8::from(scalars)),
+            messages as f64,
+        ],
+        PlanStep::Engine => engine(),
     }
 }
 

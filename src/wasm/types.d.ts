@@ -78,6 +78,11 @@ export interface TrimReport {
   messagesKept: number;
   /** How many of the oldest context messages were left out. */
   messagesDropped: number;
+  /**
+   * Of `messagesDropped`, how many went only so that the prompt's prefix stays
+   * the same from call to call (`cacheStable`): at most `cacheBlock - 1`; 0 without it.
+   */
+  messagesDroppedForCache: number;
   /** Bytes of the dropped context lines (and, with none left, the context heading). */
   contextBytesCut: number;
   /** Bytes of the current message removed: the `N` of its `[... truncated N bytes ...]`. */
@@ -105,6 +110,24 @@ export interface AssembleOptions {
   logger?: Logger;
   /** Log `[Debug][Trim]` and `[Debug][Send]` lines; default: `DEBUG=1` in Node's environment. */
   debug?: boolean;
+  /**
+   * Cache-stable trimming (default `false`): when context messages must be
+   * dropped, drop a multiple of `cacheBlock` of them (oldest first; all of
+   * them at most). As a conversation grows by a message per call, consecutive
+   * prompts then start the same — instructions, team task and the oldest kept
+   * messages — for about `cacheBlock` calls, so the providers' prefix caches
+   * (OpenAI/Codex prompt caching, Gemini implicit caching) keep hitting.
+   * The trade-off: up to `cacheBlock - 1` fewer context messages than would
+   * fit (`report.messagesDroppedForCache` says how many). Stateless and
+   * deterministic; the budget and every trimming rule still hold.
+   * See docs/cache-stable.md.
+   */
+  cacheStable?: boolean;
+  /**
+   * The block of `cacheStable`, a positive integer; default 16. Only used with
+   * `cacheStable: true`, but checked always (a bad value is `INVALID_INPUT`).
+   */
+  cacheBlock?: number;
 }
 
 /** Anything `ContextManager.register` accepts. */

@@ -55,9 +55,17 @@ function randomInput(next, { wrongTypes }) {
   return input;
 }
 
+/** What the full path did: 'error', 'cut' (message or file), 'dropped' (messages only) or 'whole'. */
+function kind(withReport) {
+  if (withReport.error) return 'error';
+  const r = withReport.ok.report;
+  if (r.messageBytesRemoved > 0 || r.instructionFileBytesRemoved > 0) return 'cut';
+  return r.messagesDropped > 0 ? 'dropped' : 'whole';
+}
+
 test('assemble equals the full path at random budgets', () => {
   const next = rng(2026);
-  let compared = 0;
+  const kinds = { error: 0, cut: 0, dropped: 0, whole: 0 };
   for (let round = 0; round < 600; round++) {
     const input = randomInput(next, { wrongTypes: false });
     const agent = pick(next, ['claude-code', 'openai-codex', 'google-gemini', 'custom-agent']);
@@ -66,12 +74,98 @@ test('assemble equals the full path at random budgets', () => {
     for (const maxBytes of [0, Math.floor(full * next()), Math.floor(full * 0.9), full, full + 1]) {
       const x = { ...input, maxBytes };
       const fast = outcome(() => pkg.assemble(agent, x, quiet));
-      const reference = outcome(() => pkg.assembleWithReport(agent, x, quiet).output);
+      const withReport = outcome(() => pkg.assembleWithReport(agent, x, quiet));
+      const reference = withReport.error ? withReport : { ok: withReport.ok.output };
       assert.deepEqual(fast, reference, `${agent} ${maxBytes}`);
-      compared++;
+      kinds[kind(withReport)]++;
     }
   }
-  assert.equal(compared, 3000);
+  // Every branch of the budget was compared, not only the easy one.
+  for (const [name, count] of Object.entries(kinds)) assert.ok(count >= 80, `only ${count} comparisons of kind ${name}: ${JSON.stringify(kinds)}`);
+});
+
+// The fast path keeps a lone surrogate as given where the full path writes
+// U+FFFD (same bytes on the wire): so the output shows which path made it.
+const viaFastPath = (o) => o.ok !== undefined && o.ok.prompt.includes('\uD800');
+const wellFormed = (o) => (o.ok ? { ok: { prompt: o.ok.prompt.replaceAll('\uD800', '\uFFFD'), systemFlag: o.ok.systemFlag } } : o);
+
+test('cacheStable: the fast path gives the output of the full path, and takes every case it can', () => {
+  const next = rng(1914);
+  const kinds = { error: 0, cut: 0, dropped: 0, whole: 0 };
+  let forCache = 0;
+  let fastTaken = 0;
+  for (let round = 0; round < 500; round++) {
+    const input = randomInput(next, { wrongTypes: false });
+    // Longer histories, so that blocks of 16 are dropped as well.
+    input.contextMessages = [...randomInput(next, { wrongTypes: false }).contextMessages, ...input.contextMessages];
+    const newest = input.contextMessages.at(-1);
+    if (newest) newest.content += '\uD800';
+    const agent = pick(next, ['claude-code', 'openai-codex', 'google-gemini', 'custom-agent']);
+    const cacheBlock = pick(next, [undefined, 1, 2, 3, 5, 16, 16, 40, 1000]);
+    const options = { logger: () => {}, cacheStable: next() < 0.9, cacheBlock };
+    const block = cacheBlock ?? 16;
+    const full = pkg.assembleWithReport(agent, { ...input, maxBytes: Number.MAX_SAFE_INTEGER }, options).report.bytesAfter;
+    for (const maxBytes of [0, Math.floor(full * next()), Math.floor(full * 0.5), Math.floor(full * 0.9), full]) {
+      const x = { ...input, maxBytes };
+      const fast = outcome(() => pkg.assemble(agent, x, options));
+      const withReport = outcome(() => pkg.assembleWithReport(agent, x, options));
+      const reference = withReport.error ? withReport : { ok: withReport.ok.output };
+      assert.deepEqual(wellFormed(fast), reference, `${agent} ${maxBytes} ${JSON.stringify(options)}`);
+      const k = kind(withReport);
+      kinds[k]++;
+      if (withReport.ok) {
+        const r = withReport.ok.report;
+        assert.ok(r.messagesDroppedForCache < (options.cacheStable ? block : 1), JSON.stringify(r));
+        if (options.cacheStable && r.messagesDropped > 0) {
+          assert.ok(r.messagesDropped % block === 0 || r.messagesKept === 0, JSON.stringify(r));
+        }
+        if (r.messagesDroppedForCache > 0) forCache++;
+        // Every case that needs no cut is the fast path's (kept the surrogate, when the newest message is in).
+        if ((k === 'whole' || k === 'dropped') && r.messagesKept > 0) {
+          assert.ok(viaFastPath(fast), `the full path was taken: ${agent} ${maxBytes} ${JSON.stringify(options)}`);
+          fastTaken++;
+        }
+      }
+    }
+  }
+  for (const [name, count] of Object.entries(kinds)) assert.ok(count >= 60, `only ${count} comparisons of kind ${name}: ${JSON.stringify(kinds)}`);
+  assert.ok(forCache >= 200, `only ${forCache} calls dropped messages for the cache`);
+  assert.ok(fastTaken >= 500, `only ${fastTaken} calls went through the fast path`);
+});
+
+test('cacheStable and cacheBlock: a bad value is INVALID_INPUT naming the field, on every path', () => {
+  const input = { contextMessages: [{ from: 'a', content: 'hello' }], currentMessage: 'm', maxBytes: 1000 };
+  const cases = [
+    [{ cacheStable: true, cacheBlock: 0 }, 'options.cacheBlock must be a positive integer, got 0'],
+    [{ cacheStable: true, cacheBlock: -16 }, 'options.cacheBlock must be a positive integer, got -16'],
+    [{ cacheStable: true, cacheBlock: 1.5 }, 'options.cacheBlock must be a positive integer, got 1.5'],
+    [{ cacheStable: true, cacheBlock: NaN }, 'options.cacheBlock must be a positive integer, got NaN'],
+    [{ cacheStable: true, cacheBlock: Infinity }, 'options.cacheBlock must be a positive integer, got Infinity'],
+    [{ cacheStable: true, cacheBlock: '16' }, 'options.cacheBlock must be a positive integer, got a string'],
+    [{ cacheStable: false, cacheBlock: 0 }, 'options.cacheBlock must be a positive integer, got 0'],
+    [{ cacheBlock: [] }, 'options.cacheBlock must be a positive integer, got an array'],
+    [{ cacheStable: 'yes' }, 'options.cacheStable must be a boolean, got a string'],
+    [{ cacheStable: 1 }, 'options.cacheStable must be a boolean, got a number'],
+  ];
+  for (const [options, message] of cases) {
+    for (const call of [
+      () => pkg.assemble('openai-codex', input, options),
+      () => pkg.assembleWithReport('openai-codex', input, options),
+      () => pkg.buildPrompt({ agentType: 'openai-codex', message: 'm', contextMessages: [] }, options),
+    ]) {
+      assert.throws(call, (err) => err.name === 'AgentContextError' && err.code === 'INVALID_INPUT' && err.message === message, JSON.stringify(options));
+    }
+  }
+  // The ContextManager's options reach its built-in assemblers too.
+  const history = Array.from({ length: 50 }, (_, i) => ({ from: `u${i}`, content: 'x'.repeat(100) }));
+  const long = { contextMessages: history, currentMessage: 'hi', teamTask: 't', maxBytes: 3000 };
+  const stable = pkg.assembleWithReport('openai-codex', long, { cacheStable: true, cacheBlock: 8 });
+  assert.ok(stable.report.messagesDroppedForCache > 0);
+  assert.equal(stable.report.messagesDropped % 8, 0);
+  assert.deepEqual(new pkg.ContextManager({ cacheStable: true, cacheBlock: 8 }).assemblePrompt('openai-codex', long), stable.output);
+  assert.notDeepEqual(new pkg.ContextManager().assemblePrompt('openai-codex', long), stable.output);
+  // null and undefined are "not given", as for the other options.
+  assert.deepEqual(pkg.assemble('openai-codex', input, { cacheStable: null, cacheBlock: null }), pkg.assemble('openai-codex', input));
 });
 
 test('assemble reports wrong types exactly as the full path does', () => {
@@ -127,6 +221,7 @@ test('lone surrogates: the same bytes on the wire, whichever path', () => {
 
 test('buildLlmMessagesFromConversation: fast and full paths agree', () => {
   const next = rng(5);
+  let fastOk = 0;
   for (let round = 0; round < 300; round++) {
     const messages = [];
     const n = Math.floor(next() * 30);
@@ -155,6 +250,40 @@ test('buildLlmMessagesFromConversation: fast and full paths agree', () => {
     const viaFull = outcome(() => pkg.buildLlmMessagesFromConversation(forced));
     assert.equal(bailedOut, 1, 'the fast path read the getter once, then left it to the full path');
     assert.deepEqual(outcome(() => pkg.buildLlmMessagesFromConversation(plain)), viaFull);
-    assert.ok(fast.ok || fast.error);
+    // The very same input down the full path: a throwing getter for a
+    // setting that is not given, which the full path (reading JSON) does not see.
+    const unset = ['includeSystemPrompt', 'maxMessages'].find((k) => !(k in options.settings));
+    if (unset === undefined) continue;
+    const same = JSON.parse(JSON.stringify(options));
+    let sameBailedOut = 0;
+    Object.defineProperty(same.settings, unset, {
+      enumerable: false,
+      get() {
+        sameBailedOut++;
+        throw new Error('bail out');
+      },
+    });
+    const sameViaFull = outcome(() => pkg.buildLlmMessagesFromConversation(same));
+    assert.equal(sameBailedOut, 1);
+    assert.deepEqual(fast, sameViaFull);
+    if (fast.ok) fastOk++;
   }
+  assert.ok(fastOk >= 200, `only ${fastOk} of 300 conversations were built and compared`);
+});
+
+test('the unknown-agent warning crosses from the core intact, whatever the agent type', () => {
+  const input = { contextMessages: [{ from: 'a', content: 'hello' }], currentMessage: 'm' };
+  for (const agent of ['my "agent"', 'back\\slash', 'line\nbreak\ttab\u0001\u001f', 'é日本🎉', 'lone \uD800 surrogate', '']) {
+    const fast = [];
+    const full = [];
+    const out = pkg.assemble(agent, input, { logger: (m) => fast.push(m) });
+    pkg.assembleWithReport(agent, input, { logger: (m) => full.push(m) });
+    assert.equal(fast.length, 1, JSON.stringify(agent));
+    assert.deepEqual(fast, full);
+    assert.equal(out.prompt, 'a: hello\n\nm');
+  }
+  // A surrogate-free one is quoted as given.
+  const seen = [];
+  pkg.assemble('line\n"x"', input, { logger: (m) => seen.push(m) });
+  assert.deepEqual(seen, ['[ContextManager] Unknown agentType "line\n"x"", using PlainTextAssembler']);
 });
