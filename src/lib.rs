@@ -35,6 +35,7 @@ pub mod json_read;
 pub mod json_text;
 pub mod layout;
 pub mod output;
+pub mod run;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;
