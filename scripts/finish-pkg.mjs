@@ -4,8 +4,9 @@
 // 2. the fast paths (js/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports, and
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
-// 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
-//    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
+// 3. the Gemini tool's Node runner, runAgent's (js/agent-run.cjs), their
+//    process layer (js/agent-process.cjs) and the MCP server
+//    (js/mcp-server.cjs) copied into pkg/node, `runAgent` and `runGeminiTool` and
 //    `readEngineeringContext` on the Node entry (the runner is required on
 //    the first call of either, and it requires the tool's own module,
 //    agent_context_gemini_tool.js, on the first runGeminiTool) and their
@@ -63,7 +64,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 appendFileSync(
   node,
   [
@@ -72,10 +73,13 @@ appendFileSync(
     "// the tool's own WebAssembly module (agent_context_gemini_tool_bg.wasm) on the first run.",
     "exports.runGeminiTool = function runGeminiTool(params, options) { return require('./gemini-tool.cjs').runGeminiTool(params, options); };",
     "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
+    '// runAgent (Node only): ./agent-run.cjs, required on first use; it loads the same second module.',
+    "exports.runAgent = function runAgent(agentType, request, options) { return require('./agent-run.cjs').runAgent(exports, agentType, request, options); };",
     '',
   ].join('\n'),
 );
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
 
 const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n !== '__esModule');
 writeFileSync(

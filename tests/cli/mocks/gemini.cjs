@@ -69,6 +69,7 @@ function respond(req, res, scenario) {
   }
   if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) return serverError(res);
   if (scenario === 'stall') return stall(res);
+  if (scenario === 'reject') return json(res, 400, { error: { code: 400, message: 'Mock rejects this request: temperature is out of range.', status: 'INVALID_ARGUMENT' } });
   if (scenario === 'auth') {
     return json(res, 401, { error: { code: 401, message: 'Mock: request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
   }
