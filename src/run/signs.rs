@@ -60,7 +60,8 @@ const CLAUDE: Signs = Signs {
 
 /// Codex 0.169: `turn.failed` ends a failed turn; an HTTP error reads
 /// `unexpected status 401 Unauthorized: …`, but a 500 reads only "We're
-/// currently experiencing high demand" and a 429 "Quota exceeded"; an
+/// currently experiencing high demand", a 429 "Quota exceeded", and a 400
+/// is the API's JSON body alone; an
 /// unknown `resume` id that is a UUID fails on stderr (`no rollout found
 /// for thread id`, exit 1), while one that is no UUID silently starts a new
 /// thread (caught by the session id check, not here).
@@ -76,6 +77,8 @@ const CODEX: Signs = Signs {
         ("--skip-git-repo-check was not specified", UntrustedFolder),
         ("Not inside a trusted directory", UntrustedFolder),
         ("context window", ContextTooLong),
+        // A 400 is passed on as the API's JSON body, without the status.
+        ("invalid_request_error", RequestRejected),
     ],
 };
 

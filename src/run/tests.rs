@@ -141,7 +141,7 @@ fn api_errors_by_agent() {
         (CODEX, String::from_utf8(fixture("codex-error.jsonl")).unwrap(), "", 1, "upstream_error"),
         (CODEX, codex_failed("unexpected status 401 Unauthorized: Incorrect API key provided: sk-mock., url: http://127.0.0.1:39111/v1/responses"), "", 1, "auth_error"),
         (CODEX, codex_failed("Quota exceeded. Check your plan and billing details."), "", 1, "quota_exceeded"),
-        (CODEX, codex_failed("unexpected status 400 Bad Request: Mock rejects this request., url: http://127.0.0.1:1/v1/responses"), "", 1, "request_rejected"),
+        (CODEX, codex_failed(r#"{\"error\":{\"message\":\"Mock rejects this request: temperature is out of range.\",\"type\":\"invalid_request_error\",\"code\":null}}"#), "", 1, "request_rejected"),
         (CODEX, codex_failed("Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying."), "", 1, "context_too_long"),
         (CODEX, codex_failed("stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)"), "", 1, "network_error"),
         // Gemini CLI: the API's JSON, and the status in the exit code.

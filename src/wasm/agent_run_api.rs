@@ -147,9 +147,19 @@ impl AgentRunnerJs {
             .map(|k| k.as_str().to_owned())
     }
 
-    /// The `AgentRun`.
+    /// The `AgentRun`. The reply's text (most of a long run) crosses as one
+    /// string, not inside the JSON of the rest, which would escape, decode
+    /// and parse it again; `text` stays the reply's first key.
     pub fn result(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
-        let run = js_result(self.inner.result(ms(duration_ms)))?;
-        js_result(from_serializable(&run))
+        let mut run = js_result(self.inner.result(ms(duration_ms)))?;
+        let text = std::mem::take(&mut run.reply.to_mut().text);
+        let object = js_result(from_serializable(&run))?;
+        let reply = js_sys::Reflect::get(&object, &JsValue::from_str("reply"))?;
+        js_sys::Reflect::set(
+            &reply,
+            &JsValue::from_str("text"),
+            &JsValue::from_str(&text),
+        )?;
+        Ok(object)
     }
 }

@@ -146,7 +146,7 @@ for (const cli of Object.keys(harness.CLIS)) {
 
     test('a tool call, then the answer', { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'tool', async (ctx) => {
-        const result = await run(ctx, { request: { prompt: 'Read notes.txt and tell me the launch code.' }, yolo: true });
+        const result = await run(ctx, { request: { prompt: 'Read notes.txt and tell me the launch code.' } });
         assert.equal(result.success, true, JSON.stringify(result.error));
         assert.match(result.reply.text, /The notes say the launch code is 4217\.$/);
         assert.equal(result.reply.toolUses.length, 1);
@@ -178,7 +178,8 @@ for (const cli of Object.keys(harness.CLIS)) {
         const result = await run(ctx, { maxRetries: 1 });
         failedWith(result, 'request_rejected');
         assert.equal(result.attempts, 1);
-        assert.equal(mainCalls(ctx).length, 1);
+        assert.equal(result.error.retryable, false);
+        assert.match(result.error.message, /Mock rejects this request: temperature is out of range/);
       }));
 
     test('HTTP 401: auth_error', { timeout: TEST_TIMEOUT_MS }, () =>
@@ -198,11 +199,11 @@ for (const cli of Object.keys(harness.CLIS)) {
     test('a stalled stream: idle_timeout, and the process tree is gone', { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'stall', async (ctx) => {
         const started = Date.now();
-        const result = await run(ctx, { timeout: 2 });
+        const result = await run(ctx, { timeout: 3 });
         failedWith(result, 'idle_timeout');
         assert.equal(result.error.exitCode, null);
+        assert.equal(result.attempts, 1);
         assert.ok(Date.now() - started < 30_000);
-        assert.equal(mainCalls(ctx).length, 1);
       }));
 
     test('abort: the run ends at once as aborted, nothing left running', { timeout: TEST_TIMEOUT_MS }, () =>
