@@ -14,6 +14,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
@@ -226,6 +227,32 @@ for (const cli of Object.keys(harness.CLIS)) {
         }
       }));
 
+    test('killed from outside mid-run: incomplete', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'stall', async (ctx) => {
+        let killed = 0;
+        const poll = setInterval(() => {
+          if (killed || mainCalls(ctx).length === 0) return;
+          // The CLI's processes (all of them: Gemini CLI relaunches itself).
+          for (const pid of processesWithHome(ctx.home)) {
+            try {
+              process.kill(pid, 'SIGKILL');
+              killed += 1;
+            } catch {
+              // gone already
+            }
+          }
+        }, 50);
+        try {
+          const result = await run(ctx, { maxRetries: 2 });
+          assert.ok(killed > 0);
+          failedWith(result, 'incomplete');
+          assert.equal(result.attempts, 1, 'not retried: the agent may have acted before it died');
+          assert.match(result.error.message, /without its final event/);
+        } finally {
+          clearInterval(poll);
+        }
+      }));
+
     test('a missing command: command_not_found, never retried', { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'plain', async (ctx) => {
         const result = await run(ctx, { command: path.join(ctx.dir, 'no-such-cli'), maxRetries: 3 });
@@ -259,4 +286,44 @@ test('claude: a 200 KiB system prompt goes through a file, removed after', { tim
     const system = strings(mainCalls(ctx)[0].body.system).join('\n');
     assert.ok(system.includes(systemFlag), 'the system prompt holds our 200 KiB systemFlag');
     assert.deepEqual(scratch(), before, 'the system prompt file is removed');
+  }));
+
+/** `agent-context run …` with `stdin`; resolves `{ code, stdout, stderr }`. */
+function cli(args, stdin, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(harness.ROOT, 'bin', 'agent-context.js'), 'run', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+    child.stdin.end(stdin);
+  });
+}
+
+test('agent-context run: the AgentRun as JSON; exit 0, 1 on a failure, 2 on bad input', { timeout: TEST_TIMEOUT_MS }, () =>
+  within('codex', 'plain', async (ctx) => {
+    const common = ['--cd', ctx.cwd, '--command', harness.executable('codex'), '--model', harness.MODELS.codex, '--max-retries', '0'];
+    const env = { ...ctx.env, PATH: process.env.PATH };
+    const ok = await cli(['openai-codex', ...common], 'What UI framework should we use?', env);
+    assert.equal(ok.code, 0, ok.stderr);
+    const run = JSON.parse(ok.stdout);
+    assert.equal(run.success, true);
+    assert.equal(run.reply.text, PLAIN_TEXT);
+    // An AssemblerInput with --json, resuming that session.
+    const input = JSON.stringify({ ...pkg.sampleInput(), currentMessage: 'And the fonts?' });
+    const resumed = await cli(['openai-codex', ...common, '--json', '--session', run.sessionId], input, env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(JSON.parse(resumed.stdout).sessionId, run.sessionId);
+    const unknown = await cli(['openai-codex', ...common, '--session', UNKNOWN_ID], 'Hi', env);
+    assert.equal(unknown.code, 1);
+    assert.equal(JSON.parse(unknown.stdout).error.kind, 'session_not_found');
+    assert.match(unknown.stderr, /openai-codex failed \(session_not_found\)/);
+    const bad = await cli(['openai-codex', '--cd', path.join(ctx.dir, 'missing')], 'Hi', env);
+    assert.equal(bad.code, 2);
+    assert.equal(JSON.parse(bad.stdout).error.kind, 'invalid_params');
+    const usage = await cli(['openai-codex'], 'Hi', env);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--cd is required/);
   }));
