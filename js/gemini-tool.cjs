@@ -17,7 +17,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { runProcess, directoryProblem, sleep } = require('./agent-process.cjs');
+/** The process layer, required when a call first spawns. */
+const processLayer = () => require('./agent-process.cjs');
 
 /** Points at the gemini executable when `options.command` does not. */
 const COMMAND_ENV = 'AGENT_CONTEXT_GEMINI_BIN';
@@ -60,6 +61,7 @@ function readOptions(options) {
 
 /** Every attempt of one call, as the core decides. */
 async function drive(run, plan, { signal, env, started }) {
+  const { runProcess, directoryProblem, sleep } = processLayer();
   const cwd = path.resolve(plan.cd);
   const problem = directoryProblem(cwd);
   if (problem) return run.rejectCd(problem);

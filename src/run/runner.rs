@@ -235,6 +235,14 @@ impl AgentRunner {
         }
     }
 
+    /// The last finished attempt's reply, last lines and exit code (a layer
+    /// such as the Gemini tool writes its own report from them).
+    pub fn last_report(&self) -> Option<(&AgentReply, &[String], Option<i32>)> {
+        self.last
+            .as_ref()
+            .map(|r| (&r.reply, r.last_lines.as_slice(), r.exit_code))
+    }
+
     /// How the last attempt went, even when a retry follows.
     pub fn last_attempt_kind(&self) -> Option<AgentErrorKind> {
         self.last
