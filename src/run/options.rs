@@ -87,7 +87,7 @@ impl RunOptions {
             sandbox: self.sandbox,
             yolo: self.yolo,
             system_prompt_file: self.system_prompt_file.clone(),
-            extra_args: Vec::new(),
+            ..InvocationOptions::default()
         }
     }
 }
