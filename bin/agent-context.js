@@ -19,6 +19,7 @@ commands:
   messages   build the OpenAI-style message array from ContextBuildOptions JSON
   parse      read what an agent CLI printed (JSONL) and print its reply
   demo       print the prompt each agent type gets for the embedded sample
+  run        run an agent CLI (claude-code, openai-codex, google-gemini) on a prompt and print the AgentRun
   gemini     run Gemini CLI as a tool (seed 003) and print the result envelope
   mcp        serve that tool, named "gemini", over MCP on standard input and output
 
@@ -88,6 +89,25 @@ timeouts and retries, and prints the result envelope as JSON.
 The envelope is printed in every case; on failure its error also goes to stderr.
 Exit status 0 on success, 2 for bad usage or invalid parameters, 1 for any other failure;
 Ctrl-C aborts the call (its process group is killed) and exits 1.
+`,
+  run: `usage: agent-context run <agentType> --cd DIR [options] [--json] [--input FILE|-]
+
+Runs the agent's CLI (runAgent, SPEC §10) on the prompt read from --input or standard
+input (with --json, an AssemblerInput assembled with the agent's layout, or an
+AssemblerOutput) and prints the AgentRun as JSON.
+
+options:
+  --cd DIR              the agent's working directory (required)
+  --model NAME          the model
+  --session ID          resume this session (another id coming back is session_not_found)
+  --sandbox MODE        read-only, workspace-write or danger-full-access
+  --yolo                skip approval prompts
+  --command PATH        the executable (default the agent's command on PATH)
+  --timeout S           seconds without output before the run is stopped (default 300)
+  --max-duration S      seconds for the whole call, retries included (default 1800)
+  --max-retries N       retries of retryable failures, 0 to 10 (default 1)
+
+Exit status: 0 success, 1 the agent failed (error.kind says why), 2 bad input.
 `,
   mcp: `usage: agent-context mcp [--gemini PATH]
 
@@ -314,6 +334,71 @@ async function gemini(argv) {
   }
 }
 
+/** `--timeout 1.5` as a number; the core checks its range. */
+function seconds(args, name) {
+  const value = args[name];
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value.trim())) throw usageError(`--${name} must be a number, got "${value}"`, 'run');
+  return Number(value);
+}
+
+async function runAgentCommand(argv) {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        cd: { type: 'string' },
+        model: { type: 'string' },
+        session: { type: 'string' },
+        sandbox: { type: 'string' },
+        yolo: { type: 'boolean' },
+        command: { type: 'string' },
+        timeout: { type: 'string' },
+        'max-duration': { type: 'string' },
+        'max-retries': { type: 'string' },
+        json: { type: 'boolean' },
+        input: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    throw usageError(err.message, 'run');
+  }
+  const { values, positionals } = args;
+  if (values.help) return write(HELP.run);
+  if (positionals.length !== 1) throw usageError('give one agent type', 'run');
+  if (values.cd === undefined) throw usageError('--cd is required', 'run');
+  const request = values.json ? await readJson(values.input) : { prompt: await readInput(values.input) };
+  const options = {
+    cd: values.cd,
+    model: values.model,
+    sessionId: values.session,
+    sandbox: values.sandbox,
+    yolo: values.yolo,
+    command: values.command,
+    timeout: seconds(values, 'timeout'),
+    maxDuration: seconds(values, 'max-duration'),
+    maxRetries: seconds(values, 'max-retries'),
+  };
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+  const controller = new AbortController();
+  const release = abortOnSignals(controller);
+  let result;
+  try {
+    result = await lib.runAgent(positionals[0], request, { ...options, signal: controller.signal });
+  } finally {
+    release();
+  }
+  write(JSON.stringify(result, null, 2));
+  if (!result.success) {
+    process.stderr.write(`agent-context: ${positionals[0]} failed (${result.error.kind}): ${result.error.message}\n`);
+    process.exitCode = result.error.kind === 'invalid_params' ? 2 : 1;
+  }
+}
+
 async function mcp(argv) {
   const args = parse('mcp', argv, { gemini: { type: 'string' } });
   if (args.help) return write(HELP.mcp);
@@ -329,7 +414,7 @@ async function mcp(argv) {
   await closed;
 }
 
-const COMMANDS = { assemble, messages, parse: parseOutput, demo, gemini, mcp };
+const COMMANDS = { assemble, messages, parse: parseOutput, demo, gemini, run: runAgentCommand, mcp };
 
 async function main(argv) {
   const [command, ...rest] = argv;

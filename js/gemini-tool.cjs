@@ -8,15 +8,17 @@
 // retry, the envelope. That class lives in the tool's own WebAssembly module
 // (pkg/node/agent_context_gemini_tool.js and _bg.wasm, built with the crate's
 // `gemini-tool` feature), compiled on the first runGeminiTool call, so the
-// main module and the browsers never carry it. This file spawns Gemini CLI in
-// its own process group, writes the prompt to its stdin and closes it, feeds
-// its output to the core, and kills the whole group on an idle timeout, at
-// max_duration or on abort.
+// main module and the browsers never carry it. This file drives the process
+// layer it shares with runAgent (./agent-process.cjs: Gemini CLI in its own
+// process group, the prompt written to its stdin and stdin closed, the whole
+// group killed on an idle timeout, at max_duration or on abort) and feeds
+// the output to the core.
 'use strict';
 
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+/** The process layer, required when a call first spawns. */
+const processLayer = () => require('./agent-process.cjs');
 
 /** Points at the gemini executable when `options.command` does not. */
 const COMMAND_ENV = 'AGENT_CONTEXT_GEMINI_BIN';
@@ -57,119 +59,9 @@ function readOptions(options) {
   return { signal: signal ?? undefined, command: command ?? undefined, env: env ?? undefined };
 }
 
-/** Process groups still running, killed if the host process exits first. */
-const running = new Set();
-let exitHookInstalled = false;
-
-function killGroup(pid) {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch (err) {
-    if (err.code !== 'ESRCH' && err.code !== 'EPERM') throw err;
-  }
-}
-
-function track(pid) {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const group of running) killGroup(group);
-    });
-  }
-  running.add(pid);
-}
-
-/** Why `dir` cannot be the working directory: `'missing'`, `'not_a_directory'`, an error code, or null. */
-function directoryProblem(dir) {
-  try {
-    return fs.statSync(dir).isDirectory() ? null : 'not_a_directory';
-  } catch (err) {
-    return err.code === 'ENOENT' || err.code === 'ENOTDIR' ? 'missing' : err.code || 'unreadable';
-  }
-}
-
-/** Waits `ms`; resolves `true` when `signal` aborted the wait. */
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(true);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(false);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/**
- * One attempt: spawn, stream the output into `run`, stop the group on the
- * first of idle timeout, deadline and abort. Resolves
- * `{ exitCode, signal, spawnError, stopped }` once the process has ended.
- */
-function attempt(run, plan, { cwd, env, signal, deadline }) {
-  return new Promise((resolve) => {
-    let child;
-    try {
-      child = spawn(plan.command, plan.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    } catch (err) {
-      resolve({ exitCode: null, signal: null, spawnError: err.code || 'EINVAL', stopped: null });
-      return;
-    }
-    let stopped = null;
-    let spawnError = null;
-    let settled = false;
-    const stop = (why) => {
-      if (stopped === null && child.pid !== undefined) {
-        stopped = why;
-        killGroup(child.pid);
-      }
-    };
-    const idleTimer = setTimeout(() => stop('idle_timeout'), plan.idleTimeoutMs);
-    const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
-    const onAbort = () => stop('aborted');
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    const settle = (exitCode, exitSignal) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(idleTimer);
-      clearTimeout(deadlineTimer);
-      signal?.removeEventListener('abort', onAbort);
-      if (child.pid !== undefined) {
-        // Whatever the CLI left running in its group goes with it.
-        killGroup(child.pid);
-        running.delete(child.pid);
-      }
-      resolve({ exitCode, signal: exitSignal, spawnError, stopped });
-    };
-
-    if (child.pid !== undefined) track(child.pid);
-    child.stdout.on('data', (chunk) => {
-      idleTimer.refresh();
-      run.pushStdout(chunk);
-    });
-    child.stderr.on('data', (chunk) => {
-      idleTimer.refresh();
-      run.pushStderr(chunk);
-    });
-    child.on('error', (err) => {
-      // Not started (ENOENT, EACCES, …): 'close' may follow, with nothing to add.
-      if (child.pid === undefined) {
-        spawnError = err.code || 'UNKNOWN';
-        settle(null, null);
-      }
-    });
-    child.on('close', settle);
-    child.stdin.on('error', () => {}); // a CLI that exits early closes its end first
-    child.stdin.end(plan.stdin);
-  });
-}
-
 /** Every attempt of one call, as the core decides. */
 async function drive(run, plan, { signal, env, started }) {
+  const { runProcess, directoryProblem, sleep } = processLayer();
   const cwd = path.resolve(plan.cd);
   const problem = directoryProblem(cwd);
   if (problem) return run.rejectCd(problem);
@@ -177,7 +69,18 @@ async function drive(run, plan, { signal, env, started }) {
   for (let n = 0; n < plan.maxAttempts; n += 1) {
     if (signal?.aborted) return run.abort();
     run.startAttempt();
-    const end = await attempt(run, plan, { cwd, env, signal, deadline });
+    const end = await runProcess({
+      command: plan.command,
+      args: plan.args,
+      stdin: plan.stdin,
+      cwd,
+      env,
+      idleTimeoutMs: plan.idleTimeoutMs,
+      deadline,
+      signal,
+      onStdout: (chunk) => run.pushStdout(chunk),
+      onStderr: (chunk) => run.pushStderr(chunk),
+    });
     // spawn also says ENOENT when the working directory went away meanwhile.
     const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);
     if (gone) return run.rejectCd(gone);

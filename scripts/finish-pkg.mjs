@@ -4,11 +4,12 @@
 // 2. the fast paths (js/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports, and
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
-// 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
-//    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
-//    `readEngineeringContext` on the Node entry (and, the same way, the
-//    platform layer: js/agent-platform.cjs with `resolveAgentCommand` and
-//    the core's platform functions, js/spawn-agent.cjs for the runner) (the runner is required on
+// 3. the Gemini tool's Node runner, runAgent's (js/agent-run.cjs), their
+//    process layer (js/agent-process.cjs), the platform layer
+//    (js/agent-platform.cjs with `resolveAgentCommand` and the core's platform
+//    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
+//    copied into pkg/node; `runAgent`, `runGeminiTool`,
+//    `readEngineeringContext` and `resolveAgentCommand` on the Node entry (the runner is required on
 //    the first call of either, and it requires the tool's own module,
 //    agent_context_gemini_tool.js, on the first runGeminiTool) and their
 //    declarations (js/gemini-tool.d.ts) in its .d.ts;
@@ -78,7 +79,9 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
+  copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+}
 appendFileSync(
   node,
   [
@@ -87,6 +90,8 @@ appendFileSync(
     "// the tool's own WebAssembly module (agent_context_gemini_tool_bg.wasm) on the first run.",
     "exports.runGeminiTool = function runGeminiTool(params, options) { return require('./gemini-tool.cjs').runGeminiTool(params, options); };",
     "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
+    '// runAgent (Node only): ./agent-run.cjs, required on first use; it loads the same second module.',
+    "exports.runAgent = function runAgent(agentType, request, options) { return require('./agent-run.cjs').runAgent(exports, agentType, request, options); };",
     '',
     '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
     "// core's platform functions in the second module, required on first use.",
@@ -99,6 +104,7 @@ appendFileSync(
 );
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
 
 const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n !== '__esModule');
 writeFileSync(

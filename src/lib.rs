@@ -37,6 +37,7 @@ pub mod json_text;
 pub mod layout;
 pub mod output;
 pub mod platform;
+pub mod run;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;

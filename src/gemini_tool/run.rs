@@ -1,7 +1,10 @@
-//! One call of the tool, as a state machine the JS process runner drives:
-//! it reads the parameters and plans the command line, takes each
-//! attempt's output and end, decides whether and when to try again, and
-//! writes the envelope. The runner only spawns, times and kills.
+//! One call of the tool, as a state machine the JS process runner drives: a
+//! layer over the runner of every agent ([`crate::run::AgentRunner`]), which
+//! plans the command line, reads each attempt's output and decides whether
+//! and when to try again. This layer reads seed 003's parameters, keeps the
+//! events when asked for, says what each attempt came to in the tool's own
+//! words and kinds ([`super::classify`]), and writes the envelope. The JS
+//! runner only spawns, times and kills.
 //!
 //! ```
 //! use agent_context::gemini_tool::{AttemptEnd, GeminiToolRun};
@@ -17,19 +20,18 @@
 //! assert_eq!(serde_json::to_value(run.envelope(2_000).unwrap()).unwrap()["result"], "Hello");
 //! ```
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use crate::agent_output::AgentEvent;
 use crate::error::{AgentContextError, ErrorCode, Result};
-use crate::invocation::{build_cli_invocation, CliInvocation, InvocationOptions};
-use crate::output::AssemblerOutput;
+use crate::run::AgentRunner;
 
-use super::attempt::{Attempt, AttemptContext, AttemptReport};
-use super::classify::{aborted, AttemptEnd, ErrorKind, Failure, Verdict};
+use super::attempt::AttemptReport;
+use super::classify::{aborted, classify, AttemptEnd, ErrorKind, Evidence, Failure, Verdict};
 use super::envelope::{
     failure_envelope, metrics_line, success_envelope, Envelope, ErrorDetail, Extras, Metrics,
 };
 use super::params::{lenient_limits, GeminiToolParams, Limits};
-use super::retry::retry_delay;
 
 /// What the runner needs to spawn and time an attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,8 +62,10 @@ pub struct GeminiToolRun {
     command: String,
     limits: Limits,
     /// `None` when the parameters failed the check.
-    ready: Option<(GeminiToolParams, CliInvocation)>,
-    attempt: Option<Attempt>,
+    ready: Option<(GeminiToolParams, AgentRunner)>,
+    /// The running attempt's events, when `return_all_messages` keeps them.
+    events: Option<Vec<AgentEvent>>,
+    running: bool,
     attempts: u32,
     last: Option<AttemptReport>,
     /// Set once the call is over: `Ok` with the successful report in `last`.
@@ -76,15 +80,16 @@ impl GeminiToolRun {
             command: command.to_owned(),
             limits: lenient_limits(params),
             ready: None,
-            attempt: None,
+            events: None,
+            running: false,
             attempts: 0,
             last: None,
             outcome: None,
         };
-        match plan_invocation(params, command) {
-            Ok((params, invocation)) => {
+        match plan_runner(params, command) {
+            Ok((params, runner)) => {
                 run.limits = params.limits();
-                run.ready = Some((params, invocation));
+                run.ready = Some((params, runner));
             }
             Err(e) => run.outcome = Some(Err(invalid_params(e.message()))),
         }
@@ -108,15 +113,16 @@ impl GeminiToolRun {
         if self.outcome.is_some() {
             return None;
         }
-        let (params, invocation) = self.ready.as_ref()?;
+        let (params, runner) = self.ready.as_ref()?;
+        let plan = runner.plan()?;
         Some(Plan {
-            command: &invocation.command,
-            args: &invocation.args,
-            stdin: &invocation.stdin,
+            command: plan.command,
+            args: plan.args,
+            stdin: plan.stdin,
             cd: &params.cd,
-            idle_timeout_ms: params.timeout_s * 1000,
-            max_duration_ms: params.max_duration_s * 1000,
-            max_attempts: params.max_retries + 1,
+            idle_timeout_ms: plan.idle_timeout_ms,
+            max_duration_ms: plan.max_duration_ms,
+            max_attempts: plan.max_attempts,
         })
     }
 
@@ -132,35 +138,57 @@ impl GeminiToolRun {
     }
 
     pub fn start_attempt(&mut self) {
-        let keep_events = self.params().is_some_and(|p| p.return_all_messages);
-        self.attempt = Some(Attempt::new(keep_events));
+        let Some((params, runner)) = self.ready.as_mut() else {
+            return;
+        };
+        runner.start_attempt();
+        self.events = params.return_all_messages.then(Vec::new);
+        self.running = true;
         self.attempts += 1;
     }
 
     pub fn push_stdout(&mut self, chunk: &[u8]) {
-        if let Some(attempt) = &mut self.attempt {
-            attempt.push_stdout(chunk);
+        if let (true, Some((_, runner))) = (self.running, self.ready.as_mut()) {
+            let events = runner.push_stdout(chunk);
+            if let Some(kept) = &mut self.events {
+                kept.extend(events);
+            }
         }
     }
 
     pub fn push_stderr(&mut self, chunk: &[u8]) {
-        if let Some(attempt) = &mut self.attempt {
-            attempt.push_stderr(chunk);
+        if let (true, Some((_, runner))) = (self.running, self.ready.as_mut()) {
+            runner.push_stderr(chunk);
         }
     }
 
     /// The attempt's process ended `elapsed_ms` after the call began.
     /// Returns the wait before the next attempt, or `None`: the call is over.
     pub fn end_attempt(&mut self, end: &AttemptEnd, elapsed_ms: u64) -> Option<u64> {
-        let attempt = self.attempt.take()?;
-        let params = self.params()?;
-        let context = AttemptContext {
+        if !std::mem::take(&mut self.running) {
+            return None;
+        }
+        let (params, runner) = self.ready.as_mut()?;
+        // The runner decides whether and when to try again (seed 003's
+        // schedule); the tool says what the attempt came to in its words.
+        let wait = runner.end_attempt(end, elapsed_ms);
+        let (reply, last_lines, exit_code) = runner.last_report()?;
+        let verdict = classify(&Evidence {
+            end,
+            reply,
+            last_lines,
             command: &self.command,
             session_id: params.session_id.as_deref(),
             limits: self.limits,
+        });
+        let report = AttemptReport {
+            verdict,
+            exit_code,
+            last_lines: last_lines.to_vec(),
+            events: self.events.take(),
+            usage: reply.usage.clone(),
+            tool_calls: reply.tool_uses.len(),
         };
-        let report = attempt.finish(end, &context);
-        let (max_retries, max_ms) = (params.max_retries, params.max_duration_s * 1000);
         let failure = match &report.verdict {
             Verdict::Success { .. } => None,
             Verdict::Failure(f) => Some(f.clone()),
@@ -170,8 +198,6 @@ impl GeminiToolRun {
             self.outcome = Some(Ok(()));
             return None;
         };
-        let remaining = max_ms.saturating_sub(elapsed_ms);
-        let wait = retry_delay(failure.kind, self.retries(), max_retries, remaining);
         if wait.is_none() {
             self.outcome = Some(Err(failure));
         }
@@ -180,7 +206,11 @@ impl GeminiToolRun {
 
     /// The caller aborted between attempts (or before the first).
     pub fn abort(&mut self) {
-        self.attempt = None;
+        if let Some((_, runner)) = self.ready.as_mut() {
+            runner.abort();
+        }
+        self.running = false;
+        self.events = None;
         self.outcome = Some(Err(aborted()));
     }
 
@@ -266,22 +296,43 @@ impl GeminiToolRun {
     }
 }
 
-fn plan_invocation(params: &Value, command: &str) -> Result<(GeminiToolParams, CliInvocation)> {
+/// Seed 003's parameters, and the runner they make: Gemini CLI with the
+/// prompt, model, session, sandbox and approval mode, timed and retried as
+/// the parameters say.
+fn plan_runner(params: &Value, command: &str) -> Result<(GeminiToolParams, AgentRunner)> {
     let params = GeminiToolParams::read(params)?;
-    let output = AssemblerOutput {
-        prompt: params.prompt.clone(),
-        system_flag: None,
-    };
-    let options = InvocationOptions {
-        command: Some(command.to_owned()),
-        model: Some(params.model.clone()),
-        session_id: params.session_id.clone(),
-        sandbox: Some(params.sandbox),
-        yolo: Some(params.yolo),
-        ..InvocationOptions::default()
-    };
-    let invocation = build_cli_invocation("google-gemini", &output, &options)?;
-    Ok((params, invocation))
+    let mut options = json!({
+        "cd": params.cd,
+        "model": params.model,
+        "sandbox": params.sandbox.name(),
+        "yolo": params.yolo,
+        "timeout": params.timeout_s,
+        "maxDuration": params.max_duration_s,
+        "maxRetries": params.max_retries,
+    });
+    if let Some(id) = &params.session_id {
+        options["sessionId"] = json!(id);
+    }
+    let runner = AgentRunner::new(
+        "google-gemini",
+        &json!({ "prompt": params.prompt }),
+        &options,
+        command,
+    );
+    if !runner.is_over() {
+        return Ok((params, runner));
+    }
+    let message = runner
+        .result(0)
+        .ok()
+        .and_then(|r| r.error.map(|e| e.message))
+        .unwrap_or_default();
+    Err(AgentContextError::invalid(
+        message
+            .strip_prefix("invalid parameters: ")
+            .unwrap_or(&message)
+            .to_owned(),
+    ))
 }
 
 fn invalid_params(message: &str) -> Failure {

@@ -3,12 +3,15 @@
 //!
 //! Two WebAssembly modules are built from it (Cargo features, see
 //! Cargo.toml): `api` compiles the main module's bindings, every export of
-//! the package; `gemini-tool` compiles only the Gemini tool's runner
-//! (`__GeminiToolRun`), Node's lazily loaded second module. The helpers that
+//! the package; `gemini-tool` compiles only the runners (`__AgentRunner`
+//! for `runAgent`, `__GeminiToolRun` for the Gemini tool), Node's lazily
+//! loaded second module. The helpers that
 //! read and write JS values serve both.
 
 #[cfg(feature = "api")]
 mod agent_output_api;
+#[cfg(feature = "gemini-tool")]
+mod agent_run_api;
 #[cfg(feature = "api")]
 mod agents_api;
 #[cfg(feature = "api")]
@@ -47,6 +50,8 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "api")]
 pub use agent_output_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use agent_run_api::*;
 #[cfg(feature = "api")]
 pub use agents_api::*;
 #[cfg(feature = "api")]

@@ -8,8 +8,10 @@
 // mocks/); <scenario> is `plain` (a text answer), `tool` (a tool call, then
 // an answer quoting the tool's output), `error` (the API rejects every call)
 // `flaky` (the first call fails with a retryable error, then `plain`) or
-// `empty` (a stream that finishes with no text); the Gemini mock also plays
-// `stall`, `trickle`, `error500` and `flaky500` (see mocks/gemini.cjs). The
+// `empty` (a stream that finishes with no text), `stall` (the stream starts,
+// then silence), `error500` (every call fails with HTTP 500), `flaky500`
+// (the first call fails with 500, then `plain`), `auth` (HTTP 401),
+// `quota` (HTTP 429) or `reject` (HTTP 400, a request the model refuses); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
 // server listens on an ephemeral port, prints `{"port":N}` as its first
 // stdout line, appends every request it receives to the log (one JSON object
 // a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
@@ -31,8 +33,8 @@ const RESPONDERS = {
 
 const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty'];
-const GEMINI_ONLY = ['stall', 'trickle', 'error500', 'flaky500'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'error500', 'flaky500', 'auth', 'quota', 'reject'];
+const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario));
 if (!responder || !known || !logPath) {
   process.stderr.write(

@@ -2,7 +2,7 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -64,6 +64,17 @@ function respond(req, res, scenario) {
   if (scenario === 'flaky' && mainCalls === 1) {
     return json(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Mock is overloaded, try again.' } });
   }
+  if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) {
+    return json(res, 500, { type: 'error', error: { type: 'api_error', message: 'Mock internal error, please retry.' } });
+  }
+  if (scenario === 'auth') {
+    return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+  }
+  if (scenario === 'quota') {
+    return json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Mock rate limit: too many requests.' } });
+  }
+  if (scenario === 'stall') return stall(res);
+  if (scenario === 'reject') return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: temperature is out of range.' } });
   if (scenario === 'error') {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });
   }

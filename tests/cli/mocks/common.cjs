@@ -30,4 +30,10 @@ function startSse(res) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 }
 
-module.exports = { NOTES_FILE, NOTES_TEXT, PLAIN_PIECES, answerAfterTool, sse, json, startSse };
+/** Starts an event stream and sends nothing more; the client gives up or the mock exits. */
+function stall(res) {
+  startSse(res);
+  res.flushHeaders();
+}
+
+module.exports = { stall, NOTES_FILE, NOTES_TEXT, PLAIN_PIECES, answerAfterTool, sse, json, startSse };

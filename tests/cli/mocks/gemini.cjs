@@ -9,7 +9,7 @@
 //   error500     every call fails with HTTP 500
 //   flaky500     the first call fails with HTTP 500, later calls answer `plain`
 'use strict';
-const { NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
 
 let mainCalls = 0;
 const TRICKLE_MS = 200;
@@ -35,11 +35,6 @@ function streamText(res, pieces) {
   res.end();
 }
 
-/** Starts the event stream and sends nothing more; the client gives up or the mock exits. */
-function stall(res) {
-  startSse(res);
-  res.flushHeaders();
-}
 
 /** A new piece of text every TRICKLE_MS (each one different, so no loop
  * detection fires), bounded by TRICKLE_MAX, stopped when the client leaves. */
@@ -74,6 +69,13 @@ function respond(req, res, scenario) {
   }
   if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) return serverError(res);
   if (scenario === 'stall') return stall(res);
+  if (scenario === 'reject') return json(res, 400, { error: { code: 400, message: 'Mock rejects this request: temperature is out of range.', status: 'INVALID_ARGUMENT' } });
+  if (scenario === 'auth') {
+    return json(res, 401, { error: { code: 401, message: 'Mock: request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+  }
+  if (scenario === 'quota') {
+    return json(res, 429, { error: { code: 429, message: 'Mock: resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } });
+  }
   if (scenario === 'trickle') return trickle(res);
   if (scenario === 'error') {
     return json(res, 400, {

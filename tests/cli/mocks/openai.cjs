@@ -2,7 +2,7 @@
 // event stream (response.created … response.completed); GET /v1/models lists
 // one model.
 'use strict';
-const { NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -75,7 +75,18 @@ function respond(req, res, scenario) {
   if (scenario === 'flaky' && mainCalls === 1) {
     return json(res, 503, { error: { message: 'Mock is overloaded, try again.', type: 'server_error', code: 'server_error' } });
   }
-  if (scenario === 'error') {
+  if (scenario === 'flaky500' && mainCalls === 1) {
+    return json(res, 500, { error: { message: 'Mock internal error, please retry.', type: 'server_error', code: 'server_error' } });
+  }
+  if (scenario === 'auth') {
+    return json(res, 401, { error: { message: 'Incorrect API key provided: sk-mock.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+  }
+  if (scenario === 'quota') {
+    return json(res, 429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' } });
+  }
+  if (scenario === 'stall') return stall(res);
+  if (scenario === 'reject') return json(res, 400, { error: { message: 'Mock rejects this request: temperature is out of range.', type: 'invalid_request_error', code: null } });
+  if (scenario === 'error' || scenario === 'error500') {
     return json(res, 500, { error: { message: 'Mock server error: the model is unavailable.', type: 'server_error', code: 'server_error' } });
   }
   if (scenario === 'tool') {

@@ -1,0 +1,164 @@
+// runAgent (SPEC §10), Node only. Shipped as pkg/node/agent-run.cjs; the
+// Node entry requires it on the first call (scripts/finish-pkg.mjs).
+//
+// Every decision is the core's (`__AgentRunner`, src/run/): the options and
+// defaults, the command line, what an attempt came to, whether and when to
+// retry, the AgentRun. That class lives in the Node-only second WebAssembly
+// module (pkg/node/agent_context_gemini_tool.js, built with the crate's
+// `gemini-tool` feature), compiled on the first call. This file assembles an
+// AssemblerInput with the main module's `assemble`, finds the executable,
+// writes the files the command line names (Claude's long system prompt) and
+// removes them after, and drives the process layer (./agent-process.cjs).
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { runProcess, directoryProblem, sleep, findCommand } = require('./agent-process.cjs');
+
+function inputError(message) {
+  const err = new Error(message);
+  err.name = 'AgentContextError';
+  err.code = 'INVALID_INPUT';
+  return err;
+}
+
+function describe(value) {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/** The options only JS can hold, checked; the rest goes to the core. */
+function hostOptions(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw inputError(`options must be an object, got ${describe(options)}`);
+  }
+  const { signal, onEvent, env, command } = options;
+  if (signal != null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')) {
+    throw inputError(`options.signal must be an AbortSignal, got ${describe(signal)}`);
+  }
+  if (onEvent != null && typeof onEvent !== 'function') {
+    throw inputError(`options.onEvent must be a function, got ${describe(onEvent)}`);
+  }
+  if (env != null && (typeof env !== 'object' || Array.isArray(env))) {
+    throw inputError(`options.env must be an object, got ${describe(env)}`);
+  }
+  if (command != null && (typeof command !== 'string' || command === '')) {
+    throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
+  }
+  const { signal: _s, onEvent: _o, env: _e, ...rest } = options;
+  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest };
+}
+
+let AgentRunner;
+function loadRunner() {
+  AgentRunner ??= require('./agent_context_gemini_tool.js').__AgentRunner;
+  return AgentRunner;
+}
+
+/**
+ * `request` as an AssemblerOutput: given as one (a string `prompt`), or
+ * assembled with the agent's layout. `{ output }` or `{ problem }`.
+ */
+function toOutput(api, agentType, request) {
+  if (request !== null && typeof request === 'object' && typeof request.prompt === 'string') {
+    return { output: { prompt: request.prompt, systemFlag: request.systemFlag ?? undefined } };
+  }
+  if (!api.knownAgents().some((a) => a.agentType === agentType)) return { output: { prompt: '' } }; // the core names the known ones
+  try {
+    return { output: api.assemble(agentType, request) };
+  } catch (err) {
+    if (err && err.name === 'AgentContextError') return { problem: `request: ${err.message}` };
+    throw err;
+  }
+}
+
+/** The executable: `options.command`, else the registry's name on the PATH. */
+function executable(api, agentType, command, env) {
+  if (command) return command;
+  const agent = api.knownAgents().find((a) => a.agentType === agentType);
+  return agent ? findCommand(agent.command, env) : '';
+}
+
+function writeFiles(files) {
+  for (const file of files) {
+    fs.mkdirSync(path.dirname(file.path), { recursive: true });
+    fs.writeFileSync(file.path, file.content);
+  }
+}
+
+/** Every attempt of one run, as the core decides. */
+async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) {
+  const cwd = path.resolve(plan.cd);
+  const problem = directoryProblem(cwd);
+  if (problem) return run.reject(`options.cd ${problem === 'missing' ? 'does not exist' : problem === 'not_a_directory' ? 'is not a directory' : `cannot be used (${problem})`}: ${plan.cd}`);
+  const deadline = started + plan.maxDurationMs;
+  const wantEvents = onEvent !== undefined;
+  for (let n = 0; n < plan.maxAttempts; n += 1) {
+    if (signal?.aborted) return run.abort();
+    run.startAttempt();
+    const control = {};
+    const end = await runProcess({
+      command: plan.command,
+      args: plan.args,
+      stdin: plan.stdin,
+      cwd,
+      env,
+      idleTimeoutMs: plan.idleTimeoutMs,
+      deadline,
+      signal,
+      control,
+      onStdout(chunk) {
+        const events = run.pushStdout(chunk, wantEvents);
+        if (events === undefined) return;
+        try {
+          for (const event of events) onEvent(event);
+        } catch (err) {
+          failOnEvent(err);
+          control.stop('aborted');
+        }
+      },
+      onStderr: (chunk) => run.pushStderr(chunk),
+    });
+    const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);
+    if (gone) return run.reject(`options.cd does not exist: ${plan.cd}`);
+    const wait = run.endAttempt(end.exitCode, end.signal, end.spawnError, end.stopped, Date.now() - started);
+    if (wait === undefined) return;
+    if (await sleep(wait, signal)) return run.abort();
+  }
+}
+
+/**
+ * Runs `agentType`'s CLI on `request` (an AssemblerInput or an
+ * AssemblerOutput) and resolves the AgentRun; a problem with the request or
+ * the options is an `invalid_params` run, never a rejection. Rejects (with
+ * AgentContextError) only for options JS holds that are not what they must
+ * be (`signal`, `onEvent`, `env`, `command`), or with what `onEvent` threw.
+ */
+async function runAgent(api, agentType, request, options) {
+  const { signal, onEvent, env, rest } = hostOptions(options);
+  const started = Date.now();
+  const Runner = loadRunner();
+  const { output, problem } = toOutput(api, agentType, request);
+  const command = executable(api, agentType, rest.command, env);
+  const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md') }, command);
+  let hostError;
+  try {
+    if (problem) run.reject(problem);
+    const plan = run.plan();
+    if (plan) {
+      writeFiles(plan.files);
+      await drive(run, plan, { signal, env, started, onEvent, failOnEvent: (err) => (hostError ??= err) });
+    }
+    if (hostError !== undefined) throw hostError;
+    return run.result(Date.now() - started);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    run.free();
+  }
+}
+
+module.exports = { runAgent };

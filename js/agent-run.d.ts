@@ -1,0 +1,66 @@
+
+/** Why a run failed: one taxonomy for every agent (SPEC §10). */
+export type AgentErrorKind =
+  | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
+  | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
+  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error';
+
+/** `runAgent`'s options (Node only). */
+export interface RunAgentOptions {
+  /** The agent's working directory (required). */
+  cd: string;
+  /** Only `'cli'` (the agent's stream-json / JSON lines) for now. */
+  protocol?: 'cli';
+  model?: string;
+  /** Resume this session; another id (or none) coming back is `session_not_found`. */
+  sessionId?: string;
+  sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
+  yolo?: boolean;
+  /** The executable; default the registry's command (`claude`, `codex`, `gemini`) on `env.PATH`. */
+  command?: string;
+  /** The child's environment (its PATH is searched); default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Seconds without output before the process tree is killed (`idle_timeout`); default 300. */
+  timeout?: number;
+  /** Seconds for the whole call, retries included (`timeout`); default 1800. */
+  maxDuration?: number;
+  /** Retries of retryable failures, 0 to 10; default 1. */
+  maxRetries?: number;
+  /** Kills the process tree; the run says `aborted`. */
+  signal?: AbortSignal;
+  /** The parser's events, live, as the agent prints them. */
+  onEvent?: (event: AgentOutputEvent) => void;
+}
+
+/** What `runAgent` resolves. */
+export interface AgentRun {
+  success: boolean;
+  agentType: string;
+  /** The session the agent answered in. */
+  sessionId?: string;
+  /** The `sessionId` asked for. */
+  requestedSessionId?: string;
+  /** The last attempt's reply (§6). */
+  reply: AgentReply;
+  error?: {
+    kind: AgentErrorKind;
+    message: string;
+    /** Whether trying again may succeed. */
+    retryable: boolean;
+    /** The last attempt's exit code; null when not started or ended by a signal. */
+    exitCode: number | null;
+    /** The last lines it printed (stdout and stderr), cleaned. */
+    lastLines: string[];
+  };
+  durationMs: number;
+  attempts: number;
+}
+
+/**
+ * Node only: runs an agent CLI on `request` (an AssemblerInput, assembled
+ * with the agent's layout, or an AssemblerOutput) and resolves the
+ * AgentRun. Problems with the request or options come back as an
+ * `invalid_params` run; bad `signal`, `onEvent`, `env` or `command` reject
+ * with `AgentContextError` (`INVALID_INPUT`).
+ */
+export function runAgent(agentType: KnownAgentType, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;

@@ -1,0 +1,313 @@
+//! What one attempt came to: success, or an [`AgentErrorKind`] with a
+//! message. Decided from how the process ended, what the parser read from
+//! its output, its last lines (stderr's, mostly), and the agent's signs
+//! ([`super::signs`]), in this order: stopped by the runner, not started,
+//! another session answered, success, command not found (exit 127), the
+//! session unknown, an exit code with one meaning, the CLI's error code, the
+//! HTTP status, the wording, no final event (`incomplete`), anything else.
+
+use crate::agent_output::{AgentReply, ReplyStatus};
+use crate::agents::AgentSpec;
+use crate::gemini_tool::{AttemptEnd, StopReason};
+
+use super::kind::AgentErrorKind;
+use super::signs::{signs, Signs, COMMON_MARKERS};
+
+/// A failed attempt (or run).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: AgentErrorKind,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(kind: AgentErrorKind, message: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// Everything known about one finished attempt.
+pub struct Evidence<'a> {
+    pub agent: &'static AgentSpec,
+    pub end: &'a AttemptEnd,
+    pub reply: &'a AgentReply,
+    /// The last lines of stdout and stderr, cleaned.
+    pub last_lines: &'a [String],
+    /// The executable spawned.
+    pub command: &'a str,
+    /// The session asked for (`sessionId`).
+    pub requested_session: Option<&'a str>,
+    pub idle_timeout_s: u64,
+    pub max_duration_s: u64,
+}
+
+/// `Ok(())` when the run succeeded, else why not.
+pub fn classify(e: &Evidence) -> Result<(), Failure> {
+    let name = e.agent.name;
+    if let Some(stop) = e.end.stopped {
+        return Err(stopped(stop, e));
+    }
+    if let Some(code) = &e.end.spawn_error {
+        return Err(not_started(code, e));
+    }
+    if let (Some(asked), Some(got)) = (e.requested_session, e.reply.session_id.as_deref()) {
+        if asked != got {
+            return Err(Failure::new(
+                AgentErrorKind::SessionNotFound,
+                format!(
+                    "{name} did not resume session {asked}: it answered in a new session {got}"
+                ),
+            ));
+        }
+    }
+    let exit = e.end.exit_code;
+    if e.reply.status == ReplyStatus::Success && exit == Some(0) {
+        return Ok(());
+    }
+    Err(failure(e, signs(e.agent.output), exit))
+}
+
+fn stopped(stop: StopReason, e: &Evidence) -> Failure {
+    let name = e.agent.name;
+    match stop {
+        StopReason::IdleTimeout => Failure::new(
+            AgentErrorKind::IdleTimeout,
+            format!(
+                "{name} printed nothing for {} s (idle timeout); its process tree was killed",
+                e.idle_timeout_s
+            ),
+        ),
+        StopReason::MaxDuration => Failure::new(
+            AgentErrorKind::Timeout,
+            format!(
+                "{name} was still running at maxDuration ({} s); its process tree was killed",
+                e.max_duration_s
+            ),
+        ),
+        StopReason::Aborted => aborted(name),
+    }
+}
+
+/// The caller's abort.
+pub fn aborted(name: &str) -> Failure {
+    Failure::new(
+        AgentErrorKind::Aborted,
+        format!("the run of {name} was aborted by the caller; its process tree was killed"),
+    )
+}
+
+fn not_started(code: &str, e: &Evidence) -> Failure {
+    let command = e.command;
+    if code == "ENOENT" {
+        return command_not_found(e, format!("spawn {command} ENOENT"));
+    }
+    let why = match code {
+        "E2BIG" => "the arguments and environment pass the OS's limit (ARG_MAX)",
+        "ENAMETOOLONG" => "the command line or a path passes the OS's length limit",
+        "EACCES" => "it is not executable (permission denied)",
+        "EINVAL" => {
+            "the OS refused the command line (on Windows: a .cmd or .bat file cannot be spawned without a shell)"
+        }
+        _ => "the OS refused to start it",
+    };
+    Failure::new(
+        AgentErrorKind::SpawnFailed,
+        format!(
+            "{} could not be started ({code}): {why}: {command}",
+            e.agent.name
+        ),
+    )
+}
+
+fn command_not_found(e: &Evidence, detail: String) -> Failure {
+    let command = e.command;
+    let place = if command.contains('/') || command.contains('\\') {
+        format!("{command} does not exist")
+    } else {
+        format!("`{command}` is not on PATH")
+    };
+    Failure::new(
+        AgentErrorKind::CommandNotFound,
+        format!(
+            "{} was not found: {place} (install {}, or pass options.command): {detail}",
+            e.agent.name, e.agent.cli.package
+        ),
+    )
+}
+
+fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
+    let name = e.agent.name;
+    let fatal: Vec<&str> = e
+        .reply
+        .errors
+        .iter()
+        .filter(|err| err.fatal)
+        .map(|err| err.message.as_str())
+        .collect();
+    let plain: Vec<&str> = plain_lines(e.last_lines).collect();
+    let said = fatal
+        .last()
+        .copied()
+        .or_else(|| last_meaningful(&plain))
+        .map(str::to_owned)
+        .unwrap_or_else(|| exit_text(e.end));
+    let evidence = || fatal.iter().chain(plain.iter()).copied();
+    let with = |kind: AgentErrorKind, what: String| Failure::new(kind, format!("{what}: {said}"));
+
+    if exit == Some(127) {
+        return command_not_found(e, said.clone());
+    }
+    if let Some(asked) = e.requested_session {
+        if let Some(line) = evidence().find(|t| signs.unknown_session.iter().any(|m| has(t, m))) {
+            return Failure::new(
+                AgentErrorKind::SessionNotFound,
+                format!("{name} cannot resume session {asked}: {line}"),
+            );
+        }
+    }
+    if let Some(&(_, kind)) = signs
+        .exit_codes
+        .iter()
+        .find(|(code, _)| exit == Some(*code))
+    {
+        return with(
+            kind,
+            format!("{name} failed (exit code {})", exit.unwrap_or(0)),
+        );
+    }
+    // The latest error with a code the agent's table knows (Claude puts it
+    // on the assistant message before the failed `result`).
+    let codes = e.reply.errors.iter().rev();
+    if let Some(kind) = codes
+        .filter_map(|err| err.code.as_deref())
+        .find_map(|code| {
+            signs
+                .error_codes
+                .iter()
+                .find(|(c, _)| *c == code)
+                .map(|&(_, k)| k)
+        })
+    {
+        return with(kind, format!("{name} failed ({})", kind.as_str()));
+    }
+    let marked = evidence().find_map(|t| marker(signs, t));
+    let status = fatal
+        .iter()
+        .chain(plain.iter())
+        .find_map(|t| http_status(t, signs.status_prefixes))
+        .or_else(|| {
+            signs
+                .exit_is_http_status
+                .then(|| status_from_exit(exit))
+                .flatten()
+        });
+    if let Some(status) = status {
+        let mut kind = AgentErrorKind::from_http_status(status);
+        // A 400 that says why (a bad key, a prompt too long) is that.
+        if let (AgentErrorKind::RequestRejected, Some(more)) = (kind, marked) {
+            kind = more;
+        }
+        return with(kind, format!("{name}: the API answered HTTP {status}"));
+    }
+    if let Some(kind) = marked {
+        return with(kind, format!("{name} failed ({})", kind.as_str()));
+    }
+    if let Some(err) = e
+        .reply
+        .errors
+        .iter()
+        .find(|err| has(&err.message, "empty response"))
+    {
+        return Failure::new(
+            AgentErrorKind::EmptyResponse,
+            format!("{name} got an empty response: {}", err.message),
+        );
+    }
+    if e.reply.status == ReplyStatus::Incomplete {
+        return with(
+            AgentErrorKind::Incomplete,
+            format!("{name} {} without its final event", ended(e.end)),
+        );
+    }
+    let what = match (exit, e.reply.status) {
+        (Some(0), _) => format!("{name} reported a failed run"),
+        (Some(code), ReplyStatus::Success) => {
+            format!("{name} exited with code {code} after reporting success")
+        }
+        (Some(code), _) => format!("{name} failed (exit code {code})"),
+        (None, _) => format!("{name} was ended by {}", signal_text(e.end)),
+    };
+    with(AgentErrorKind::ProcessError, what)
+}
+
+fn marker(signs: &Signs, text: &str) -> Option<AgentErrorKind> {
+    signs
+        .markers
+        .iter()
+        .chain(COMMON_MARKERS.iter())
+        .find(|(m, _)| has(text, m))
+        .map(|&(_, kind)| kind)
+}
+
+/// Case-insensitive (ASCII) containment.
+fn has(text: &str, needle: &str) -> bool {
+    let (t, n) = (text.as_bytes(), needle.as_bytes());
+    n.len() <= t.len() && t.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+fn ended(end: &AttemptEnd) -> String {
+    match end.exit_code {
+        Some(code) => format!("exited with code {code}"),
+        None => format!("was ended by {}", signal_text(end)),
+    }
+}
+
+fn exit_text(end: &AttemptEnd) -> String {
+    ended(end)
+}
+
+fn signal_text(end: &AttemptEnd) -> &str {
+    end.signal.as_deref().unwrap_or("an unknown signal")
+}
+
+/// The lines that are not JSON events (stderr's, mostly).
+fn plain_lines(lines: &[String]) -> impl Iterator<Item = &str> {
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('{') && !l.starts_with("at ") && *l != "}")
+}
+
+fn last_meaningful<'a>(plain: &[&'a str]) -> Option<&'a str> {
+    plain.last().copied()
+}
+
+/// The HTTP status after one of `prefixes`: three digits, 100 to 599.
+pub fn http_status(message: &str, prefixes: &[&str]) -> Option<u16> {
+    for prefix in prefixes {
+        let mut rest = message;
+        while let Some(at) = rest.find(prefix) {
+            rest = &rest[at + prefix.len()..];
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let (3, Ok(status @ 100..=599)) = (digits.len(), digits.parse::<u16>()) {
+                return Some(status);
+            }
+        }
+    }
+    None
+}
+
+/// An exit code read as an HTTP status mod 256: 144..=255 → 400..=511.
+fn status_from_exit(exit: Option<i32>) -> Option<u16> {
+    match exit {
+        Some(code @ 144..=255) => Some(code as u16 + 256),
+        _ => None,
+    }
+}

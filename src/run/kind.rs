@@ -1,0 +1,162 @@
+//! The one error taxonomy of every agent run (SPEC §10): what `AgentRun.error.kind` says.
+
+use serde::Serialize;
+
+/// Why a run failed. `retryable` kinds may succeed when tried again; the
+/// runner retries only those (seed 003's rules), never `command_not_found`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentErrorKind {
+    /// The request or the options cannot be used (a field is named).
+    InvalidParams,
+    /// The executable does not exist.
+    CommandNotFound,
+    /// The OS refused to start it (EACCES, EINVAL, E2BIG, ENAMETOOLONG, …).
+    SpawnFailed,
+    /// No usable credentials (HTTP 401/403, a rejected key, Gemini exit 41).
+    AuthError,
+    /// Rate limited or out of quota (HTTP 429, capacity).
+    QuotaExceeded,
+    /// The prompt does not fit the model's context.
+    ContextTooLong,
+    /// The session asked to resume is unknown, or another one answered.
+    SessionNotFound,
+    /// The CLI refuses to work in the folder (trust, git check).
+    UntrustedFolder,
+    /// The API failed on its side (HTTP 5xx, 408, 499).
+    UpstreamError,
+    /// The API refused the request (another HTTP 4xx).
+    RequestRejected,
+    /// The API could not be reached.
+    NetworkError,
+    /// The model answered nothing.
+    EmptyResponse,
+    /// No output for `timeout` seconds: the process tree was killed.
+    IdleTimeout,
+    /// `maxDuration` ran out: the process tree was killed.
+    Timeout,
+    /// The caller aborted: the process tree was killed.
+    Aborted,
+    /// The agent exited (even with 0) without its final event.
+    Incomplete,
+    /// Anything else: a failed run the CLI did not explain, a crash.
+    ProcessError,
+}
+
+impl AgentErrorKind {
+    pub const ALL: [AgentErrorKind; 17] = [
+        AgentErrorKind::InvalidParams,
+        AgentErrorKind::CommandNotFound,
+        AgentErrorKind::SpawnFailed,
+        AgentErrorKind::AuthError,
+        AgentErrorKind::QuotaExceeded,
+        AgentErrorKind::ContextTooLong,
+        AgentErrorKind::SessionNotFound,
+        AgentErrorKind::UntrustedFolder,
+        AgentErrorKind::UpstreamError,
+        AgentErrorKind::RequestRejected,
+        AgentErrorKind::NetworkError,
+        AgentErrorKind::EmptyResponse,
+        AgentErrorKind::IdleTimeout,
+        AgentErrorKind::Timeout,
+        AgentErrorKind::Aborted,
+        AgentErrorKind::Incomplete,
+        AgentErrorKind::ProcessError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentErrorKind::InvalidParams => "invalid_params",
+            AgentErrorKind::CommandNotFound => "command_not_found",
+            AgentErrorKind::SpawnFailed => "spawn_failed",
+            AgentErrorKind::AuthError => "auth_error",
+            AgentErrorKind::QuotaExceeded => "quota_exceeded",
+            AgentErrorKind::ContextTooLong => "context_too_long",
+            AgentErrorKind::SessionNotFound => "session_not_found",
+            AgentErrorKind::UntrustedFolder => "untrusted_folder",
+            AgentErrorKind::UpstreamError => "upstream_error",
+            AgentErrorKind::RequestRejected => "request_rejected",
+            AgentErrorKind::NetworkError => "network_error",
+            AgentErrorKind::EmptyResponse => "empty_response",
+            AgentErrorKind::IdleTimeout => "idle_timeout",
+            AgentErrorKind::Timeout => "timeout",
+            AgentErrorKind::Aborted => "aborted",
+            AgentErrorKind::Incomplete => "incomplete",
+            AgentErrorKind::ProcessError => "process_error",
+        }
+    }
+
+    /// Whether another attempt may succeed: the transient kinds of seed 003
+    /// (timeouts, network, upstream, empty replies) and rate limits.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            AgentErrorKind::IdleTimeout
+                | AgentErrorKind::Timeout
+                | AgentErrorKind::NetworkError
+                | AgentErrorKind::UpstreamError
+                | AgentErrorKind::EmptyResponse
+                | AgentErrorKind::QuotaExceeded
+        )
+    }
+
+    /// The kind an HTTP status stands for.
+    pub fn from_http_status(status: u16) -> AgentErrorKind {
+        match status {
+            401 | 403 => AgentErrorKind::AuthError,
+            429 => AgentErrorKind::QuotaExceeded,
+            413 => AgentErrorKind::ContextTooLong,
+            408 | 499 | 500..=599 => AgentErrorKind::UpstreamError,
+            _ => AgentErrorKind::RequestRejected,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_specs_and_only_transient_kinds_retry() {
+        let names: Vec<&str> = AgentErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), 17);
+        for kind in AgentErrorKind::ALL {
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::json!(kind.as_str())
+            );
+        }
+        let retried: Vec<&str> = AgentErrorKind::ALL
+            .iter()
+            .filter(|k| k.is_retryable())
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(
+            retried,
+            [
+                "quota_exceeded",
+                "upstream_error",
+                "network_error",
+                "empty_response",
+                "idle_timeout",
+                "timeout"
+            ]
+        );
+        assert_eq!(
+            AgentErrorKind::from_http_status(401),
+            AgentErrorKind::AuthError
+        );
+        assert_eq!(
+            AgentErrorKind::from_http_status(429),
+            AgentErrorKind::QuotaExceeded
+        );
+        assert_eq!(
+            AgentErrorKind::from_http_status(503),
+            AgentErrorKind::UpstreamError
+        );
+        assert_eq!(
+            AgentErrorKind::from_http_status(404),
+            AgentErrorKind::RequestRejected
+        );
+    }
+}

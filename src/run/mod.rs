@@ -1,0 +1,31 @@
+//! Running agents (SPEC §10): one runner for every agent CLI. Every decision
+//! is here — the options and defaults, the command line (through
+//! [`crate::invocation`]), reading the output live, the error kind (one
+//! taxonomy, [`AgentErrorKind`], with each agent's signs as data in
+//! [`signs`]), resume verification, the retry schedule, the [`AgentRun`];
+//! the Node runner (`js/agent-run.cjs`) only spawns, writes and closes
+//! stdin, times and kills the process tree.
+//!
+//! One call is an [`AgentRunner`]: `plan()` → for each attempt
+//! `start_attempt()`, `push_stdout`/`push_stderr`, `end_attempt()` (which
+//! says whether to wait and try again) → `result()`.
+
+mod attempt;
+mod classify;
+mod kind;
+mod options;
+mod result;
+mod runner;
+pub mod signs;
+
+pub use classify::{classify, http_status, Evidence, Failure};
+pub use kind::AgentErrorKind;
+pub use options::{
+    RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,
+    MAX_SECONDS,
+};
+pub use result::{AgentRun, RunError};
+pub use runner::{retry_wait, AgentRunner, RunPlan};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! `RunAgentOptions` (SPEC §10), read from the JSON the Node runner passes
+//! (everything but `signal`, `onEvent` and `env`, which stay in JS). Every
+//! problem names its field; the run then ends at once with `invalid_params`.
+
+use serde_json::Value;
+
+use crate::error::{AgentContextError, Result};
+use crate::invocation::{InvocationOptions, Sandbox};
+use crate::json_read::{type_name, Obj};
+
+/// `timeout`: seconds without any output before the run is stopped.
+pub const DEFAULT_TIMEOUT_S: f64 = 300.0;
+/// `maxDuration`: seconds the whole call may take, retries included.
+pub const DEFAULT_MAX_DURATION_S: f64 = 1800.0;
+pub const DEFAULT_MAX_RETRIES: u32 = 1;
+/// The largest `timeout` and `maxDuration`: one day.
+pub const MAX_SECONDS: f64 = 86_400.0;
+pub const MAX_RETRIES_LIMIT: u32 = 10;
+
+/// The options with the defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOptions {
+    pub cd: String,
+    pub model: Option<String>,
+    pub session_id: Option<String>,
+    pub sandbox: Option<Sandbox>,
+    pub yolo: Option<bool>,
+    /// The executable, as the host resolved it.
+    pub command: String,
+    pub idle_timeout_ms: u64,
+    pub max_duration_ms: u64,
+    pub max_retries: u32,
+    /// Where a system prompt too long for an argument is written (the Node
+    /// runner names a temp file).
+    pub system_prompt_file: Option<String>,
+}
+
+impl RunOptions {
+    /// Reads `options`; `command` is the executable the runner resolved
+    /// (`options.command`, else the registry's name on the PATH).
+    pub fn read(value: &Value, command: &str) -> Result<RunOptions> {
+        let o = Obj::new(value, "options")?;
+        let cd = o.req_str("cd")?;
+        if cd.is_empty() {
+            return Err(AgentContextError::invalid("options.cd must not be empty"));
+        }
+        if let Some(protocol) = o.opt_str("protocol")? {
+            if protocol != "cli" {
+                return Err(AgentContextError::invalid(format!(
+                    "options.protocol must be 'cli' (ACP is not supported yet), got \"{protocol}\""
+                )));
+            }
+        }
+        let text = |key: &str| -> Result<Option<String>> {
+            Ok(o.opt_str(key)?.filter(|v| !v.is_empty()).map(str::to_owned))
+        };
+        let session_id = text("sessionId")?;
+        let sandbox = match o.opt_str("sandbox")? {
+            None => None,
+            Some(name) => Some(Sandbox::parse(name).ok_or_else(|| {
+                AgentContextError::invalid(format!(
+                    "options.sandbox must be one of {}, got \"{name}\"",
+                    Sandbox::NAMES.map(|n| format!("'{n}'")).join(", ")
+                ))
+            })?),
+        };
+        Ok(RunOptions {
+            cd: cd.to_owned(),
+            model: text("model")?,
+            session_id,
+            sandbox,
+            yolo: o.opt_bool("yolo")?,
+            command: command.to_owned(),
+            idle_timeout_ms: seconds(&o, "timeout", DEFAULT_TIMEOUT_S)?,
+            max_duration_ms: seconds(&o, "maxDuration", DEFAULT_MAX_DURATION_S)?,
+            max_retries: retries(&o)?,
+            system_prompt_file: text("systemPromptFile")?,
+        })
+    }
+
+    /// What `build_cli_invocation` takes.
+    pub fn invocation(&self) -> InvocationOptions {
+        InvocationOptions {
+            command: Some(self.command.clone()),
+            model: self.model.clone(),
+            session_id: self.session_id.clone(),
+            sandbox: self.sandbox,
+            yolo: self.yolo,
+            system_prompt_file: self.system_prompt_file.clone(),
+            ..InvocationOptions::default()
+        }
+    }
+}
+
+/// A number of seconds above 0 and at most a day, as milliseconds.
+fn seconds(o: &Obj, key: &str, default: f64) -> Result<u64> {
+    let value = match o.get(key) {
+        None | Some(Value::Null) => default,
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+        Some(other) => {
+            return Err(AgentContextError::invalid(format!(
+                "options.{key} must be a number of seconds, got {}",
+                type_name(other)
+            )))
+        }
+    };
+    if !(value > 0.0 && value <= MAX_SECONDS) {
+        return Err(AgentContextError::invalid(format!(
+            "options.{key} must be more than 0 and at most {MAX_SECONDS} seconds, got {value}"
+        )));
+    }
+    Ok((value * 1000.0).round() as u64)
+}
+
+fn retries(o: &Obj) -> Result<u32> {
+    let bad = |got: String| {
+        AgentContextError::invalid(format!(
+            "options.maxRetries must be a whole number from 0 to {MAX_RETRIES_LIMIT}, got {got}"
+        ))
+    };
+    match o.get("maxRetries") {
+        None | Some(Value::Null) => Ok(DEFAULT_MAX_RETRIES),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) if v <= u64::from(MAX_RETRIES_LIMIT) => Ok(v as u32),
+            _ => Err(bad(n.to_string())),
+        },
+        Some(other) => Err(bad(type_name(other).to_owned())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_and_field_names_in_errors() {
+        let o = RunOptions::read(&json!({"cd": "/w"}), "claude").unwrap();
+        assert_eq!(
+            (o.idle_timeout_ms, o.max_duration_ms, o.max_retries),
+            (300_000, 1_800_000, 1)
+        );
+        assert_eq!(o.command, "claude");
+        let o = RunOptions::read(
+            &json!({"cd": "/w", "timeout": 1.5, "maxDuration": 20, "maxRetries": 0, "sessionId": "", "sandbox": "read-only"}),
+            "x",
+        )
+        .unwrap();
+        assert_eq!(
+            (o.idle_timeout_ms, o.max_duration_ms, o.max_retries),
+            (1500, 20_000, 0)
+        );
+        assert_eq!(o.session_id, None);
+        assert_eq!(o.sandbox, Some(Sandbox::ReadOnly));
+        let err = |v: Value| RunOptions::read(&v, "x").unwrap_err().message().to_owned();
+        assert_eq!(err(json!({})), "options.cd must be a string, got undefined");
+        assert!(err(json!({"cd": "/w", "timeout": 0}))
+            .starts_with("options.timeout must be more than 0"));
+        assert!(err(json!({"cd": "/w", "maxDuration": "9"}))
+            .starts_with("options.maxDuration must be a number"));
+        assert!(err(json!({"cd": "/w", "maxRetries": 11}))
+            .starts_with("options.maxRetries must be a whole number"));
+        assert!(err(json!({"cd": "/w", "maxRetries": 1.5})).starts_with("options.maxRetries"));
+        assert!(err(json!({"cd": "/w", "sandbox": "none"}))
+            .starts_with("options.sandbox must be one of"));
+        assert!(err(json!({"cd": "/w", "protocol": "acp"})).contains("ACP is not supported yet"));
+        assert!(err(json!({"cd": ""})).contains("options.cd"));
+    }
+}

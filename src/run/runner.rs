@@ -1,0 +1,291 @@
+//! One `runAgent` call as a state machine the Node runner drives: it reads
+//! the request and options and plans the command line, takes each
+//! attempt's output and end, decides whether and when to try again, and
+//! writes the [`AgentRun`]. The runner only spawns, writes stdin, times and
+//! kills.
+//!
+//! ```
+//! use agent_context::gemini_tool::AttemptEnd;
+//! use agent_context::run::AgentRunner;
+//! use serde_json::json;
+//!
+//! let mut run = AgentRunner::new("openai-codex", &json!({"prompt": "Hi"}), &json!({"cd": "/w"}), "codex");
+//! let plan = run.plan().unwrap();
+//! assert_eq!(plan.args, ["exec", "--json", "--skip-git-repo-check", "-"]);
+//! run.start_attempt();
+//! run.push_stdout(b"{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"Hello\"}}\n{\"type\":\"turn.completed\"}\n");
+//! assert_eq!(run.end_attempt(&AttemptEnd { exit_code: Some(0), ..Default::default() }, 900), None);
+//! let result = serde_json::to_value(run.result(900).unwrap()).unwrap();
+//! assert_eq!((result["success"].clone(), result["reply"]["text"].clone()), (json!(true), json!("Hello")));
+//! ```
+
+use serde_json::Value;
+
+use crate::agent_output::{parse_agent_output, AgentEvent, AgentReply};
+use crate::agents::{self, AgentSpec};
+use crate::error::{AgentContextError, ErrorCode, Result};
+use crate::gemini_tool::{backoff_ms, AttemptEnd, MIN_ATTEMPT_MS};
+use crate::invocation::{build_cli_invocation, CliInvocation};
+use crate::json_read::Obj;
+use crate::output::AssemblerOutput;
+
+use super::attempt::RunAttempt;
+use super::classify::{aborted, classify, Evidence, Failure};
+use super::kind::AgentErrorKind;
+use super::options::RunOptions;
+use super::result::{AgentRun, RunError};
+
+/// What the runner spawns and how it times it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunPlan<'a> {
+    pub command: &'a str,
+    pub args: &'a [String],
+    /// Written to the child's stdin, which is then closed.
+    pub stdin: &'a str,
+    /// Files to write before spawning and remove after (Claude's long
+    /// system prompt).
+    pub files: &'a [crate::invocation::InvocationFile],
+    pub cd: &'a str,
+    pub idle_timeout_ms: u64,
+    pub max_duration_ms: u64,
+    pub max_attempts: u32,
+}
+
+/// One finished attempt.
+#[derive(Debug)]
+struct Report {
+    outcome: std::result::Result<(), Failure>,
+    reply: AgentReply,
+    last_lines: Vec<String>,
+    exit_code: Option<i32>,
+}
+
+#[derive(Debug)]
+pub struct AgentRunner {
+    agent_type: String,
+    agent: Option<&'static AgentSpec>,
+    /// `None` when the request or the options failed the check.
+    ready: Option<(RunOptions, CliInvocation)>,
+    requested_session: Option<String>,
+    attempt: Option<RunAttempt>,
+    attempts: u32,
+    last: Option<Report>,
+    /// Set once the call is over.
+    outcome: Option<std::result::Result<(), Failure>>,
+}
+
+impl AgentRunner {
+    /// Reads `request` (an `AssemblerOutput`: `{ prompt, systemFlag? }`)
+    /// and `options`; a problem ends the call at once with `invalid_params`.
+    /// `command` is the executable the runner will spawn.
+    pub fn new(agent_type: &str, request: &Value, options: &Value, command: &str) -> AgentRunner {
+        let mut run = AgentRunner {
+            agent_type: agent_type.to_owned(),
+            agent: agents::find(agent_type),
+            ready: None,
+            requested_session: None,
+            attempt: None,
+            attempts: 0,
+            last: None,
+            outcome: None,
+        };
+        match plan(agent_type, request, options, command) {
+            Ok((options, invocation)) => {
+                run.requested_session = options.session_id.clone();
+                run.ready = Some((options, invocation));
+            }
+            Err(e) => run.outcome = Some(Err(invalid_params(e.message()))),
+        }
+        run
+    }
+
+    /// A call that is over before it started (unreadable input, a bad `cd`).
+    pub fn reject(&mut self, message: &str) {
+        self.outcome = Some(Err(invalid_params(message)));
+    }
+
+    /// What to spawn; `None` once the call is over or decided.
+    pub fn plan(&self) -> Option<RunPlan<'_>> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let (options, invocation) = self.ready.as_ref()?;
+        Some(RunPlan {
+            command: &invocation.command,
+            args: &invocation.args,
+            stdin: &invocation.stdin,
+            files: &invocation.files,
+            cd: &options.cd,
+            idle_timeout_ms: options.idle_timeout_ms,
+            max_duration_ms: options.max_duration_ms,
+            max_attempts: options.max_retries + 1,
+        })
+    }
+
+    pub fn start_attempt(&mut self) {
+        self.attempt = Some(RunAttempt::new(&self.agent_type));
+        self.attempts += 1;
+    }
+
+    /// A chunk of stdout; returns the parser's events it completed.
+    pub fn push_stdout(&mut self, chunk: &[u8]) -> Vec<AgentEvent> {
+        match &mut self.attempt {
+            Some(attempt) => attempt.push_stdout(chunk),
+            None => Vec::new(),
+        }
+    }
+
+    pub fn push_stderr(&mut self, chunk: &[u8]) {
+        if let Some(attempt) = &mut self.attempt {
+            attempt.push_stderr(chunk);
+        }
+    }
+
+    /// The attempt's process ended `elapsed_ms` after the call began.
+    /// Returns the wait before the next attempt, or `None`: the call is over.
+    pub fn end_attempt(&mut self, end: &AttemptEnd, elapsed_ms: u64) -> Option<u64> {
+        let attempt = self.attempt.take()?;
+        let (options, invocation) = self.ready.as_ref()?;
+        let agent = self.agent?;
+        let (reply, last_lines) = attempt.finish();
+        let outcome = classify(&Evidence {
+            agent,
+            end,
+            reply: &reply,
+            last_lines: &last_lines,
+            command: &invocation.command,
+            requested_session: options.session_id.as_deref(),
+            idle_timeout_s: options.idle_timeout_ms / 1000,
+            max_duration_s: options.max_duration_ms / 1000,
+        });
+        let failure = outcome.as_ref().err().cloned();
+        let (max_retries, max_ms) = (options.max_retries, options.max_duration_ms);
+        self.last = Some(Report {
+            outcome,
+            reply,
+            last_lines,
+            exit_code: end.exit_code,
+        });
+        let Some(failure) = failure else {
+            self.outcome = Some(Ok(()));
+            return None;
+        };
+        let wait = retry_wait(
+            failure.kind,
+            self.attempts.saturating_sub(1),
+            max_retries,
+            max_ms.saturating_sub(elapsed_ms),
+        );
+        if wait.is_none() {
+            self.outcome = Some(Err(failure));
+        }
+        wait
+    }
+
+    /// The caller aborted between attempts (or before the first).
+    pub fn abort(&mut self) {
+        self.attempt = None;
+        let name = self.agent.map_or("the agent", |a| a.name);
+        self.outcome = Some(Err(aborted(name)));
+    }
+
+    /// Whether the call is over.
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// The finished call, `duration_ms` after it began.
+    pub fn result(&self, duration_ms: u64) -> Result<AgentRun<'_>> {
+        let outcome = self.outcome.as_ref().ok_or_else(|| {
+            AgentContextError::new(
+                ErrorCode::Internal,
+                "runAgent: the result was asked for before the run ended",
+            )
+        })?;
+        let last = self.last.as_ref();
+        let reply = match last {
+            Some(report) => std::borrow::Cow::Borrowed(&report.reply),
+            None => std::borrow::Cow::Owned(parse_agent_output(&self.agent_type, b"")),
+        };
+        let error = outcome.as_ref().err().map(|f| RunError {
+            kind: f.kind,
+            message: f.message.clone(),
+            retryable: f.kind.is_retryable(),
+            exit_code: last.and_then(|r| r.exit_code),
+            last_lines: last.map_or_else(Vec::new, |r| r.last_lines.clone()),
+        });
+        let session_id = reply.session_id.clone();
+        Ok(AgentRun {
+            success: outcome.is_ok(),
+            agent_type: &self.agent_type,
+            session_id,
+            requested_session_id: self.requested_session.as_deref(),
+            reply,
+            error,
+            duration_ms,
+            attempts: self.attempts,
+        })
+    }
+
+    /// The final error kind; `None` on success or while running.
+    pub fn error_kind(&self) -> Option<AgentErrorKind> {
+        match &self.outcome {
+            Some(Err(f)) => Some(f.kind),
+            _ => None,
+        }
+    }
+
+    /// The last finished attempt's reply, last lines and exit code (a layer
+    /// such as the Gemini tool writes its own report from them).
+    pub fn last_report(&self) -> Option<(&AgentReply, &[String], Option<i32>)> {
+        self.last
+            .as_ref()
+            .map(|r| (&r.reply, r.last_lines.as_slice(), r.exit_code))
+    }
+
+    /// How the last attempt went, even when a retry follows.
+    pub fn last_attempt_kind(&self) -> Option<AgentErrorKind> {
+        self.last
+            .as_ref()
+            .and_then(|r| r.outcome.as_ref().err().map(|f| f.kind))
+    }
+}
+
+/// Seed 003's retry rule: a retryable kind, retries left, and time left for
+/// the wait and a useful attempt within `maxDuration`.
+pub fn retry_wait(
+    kind: AgentErrorKind,
+    retries_done: u32,
+    max_retries: u32,
+    remaining_ms: u64,
+) -> Option<u64> {
+    if !kind.is_retryable() || retries_done >= max_retries {
+        return None;
+    }
+    let wait = backoff_ms(retries_done);
+    (remaining_ms >= wait + MIN_ATTEMPT_MS).then_some(wait)
+}
+
+fn plan(
+    agent_type: &str,
+    request: &Value,
+    options: &Value,
+    command: &str,
+) -> Result<(RunOptions, CliInvocation)> {
+    agents::require(agent_type, "to run")?;
+    let options = RunOptions::read(options, command)?;
+    let o = Obj::new(request, "request")?;
+    let output = AssemblerOutput {
+        prompt: o.req_str("prompt")?.to_owned(),
+        system_flag: o.opt_str("systemFlag")?.map(str::to_owned),
+    };
+    let invocation = build_cli_invocation(agent_type, &output, &options.invocation())?;
+    Ok((options, invocation))
+}
+
+fn invalid_params(message: &str) -> Failure {
+    Failure::new(
+        AgentErrorKind::InvalidParams,
+        format!("invalid parameters: {message}"),
+    )
+}

@@ -1,0 +1,165 @@
+//! The agent runner's binding: the internal `__AgentRunner` that the Node
+//! runner (`js/agent-run.cjs`) drives. Compiled with the `gemini-tool`
+//! feature into the Node-only second module (it also carries the Gemini
+//! tool, which is a layer over the same runner in JS), so the main module and
+//! every browser do without it.
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use super::js_result;
+use super::json_bridge::{from_serializable, to_json};
+use crate::gemini_tool::AttemptEnd;
+use crate::invocation::InvocationFile;
+use crate::run::AgentRunner;
+
+/// What the runner spawns and how it times it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanJs<'a> {
+    command: &'a str,
+    args: &'a [String],
+    stdin: &'a str,
+    files: &'a [InvocationFile],
+    cd: &'a str,
+    idle_timeout_ms: u64,
+    max_duration_ms: u64,
+    max_attempts: u32,
+}
+
+/// One `runAgent` call (internal: not part of the API). See
+/// `crate::run::AgentRunner`.
+#[wasm_bindgen(js_name = __AgentRunner, skip_typescript)]
+pub struct AgentRunnerJs {
+    inner: AgentRunner,
+}
+
+fn ms(value: f64) -> u64 {
+    value.max(0.0) as u64
+}
+
+#[wasm_bindgen(js_class = __AgentRunner)]
+impl AgentRunnerJs {
+    /// `request`: `{ prompt, systemFlag? }`; `options`: `RunAgentOptions`
+    /// without `signal`, `onEvent` and `env`. Bad ones make a run that is
+    /// already over (`invalid_params`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        agent_type: String,
+        request: JsValue,
+        options: JsValue,
+        command: String,
+    ) -> AgentRunnerJs {
+        let read =
+            to_json(&request, "request").and_then(|r| to_json(&options, "options").map(|o| (r, o)));
+        let inner = match read {
+            Ok((request, options)) => AgentRunner::new(&agent_type, &request, &options, &command),
+            Err(e) => {
+                let mut run = AgentRunner::new(
+                    &agent_type,
+                    &serde_json::Value::Null,
+                    &serde_json::Value::Null,
+                    &command,
+                );
+                run.reject(e.message());
+                run
+            }
+        };
+        AgentRunnerJs { inner }
+    }
+
+    /// `{ command, args, stdin, files, cd, idleTimeoutMs, maxDurationMs,
+    /// maxAttempts }`, or `undefined` when the run is over.
+    pub fn plan(&self) -> Result<JsValue, JsValue> {
+        match self.inner.plan() {
+            None => Ok(JsValue::UNDEFINED),
+            Some(p) => js_result(from_serializable(&PlanJs {
+                command: p.command,
+                args: p.args,
+                stdin: p.stdin,
+                files: p.files,
+                cd: p.cd,
+                idle_timeout_ms: p.idle_timeout_ms,
+                max_duration_ms: p.max_duration_ms,
+                max_attempts: p.max_attempts,
+            })),
+        }
+    }
+
+    /// Ends the run with `invalid_params` (a bad `cd`).
+    pub fn reject(&mut self, message: String) {
+        self.inner.reject(&message);
+    }
+
+    #[wasm_bindgen(js_name = startAttempt)]
+    pub fn start_attempt(&mut self) {
+        self.inner.start_attempt();
+    }
+
+    /// Feeds stdout; with `events`, returns the parser's events it
+    /// completed (an array), else `undefined`.
+    #[wasm_bindgen(js_name = pushStdout)]
+    pub fn push_stdout(&mut self, chunk: &[u8], events: bool) -> Result<JsValue, JsValue> {
+        let completed = self.inner.push_stdout(chunk);
+        if !events || completed.is_empty() {
+            return Ok(JsValue::UNDEFINED);
+        }
+        js_result(from_serializable(&completed))
+    }
+
+    #[wasm_bindgen(js_name = pushStderr)]
+    pub fn push_stderr(&mut self, chunk: &[u8]) {
+        self.inner.push_stderr(chunk);
+    }
+
+    /// How the attempt's process ended; returns the milliseconds to wait
+    /// before the next attempt, or `undefined`.
+    #[wasm_bindgen(js_name = endAttempt)]
+    pub fn end_attempt(
+        &mut self,
+        exit_code: Option<i32>,
+        signal: Option<String>,
+        spawn_error: Option<String>,
+        stopped: Option<String>,
+        elapsed_ms: f64,
+    ) -> Result<Option<f64>, JsValue> {
+        let end = js_result(AttemptEnd::new(
+            exit_code,
+            signal,
+            spawn_error,
+            stopped.as_deref(),
+        ))?;
+        Ok(self
+            .inner
+            .end_attempt(&end, ms(elapsed_ms))
+            .map(|w| w as f64))
+    }
+
+    pub fn abort(&mut self) {
+        self.inner.abort();
+    }
+
+    /// The last attempt's error kind (also while a retry follows), or `undefined`.
+    #[wasm_bindgen(js_name = lastAttemptKind)]
+    pub fn last_attempt_kind(&self) -> Option<String> {
+        self.inner
+            .last_attempt_kind()
+            .map(|k| k.as_str().to_owned())
+    }
+
+    /// The `AgentRun`. The reply's text (most of a long run) crosses as one
+    /// string, not inside the JSON of the rest, which would escape, decode
+    /// and parse it again; `text` stays the reply's first key.
+    pub fn result(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
+        let mut run = js_result(self.inner.result(ms(duration_ms)))?;
+        let text = std::mem::take(&mut run.reply.to_mut().text);
+        let object = js_result(from_serializable(&run))?;
+        let reply = js_sys::Reflect::get(&object, &JsValue::from_str("reply"))?;
+        js_sys::Reflect::set(
+            &reply,
+            &JsValue::from_str("text"),
+            &JsValue::from_str(&text),
+        )?;
+        Ok(object)
+    }
+}

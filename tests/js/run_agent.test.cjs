@@ -1,0 +1,129 @@
+// runAgent's process layer on stub agents (node scripts playing a CLI: a
+// stub is only for testing our own spawn, stdin, timers, kill and events;
+// the real CLIs are in tests/cli/run_agent.test.cjs): what JS rejects, an
+// onEvent that throws, an abort before the start, maxDuration across
+// retries, a file that cannot be executed, stdin always closed.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const pkg = require('agent-context');
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-context-run-agent-js-'));
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A stub agent: `body` is the node code run after stdin ended (`input` holds it). */
+function stub(name, body) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(
+    file,
+    `#!${process.execPath}\nlet input = '';\nprocess.stdin.on('data', (c) => (input += c));\nprocess.stdin.on('end', () => {\n${body}\n});\n`,
+  );
+  fs.chmodSync(file, 0o755);
+  return file;
+}
+
+const SID = '0b7f5f5e-1111-4222-8333-944445555666';
+const line = (o) => `process.stdout.write(${JSON.stringify(`${JSON.stringify(o)}\n`)});`;
+const INIT = line({ type: 'system', subtype: 'init', session_id: SID });
+const TEXT = line({ type: 'assistant', message: { content: [{ type: 'text', text: 'Hello' }] }, session_id: SID });
+const RESULT = line({ type: 'result', subtype: 'success', is_error: false, result: 'Hello', session_id: SID });
+
+/** PIDs of live processes whose command line mentions `needle`. */
+function processesRunning(needle) {
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+test('stdin is written whole and closed; the prompt of an AssemblerInput is the agent layout', async () => {
+  const echo = stub('echo.cjs', `${INIT}\nprocess.stdout.write(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: input }] }, session_id: '${SID}' }) + '\\n');\n${RESULT}`);
+  const input = { ...pkg.sampleInput(), currentMessage: 'Which colours?' };
+  const result = await pkg.runAgent('claude-code', input, { cd: dir, command: echo });
+  assert.equal(result.success, true, JSON.stringify(result.error));
+  assert.equal(result.reply.text, pkg.assemble('claude-code', input).prompt);
+  assert.equal(result.sessionId, SID);
+});
+
+test('what only JS holds is checked and rejects; the rest is an invalid_params run', async () => {
+  const ok = stub('ok.cjs', `${INIT}${TEXT}${RESULT}`);
+  const reject = (options, pattern) => assert.rejects(pkg.runAgent('claude-code', { prompt: 'x' }, options), (err) => err.name === 'AgentContextError' && err.code === 'INVALID_INPUT' && pattern.test(err.message));
+  await reject(undefined, /options must be an object, got undefined/);
+  await reject({ cd: dir, signal: {} }, /options.signal must be an AbortSignal/);
+  await reject({ cd: dir, onEvent: 'no' }, /options.onEvent must be a function/);
+  await reject({ cd: dir, env: [] }, /options.env must be an object/);
+  await reject({ cd: dir, command: '' }, /options.command must be a non-empty string/);
+  for (const [options, says] of [
+    [{ command: ok }, /options.cd must be a string/],
+    [{ cd: dir, command: ok, timeout: -1 }, /options.timeout must be more than 0/],
+    [{ cd: dir, command: ok, maxRetries: 99 }, /options.maxRetries must be a whole number from 0 to 10/],
+    [{ cd: path.join(dir, 'ok.cjs'), command: ok }, /options.cd is not a directory/],
+  ]) {
+    const result = await pkg.runAgent('claude-code', { prompt: 'x' }, options);
+    assert.equal(result.error.kind, 'invalid_params');
+    assert.match(result.error.message, says);
+    assert.equal(result.attempts, 0);
+  }
+  const bad = await pkg.runAgent('claude-code', { teamTask: 5 }, { cd: dir, command: ok });
+  assert.equal(bad.error.kind, 'invalid_params');
+  assert.match(bad.error.message, /^invalid parameters: request: /);
+});
+
+test('an onEvent that throws stops the run, kills the agent, and rejects with the error', async () => {
+  const forever = stub('forever-events.cjs', `${INIT}\nsetInterval(() => { ${TEXT} }, 20);`);
+  const boom = new Error('host failed');
+  await assert.rejects(
+    pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: forever, onEvent: (e) => { if (e.type === 'text') throw boom; } }),
+    (err) => err === boom,
+  );
+  assert.deepEqual(processesRunning('forever-events.cjs'), []);
+});
+
+test('an abort before the start spawns nothing', async () => {
+  const ok = stub('never.cjs', `${INIT}${TEXT}${RESULT}`);
+  const result = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: ok, signal: AbortSignal.abort() });
+  assert.equal(result.error.kind, 'aborted');
+  assert.equal(result.attempts, 0);
+});
+
+test('maxDuration bounds the call across retries: timeout, the tree killed (a grandchild too)', async () => {
+  // The stub starts a grandchild that would outlive it, then trickles output.
+  const trickle = stub(
+    'trickle.cjs',
+    `require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'grandchild-of-trickle'], { stdio: 'ignore' });\n${INIT}\nsetInterval(() => { ${TEXT} }, 100);`,
+  );
+  const started = Date.now();
+  const result = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: trickle, timeout: 1, maxDuration: 2, maxRetries: 3 });
+  assert.equal(result.error.kind, 'timeout');
+  assert.equal(result.attempts, 1, 'no time left for a retry');
+  assert.ok(Date.now() - started < 4000);
+  assert.deepEqual(processesRunning('grandchild-of-trickle'), []);
+  assert.deepEqual(processesRunning('trickle.cjs'), []);
+});
+
+test('a file that is not executable: spawn_failed, not retried', async () => {
+  const plain = path.join(dir, 'not-executable');
+  fs.writeFileSync(plain, 'text');
+  const result = await pkg.runAgent('openai-codex', { prompt: 'x' }, { cd: dir, command: plain, maxRetries: 2 });
+  assert.equal(result.error.kind, 'spawn_failed');
+  assert.match(result.error.message, /EACCES/);
+  assert.equal(result.attempts, 1);
+});
+
+test('an idle agent is retried, then reported as idle_timeout', async () => {
+  const silent = stub('silent.cjs', 'setInterval(() => {}, 1000);');
+  const result = await pkg.runAgent('google-gemini', { prompt: 'x' }, { cd: dir, command: silent, timeout: 0.3, maxRetries: 1 });
+  assert.equal(result.error.kind, 'idle_timeout');
+  assert.equal(result.attempts, 2);
+  assert.equal(result.error.retryable, true);
+  assert.deepEqual(processesRunning('silent.cjs'), []);
+});
