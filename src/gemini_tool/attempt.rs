@@ -6,7 +6,7 @@ use crate::agent_output::{AgentEvent, AgentOutputParser, AgentReply, Usage};
 
 use super::classify::{classify, AttemptEnd, Evidence, Verdict};
 use super::params::Limits;
-use super::tail::{OutputTail, Stream};
+use crate::run::{OutputTail, Stream};
 
 #[derive(Debug)]
 pub struct Attempt {

@@ -14,7 +14,7 @@
 //! - exit code 41: no usable authentication.
 
 use crate::agent_output::{AgentReply, ReplyStatus};
-use crate::error::{AgentContextError, Result};
+pub use crate::run::{AttemptEnd, StopReason};
 
 use super::params::{shown, Limits};
 use super::search::{contains, find};
@@ -77,53 +77,6 @@ impl ErrorKind {
                 | ErrorKind::UpstreamError
                 | ErrorKind::EmptyResponse
         )
-    }
-}
-
-/// Why the runner stopped the process itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    IdleTimeout,
-    MaxDuration,
-    Aborted,
-}
-
-/// How an attempt's process ended, as the runner saw it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AttemptEnd {
-    pub exit_code: Option<i32>,
-    /// The signal that ended it (`SIGKILL`, …).
-    pub signal: Option<String>,
-    /// The error code when it could not be started (`ENOENT`, `EACCES`, …).
-    pub spawn_error: Option<String>,
-    pub stopped: Option<StopReason>,
-}
-
-impl AttemptEnd {
-    /// From the JS runner; `stopped` is `'idle_timeout'`, `'timeout'` or `'aborted'`.
-    pub fn new(
-        exit_code: Option<i32>,
-        signal: Option<String>,
-        spawn_error: Option<String>,
-        stopped: Option<&str>,
-    ) -> Result<AttemptEnd> {
-        let stopped = match stopped {
-            None => None,
-            Some("idle_timeout") => Some(StopReason::IdleTimeout),
-            Some("timeout") => Some(StopReason::MaxDuration),
-            Some("aborted") => Some(StopReason::Aborted),
-            Some(other) => {
-                return Err(AgentContextError::invalid(format!(
-                    "stopped must be 'idle_timeout', 'timeout' or 'aborted', got \"{other}\""
-                )))
-            }
-        };
-        Ok(AttemptEnd {
-            exit_code,
-            signal,
-            spawn_error,
-            stopped,
-        })
     }
 }
 

@@ -19,8 +19,8 @@ mod prompt_template;
 mod retry;
 mod run;
 mod search;
-mod tail;
 
+pub use crate::run::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
 pub use attempt::{Attempt, AttemptContext, AttemptReport};
 pub use classify::{
     classify, http_status, AttemptEnd, ErrorKind, Evidence, Failure, StopReason, Verdict,
@@ -41,4 +41,3 @@ pub use prompt_template::{
 };
 pub use retry::{backoff_ms, retry_delay, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use run::{CdProblem, GeminiToolRun, Plan};
-pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};

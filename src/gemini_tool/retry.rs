@@ -4,18 +4,7 @@
 //! retries and waits included, so a retry starts only when time is left.
 
 use super::classify::ErrorKind;
-
-/// The waits before the first, second and third retry; later ones wait the last.
-pub const BACKOFF_MS: [u64; 3] = [500, 1000, 2000];
-
-/// A retry that would have less than this left after its wait is not started:
-/// it could only run into `max_duration`.
-pub const MIN_ATTEMPT_MS: u64 = 1000;
-
-/// The wait before retry number `retries_done + 1`.
-pub fn backoff_ms(retries_done: u32) -> u64 {
-    BACKOFF_MS[(retries_done as usize).min(BACKOFF_MS.len() - 1)]
-}
+pub use crate::run::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
 
 /// How long to wait before trying again after a failure of `kind`, or `None`
 /// when the call ends here: the kind is not retried, `max_retries` are used

@@ -1,8 +1,8 @@
 //! One attempt's output as it streams: the agent's parser (its events
 //! handed on live when asked), and the last lines of stdout and stderr.
 
+use super::tail::{OutputTail, Stream};
 use crate::agent_output::{AgentEvent, AgentOutputParser, AgentReply};
-use crate::gemini_tool::{OutputTail, Stream};
 
 #[derive(Debug)]
 pub struct RunAttempt {

@@ -6,9 +6,9 @@
 //! session unknown, an exit code with one meaning, the CLI's error code, the
 //! HTTP status, the wording, no final event (`incomplete`), anything else.
 
+use super::attempt_end::{AttemptEnd, StopReason};
 use crate::agent_output::{AgentReply, ReplyStatus};
 use crate::agents::AgentSpec;
-use crate::gemini_tool::{AttemptEnd, StopReason};
 
 use super::kind::AgentErrorKind;
 use super::signs::{signs, Signs, COMMON_MARKERS};

@@ -11,13 +11,18 @@
 //! says whether to wait and try again) → `result()`.
 
 mod attempt;
+mod attempt_end;
+mod backoff;
 mod classify;
 mod kind;
 mod options;
 mod result;
 mod runner;
 pub mod signs;
+mod tail;
 
+pub use attempt_end::{AttemptEnd, StopReason};
+pub use backoff::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use classify::{classify, http_status, Evidence, Failure};
 pub use kind::AgentErrorKind;
 pub use options::{
@@ -26,6 +31,7 @@ pub use options::{
 };
 pub use result::{AgentRun, RunError};
 pub use runner::{retry_wait, AgentRunner, RunPlan};
+pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
 
 #[cfg(test)]
 mod tests;

@@ -21,10 +21,11 @@
 
 use serde_json::Value;
 
+use super::attempt_end::AttemptEnd;
+use super::backoff::{backoff_ms, MIN_ATTEMPT_MS};
 use crate::agent_output::{parse_agent_output, AgentEvent, AgentReply};
 use crate::agents::{self, AgentSpec};
 use crate::error::{AgentContextError, ErrorCode, Result};
-use crate::gemini_tool::{backoff_ms, AttemptEnd, MIN_ATTEMPT_MS};
 use crate::invocation::{build_cli_invocation, CliInvocation};
 use crate::json_read::Obj;
 use crate::output::AssemblerOutput;

@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
+use super::attempt_end::{AttemptEnd, StopReason};
 use super::*;
-use crate::gemini_tool::{AttemptEnd, StopReason};
 
 const CLAUDE: &str = "claude-code";
 const CODEX: &str = "openai-codex";
