@@ -3,7 +3,7 @@
 // TypeScript union, the command's help, the parsers and command lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -67,4 +67,16 @@ test("the command's help and demo list every known agent", () => {
   const demo = execFileSync(process.execPath, [bin, 'demo'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const shown = [...demo.matchAll(/^===== (\S+) /gm)].map((m) => m[1]);
   assert.deepEqual(shown.slice(0, types.length), types);
+});
+
+test("the command's parse refuses an unknown agent type, and assemble says it is not a known one", () => {
+  const bin = `${root}bin/agent-context.js`;
+  const run = (args, input) => spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8' });
+  const parse = run(['parse', '--agent', 'gemini'], '{"type":"init"}\n');
+  assert.equal(parse.status, 2);
+  assert.match(parse.stderr, new RegExp(`INVALID_INPUT: agentType must be .*'google-gemini' to parse its output, got "gemini"`));
+  const assemble = run(['assemble', '--agent', 'aider'], JSON.stringify({ contextMessages: [], currentMessage: 'hi', teamTask: null }));
+  assert.equal(assemble.status, 0);
+  assert.equal(assemble.stdout.trim(), 'hi');
+  assert.ok(assemble.stderr.includes(`"aider" is not a known agent (${types.join(', ')})`), assemble.stderr);
 });
