@@ -26,16 +26,21 @@ mod ansi;
 mod builder;
 mod claude;
 mod codex;
+mod copilot;
 mod gemini;
 mod gemini_scan;
 mod json;
 mod lines;
+mod opencode;
+mod qwen;
 mod reply;
 mod reply_text;
+mod usage_file;
 
 pub use ansi::strip_ansi;
 pub use reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
 pub use reply_text::TextForm;
+pub use usage_file::{merge_output_file, merged_usage, usage_from_json};
 
 use std::borrow::Cow;
 
@@ -285,6 +290,9 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
         }
         OutputFormat::ClaudeStreamJson => claude::read,
         OutputFormat::CodexJson => codex::read,
+        OutputFormat::QwenStreamJson => qwen::read,
+        OutputFormat::CopilotJson => copilot::read,
+        OutputFormat::OpencodeJson => opencode::read,
         OutputFormat::GeminiStreamJson => {
             if gemini::read_message_line(text, reply) {
                 return;
