@@ -109,6 +109,8 @@ fn result(event: &Value, out: &mut ReplyBuilder) {
     }
     match count_field(event, "exitCode") {
         Some(0) | None => out.succeed(),
+        // The failure was reported already (`session.error`).
+        Some(_) if out.has_fatal_error() => {}
         Some(code) => out.fail_with_last_note(
             "result",
             &format!("GitHub Copilot CLI exited with code {code}"),
