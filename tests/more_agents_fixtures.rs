@@ -445,3 +445,61 @@ fn opencode_resume_keeps_the_session() {
     assert_eq!(reply.session_id, Some(opencode_session(&first)));
     assert_eq!(reply.text, PLAIN_ANSWER);
 }
+
+// --- Lines the recorded runs do not have ---------------------------------
+
+#[test]
+fn hand_written_lines_for_the_other_endings() {
+    // Copilot exiting non-zero with no error of its own.
+    let reply = parse(
+        "github-copilot",
+        b"{\"type\":\"assistant.message\",\"data\":{\"content\":\"Hi\"}}\n{\"type\":\"result\",\"sessionId\":\"s1\",\"exitCode\":2}\n",
+    );
+    assert_eq!(reply.status, ReplyStatus::Error);
+    assert_eq!(fatal(&reply), ["GitHub Copilot CLI exited with code 2"]);
+    assert_eq!(reply.session_id.as_deref(), Some("s1"));
+
+    // opencode: a failed tool is a note; a step cut by the length limit ends the run.
+    let reply = parse(
+        "opencode",
+        br#"{"type":"tool_use","sessionID":"ses_1","part":{"tool":"bash","callID":"c1","state":{"status":"error","input":{"command":"false"},"error":"exit 1"}}}
+{"type":"text","sessionID":"ses_1","part":{"text":"Partial"}}
+{"type":"step_finish","sessionID":"ses_1","part":{"reason":"length","tokens":{"input":10,"output":5,"reasoning":2,"cache":{"read":1,"write":3}},"cost":0.25}}
+"#,
+    );
+    assert_eq!(reply.status, ReplyStatus::Success);
+    assert_eq!(reply.tool_uses[0].status, ToolStatus::Error);
+    assert_eq!(reply.tool_uses[0].output.as_deref(), Some("exit 1"));
+    let codes: Vec<_> = reply
+        .errors
+        .iter()
+        .map(|e| (e.fatal, e.code.as_deref()))
+        .collect();
+    assert_eq!(
+        codes,
+        [(false, Some("tool_failed")), (false, Some("length"))]
+    );
+    assert_eq!(
+        reply.usage,
+        Some(Usage {
+            input_tokens: Some(14),
+            cached_input_tokens: Some(1),
+            output_tokens: Some(7),
+            total_tokens: Some(21),
+            duration_ms: None,
+            cost_usd: Some(0.25),
+        })
+    );
+
+    // Qwen: a sub-agent's lines are not the reply, but its calls are in the usage.
+    let reply = parse(
+        "qwen-code",
+        br#"{"type":"assistant","session_id":"q1","parent_tool_use_id":"t1","message":{"content":[{"type":"text","text":"inner"}],"usage":{"input_tokens":5,"output_tokens":1}}}
+{"type":"assistant","session_id":"q1","parent_tool_use_id":null,"message":{"content":[{"type":"text","text":"outer"}],"usage":{"input_tokens":7,"output_tokens":2}}}
+{"type":"result","subtype":"success","session_id":"q1","is_error":false,"result":"outer","usage":{"input_tokens":99,"output_tokens":9}}
+"#,
+    );
+    assert_eq!(reply.text, "outer");
+    assert_eq!(reply.usage.as_ref().and_then(|u| u.input_tokens), Some(12));
+    assert_eq!(reply.status, ReplyStatus::Success);
+}

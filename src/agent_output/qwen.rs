@@ -4,7 +4,8 @@
 //! - `result.usage` is cumulative over the whole session (a resumed run
 //!   counts the earlier runs again) and includes a memory-extraction call
 //!   not shown on stdout; the reply's usage is this run's: the sum of the
-//!   usage on each `assistant` line (one per model call);
+//!   usage on each `assistant` line (one per model call, a sub-agent's
+//!   included);
 //! - its `input_tokens` already counts the cached ones
 //!   (`cache_read_input_tokens` is their part), unlike Claude's;
 //! - an API failure comes as an ordinary assistant text `[API Error: …]`
@@ -34,13 +35,17 @@ fn is_api_error(text: &str) -> bool {
 }
 
 fn assistant(event: &Value, out: &mut ReplyBuilder) {
+    let message = event.get("message");
     let from_subagent = event
         .get("parent_tool_use_id")
         .is_some_and(|p| !p.is_null());
     if from_subagent {
+        // Not the reply, but a model call this run paid for.
+        if let Some(usage) = message.and_then(|m| m.get("usage")) {
+            out.add_usage(&qwen_usage(usage));
+        }
         return;
     }
-    let message = event.get("message");
     let blocks = message
         .and_then(|m| m.get("content"))
         .and_then(Value::as_array)
