@@ -1,5 +1,5 @@
-// The real Qwen Code, GitHub Copilot CLI and opencode (pinned dev
-// dependencies) run offline against the OpenAI Chat Completions mock on
+// The real Qwen Code, GitHub Copilot CLI and opencode (the pinned versions,
+// installed by install_openai_chat_agents.sh) run offline against the OpenAI Chat Completions mock on
 // 127.0.0.1 through buildCliInvocation, their stdout read back with
 // parseAgentOutput and AgentOutputParser (and Copilot's usage file with
 // mergeAgentOutputFile): a plain answer, a tool call then an answer, HTTP
@@ -78,7 +78,7 @@ describe('Qwen Code, Copilot and opencode against the OpenAI Chat Completions mo
   for (const cli of Object.keys(AGENTS)) {
     const { version } = AGENTS[cli];
     it(`${cli} ${version} is installed where the tests run it`, () => {
-      assert.ok(require('node:fs').existsSync(executable(cli)), `${executable(cli)}: npm ci installs the pinned CLIs`);
+      assert.ok(require('node:fs').existsSync(executable(cli)), `${executable(cli)}: bash tests/cli/install_openai_chat_agents.sh (run by scripts/setup.sh) installs the pinned CLIs`);
     });
 
     it(`${cli} ${version}: HTTP 500 is a failed reply after the CLI's own retries`, { timeout: TEST_TIMEOUT_MS }, async () => {
