@@ -35,6 +35,10 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
+# Qwen Code, Copilot and opencode for the live tests, outside the project
+# (see the script for why); nothing to do once installed.
+bash tests/cli/install_openai_chat_agents.sh
+
 if [ "${1:-}" = "--browser" ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   log "installing Debian's chromium and chromium-driver"
   sudo=""

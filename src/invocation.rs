@@ -86,6 +86,11 @@ pub struct InvocationOptions {
     /// Where the host will write Claude Code's system prompt when it is too
     /// long for an argument; needed only then.
     pub system_prompt_file: Option<String>,
+    /// Where the CLI should write its token usage when that is the only
+    /// place it reports it (Copilot's `--usage-output-file`); the invocation
+    /// then lists it in `outputs` for the host to read back after the run.
+    /// Ignored for CLIs that print their usage.
+    pub usage_file: Option<String>,
     /// More arguments, placed after ours and before any positional argument.
     pub extra_args: Vec<String>,
     /// The system the command will run on (Node's `process.platform`); its
@@ -99,8 +104,8 @@ pub struct InvocationOptions {
 
 impl InvocationOptions {
     /// Reads `{ command?, model?, sessionId?, sandbox?, yolo?,
-    /// systemPromptFile?, extraArgs?, platform?, env? }` (the JSON of
-    /// `buildCliInvocation`'s `options`); `null` gives the defaults.
+    /// systemPromptFile?, usageFile?, extraArgs?, platform?, env? }` (the
+    /// JSON of `buildCliInvocation`'s `options`); `null` gives the defaults.
     pub fn read(value: &Value) -> Result<InvocationOptions> {
         if value.is_null() {
             return Ok(InvocationOptions::default());
@@ -150,6 +155,7 @@ impl InvocationOptions {
             sandbox,
             yolo: o.opt_bool("yolo")?,
             system_prompt_file: text("systemPromptFile")?,
+            usage_file: text("usageFile")?,
             extra_args: o
                 .opt_str_list("extraArgs")?
                 .unwrap_or_default()
@@ -167,14 +173,40 @@ pub struct InvocationFile {
     pub content: String,
 }
 
-/// `{ command, args, stdin, files }`: spawn `command` with `args`, write the
-/// `files` first, then write `stdin` to the child and close it.
+/// A file the CLI writes during the run, for the host to read back after
+/// it (`kind: "usage"`: merge it into the reply with
+/// [`crate::agent_output::merge_output_file`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InvocationOutput {
+    pub path: String,
+    pub kind: OutputKind,
+}
+
+/// What an [`InvocationOutput`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputKind {
+    /// The run's token usage (Copilot's `--usage-output-file` JSON).
+    Usage,
+}
+
+impl OutputKind {
+    pub fn parse(name: &str) -> Option<OutputKind> {
+        (name == "usage").then_some(OutputKind::Usage)
+    }
+}
+
+/// `{ command, args, stdin, files, outputs? }`: spawn `command` with `args`,
+/// write the `files` first, then write `stdin` to the child and close it;
+/// after the run, read each of `outputs` (present only when not empty).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CliInvocation {
     pub command: String,
     pub args: Vec<String>,
     pub stdin: String,
     pub files: Vec<InvocationFile>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<InvocationOutput>,
 }
 
 /// The command line that runs `agent_type`'s CLI on `output`, as its
@@ -204,6 +236,7 @@ pub fn build_cli_invocation(
     // Where the system prompt sits when it travels as an argument, and the
     // flag that names its file instead.
     let mut system_arg: Option<(usize, &str, &str)> = None;
+    let mut outputs = Vec::new();
     match (flag, cli.system_prompt) {
         (None, _) => {}
         (Some(_), SystemPromptArg::None) => {
@@ -216,6 +249,15 @@ pub fn build_cli_invocation(
             // Inline for now; moved to its file below when the whole
             // command line does not fit the platform with it.
             system_arg = Some((args.len(), inline, file));
+            args.push(format!("{inline}={flag}"));
+        }
+        (Some(flag), SystemPromptArg::AppendInline { inline }) => {
+            if !fits_in_argument(inline, flag) {
+                return Err(AgentContextError::invalid(format!(
+                    "assemblerOutput.systemFlag cannot be an argument ({}) and {agent_type} has no file flag for it",
+                    too_long_why(inline, flag)
+                )));
+            }
             args.push(format!("{inline}={flag}"));
         }
     }
@@ -236,12 +278,31 @@ pub fn build_cli_invocation(
         ApprovalArg::Sandbox { flag } => {
             push_value(&mut args, flag, options.sandbox.map(Sandbox::name))
         }
+        ApprovalArg::Flags {
+            read_only,
+            yolo,
+            edits,
+        } => {
+            if let Some(flags) = approval(options, read_only, yolo, edits) {
+                args.extend(flags.iter().map(|f| (*f).to_owned()));
+            }
+        }
+    }
+    if let (Some(flag), Some(path)) = (cli.extras.usage_file, given(&options.usage_file)) {
+        args.push(format!("{flag}={path}"));
+        outputs.push(InvocationOutput {
+            path: path.to_owned(),
+            kind: OutputKind::Usage,
+        });
     }
     args.extend(options.extra_args.iter().cloned());
     if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
         args.extend([word.to_owned(), session.to_owned()]);
     }
     args.extend(cli.trailing_args.iter().map(|a| (*a).to_owned()));
+    if !cli.extras.args_may_hold_spaces {
+        check_no_whitespace(agent_type, &args, options)?;
+    }
     let command = given(&options.command).unwrap_or(cli.command).to_owned();
     let env = options.env.as_deref().unwrap_or(&[]);
     if let (Some((i, inline, file)), Some(flag)) = (system_arg, flag) {
@@ -283,6 +344,7 @@ pub fn build_cli_invocation(
         args,
         stdin: output.prompt.clone(),
         files,
+        outputs,
     })
 }
 
@@ -304,6 +366,38 @@ fn fits_with_launcher(platform: Platform, line: &CommandLine) -> bool {
         Ok(total) => total.used + launcher_reserve(platform) <= total.max(),
         Err(_) => false,
     }
+}
+
+/// opencode wraps an argument holding whitespace in literal quotes before
+/// the model sees it: refuse such an argument, naming the option it came
+/// from.
+fn check_no_whitespace(
+    agent_type: &str,
+    args: &[String],
+    options: &InvocationOptions,
+) -> Result<()> {
+    let Some(arg) = args.iter().find(|a| a.chars().any(char::is_whitespace)) else {
+        return Ok(());
+    };
+    let named = [
+        ("options.model", &options.model),
+        ("options.sessionId", &options.session_id),
+    ];
+    let field = named
+        .iter()
+        .find(|(_, v)| v.as_deref().is_some_and(|v| arg.ends_with(v)))
+        .map(|(name, _)| (*name).to_owned())
+        .or_else(|| {
+            options
+                .extra_args
+                .iter()
+                .position(|a| a == arg)
+                .map(|i| format!("options.extraArgs[{i}]"))
+        })
+        .unwrap_or_else(|| "an argument".to_owned());
+    Err(AgentContextError::invalid(format!(
+        "{field} must not contain whitespace for {agent_type}: it would reach the agent wrapped in quotes; got \"{arg}\""
+    )))
 }
 
 /// The agent types whose CLI takes a system prompt flag, for a message.
@@ -331,12 +425,7 @@ fn push_value(args: &mut Vec<String>, name: &str, value: Option<&str>) {
 /// SPEC §7's mapping: `read-only` → the read-only mode; else `yolo` → no
 /// approvals; else the mode that approves edits. Nothing when neither
 /// `sandbox` nor `yolo` is given.
-fn approval(
-    options: &InvocationOptions,
-    read_only: &'static str,
-    yolo: &'static str,
-    edits: &'static str,
-) -> Option<&'static str> {
+fn approval<T: Copy>(options: &InvocationOptions, read_only: T, yolo: T, edits: T) -> Option<T> {
     match (options.sandbox, options.yolo) {
         (None, None) => None,
         (Some(Sandbox::ReadOnly), _) => Some(read_only),
@@ -382,12 +471,33 @@ fn system_prompt_file<'a>(
     })
 }
 
+/// Whether `{flag}={value}` and its NUL fit in one argument on Linux, the
+/// strictest per-argument limit (the whole line is checked for the platform
+/// after).
+fn fits_in_argument(flag: &str, value: &str) -> bool {
+    flag.len() + 1 + value.len() < MAX_ARG_BYTES && !value.contains('\0')
+}
+
+/// Why `{inline}={flag}` cannot be one argument.
+fn too_long_why(inline: &str, flag: &str) -> String {
+    if flag.contains('\0') {
+        "systemFlag holds a NUL character, which no argument can".to_owned()
+    } else {
+        format!(
+            "systemFlag is {} bytes, over the {} one argument may take on Linux",
+            flag.len(),
+            MAX_ARG_BYTES - 2 - inline.len()
+        )
+    }
+}
+
 fn check_options(options: &InvocationOptions, platform: Platform) -> Result<()> {
     let named = [
         ("options.command", &options.command),
         ("options.model", &options.model),
         ("options.sessionId", &options.session_id),
         ("options.systemPromptFile", &options.system_prompt_file),
+        ("options.usageFile", &options.usage_file),
     ];
     for (path, value) in named {
         if let Some(value) = value {
@@ -589,7 +699,7 @@ mod tests {
         let none = InvocationOptions::default();
         assert_eq!(
             err(build("aider", None, &none)),
-            "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to build a command line, got \"aider\""
+            "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot' or 'opencode' to build a command line, got \"aider\""
         );
         assert!(err(build_cli_invocation(
             "claude-code",

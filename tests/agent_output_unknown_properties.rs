@@ -18,7 +18,11 @@ fn agent_type(cli: &str) -> &'static str {
     match cli {
         "claude" => "claude-code",
         "codex" => "openai-codex",
-        _ => "google-gemini",
+        "gemini" => "google-gemini",
+        // The later agents' folders are named by their agent type.
+        other => agent_context::agents::find(other)
+            .unwrap_or_else(|| panic!("fixtures of an unknown agent: {other}"))
+            .agent_type,
     }
 }
 

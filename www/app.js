@@ -286,6 +286,22 @@ const SAMPLE_STREAMS = {
     { type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'Use React with the team\u2019s component library.' } },
     { type: 'turn.completed', usage: { input_tokens: 100, cached_input_tokens: 0, output_tokens: 12 } },
   ],
+  'qwen-code': [
+    { type: 'system', subtype: 'init', session_id: '7a26-qwen', model: 'qwen3-coder-plus', tools: [] },
+    { type: 'assistant', session_id: '7a26-qwen', parent_tool_use_id: null, message: { role: 'assistant', content: [{ type: 'text', text: 'Use React with the team\u2019s component library.' }], usage: { input_tokens: 100, output_tokens: 12, total_tokens: 112 } } },
+    { type: 'result', subtype: 'success', session_id: '7a26-qwen', is_error: false, duration_ms: 1500, result: 'Use React with the team\u2019s component library.', usage: { input_tokens: 100, output_tokens: 12, total_tokens: 112 } },
+  ],
+  'github-copilot': [
+    { type: 'user.message', data: { content: '[MESSAGE]\nWhat UI framework should we use?' } },
+    { type: 'assistant.message_delta', data: { messageId: 'm1', deltaContent: 'Use React ' }, ephemeral: true },
+    { type: 'assistant.message', data: { messageId: 'm1', content: 'Use React with the team\u2019s component library.', toolRequests: [] } },
+    { type: 'result', sessionId: '61ff-copilot', exitCode: 0, usage: { premiumRequests: 0, totalApiDurationMs: 800 } },
+  ],
+  opencode: [
+    { type: 'step_start', sessionID: 'ses_opencode1', part: { type: 'step-start' } },
+    { type: 'text', sessionID: 'ses_opencode1', part: { type: 'text', text: 'Use React with the team\u2019s component library.' } },
+    { type: 'step_finish', sessionID: 'ses_opencode1', part: { type: 'step-finish', reason: 'stop', tokens: { input: 100, output: 12, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0 } },
+  ],
 };
 
 function loadSample() {

@@ -197,6 +197,11 @@ impl ReplyBuilder {
         self.held_escape.clear();
     }
 
+    /// Whether a fatal error has been recorded.
+    pub fn has_fatal_error(&self) -> bool {
+        self.errors.iter().any(|e| e.fatal)
+    }
+
     /// Whether any text has been collected.
     pub fn has_text(&self) -> bool {
         !self.text.is_empty()

@@ -27,12 +27,16 @@ mod builder;
 mod claude;
 mod codex;
 mod codex_legacy;
+mod copilot;
 mod gemini;
 mod gemini_scan;
 mod json;
 mod lines;
+mod opencode;
+mod qwen;
 mod reply;
 mod reply_text;
+mod usage_file;
 
 pub use ansi::strip_ansi;
 pub use reply::{
@@ -40,6 +44,7 @@ pub use reply::{
     ToolUse, Usage,
 };
 pub use reply_text::TextForm;
+pub use usage_file::{merge_output_file, merged_usage, usage_from_json};
 
 use std::borrow::Cow;
 
@@ -289,6 +294,9 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
         }
         OutputFormat::ClaudeStreamJson => claude::read,
         OutputFormat::CodexJson => codex::read,
+        OutputFormat::QwenStreamJson => qwen::read,
+        OutputFormat::CopilotJson => copilot::read,
+        OutputFormat::OpencodeJson => opencode::read,
         OutputFormat::GeminiStreamJson => {
             if gemini::read_message_line(text, reply) {
                 return;

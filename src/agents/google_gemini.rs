@@ -39,6 +39,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: "auto_edit",
         },
         trailing_args: &[],
+        extras: CliExtras::NONE,
     },
     acp: None,
     mcp_tool: "gemini",

@@ -18,15 +18,22 @@
 //! ```
 
 mod claude_code;
+mod github_copilot;
 mod google_gemini;
 mod openai_codex;
+mod opencode;
+mod qwen_code;
 mod spec;
 
 pub use claude_code::CLAUDE;
+pub use github_copilot::COPILOT;
 pub use google_gemini::GEMINI;
 pub use openai_codex::CODEX;
+pub use opencode::OPENCODE;
+pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AgentSpec, ApprovalArg, CliSpec, OutputFormat, SessionArg, SystemPromptArg,
+    AcpLaunch, AgentSpec, ApprovalArg, CliExtras, CliSpec, OutputFormat, SessionArg,
+    SystemPromptArg,
 };
 
 use serde::Serialize;
@@ -38,6 +45,9 @@ pub const AGENTS: &[&AgentSpec] = &[
     &claude_code::AGENT,
     &openai_codex::AGENT,
     &google_gemini::AGENT,
+    &qwen_code::AGENT,
+    &github_copilot::AGENT,
+    &opencode::AGENT,
 ];
 
 /// The agent registered as `agent_type`.
@@ -83,7 +93,7 @@ impl AgentSpec {
             package: self.cli.package,
             system_prompt: match self.cli.system_prompt {
                 SystemPromptArg::None => "inline",
-                SystemPromptArg::Append { .. } => "flag",
+                SystemPromptArg::Append { .. } | SystemPromptArg::AppendInline { .. } => "flag",
             },
             assembler_class: self.assembler_class,
             mcp_tool: self.mcp_tool,

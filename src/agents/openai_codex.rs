@@ -34,6 +34,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         session: SessionArg::Subcommand("resume"),
         approval: ApprovalArg::Sandbox { flag: "--sandbox" },
         trailing_args: &["-"],
+        extras: CliExtras::NONE,
     },
     acp: None,
     mcp_tool: "codex",

@@ -36,6 +36,14 @@ pub enum OutputFormat {
     CodexJson,
     /// Gemini CLI `-o stream-json`.
     GeminiStreamJson,
+    /// Qwen Code `-o stream-json`: Claude Code's lines, with Qwen's usage
+    /// and errors.
+    QwenStreamJson,
+    /// GitHub Copilot CLI `--output-format json`: dotted event types, the
+    /// session id on the last line only.
+    CopilotJson,
+    /// opencode `run --format json`: parts, no final line.
+    OpencodeJson,
     /// Text, ANSI escapes removed: what the Rust API reads for an agent
     /// type it does not know.
     PlainText,
@@ -60,6 +68,27 @@ pub struct CliSpec {
     pub approval: ApprovalArg,
     /// Last, after any extra arguments (Codex's `-`: read the prompt from stdin).
     pub trailing_args: &'static [&'static str],
+    /// What only some CLIs need.
+    pub extras: CliExtras,
+}
+
+/// What only some CLIs need; [`CliExtras::NONE`] for the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CliExtras {
+    /// The flag that names a file the CLI writes its token usage to when
+    /// the run ends (Copilot's `--usage-output-file`: usage is not on
+    /// stdout), placed after the approval flags.
+    pub usage_file: Option<&'static str>,
+    /// False when the CLI mangles an argument holding whitespace (opencode
+    /// wraps it in literal quotes), so no argument may hold any.
+    pub args_may_hold_spaces: bool,
+}
+
+impl CliExtras {
+    pub const NONE: CliExtras = CliExtras {
+        usage_file: None,
+        args_may_hold_spaces: true,
+    };
 }
 
 /// Whether and how the CLI takes a system prompt apart from the prompt.
@@ -72,6 +101,9 @@ pub enum SystemPromptArg {
         inline: &'static str,
         file: &'static str,
     },
+    /// `{inline}=text`; no file flag, so a text that cannot be an argument
+    /// is `INVALID_INPUT` (Qwen Code's `--append-system-prompt`).
+    AppendInline { inline: &'static str },
 }
 
 /// How a session is resumed.
@@ -97,6 +129,14 @@ pub enum ApprovalArg {
     /// The sandbox's own name (`--sandbox=workspace-write`); the CLI never
     /// asks for approval, so `yolo` changes nothing.
     Sandbox { flag: &'static str },
+    /// Whole arguments per case, same mapping as `Mode` (Copilot's
+    /// `--allow-all-tools`, opencode's `--agent=plan`); nothing when neither
+    /// `sandbox` nor `yolo` is given.
+    Flags {
+        read_only: &'static [&'static str],
+        yolo: &'static [&'static str],
+        edits: &'static [&'static str],
+    },
 }
 
 /// How an agent is started for ACP: `command args…` speaking JSON-RPC on

@@ -98,6 +98,24 @@ const GEMINI: Signs = Signs {
     ],
 };
 
+/// Qwen Code 0.24, from its recorded runs (tests/fixtures/cli/qwen-code/):
+/// an API error is the assistant text and `result` `[API Error: 400 …]`
+/// (exit 1). Not yet seen through `runAgent` against the mock.
+const QWEN: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[],
+    status_prefixes: &["API Error: "],
+    unknown_session: &[],
+    markers: &[],
+};
+
+/// GitHub Copilot CLI 1.0 and opencode 1.18, from their recorded runs: an
+/// API error carries its status as a number (`statusCode`), which the
+/// parsers read; no wording of their own is known yet. Not yet seen through
+/// `runAgent` against the mock.
+const COPILOT_OPENCODE: Signs = PLAIN;
+
 const PLAIN: Signs = Signs {
     exit_codes: &[],
     exit_is_http_status: false,
@@ -139,6 +157,8 @@ pub fn signs(format: OutputFormat) -> &'static Signs {
         OutputFormat::ClaudeStreamJson => &CLAUDE,
         OutputFormat::CodexJson => &CODEX,
         OutputFormat::GeminiStreamJson => &GEMINI,
+        OutputFormat::QwenStreamJson => &QWEN,
+        OutputFormat::CopilotJson | OutputFormat::OpencodeJson => &COPILOT_OPENCODE,
         OutputFormat::PlainText => &PLAIN,
     }
 }

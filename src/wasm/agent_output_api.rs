@@ -204,3 +204,76 @@ fn finished() -> AgentContextError {
         "this AgentOutputParser is finished: create a new one for more output",
     )
 }
+
+/// Merges a file the CLI wrote during the run (one of the invocation's
+/// `outputs`) into its reply, and returns the reply with it: GitHub Copilot
+/// CLI's token usage is only in its `--usage-output-file`.
+///
+/// ```js
+/// const run = buildCliInvocation('github-copilot', out, { usageFile: path.join(dir, 'usage.json') });
+/// // … spawn, parse stdout into `reply` …
+/// for (const o of run.outputs ?? []) {
+///   reply = mergeAgentOutputFile('github-copilot', reply, { kind: o.kind, content: fs.readFileSync(o.path, 'utf8') });
+/// }
+/// ```
+///
+/// Throws `INVALID_INPUT` for an agent type that writes no such file, a
+/// `kind` other than `'usage'`, or content that is not the CLI's JSON.
+#[wasm_bindgen(js_name = mergeAgentOutputFile, skip_typescript)] // declared in types.d.ts
+pub fn merge_agent_output_file(
+    #[wasm_bindgen(js_name = agentType)] agent_type: JsValue,
+    reply: JsValue,
+    file: JsValue,
+) -> std::result::Result<JsValue, JsValue> {
+    js_result(merge_file(&agent_type, &reply, &file))
+}
+
+fn merge_file(agent_type: &JsValue, reply: &JsValue, file: &JsValue) -> Result<JsValue> {
+    let agent_type = js_input::agent_type(agent_type)?;
+    if !js_input::is_plain_object(reply) {
+        return Err(AgentContextError::invalid(format!(
+            "reply must be an object (an AgentReply), got {}",
+            type_name(reply)
+        )));
+    }
+    if !js_input::is_plain_object(file) {
+        return Err(AgentContextError::invalid(format!(
+            "file must be an object {{ kind, content }}, got {}",
+            type_name(file)
+        )));
+    }
+    let kind_value = js_sys::Reflect::get(file, &"kind".into()).unwrap_or(JsValue::UNDEFINED);
+    let kind = kind_value
+        .as_string()
+        .and_then(|k| crate::invocation::OutputKind::parse(&k))
+        .ok_or_else(|| {
+            AgentContextError::invalid(format!(
+                "file.kind must be 'usage', got {}",
+                type_name(&kind_value)
+            ))
+        })?;
+    let content_value = js_js_get(file, "content");
+    let content = content_value.as_string().ok_or_else(|| {
+        AgentContextError::invalid(format!(
+            "file.content must be a string, got {}",
+            type_name(&content_value)
+        ))
+    })?;
+    let usage_value = js_js_get(reply, "usage");
+    let usage = if usage_value.is_undefined() || usage_value.is_null() {
+        None
+    } else {
+        Some(agent_output::usage_from_json(&super::json_bridge::to_json(
+            &usage_value,
+            "reply.usage",
+        )?))
+    };
+    let merged = agent_output::merged_usage(&agent_type, usage, kind, &content)?;
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), reply.unchecked_ref());
+    let _ = js_sys::Reflect::set(&copy, &"usage".into(), &from_serializable(&merged)?);
+    Ok(copy.into())
+}
+
+fn js_js_get(object: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(object, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}

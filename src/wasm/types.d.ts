@@ -451,6 +451,12 @@ export interface CliInvocationOptions {
   yolo?: boolean | null;
   /** Where to put Claude Code's system prompt when it is too long for one argument (128 KiB on Linux); needed only then. */
   systemPromptFile?: string | null;
+  /**
+   * Where the CLI writes its token usage when stdout lacks it (GitHub
+   * Copilot CLI's `--usage-output-file`): listed in the invocation's
+   * `outputs`, read back with `mergeAgentOutputFile`. Ignored for the others.
+   */
+  usageFile?: string | null;
   /** More arguments, after the built ones and before any positional one. */
   extraArgs?: string[] | null;
   /**
@@ -470,13 +476,36 @@ export interface CliInvocationFile {
   content: string;
 }
 
-/** Spawn `command` with `args`, after writing `files`; write `stdin` to the child and close it. */
+/** A file the CLI writes during the run, to read back after it with `mergeAgentOutputFile`. */
+export interface CliInvocationOutput {
+  path: string;
+  kind: 'usage';
+}
+
+/**
+ * Spawn `command` with `args`, after writing `files`; write `stdin` to the
+ * child and close it; after the run, merge each of `outputs` (present when
+ * not empty) into the parsed reply with `mergeAgentOutputFile`.
+ */
 export interface CliInvocation {
   command: string;
   args: string[];
   stdin: string;
   files: CliInvocationFile[];
+  outputs?: CliInvocationOutput[];
 }
+
+/**
+ * The reply with a file the CLI wrote during the run merged in (GitHub
+ * Copilot CLI's usage file: its token counts replace `reply.usage`'s).
+ * Returns a new object. Throws `AgentContextError` (`INVALID_INPUT`) for an
+ * agent that writes no such file or content that is not the CLI's JSON.
+ */
+export function mergeAgentOutputFile(
+  agentType: KnownAgentType,
+  reply: AgentReply,
+  file: { kind: 'usage'; content: string },
+): AgentReply;
 
 /**
  * The command line that runs `agentType`'s CLI on an assembled prompt, which

@@ -1,0 +1,51 @@
+//! GitHub Copilot CLI (`copilot`). Layout: Codex's, everything inline (no
+//! system-prompt flag), under its own agent type. Output: `--output-format
+//! json` lines with dotted types. Its traps: the prompt goes on stdin and
+//! `-p` is never given (with `-p`, stdin is dropped silently); the session
+//! id is only on the last line; token usage is only in the file named by
+//! `--usage-output-file` (the invocation's `outputs`, merged into the reply
+//! with `mergeAgentOutputFile`). `--no-ask-user`: nobody is there to answer.
+
+use super::spec::*;
+use crate::layout::{InstructionPlacement, Layout};
+
+pub const COPILOT: Layout = Layout {
+    agent_type: "github-copilot",
+    instructions: InstructionPlacement::Inline {
+        header: "[SYSTEM]\n",
+    },
+    team_header: "[TEAM_TASK]\n",
+    context_header: "[CONTEXT]\n",
+    line_prefix: "- ",
+    line_shows_recipient: true,
+    message_header: "[MESSAGE]\n",
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "github-copilot",
+    name: "GitHub Copilot CLI",
+    layout: &COPILOT,
+    assembler_class: None,
+    output: OutputFormat::CopilotJson,
+    cli: CliSpec {
+        command: "copilot",
+        package: "@github/copilot",
+        base_args: &["--output-format", "json", "--no-ask-user"],
+        system_prompt: SystemPromptArg::None,
+        model_flag: "--model",
+        // Creates the session when it does not exist yet, resumes it else.
+        session: SessionArg::Flag("--session-id"),
+        approval: ApprovalArg::Flags {
+            read_only: &["--mode=plan"],
+            yolo: &["--allow-all-tools"],
+            edits: &["--allow-tool=write"],
+        },
+        trailing_args: &[],
+        extras: CliExtras {
+            usage_file: Some("--usage-output-file"),
+            args_may_hold_spaces: true,
+        },
+    },
+    acp: None,
+    mcp_tool: "copilot",
+};

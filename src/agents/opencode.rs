@@ -1,0 +1,53 @@
+//! opencode (`opencode run`). Layout: Codex's, everything inline (no
+//! system-prompt flag), under its own agent type. Output: `--format json`
+//! lines (`step_start`, `text`, `tool_use`, `step_finish`, `error`), with no
+//! final line: a run ends with `step_finish` reason `stop`. Its traps: it
+//! always waits for stdin (the prompt goes there, closed), and an argument
+//! holding whitespace reaches the model wrapped in literal quotes, so no
+//! argument may hold any.
+
+use super::spec::*;
+use crate::layout::{InstructionPlacement, Layout};
+
+pub const OPENCODE: Layout = Layout {
+    agent_type: "opencode",
+    instructions: InstructionPlacement::Inline {
+        header: "[SYSTEM]\n",
+    },
+    team_header: "[TEAM_TASK]\n",
+    context_header: "[CONTEXT]\n",
+    line_prefix: "- ",
+    line_shows_recipient: true,
+    message_header: "[MESSAGE]\n",
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "opencode",
+    name: "opencode",
+    layout: &OPENCODE,
+    assembler_class: None,
+    output: OutputFormat::OpencodeJson,
+    cli: CliSpec {
+        command: "opencode",
+        package: "opencode-ai",
+        base_args: &["run", "--format", "json"],
+        system_prompt: SystemPromptArg::None,
+        // `provider/model`.
+        model_flag: "--model",
+        session: SessionArg::Flag("--session"),
+        // Edits and `bash` are allowed by default; `plan` is its read-only
+        // agent; `--auto` approves the rest.
+        approval: ApprovalArg::Flags {
+            read_only: &["--agent=plan"],
+            yolo: &["--auto"],
+            edits: &[],
+        },
+        trailing_args: &[],
+        extras: CliExtras {
+            usage_file: None,
+            args_may_hold_spaces: false,
+        },
+    },
+    acp: None,
+    mcp_tool: "opencode",
+};

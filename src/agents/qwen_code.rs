@@ -1,0 +1,47 @@
+//! Qwen Code (`qwen`). Layout: Claude Code's (the instruction body goes to
+//! `systemFlag`, for `--append-system-prompt`; the rest inline with
+//! `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`), under its own agent type.
+//! Output: `-o stream-json` lines, Claude Code's kinds with Qwen's usage
+//! (cumulative over the session in `result`) and API errors (an assistant
+//! text `[API Error: …]`). No file flag for the system prompt.
+
+use super::spec::*;
+use crate::layout::{InstructionPlacement, Layout};
+
+pub const QWEN: Layout = Layout {
+    agent_type: "qwen-code",
+    instructions: InstructionPlacement::SystemFlag,
+    team_header: "[TEAM_TASK]\n",
+    context_header: "[CONTEXT]\n",
+    line_prefix: "- ",
+    line_shows_recipient: true,
+    message_header: "[MESSAGE]\n",
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "qwen-code",
+    name: "Qwen Code",
+    layout: &QWEN,
+    assembler_class: None,
+    output: OutputFormat::QwenStreamJson,
+    cli: CliSpec {
+        command: "qwen",
+        package: "@qwen-code/qwen-code",
+        base_args: &["-o", "stream-json"],
+        system_prompt: SystemPromptArg::AppendInline {
+            inline: "--append-system-prompt",
+        },
+        model_flag: "--model",
+        session: SessionArg::Flag("--resume"),
+        approval: ApprovalArg::Mode {
+            flag: "--approval-mode",
+            read_only: "plan",
+            yolo: "yolo",
+            edits: "auto-edit",
+        },
+        trailing_args: &[],
+        extras: CliExtras::NONE,
+    },
+    acp: None,
+    mcp_tool: "qwen",
+};

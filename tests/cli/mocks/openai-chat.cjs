@@ -1,0 +1,137 @@
+// OpenAI Chat Completions: POST …/chat/completions, streamed (`stream: true`,
+// with `stream_options.include_usage` the last chunk carries the usage) or
+// not; GET …/models lists one model. What Qwen Code, GitHub Copilot CLI and
+// opencode call with an OpenAI-compatible provider.
+//
+// Scenarios: `plain` (PLAIN_PIECES), `tool` (a call of the CLI's own file-
+// reading tool on the notes file, then an answer quoting its output),
+// `shell` (a call of its shell tool, `cat notes.txt`, then an answer),
+// `error400` (every call rejected, HTTP 400), `error500` (every call fails,
+// HTTP 500). A call that offers no tools (a title, a memory extraction) is a
+// side call (so is Qwen's memory extraction, which offers tools): it gets
+// SIDE_TEXT, with SIDE_USAGE.
+'use strict';
+const { PLAIN_PIECES, answerAfterTool, json, startSse } = require('./common.cjs');
+
+const MODEL = 'gpt-mock';
+/** Each main call's usage; its prompt tokens include 20 cached ones. */
+const MAIN_USAGE = { prompt_tokens: 120, completion_tokens: 9, total_tokens: 129, prompt_tokens_details: { cached_tokens: 20 } };
+const SIDE_USAGE = { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 };
+const SIDE_TEXT = 'Mock side answer';
+const ERROR_400 = { error: { message: 'Mock rejects this request: bad parameter.', type: 'invalid_request_error', code: 'invalid_request' } };
+const ERROR_500 = { error: { message: 'Mock server error: the model is unavailable.', type: 'server_error', code: 'server_error' } };
+
+/** The file-reading tools the CLIs offer, with the argument naming the path. */
+const READ_TOOLS = [
+  { name: 'read_file', path: ['absolute_path', 'file_path', 'path'] }, // Qwen Code
+  { name: 'view', path: ['path'] }, // Copilot
+  { name: 'read', path: ['filePath', 'path'] }, // opencode
+];
+
+/** A side call's system prompt: Qwen's memory extraction, a title. */
+const SIDE_CALL = /memory extraction|generate a (short )?title|title generator/i;
+
+let counter = 0;
+
+/** The system messages' text. */
+function systemText(body) {
+  return (body?.messages ?? [])
+    .filter((m) => m.role === 'system')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
+}
+
+/** The shell tools the CLIs offer. */
+const SHELL_TOOLS = ['run_shell_command', 'bash'];
+
+/** The shell tool `body` offers, or null. */
+function shellTool(body) {
+  const names = (body.tools ?? []).map((t) => t.function?.name ?? t.name);
+  return SHELL_TOOLS.find((n) => names.includes(n)) ?? null;
+}
+
+/** The read tool `body` offers and its path argument, or null. */
+function readTool(body) {
+  for (const want of READ_TOOLS) {
+    const tool = (body.tools ?? []).find((t) => (t.function?.name ?? t.name) === want.name);
+    if (!tool) continue;
+    const props = Object.keys(tool.function?.parameters?.properties ?? {});
+    const arg = want.path.find((p) => props.includes(p)) ?? want.path[0];
+    return { name: want.name, arg };
+  }
+  return null;
+}
+
+/** The tool results the CLI sent back, joined, or null. */
+function toolResults(body) {
+  const results = (body.messages ?? []).filter((m) => m.role === 'tool').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+  return results.length ? results.join('\n') : null;
+}
+
+function chunk(id, delta, finish, extra = {}) {
+  return { id, object: 'chat.completion.chunk', created: 1767225600, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
+}
+
+/** Streams `pieces` of text and/or one tool call, then the usage chunk. */
+function stream(res, body, { pieces = [], call = null, usage }) {
+  counter += 1;
+  const id = `chatcmpl-mock-${counter}`;
+  startSse(res);
+  const write = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  write(chunk(id, { role: 'assistant', content: '' }, null));
+  for (const piece of pieces) write(chunk(id, { content: piece }, null));
+  if (call) {
+    write(chunk(id, { tool_calls: [{ index: 0, id: `call_mock_${counter}`, type: 'function', function: { name: call.name, arguments: '' } }] }, null));
+    write(chunk(id, { tool_calls: [{ index: 0, function: { arguments: call.arguments } }] }, null));
+  }
+  write(chunk(id, {}, call ? 'tool_calls' : 'stop'));
+  if (body.stream_options?.include_usage) write({ id, object: 'chat.completion.chunk', created: 1767225600, model: MODEL, choices: [], usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/** The same answer as one JSON body (`stream: false`). */
+function whole(res, { pieces = [], usage }) {
+  counter += 1;
+  json(res, 200, {
+    id: `chatcmpl-mock-${counter}`, object: 'chat.completion', created: 1767225600, model: MODEL,
+    choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: 'stop' }],
+    usage,
+  });
+}
+
+function respond(req, res, scenario, notesPath) {
+  const { url, body } = req;
+  if (req.method === 'GET' && /\/models\b/.test(url)) {
+    return json(res, 200, { object: 'list', data: [{ id: MODEL, object: 'model', created: 1767225600, owned_by: 'mock' }] });
+  }
+  if (!/\/chat\/completions$/.test(url.split('?')[0])) {
+    return json(res, 404, { error: { message: `not mocked: ${req.method} ${url}`, type: 'invalid_request_error' } });
+  }
+  if (scenario === 'error400') return json(res, 400, ERROR_400);
+  if (scenario === 'error500') return json(res, 500, ERROR_500);
+  const main = (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
+  let answer;
+  if (!main) answer = { pieces: [SIDE_TEXT], usage: SIDE_USAGE };
+  else if (scenario === 'tool') {
+    const results = toolResults(body);
+    const tool = readTool(body);
+    if (results === null && tool) {
+      answer = { call: { name: tool.name, arguments: JSON.stringify({ [tool.arg]: notesPath }) }, usage: MAIN_USAGE };
+    } else {
+      answer = { pieces: [answerAfterTool(results ?? '')], usage: MAIN_USAGE };
+    }
+  } else if (scenario === 'shell') {
+    const results = toolResults(body);
+    const tool = shellTool(body);
+    if (results === null && tool) {
+      answer = { call: { name: tool, arguments: JSON.stringify({ command: 'cat notes.txt', description: 'Read the notes' }) }, usage: MAIN_USAGE };
+    } else {
+      answer = { pieces: [answerAfterTool(results ?? '')], usage: MAIN_USAGE };
+    }
+  } else answer = { pieces: PLAIN_PIECES, usage: MAIN_USAGE };
+  if (body?.stream) return stream(res, body, answer);
+  return whole(res, answer);
+}
+
+module.exports = { respond, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500 };

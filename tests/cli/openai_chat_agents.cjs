@@ -1,0 +1,214 @@
+// Runs Qwen Code, GitHub Copilot CLI and opencode offline against the OpenAI
+// Chat Completions mock (openai_chat_server.cjs): a mock process per run on
+// 127.0.0.1, a fresh HOME per run (each CLI's provider settings pointing at
+// the mock, a fake key), the CLI spawned in its own process group from an
+// invocation (`{ command, args, stdin }`), killed with its group after
+// RUN_LIMIT_MS, and the mock stopped by its PID.
+//
+// The CLIs come from AGENT_CLI_ROOT/<pkg>@<version>/node_modules/.bin (default
+// ~/.cache/agent-context/agents) or, when pinned in the project, node_modules/.bin.
+'use strict';
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const ROOT = path.join(__dirname, '..', '..');
+const MODEL = 'gpt-mock';
+const FAKE_KEY = 'sk-mock-not-a-real-key';
+const NOTES_TEXT = 'The launch code is 4217.\n';
+const RUN_LIMIT_MS = 90_000;
+const MOCK_START_MS = 15_000;
+
+/** Each CLI: agent type, npm package, version tested, executable. */
+const AGENTS = {
+  qwen: { agentType: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
+  copilot: { agentType: 'github-copilot', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
+  opencode: { agentType: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+};
+
+/** Copilot's first run unpacks ~235 MB into $XDG_CACHE_HOME/copilot: shared by every run. */
+const SHARED_CACHE = process.env.AGENT_CLI_CACHE || path.join(os.homedir(), '.cache');
+
+function cliRoot() {
+  return process.env.AGENT_CLI_ROOT || path.join(os.homedir(), '.cache', 'agent-context', 'agents');
+}
+
+/** The executable: the project's pinned one, else the one installed aside. */
+function executable(cli) {
+  const { pkg, version, bin } = AGENTS[cli];
+  const pinned = path.join(ROOT, 'node_modules', ...pkg.split('/'), 'package.json');
+  if (fs.existsSync(pinned) && JSON.parse(fs.readFileSync(pinned, 'utf8')).version === version) {
+    return path.join(ROOT, 'node_modules', '.bin', bin);
+  }
+  return path.join(cliRoot(), `${pkg.replace('/', '+')}@${version}`, 'node_modules', '.bin', bin);
+}
+
+function available(cli) {
+  return fs.existsSync(executable(cli));
+}
+
+/** Starts the mock; resolves `{ child, port, log }`. */
+function startMock(scenario, dir, notesPath) {
+  const log = path.join(dir, 'requests.jsonl');
+  fs.writeFileSync(log, '');
+  const child = spawn(process.execPath, [path.join(__dirname, 'openai_chat_server.cjs'), scenario, log, notesPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('mock did not start'));
+    }, MOCK_START_MS);
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve({ child, port: JSON.parse(line).port, log });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mock exited with ${code}`));
+    });
+  });
+}
+
+function stopMock(mock) {
+  if (mock.child.exitCode === null) mock.child.kill('SIGTERM');
+}
+
+function readRequests(log) {
+  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** A fresh HOME for `cli`: its settings and environment, pointing at `port`. */
+function sandbox(cli, home, port) {
+  const base = `http://127.0.0.1:${port}/v1`;
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    USER: 'mock',
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    CI: '1',
+    // Anything but loopback goes to a dead proxy.
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: '127.0.0.1,localhost',
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+  };
+  if (cli === 'qwen') {
+    fs.mkdirSync(path.join(home, '.qwen'), { recursive: true });
+    const settings = {
+      security: { auth: { selectedType: 'openai' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      // The SDK's own retries off, so an HTTP 500 test stays short.
+      model: { generationConfig: { maxRetries: 0 } },
+    };
+    fs.writeFileSync(path.join(home, '.qwen', 'settings.json'), JSON.stringify(settings));
+    Object.assign(env, { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: base, OPENAI_MODEL: MODEL });
+  } else if (cli === 'copilot') {
+    Object.assign(env, {
+      XDG_CACHE_HOME: SHARED_CACHE,
+      COPILOT_HOME: path.join(home, '.copilot'),
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: base,
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_API_KEY: FAKE_KEY,
+      COPILOT_PROVIDER_WIRE_API: 'completions',
+      COPILOT_MODEL: MODEL,
+    });
+  } else if (cli === 'opencode') {
+    const config = {
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      model: `mock/${MODEL}`,
+      small_model: `mock/${MODEL}`,
+      provider: {
+        mock: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Mock',
+          options: { baseURL: base, apiKey: FAKE_KEY },
+          models: { [MODEL]: { name: 'GPT Mock', limit: { context: 128000, output: 4096 } } },
+        },
+      },
+    };
+    Object.assign(env, {
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    });
+  }
+  return env;
+}
+
+/** Spawns `invocation` in `cwd` with `env`; resolves `{ code, signal, stdout, stderr, timedOut, ms }`. */
+function spawnCli(invocation, { cwd, env, limitMs = RUN_LIMIT_MS }) {
+  const started = Date.now();
+  const child = spawn(invocation.command, invocation.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const out = [];
+  const err = [];
+  child.stdout.on('data', (c) => out.push(c));
+  child.stderr.on('data', (c) => err.push(c));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {}
+  }, limitMs);
+  child.stdin.on('error', () => {});
+  child.stdin.end(invocation.stdin);
+  return new Promise((resolve) => {
+    child.on('error', (e) => err.push(Buffer.from(String(e))));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // Nothing the CLI started outlives the run.
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+      resolve({ code, signal, chunks: out, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), timedOut, ms: Date.now() - started });
+    });
+  });
+}
+
+/**
+ * One run: `makeInvocation(ctx)` builds `{ command, args, stdin }` given
+ * `{ cli, executable, home, cwd, port }`. `reuse` (an earlier run) keeps its
+ * HOME and folder (resume). Resolves the run; `cleanUp(run)` removes its files.
+ */
+async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitMs } = {}) {
+  const dir = reuse ? reuse.dir : fs.mkdtempSync(path.join(os.tmpdir(), `ac-${cli}-`));
+  const home = path.join(dir, 'home');
+  const cwd = path.join(dir, 'work');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(cwd, { recursive: true });
+  const notesPath = path.join(cwd, 'notes.txt');
+  fs.writeFileSync(notesPath, NOTES_TEXT);
+  const runDir = fs.mkdtempSync(path.join(dir, 'run-'));
+  const mock = await startMock(scenario, runDir, notesPath);
+  try {
+    const env = sandbox(cli, home, mock.port);
+    const ctx = { cli, executable: executable(cli), home, cwd, port: mock.port, runDir };
+    const invocation = makeInvocation(ctx);
+    for (const f of invocation.files ?? []) fs.writeFileSync(f.path, f.content);
+    const result = await spawnCli(invocation, { cwd, env, limitMs });
+    return { cli, scenario, dir, cwd, runDir, invocation, result, requests: readRequests(mock.log), notesPath };
+  } finally {
+    stopMock(mock);
+  }
+}
+
+function cleanUp(run) {
+  fs.rmSync(run.dir, { recursive: true, force: true });
+}
+
+module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, ROOT };

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// The OpenAI Chat Completions mock (mocks/openai-chat.cjs) as its own process
+// on 127.0.0.1, for Qwen Code, Copilot and opencode:
+//
+//   node tests/cli/openai_chat_server.cjs <scenario> <request-log.jsonl> <notes-file>
+//
+// Prints `{"port":N}` first, appends every request to the log (one JSON
+// object a line) and exits by itself after LIFETIME_MS or MAX_REQUESTS.
+'use strict';
+const http = require('node:http');
+const fs = require('node:fs');
+const zlib = require('node:zlib');
+const chat = require('./mocks/openai-chat.cjs');
+
+const LIFETIME_MS = 180_000;
+const MAX_REQUESTS = 80;
+const SCENARIOS = ['plain', 'tool', 'shell', 'error400', 'error500'];
+const [scenario, logPath, notesPath] = process.argv.slice(2);
+if (!SCENARIOS.includes(scenario) || !logPath || !notesPath) {
+  process.stderr.write(`usage: openai_chat_server.cjs ${SCENARIOS.join('|')} <request-log.jsonl> <notes-file>\n`);
+  process.exit(2);
+}
+
+function decode(buffer, encoding) {
+  if (encoding === 'gzip') return zlib.gunzipSync(buffer).toString('utf8');
+  if (encoding === 'br') return zlib.brotliDecompressSync(buffer).toString('utf8');
+  if (encoding === 'deflate') return zlib.inflateSync(buffer).toString('utf8');
+  return buffer.toString('utf8');
+}
+
+let served = 0;
+const server = http.createServer((req, res) => {
+  served += 1;
+  if (served > MAX_REQUESTS) {
+    res.writeHead(503, { 'content-type': 'application/json' });
+    res.end('{"error":{"message":"mock request limit reached"}}');
+    server.close();
+    return;
+  }
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const text = decode(Buffer.concat(chunks), req.headers['content-encoding']);
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = { unparsed: text.slice(0, 1000) };
+    }
+    const record = { n: served, method: req.method, url: req.url, headers: req.headers, body };
+    fs.appendFileSync(logPath, `${JSON.stringify(record)}\n`);
+    try {
+      chat.respond({ method: req.method, url: req.url, headers: req.headers, body }, res, scenario, notesPath);
+    } catch (err) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `mock failed: ${err.message}` } }));
+    }
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
+setTimeout(() => process.exit(0), LIFETIME_MS).unref();
+process.on('SIGTERM', () => process.exit(0));
