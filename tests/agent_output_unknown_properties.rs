@@ -20,9 +20,11 @@ fn agent_type(cli: &str) -> &'static str {
         "codex" => "openai-codex",
         "gemini" => "google-gemini",
         // The later agents' folders are named by their agent type.
-        other => agent_context::agents::find(other)
-            .unwrap_or_else(|| panic!("fixtures of an unknown agent: {other}"))
-            .agent_type,
+        other => {
+            agent_context::agents::find(other)
+                .unwrap_or_else(|| panic!("fixtures of an unknown agent: {other}"))
+                .agent_type
+        }
     }
 }
 
