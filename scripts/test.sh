@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-bash scripts/setup.sh --browser
+bash scripts/setup.sh --browser --agents --bundlers
 
 step() { printf '\n== %s\n' "$*"; }
 
