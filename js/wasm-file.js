@@ -6,7 +6,10 @@
 //      copy of agent_context_bg.wasm both builds share);
 //   3. the folder of the file this code runs from: a bundle (esbuild,
 //      electron-vite, CommonJS or ESM output) next to which the .wasm was
-//      copied, as the README says.
+//      copied, as the README says;
+//   4. the installed package as seen from that file (`agent-context/<file>`
+//      through the package's exports): a bundle that still sits in a project
+//      with node_modules.
 // A file found nowhere is an error naming it and every place looked in.
 function __agentContextReadWasm(file) {
   'use strict';
@@ -21,9 +24,18 @@ function __agentContextReadWasm(file) {
   if (typeof __dirname === 'string') dirs.push(__dirname, join(__dirname, '../web'));
   const running = __agentContextRunningDir();
   if (running !== undefined && !dirs.includes(running)) dirs.push(running);
+  const candidates = dirs.map((dir) => join(dir, file));
+  if (running !== undefined) {
+    try {
+      const mod = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('module') : require('module');
+      const resolved = mod.createRequire(join(running, 'noop.js')).resolve(`agent-context/${file}`);
+      if (!candidates.includes(resolved)) candidates.push(resolved);
+    } catch {
+      // no installed package there: the other places are all there is
+    }
+  }
   const tried = [];
-  for (const dir of dirs) {
-    const candidate = join(dir, file);
+  for (const candidate of candidates) {
     tried.push(candidate);
     try {
       return fs.readFileSync(candidate);

@@ -96,12 +96,14 @@ test('an unknown input key logs one warning naming the nearest known key', () =>
 });
 
 test('a .wasm that cannot be found: an error naming the file and the places looked in', () => {
-  const copy = join(project, 'moved');
+  // Outside any project: no installed package to fall back on.
+  const copy = join(mkdtempSync(join(tmpdir(), 'agent-context-moved-')), 'moved');
   sh('cp', ['-r', join(project, 'node_modules/agent-context/pkg/node'), copy]);
   const run = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(copy, 'agent_context.js'))})`], { cwd: project, encoding: 'utf8' });
   assert.notEqual(run.status, 0);
   assert.match(run.stderr, /agent-context: cannot find agent_context_bg\.wasm; looked in: .*moved\/agent_context_bg\.wasm, .*moved\/\.\.\/web\/agent_context_bg\.wasm/);
   assert.match(run.stderr, /AGENT_CONTEXT_WASM_DIR/);
+  assert.match(run.stderr, /\.wasm\. Copy node_modules\/agent-context\/pkg\/web\/agent_context_bg\.wasm next to your bundle/);
   // Pointed at the file, it loads.
   const ok = spawnSync(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(join(copy, 'agent_context.js'))}).assemble('x', { contextMessages: [], currentMessage: 'ok' }).prompt)`],
     { cwd: project, encoding: 'utf8', env: { ...process.env, AGENT_CONTEXT_WASM_DIR: join(project, 'node_modules/agent-context/pkg/web') } });
