@@ -42,7 +42,9 @@ pub struct BudgetShortfall {
 pub struct AgentContextError {
     code: ErrorCode,
     message: String,
-    shortfall: Option<BudgetShortfall>,
+    /// Boxed: every `Result` of the crate carries this error, and a pointer
+    /// keeps it (and the code that moves it) as small as before.
+    shortfall: Option<Box<BudgetShortfall>>,
 }
 
 impl AgentContextError {
@@ -60,16 +62,16 @@ impl AgentContextError {
         AgentContextError {
             code: ErrorCode::BudgetExceeded,
             message: message.into(),
-            shortfall: Some(BudgetShortfall {
+            shortfall: Some(Box::new(BudgetShortfall {
                 needed_bytes,
                 max_bytes,
-            }),
+            })),
         }
     }
 
     /// The sizes of a `BUDGET_EXCEEDED` error; `None` for the other codes.
     pub fn shortfall(&self) -> Option<BudgetShortfall> {
-        self.shortfall
+        self.shortfall.as_deref().copied()
     }
 
     /// `INVALID_INPUT` with a message that names the field.

@@ -64,39 +64,40 @@ pub fn unknown_key_warnings<K: AsRef<str>>(what: &str, keys: &[K], known: &[&str
 /// distance, when at most a third of the key's letters (and at least two)
 /// differ (`modle` → `model`). Ties go to the earlier key in `known`.
 pub fn nearest_known<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
-    let lower = key.to_lowercase();
-    let lowered: Vec<(&'a str, String)> = known.iter().map(|k| (*k, k.to_lowercase())).collect();
-    if let Some((k, _)) = lowered.iter().find(|(_, l)| *l == lower) {
+    let key = key.as_bytes();
+    let same = |a: &[u8], b: &[u8]| a.eq_ignore_ascii_case(b);
+    if let Some(k) = known.iter().find(|k| same(k.as_bytes(), key)) {
         return Some(k);
     }
-    let containing = lowered
+    let containing = known
         .iter()
-        .filter(|(_, l)| {
-            let (short, long) = if l.len() < lower.len() {
-                (l, &lower)
+        .filter(|k| {
+            let k = k.as_bytes();
+            let (short, long) = if k.len() < key.len() {
+                (k, key)
             } else {
-                (&lower, l)
+                (key, k)
             };
-            short.chars().count() >= 3 && long.contains(short.as_str())
+            short.len() >= 3 && long.windows(short.len()).any(|w| same(w, short))
         })
-        .min_by_key(|(k, _)| k.len());
-    if let Some((k, _)) = containing {
+        .min_by_key(|k| k.len());
+    if let Some(k) = containing {
         return Some(k);
     }
-    let limit = (lower.chars().count() / 3).max(2);
-    lowered
+    let limit = (key.len() / 3).max(2);
+    known
         .iter()
-        .map(|(k, l)| (*k, edit_distance(&lower, l)))
+        .map(|k| (*k, edit_distance(key, k.as_bytes())))
         .filter(|(_, d)| *d <= limit)
         .min_by_key(|(_, d)| *d)
         .map(|(k, _)| k)
 }
 
-/// Levenshtein distance over chars, with a swap of two neighbours counted as
-/// one edit (`modle` is one edit from `model`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+/// Levenshtein distance over bytes, ASCII letters compared without case, with
+/// a swap of two neighbours counted as one edit (`modle` is one edit from
+/// `model`). Keys are short: the table is small.
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    let eq = |x: u8, y: u8| x.eq_ignore_ascii_case(&y);
     let width = b.len() + 1;
     let mut d = vec![0usize; (a.len() + 1) * width];
     for (j, cell) in d.iter_mut().enumerate().take(width) {
@@ -105,11 +106,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         d[i * width] = i;
         for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let cost = usize::from(!eq(a[i - 1], b[j - 1]));
             let mut best = (d[(i - 1) * width + j] + 1)
                 .min(d[i * width + j - 1] + 1)
                 .min(d[(i - 1) * width + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+            if i > 1 && j > 1 && eq(a[i - 1], b[j - 2]) && eq(a[i - 2], b[j - 1]) {
                 best = best.min(d[(i - 2) * width + j - 2] + 1);
             }
             d[i * width + j] = best;
@@ -172,8 +173,9 @@ mod tests {
 
     #[test]
     fn edit_distance_counts_a_swap_once() {
-        assert_eq!(edit_distance("modle", "model"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance(b"modle", b"model"), 1);
+        assert_eq!(edit_distance(b"", b"abc"), 3);
+        assert_eq!(edit_distance(b"kitten", b"sitting"), 3);
+        assert_eq!(edit_distance(b"MaxBytes", b"maxbytes"), 0);
     }
 }
