@@ -92,7 +92,17 @@ appendFileSync(
   ].join('\n'),
 );
 appendFileSync(web, ['', errorClass, 'export { AgentContextError };', ''].join('\n'));
-const webGlue = readFileSync(web, 'utf8');
+let webGlue = readFileSync(web, 'utf8');
+// A .wasm the page cannot fetch: the error names the file, the URL, and what
+// a bundler that does not copy it (esbuild) needs.
+const FETCH_FAILED = "throw new Error(`failed to fetch Wasm: ${module.status} ${module.statusText} fetching '${module.url}'`);";
+if (!webGlue.includes(FETCH_FAILED)) throw new Error(`finish-pkg: ${web} has no "${FETCH_FAILED}"`);
+webGlue = webGlue.replace(
+  FETCH_FAILED,
+  'throw new Error(`agent-context: cannot load agent_context_bg.wasm: ${module.status} ${module.statusText} fetching \'${module.url}\'. ' +
+    "If your bundler did not copy it (esbuild): import wasmUrl from 'agent-context/agent_context_bg.wasm' (with --loader:.wasm=file) " +
+    'and call init({ module_or_path: wasmUrl }).`);',
+);
 const FINALIZE = 'function __wbg_finalize_init(instance, module) {';
 if (!webGlue.includes(FINALIZE)) throw new Error(`finish-pkg: ${web} has no "${FINALIZE}"`);
 writeFileSync(

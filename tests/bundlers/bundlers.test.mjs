@@ -134,6 +134,23 @@ test('browser: esbuild (--bundle --format=esm --platform=browser --loader:.wasm=
   assert.deepEqual(await loadInChromium(join(dir, 'dist'), 'index.html'), [EXPECTED, true]);
 });
 
+test('browser: esbuild without the .wasm import fails with an error naming the file and the URL', { timeout: BUILD_MS }, async () => {
+  const dir = join(project, 'web/esbuild-plain');
+  write('web/esbuild-plain/main.js', `import init, { assemble } from 'agent-context';
+try {
+  await init();
+  window.result = 'loaded';
+} catch (err) {
+  window.result = err.message;
+}
+`);
+  run(join(tools, 'esbuild'), ['main.js', '--bundle', '--format=esm', '--platform=browser', '--loader:.wasm=file', '--outdir=dist', '--log-level=error'], { cwd: dir });
+  writeFileSync(join(dir, 'dist/index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>');
+  const message = await loadInChromium(join(dir, 'dist'), 'index.html');
+  assert.match(message, /^agent-context: cannot load agent_context_bg\.wasm: 404 .*fetching 'http:\/\/127\.0\.0\.1:\d+\/agent_context_bg\.wasm'\. /);
+  assert.match(message, /import wasmUrl from 'agent-context\/agent_context_bg\.wasm'/);
+});
+
 /** Runs a main-process bundle with Node from `elsewhere`; returns its parsed output. */
 function runMain(file, env = {}) {
   const result = spawnSync(process.execPath, [file], { cwd: elsewhere, encoding: 'utf8', env: { ...process.env, ...env } });
@@ -159,7 +176,10 @@ for (const [format, source, out] of [['cjs', 'main/require.cjs', 'main.cjs'], ['
   });
 }
 
-test('Electron main: electron-vite build (main), run by Node from another folder', { timeout: BUILD_MS }, () => {
+for (const [how, build] of [
+  ['agent-context external (the default)', '{ lib: { entry: "src/main/index.js" } }'],
+  ['agent-context bundled in', '{ externalizeDeps: { exclude: ["agent-context"] }, lib: { entry: "src/main/index.js" } }'],
+]) test(`Electron main: electron-vite build (main), ${how}, run by Node from another folder`, { timeout: BUILD_MS }, () => {
   write('src/main/index.js', `import { app } from 'electron';
 import { assemble, AgentContextError } from 'agent-context';
 app.whenReady().then(() => {
@@ -167,7 +187,7 @@ app.whenReady().then(() => {
   app.quit();
 });
 `);
-  write('electron.vite.config.mjs', "export default { main: { build: { lib: { entry: 'src/main/index.js' } } } };\n");
+  write('electron.vite.config.mjs', `export default { main: { build: ${build} } };\n`);
   rmSync(join(project, 'out'), { recursive: true, force: true });
   // The one mock: `electron`, which cannot be installed here (the main process
   // imports its app).
@@ -179,6 +199,8 @@ app.whenReady().then(() => {
     run(join(tools, 'electron-vite'), ['build', '--logLevel', 'warn'], { env: { ...process.env, ELECTRON_MAJOR_VER: '38' } });
     const main = readdirSync(join(project, 'out/main')).find((f) => /^index\.(c|m)?js$/.test(f));
     assert.ok(main, `no main file in out/main: ${readdirSync(join(project, 'out/main'))}`);
+    const requiresPackage = /require\("agent-context"\)|from "agent-context"/.test(readFileSync(join(project, 'out/main', main), 'utf8'));
+    assert.equal(requiresPackage, how.includes('external'), `agent-context ${how}`);
     assert.deepEqual(runMain(join(project, 'out/main', main)), [EXPECTED, 'function']);
   } finally {
     rmSync(join(project, 'node_modules/electron'), { recursive: true, force: true });

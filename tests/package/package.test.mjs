@@ -144,6 +144,12 @@ test('a TypeScript consumer type-checks with tsc --noEmit --strict', () => {
   }));
   const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project, encoding: 'utf8' });
   assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
+  // The hover docs read as written: no raw-string tokens from Rust macros.
+  for (const dts of ['pkg/node/agent_context.d.ts', 'pkg/web/agent_context.d.ts']) {
+    const text = readFileSync(join(project, 'node_modules/agent-context', dts), 'utf8');
+    assert.doesNotMatch(text, /^\s*\* r"/m, dts);
+    assert.match(text, /\* \/\/ \{ prompt: '\[MESSAGE\]\\nHi', systemFlag: 'Be brief' \}\n/, dts);
+  }
 });
 
 test('a TypeScript consumer under moduleResolution "bundler" type-checks, runGeminiTool from agent-context/node', () => {
