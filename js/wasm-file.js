@@ -18,29 +18,41 @@ function __agentContextReadWasm(file) {
       ? process.getBuiltinModule('fs')
       : require('fs');
   const join = (dir, name) => (dir.endsWith('/') || dir.endsWith('\\') ? dir + name : `${dir}/${name}`);
-  const dirs = [];
-  const env = typeof process === 'object' && process.env ? process.env.AGENT_CONTEXT_WASM_DIR : undefined;
-  if (env) dirs.push(env);
-  if (typeof __dirname === 'string') dirs.push(__dirname, join(__dirname, '../web'));
-  const running = __agentContextRunningDir();
-  if (running !== undefined && !dirs.includes(running)) dirs.push(running);
-  const candidates = dirs.map((dir) => join(dir, file));
-  if (running !== undefined) {
-    try {
-      const mod = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('module') : require('module');
-      const resolved = mod.createRequire(join(running, 'noop.js')).resolve(`agent-context/${file}`);
-      if (!candidates.includes(resolved)) candidates.push(resolved);
-    } catch {
-      // no installed package there: the other places are all there is
-    }
-  }
   const tried = [];
-  for (const candidate of candidates) {
+  const read = (candidate) => {
+    if (tried.includes(candidate)) return undefined;
     tried.push(candidate);
     try {
       return fs.readFileSync(candidate);
     } catch (err) {
       if (err && err.code !== 'ENOENT' && err.code !== 'ENOTDIR') throw err;
+      return undefined;
+    }
+  };
+  const env = typeof process === 'object' && process.env ? process.env.AGENT_CONTEXT_WASM_DIR : undefined;
+  const dirs = [];
+  if (env) dirs.push(env);
+  if (typeof __dirname === 'string') dirs.push(__dirname, join(__dirname, '../web'));
+  for (const dir of dirs) {
+    const bytes = read(join(dir, file));
+    if (bytes !== undefined) return bytes;
+  }
+  // Only when the package's own folders do not have it (a bundle): where
+  // this code runs from, then the installed package as seen from there.
+  const running = __agentContextRunningDir();
+  if (running !== undefined) {
+    const bytes = read(join(running, file));
+    if (bytes !== undefined) return bytes;
+    let resolved;
+    try {
+      const mod = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('module') : require('module');
+      resolved = mod.createRequire(join(running, 'noop.js')).resolve(`agent-context/${file}`);
+    } catch {
+      // no installed package there: the other places are all there is
+    }
+    if (resolved !== undefined) {
+      const found = read(resolved);
+      if (found !== undefined) return found;
     }
   }
   const err = new Error(
