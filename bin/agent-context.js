@@ -6,9 +6,12 @@ const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 const lib = require('agent-context');
 
-const AGENTS = ['claude-code', 'openai-codex', 'google-gemini', 'custom-agent'];
+// The registered agents (the core's registry), and for the demo one more
+// name that shows the plain-text fallback.
+const KNOWN = lib.knownAgents().map((a) => a.agentType);
 /** The one agent type of AGENTS without a layout of its own: the demo shows the fallback. */
 const FALLBACK_DEMO_AGENT = 'custom-agent';
+const AGENTS = [...KNOWN, FALLBACK_DEMO_AGENT];
 
 const HELP = {
   main: `usage: agent-context <command> [options]
@@ -32,7 +35,7 @@ Exit status: 0 done, 2 bad usage or bad input, 1 any other failure.
 Reads an AssemblerInput ({ contextMessages, currentMessage, teamTask, systemInstruction?,
 instructionFileText?, maxBytes? }) and prints the prompt for the agent type.
 
-  --agent TYPE      claude-code, openai-codex, google-gemini, or any other name (plain text)
+  --agent TYPE      ${KNOWN.join(', ')}, or any other name (plain text)
   --max-bytes N     the byte budget (overrides the input's maxBytes; default 786432)
   --report          also print what the budget dropped and cut (to stderr, or inside --json)
   --json            print JSON: { prompt, systemFlag } (with --report: { output, report })
@@ -51,14 +54,15 @@ and prints the ContextBuildResult ({ messages, metadata }) as JSON.
 
   --input FILE      read the input from FILE ("-" or none: standard input)
 `,
-  parse: `usage: agent-context parse --agent TYPE [--json] [--input FILE|-]
+  parse: `usage: agent-context parse --agent TYPE [--json] [--verbose] [--input FILE|-]
 
-Reads what an agent CLI printed (Gemini CLI -o stream-json, Claude Code --output-format
-stream-json --verbose, Codex exec --json; any other agent: plain text) and prints the reply text.
+Reads what an agent CLI printed (its JSON lines: Claude Code --output-format stream-json
+--verbose, Codex exec --json, Gemini CLI -o stream-json) and prints the reply text.
 
-  --agent TYPE      google-gemini, claude-code, openai-codex, or any other name (plain text)
+  --agent TYPE      ${KNOWN.join(', ')}
   --json            print the whole reply: { text, sessionId, status, errors, toolUses, usage, nonJsonLines }
   --input FILE      read the output from FILE ("-" or none: standard input)
+  --verbose         also print on stderr each JSON line type the parser did not know, with its count
 
 Exit status 0 when the run succeeded, 1 when it failed or ended early (the fatal errors
 are printed on stderr), 2 for bad usage.
@@ -225,6 +229,9 @@ async function assemble(argv) {
   const { output, report } = args.report
     ? lib.assembleWithReport(args.agent, input, { logger })
     : { output: lib.assemble(args.agent, input, { logger }) };
+  if (!KNOWN.includes(args.agent)) {
+    process.stderr.write(`agent-context: "${args.agent}" is not a known agent (${KNOWN.join(', ')}); the prompt has the plain-text layout\n`);
+  }
   if (args.json) {
     const out = { prompt: output.prompt, systemFlag: output.systemFlag };
     return write(JSON.stringify(args.report ? { output: out, report } : out, null, 2));
@@ -253,12 +260,15 @@ async function messages(argv) {
 }
 
 async function parseOutput(argv) {
-  const args = parse('parse', argv, { agent: { type: 'string' }, json: { type: 'boolean' }, input: { type: 'string' } });
+  const args = parse('parse', argv, { agent: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, input: { type: 'string' } });
   if (args.help) return write(HELP.parse);
   if (!args.agent) throw usageError('parse needs --agent TYPE', 'parse');
   const reply = lib.parseAgentOutput(args.agent, await readInput(args.input));
   if (args.json) write(JSON.stringify(reply, null, 2));
   else if (reply.text) write(reply.text);
+  for (const { type, count } of (args.verbose && reply.unknownEvents) || []) {
+    process.stderr.write(`agent-context: ${count} line(s) of unknown event type ${JSON.stringify(type)}\n`);
+  }
   if (reply.status !== 'success') {
     const fatal = reply.errors.filter((e) => e.fatal).map((e) => e.message);
     process.stderr.write(`agent-context: the run ended with status ${reply.status}${fatal.length ? `: ${fatal.join('; ')}` : ''}\n`);

@@ -190,12 +190,7 @@ async function drive(run, plan, { signal, env, started }) {
 /** The core's `__GeminiToolRun`: the tool's module is required, and its .wasm compiled, on the first call. */
 let GeminiToolRun;
 function loadGeminiToolRun() {
-  if (GeminiToolRun === undefined) {
-    const tool = require('./agent_context_gemini_tool.js');
-    // Its errors are AgentContextErrors too (src/wasm/js_error.rs).
-    tool.__setErrorPrototype(require('./agent_context.js').AgentContextError.prototype);
-    GeminiToolRun = tool.__GeminiToolRun;
-  }
+  GeminiToolRun ??= require('./agent_context_gemini_tool.js').__GeminiToolRun;
   return GeminiToolRun;
 }
 

@@ -6,14 +6,18 @@
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
 // 3. the Gemini tool's Node runner and MCP server (js/gemini-tool.cjs,
 //    js/mcp-server.cjs) copied into pkg/node, `runGeminiTool` and
-//    `readEngineeringContext` on the Node entry (the runner is required on
+//    `readEngineeringContext` on the Node entry (and, the same way, the
+//    platform layer: js/agent-platform.cjs with `resolveAgentCommand` and
+//    the core's platform functions, js/spawn-agent.cjs for the runner) (the runner is required on
 //    the first call of either, and it requires the tool's own module,
 //    agent_context_gemini_tool.js, on the first runGeminiTool) and their
 //    declarations (js/gemini-tool.d.ts) in its .d.ts;
 // 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
 // 5. a package.json per build saying which module kind it is, and a lib
-//    reference in the declarations for Symbol.dispose.
+//    reference in the declarations for Symbol.dispose;
+// 6. from the core's registry of agents (knownAgents()): which classes get
+//    the fast path (2.) and the KnownAgentType union in the declarations.
 import { appendFileSync, copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -30,11 +34,27 @@ const literal = JSON.stringify(templates, null, 2);
 appendFileSync(node, `\nexports.templates = Object.freeze(${literal});\n`);
 appendFileSync(web, `\nexport const templates = Object.freeze(${literal});\n`);
 
+// The platform functions (src/wasm/platform_api.rs), in the Node-only module.
+const PLATFORM_FUNCTIONS = [
+  'checkCommandLine',
+  'windowsCommandLine',
+  'parseCmdShim',
+  'planCommandSearch',
+  'planLaunch',
+  'finishLaunch',
+  'commandNotFoundMessage',
+  'planKill',
+];
 const INTERNAL = ['__layoutInfo', '__planContext', '__planMessages', '__knownInputKeys'];
+// Each registered agent's assembler class (the core's registry, read from
+// the module wasm-bindgen just wrote), and the plain-text fallback's.
+// Dropped from require's cache at once: the entry is required again below,
+// once everything is appended.
+const requireNode = createRequire(import.meta.url);
+const registry = requireNode(node).knownAgents();
+delete requireNode.cache[requireNode.resolve(node)];
 const CLASSES = [
-  ['ClaudeContextAssembler', 'claude-code'],
-  ['CodexContextAssembler', 'openai-codex'],
-  ['GeminiContextAssembler', 'google-gemini'],
+  ...registry.filter((a) => a.assemblerClass).map((a) => [a.assemblerClass, a.agentType]),
   ['PlainTextAssembler', 'unknown'],
 ];
 const REPLACED = [
@@ -59,7 +79,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 appendFileSync(
   node,
   [
@@ -69,9 +89,17 @@ appendFileSync(
     "exports.runGeminiTool = function runGeminiTool(params, options) { return require('./gemini-tool.cjs').runGeminiTool(params, options); };",
     "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
     '',
+    '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
+    "// core's platform functions in the second module, required on first use.",
+    "exports.resolveAgentCommand = function resolveAgentCommand(agentType, options) { return require('./agent-platform.cjs').resolveAgentCommand(agentType, options); };",
+    ...PLATFORM_FUNCTIONS.map(
+      (name) => `exports.${name} = function ${name}(...args) { return require('./agent-platform.cjs').platformCore().${name}(...args); };`,
+    ),
+    '',
   ].join('\n'),
 );
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
 
 // AgentContextError, a runtime class in both builds: the module's errors get
 // its prototype (src/wasm/js_error.rs), handed over once the module is
@@ -130,6 +158,11 @@ for (const [glue, file] of [[node, `${crate}_bg.wasm`], [`${root}pkg/node/${tool
   if (!text.includes(READ)) throw new Error(`finish-pkg: ${glue} does not read ${file} as expected`);
   writeFileSync(glue, `${text.replace(READ, `const wasmBytes = __agentContextReadWasm('${file}');`)}\n${finder}`);
 }
+// The Node-only module's errors are AgentContextErrors too.
+appendFileSync(
+  `${root}pkg/node/${tool}.js`,
+  "\n__setErrorPrototype(require('./agent_context.js').AgentContextError.prototype);\ndelete exports.__setErrorPrototype;\n",
+);
 // Both builds' main .wasm are the same bytes: one copy ships, in pkg/web
 // (where the web build and bundlers look); the Node build reads it there.
 if (readFileSync(`${root}pkg/node/${crate}_bg.wasm`).equals(readFileSync(`${root}pkg/web/${crate}_bg.wasm`))) {
@@ -176,6 +209,14 @@ appendFileSync(
     '',
   ].join('\n'),
 );
+// KnownAgentType: the registry's agent types, in its order.
+const union = registry.map((a) => `'${a.agentType}'`).join(' | ');
+for (const dts of [`${root}pkg/node/${crate}.d.ts`, `${root}pkg/web/${crate}.d.ts`]) {
+  const text = readFileSync(dts, 'utf8');
+  const placeholder = '// The union is written from the core\'s registry by scripts/finish-pkg.mjs.\nexport type KnownAgentType = never;';
+  if (!text.includes(placeholder)) throw new Error(`finish-pkg: no KnownAgentType placeholder in ${dts}`);
+  writeFileSync(dts, text.replace(placeholder, `export type KnownAgentType = ${union};`));
+}
 // The declarations use Symbol.dispose (the classes can be `using`d): they
 // bring that lib along, so a consumer's tsc need not target ESNext.
 for (const dts of [`${root}pkg/node/${crate}.d.ts`, `${root}pkg/web/${crate}.d.ts`]) {

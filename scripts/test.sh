@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: lint, native cargo tests, the build, wasm-bindgen tests in Node
-# and in headless Chrome, the JS tests against the built package, and the
+# and in headless Chrome, the JS tests against the built package, Windows
+# under Wine (scripts/wine-setup.sh installs and caches it), and the
 # real agent CLIs run offline against mock APIs on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,9 @@ bash scripts/fuzz.sh 15
 
 step "JS tests against the built package (node --test)"
 node --test tests/js/
+
+step "Windows under Wine: the official Windows node.exe, a .cmd shim, awkward arguments, abort (node --test)"
+node --test tests/windows/
 
 step "the package as users install it (npm pack), and a soak of mixed calls"
 node --test tests/package/

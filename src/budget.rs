@@ -17,9 +17,9 @@
 
 use std::borrow::Cow;
 
-use crate::assemblers::{InstructionPlacement, Layout};
 use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::input::{ContextMessage, ContextSource, PromptFields};
+use crate::layout::{InstructionPlacement, Layout};
 use crate::output::{AssemblerOutput, TrimReport};
 use crate::text::js_trim;
 use crate::truncate::{cut_keeping, cut_to_fit, Cut};

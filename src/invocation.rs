@@ -28,18 +28,19 @@
 //! ```
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::assemblers::{CLAUDE, CODEX, GEMINI};
+use crate::agents::{self, ApprovalArg, SessionArg, SystemPromptArg};
 use crate::error::{AgentContextError, Result};
+use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
+use crate::platform::limits::{self, CommandLine, Limit, Measure};
+use crate::platform::Platform;
 use crate::text::js_trim;
 
 /// Linux's limit on one argv (or environment) string, the terminating NUL
 /// included: `MAX_ARG_STRLEN`, 32 pages of 4 KiB.
-pub const MAX_ARG_BYTES: usize = 128 * 1024;
-
-const APPEND_SYSTEM_PROMPT: &str = "--append-system-prompt=";
-const APPEND_SYSTEM_PROMPT_FILE: &str = "--append-system-prompt-file=";
+pub const MAX_ARG_BYTES: usize = limits::LINUX_MAX_ARG_STRLEN;
 
 /// What the agent may touch (seed 003's `sandbox`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +88,76 @@ pub struct InvocationOptions {
     pub system_prompt_file: Option<String>,
     /// More arguments, placed after ours and before any positional argument.
     pub extra_args: Vec<String>,
+    /// The system the command will run on (Node's `process.platform`); its
+    /// command-line limits are counted (see `platform::limits`). Default
+    /// Linux in the core; the JS binding passes the current platform.
+    pub platform: Option<Platform>,
+    /// The child's environment, when known: counted on Linux and macOS,
+    /// where argv and environment share one limit.
+    pub env: Option<Vec<(String, String)>>,
+}
+
+impl InvocationOptions {
+    /// Reads `{ command?, model?, sessionId?, sandbox?, yolo?,
+    /// systemPromptFile?, extraArgs?, platform?, env? }` (the JSON of
+    /// `buildCliInvocation`'s `options`); `null` gives the defaults.
+    pub fn read(value: &Value) -> Result<InvocationOptions> {
+        if value.is_null() {
+            return Ok(InvocationOptions::default());
+        }
+        let o = Obj::new(value, "options")?;
+        let text = |key: &str| o.opt_str(key).map(|v| v.map(str::to_owned));
+        let sandbox = match o.opt_str("sandbox")? {
+            None => None,
+            Some(name) => Some(Sandbox::parse(name).ok_or_else(|| {
+                AgentContextError::invalid(format!(
+                    "options.sandbox must be one of {}, got \"{name}\"",
+                    Sandbox::NAMES.map(|n| format!("'{n}'")).join(", ")
+                ))
+            })?),
+        };
+        let platform = match o.opt_str("platform")? {
+            None => None,
+            Some(name) => Some(
+                Platform::parse(name)
+                    .map_err(|e| AgentContextError::invalid(format!("options.{}", e.message())))?,
+            ),
+        };
+        let env = match o.get("env") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(vars)) => Some(
+                vars.iter()
+                    .map(|(k, v)| match v {
+                        Value::String(v) => Ok((k.clone(), v.clone())),
+                        _ => Err(AgentContextError::invalid(format!(
+                            "options.env.{k} must be a string"
+                        ))),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            Some(_) => {
+                return Err(AgentContextError::invalid(
+                    "options.env must be an object of strings",
+                ))
+            }
+        };
+        Ok(InvocationOptions {
+            platform,
+            env,
+            command: text("command")?,
+            model: text("model")?,
+            session_id: text("sessionId")?,
+            sandbox,
+            yolo: o.opt_bool("yolo")?,
+            system_prompt_file: text("systemPromptFile")?,
+            extra_args: o
+                .opt_str_list("extraArgs")?
+                .unwrap_or_default()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        })
+    }
 }
 
 /// A file the host must write before spawning.
@@ -106,39 +177,8 @@ pub struct CliInvocation {
     pub files: Vec<InvocationFile>,
 }
 
-/// The CLIs this builds command lines for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cli {
-    Claude,
-    Codex,
-    Gemini,
-}
-
-impl Cli {
-    fn for_agent(agent_type: &str) -> Result<Cli> {
-        if agent_type == CLAUDE.agent_type {
-            Ok(Cli::Claude)
-        } else if agent_type == CODEX.agent_type {
-            Ok(Cli::Codex)
-        } else if agent_type == GEMINI.agent_type {
-            Ok(Cli::Gemini)
-        } else {
-            Err(AgentContextError::invalid(format!(
-                "agentType must be 'claude-code', 'openai-codex' or 'google-gemini' to build a command line, got \"{agent_type}\""
-            )))
-        }
-    }
-
-    fn default_command(self) -> &'static str {
-        match self {
-            Cli::Claude => "claude",
-            Cli::Codex => "codex",
-            Cli::Gemini => "gemini",
-        }
-    }
-}
-
-/// The command line that runs `agent_type`'s CLI on `output`.
+/// The command line that runs `agent_type`'s CLI on `output`, as its
+/// registry entry ([`crate::agents`]) describes it.
 ///
 /// Errors (`INVALID_INPUT`): an agent type without a CLI, an empty prompt,
 /// a `systemFlag` for a CLI that has none, a session id starting with `-`,
@@ -149,74 +189,131 @@ pub fn build_cli_invocation(
     output: &AssemblerOutput,
     options: &InvocationOptions,
 ) -> Result<CliInvocation> {
-    let cli = Cli::for_agent(agent_type)?;
-    check_options(options)?;
+    let cli = &agents::require(agent_type, "to build a command line")?.cli;
+    let platform = options.platform.unwrap_or_default();
+    check_options(options, platform)?;
     if js_trim(&output.prompt).is_empty() {
         return Err(AgentContextError::invalid(
             "assemblerOutput.prompt is empty: the CLI reads its prompt from stdin and has nothing to do",
         ));
     }
     let flag = output.system_flag.as_deref().filter(|f| !f.is_empty());
-    if let (Some(_), false) = (flag, cli == Cli::Claude) {
+
+    let mut args: Vec<String> = cli.base_args.iter().map(|a| (*a).to_owned()).collect();
+    let mut files = Vec::new();
+    // Where the system prompt sits when it travels as an argument, and the
+    // flag that names its file instead.
+    let mut system_arg: Option<(usize, &str, &str)> = None;
+    match (flag, cli.system_prompt) {
+        (None, _) => {}
+        (Some(_), SystemPromptArg::None) => {
+            return Err(AgentContextError::invalid(format!(
+                "assemblerOutput.systemFlag is only for {}: the {agent_type} assembler puts the instructions in the prompt",
+                with_system_flag()
+            )));
+        }
+        (Some(flag), SystemPromptArg::Append { inline, file }) => {
+            // Inline for now; moved to its file below when the whole
+            // command line does not fit the platform with it.
+            system_arg = Some((args.len(), inline, file));
+            args.push(format!("{inline}={flag}"));
+        }
+    }
+    push_value(&mut args, cli.model_flag, given(&options.model));
+    let session = given(&options.session_id);
+    if let SessionArg::Flag(name) = cli.session {
+        push_value(&mut args, name, session);
+    }
+    match cli.approval {
+        ApprovalArg::Mode {
+            flag,
+            read_only,
+            yolo,
+            edits,
+        } => push_value(&mut args, flag, approval(options, read_only, yolo, edits)),
+        // The CLI never stops to ask for approval, so `yolo` changes
+        // nothing; the sandbox is the one knob.
+        ApprovalArg::Sandbox { flag } => {
+            push_value(&mut args, flag, options.sandbox.map(Sandbox::name))
+        }
+    }
+    args.extend(options.extra_args.iter().cloned());
+    if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
+        args.extend([word.to_owned(), session.to_owned()]);
+    }
+    args.extend(cli.trailing_args.iter().map(|a| (*a).to_owned()));
+    let command = given(&options.command).unwrap_or(cli.command).to_owned();
+    let env = options.env.as_deref().unwrap_or(&[]);
+    if let (Some((i, inline, file)), Some(flag)) = (system_arg, flag) {
+        let line = CommandLine {
+            program: &command,
+            args: &args,
+            env,
+        };
+        if flag.contains('\0') || !fits_with_launcher(platform, &line) {
+            let measure = limits::check(platform, &line);
+            let path = system_prompt_file(
+                inline,
+                given(&options.system_prompt_file),
+                flag,
+                platform,
+                measure,
+            )?;
+            args[i] = format!("{file}={path}");
+            files.push(InvocationFile {
+                path: path.to_owned(),
+                content: flag.to_owned(),
+            });
+        }
+    }
+    let line = CommandLine {
+        program: &command,
+        args: &args,
+        env,
+    };
+    if let Err(over) = limits::check(platform, &line) {
         return Err(AgentContextError::invalid(format!(
-            "assemblerOutput.systemFlag is only for claude-code: the {agent_type} assembler puts the instructions in the prompt"
+            "the command line does not fit on {}: {} (the prompt travels on stdin; shorten the options)",
+            platform.name(),
+            over.message()
         )));
     }
-
-    let mut args: Vec<String> = Vec::new();
-    let mut files = Vec::new();
-    let model = given(&options.model);
-    let session = given(&options.session_id);
-    match cli {
-        Cli::Claude => {
-            args.extend(["-p", "--output-format", "stream-json", "--verbose"].map(String::from));
-            if let Some(flag) = flag {
-                if fits_in_argument(APPEND_SYSTEM_PROMPT, flag) {
-                    args.push(format!("{APPEND_SYSTEM_PROMPT}{flag}"));
-                } else {
-                    let path = system_prompt_file(given(&options.system_prompt_file), flag)?;
-                    args.push(format!("{APPEND_SYSTEM_PROMPT_FILE}{path}"));
-                    files.push(InvocationFile {
-                        path: path.to_owned(),
-                        content: flag.to_owned(),
-                    });
-                }
-            }
-            push_value(&mut args, "--model", model);
-            push_value(&mut args, "--resume", session);
-            let mode = approval(options, "plan", "bypassPermissions", "acceptEdits");
-            push_value(&mut args, "--permission-mode", mode);
-            args.extend(options.extra_args.iter().cloned());
-        }
-        Cli::Codex => {
-            args.extend(["exec", "--json", "--skip-git-repo-check"].map(String::from));
-            push_value(&mut args, "--model", model);
-            // `codex exec` never stops to ask for approval, so `yolo` changes
-            // nothing; the sandbox is the one knob.
-            push_value(&mut args, "--sandbox", options.sandbox.map(Sandbox::name));
-            args.extend(options.extra_args.iter().cloned());
-            if let Some(session) = session {
-                args.extend(["resume".to_owned(), session.to_owned()]);
-            }
-            args.push("-".to_owned());
-        }
-        Cli::Gemini => {
-            args.extend(["-o", "stream-json", "--skip-trust"].map(String::from));
-            push_value(&mut args, "--model", model);
-            push_value(&mut args, "--resume", session);
-            let mode = approval(options, "plan", "yolo", "auto_edit");
-            push_value(&mut args, "--approval-mode", mode);
-            args.extend(options.extra_args.iter().cloned());
-        }
-    }
     Ok(CliInvocation {
-        command: given(&options.command)
-            .unwrap_or(cli.default_command())
-            .to_owned(),
+        command,
         args,
         stdin: output.prompt.clone(),
         files,
     })
+}
+
+/// Room kept, when deciding where Claude's system prompt goes, for what
+/// resolving the command adds to the line: an interpreter's path and a
+/// script's in place of the bare command (Windows: two `MAX_PATH` paths,
+/// quoted; POSIX: two `PATH_MAX` paths counted twice, path and argv[0]).
+fn launcher_reserve(platform: Platform) -> usize {
+    if platform.is_windows() {
+        2 * (260 + 3)
+    } else {
+        4 * 4096
+    }
+}
+
+/// Whether `line` fits `platform` with room for the launcher.
+fn fits_with_launcher(platform: Platform, line: &CommandLine) -> bool {
+    match limits::check(platform, line) {
+        Ok(total) => total.used + launcher_reserve(platform) <= total.max(),
+        Err(_) => false,
+    }
+}
+
+/// The agent types whose CLI takes a system prompt flag, for a message.
+fn with_system_flag() -> String {
+    let names: Vec<&str> = agents::AGENTS
+        .iter()
+        .filter(|a| a.cli.system_prompt != SystemPromptArg::None)
+        .map(|a| a.agent_type)
+        .collect();
+    names.join(" and ")
 }
 
 /// An option's value; `''` counts as not given.
@@ -248,21 +345,36 @@ fn approval(
     }
 }
 
-/// Whether `prefix` + `value` and its NUL fit in one argument.
-fn fits_in_argument(prefix: &str, value: &str) -> bool {
-    prefix.len() + value.len() < MAX_ARG_BYTES && !value.contains('\0')
-}
-
-fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> {
+fn system_prompt_file<'a>(
+    inline: &str,
+    path: Option<&'a str>,
+    flag: &str,
+    platform: Platform,
+    measure: std::result::Result<Measure, Measure>,
+) -> Result<&'a str> {
     path.ok_or_else(|| {
         let why = if flag.contains('\0') {
             "systemFlag holds a NUL character, which no argument can".to_owned()
         } else {
-            format!(
-                "systemFlag is {} bytes, over the {} one argument may take on Linux",
-                flag.len(),
-                MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len()
-            )
+            match measure {
+                Err(m) if m.limit == Limit::LinuxArgument => format!(
+                    "systemFlag is {} bytes, over the {} one argument may take on Linux",
+                    flag.len(),
+                    MAX_ARG_BYTES - 2 - inline.len()
+                ),
+                // Over the limit, or too close to it to leave room for
+                // the launcher (see `launcher_reserve`).
+                Err(m) | Ok(m) => format!(
+                    "systemFlag is {} bytes and with it the {} is {} of the {} {} {} allows, with {} kept for the launcher",
+                    flag.len(),
+                    m.what,
+                    m.used,
+                    m.max(),
+                    m.limit.unit(),
+                    platform.name(),
+                    launcher_reserve(platform)
+                ),
+            }
         };
         AgentContextError::invalid(format!(
             "options.systemPromptFile is needed: {why}; give a path where the host will write it"
@@ -270,7 +382,7 @@ fn system_prompt_file<'a>(path: Option<&'a str>, flag: &str) -> Result<&'a str> 
     })
 }
 
-fn check_options(options: &InvocationOptions) -> Result<()> {
+fn check_options(options: &InvocationOptions, platform: Platform) -> Result<()> {
     let named = [
         ("options.command", &options.command),
         ("options.model", &options.model),
@@ -279,11 +391,11 @@ fn check_options(options: &InvocationOptions) -> Result<()> {
     ];
     for (path, value) in named {
         if let Some(value) = value {
-            check_argument(path, value)?;
+            check_argument(path, value, platform)?;
         }
     }
     for (i, arg) in options.extra_args.iter().enumerate() {
-        check_argument(&format!("options.extraArgs[{i}]"), arg)?;
+        check_argument(&format!("options.extraArgs[{i}]"), arg, platform)?;
     }
     if let Some(session) = given(&options.session_id) {
         if session.starts_with('-') {
@@ -295,13 +407,15 @@ fn check_options(options: &InvocationOptions) -> Result<()> {
     Ok(())
 }
 
-fn check_argument(path: &str, value: &str) -> Result<()> {
+/// No NUL anywhere; on Linux, within one argument's limit (other
+/// systems have only totals, checked on the whole line).
+fn check_argument(path: &str, value: &str, platform: Platform) -> Result<()> {
     if value.contains('\0') {
         return Err(AgentContextError::invalid(format!(
             "{path} must not contain a NUL character"
         )));
     }
-    if value.len() >= MAX_ARG_BYTES {
+    if platform == Platform::Linux && value.len() >= limits::LINUX_MAX_ARG_STRLEN {
         return Err(AgentContextError::invalid(format!(
             "{path} is {} bytes, too long for one argument on Linux",
             value.len()
@@ -435,7 +549,7 @@ mod tests {
 
     #[test]
     fn a_system_prompt_too_long_for_an_argument_goes_to_a_file() {
-        let fits = "x".repeat(MAX_ARG_BYTES - 1 - APPEND_SYSTEM_PROMPT.len());
+        let fits = "x".repeat(MAX_ARG_BYTES - 1 - "--append-system-prompt=".len());
         let with_file = InvocationOptions {
             system_prompt_file: Some("/tmp/sys.md".into()),
             ..Default::default()
@@ -502,6 +616,96 @@ mod tests {
         assert_eq!(
             err(build("google-gemini", None, &nul)),
             "options.extraArgs[1] must not contain a NUL character"
+        );
+    }
+
+    fn on(platform: Platform, env: Option<Vec<(String, String)>>) -> InvocationOptions {
+        InvocationOptions {
+            platform: Some(platform),
+            env,
+            system_prompt_file: Some("/tmp/sys.md".into()),
+            ..Default::default()
+        }
+    }
+
+    fn inline(run: &CliInvocation) -> bool {
+        run.args[4].starts_with("--append-system-prompt=") && run.files.is_empty()
+    }
+
+    #[test]
+    fn the_system_prompt_stays_inline_while_the_platforms_line_has_room() {
+        let flag = |n: usize| "s".repeat(n);
+        // Windows: 32 767 UTF-16 units for the quoted line, less the room
+        // kept for node.exe + script in place of `claude`.
+        let win = on(Platform::Win32, None);
+        assert!(inline(
+            &build("claude-code", Some(&flag(30_000)), &win).unwrap()
+        ));
+        let moved = build("claude-code", Some(&flag(32_500)), &win).unwrap();
+        assert_eq!(moved.args[4], "--append-system-prompt-file=/tmp/sys.md");
+        assert_eq!(moved.files[0].content.len(), 32_500);
+        // Counted in UTF-16 units, not bytes: 20 000 × "é" is 40 000 bytes.
+        assert!(inline(
+            &build("claude-code", Some(&"é".repeat(20_000)), &win).unwrap()
+        ));
+        // macOS: no per-argument limit, 1 MiB with the environment.
+        let mac = on(Platform::Darwin, None);
+        assert!(inline(
+            &build("claude-code", Some(&flag(900_000)), &mac).unwrap()
+        ));
+        let env = vec![("BIG".to_owned(), "e".repeat(200_000))];
+        let mac_env = on(Platform::Darwin, Some(env));
+        assert!(!inline(
+            &build("claude-code", Some(&flag(900_000)), &mac_env).unwrap()
+        ));
+        // Linux: one argument's limit binds first.
+        let linux = on(Platform::Linux, None);
+        assert!(!inline(
+            &build("claude-code", Some(&flag(200 * 1024)), &linux).unwrap()
+        ));
+        assert!(inline(
+            &build("claude-code", Some(&flag(100 * 1024)), &linux).unwrap()
+        ));
+        // Without a file to use, the message names the platform's limit.
+        let no_file = InvocationOptions {
+            platform: Some(Platform::Win32),
+            ..Default::default()
+        };
+        let message = err(build("claude-code", Some(&flag(40_000)), &no_file));
+        assert!(
+            message.starts_with("options.systemPromptFile is needed: systemFlag is 40000 bytes and with it the command line is 40072 of the 32767 UTF-16 units win32 allows, with 526 kept for the launcher"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_line_too_long_for_the_platform_is_invalid_input_naming_the_limit() {
+        let options = |platform| InvocationOptions {
+            platform: Some(platform),
+            extra_args: vec!["--append-system-prompt".into(), "x".repeat(40_000)],
+            ..Default::default()
+        };
+        let message = err(build("google-gemini", None, &options(Platform::Win32)));
+        assert_eq!(
+            message,
+            "the command line does not fit on win32: command line is 40059 UTF-16 units, over Windows' limit on a command line (CreateProcess, its NUL included) of 32767 UTF-16 units (the prompt travels on stdin; shorten the options)"
+        );
+        assert!(build("google-gemini", None, &options(Platform::Linux)).is_ok());
+        assert!(build("google-gemini", None, &options(Platform::Darwin)).is_ok());
+        // Linux's per-argument limit applies to options on Linux only.
+        let long = InvocationOptions {
+            platform: Some(Platform::Darwin),
+            model: Some("m".repeat(200_000)),
+            ..Default::default()
+        };
+        assert!(build("openai-codex", None, &long).is_ok());
+        let long = InvocationOptions {
+            platform: Some(Platform::Linux),
+            ..long
+        };
+        assert_eq!(
+            err(build("openai-codex", None, &long)),
+            "options.model is 200000 bytes, too long for one argument on Linux"
         );
     }
 }

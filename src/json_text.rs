@@ -1,6 +1,47 @@
-//! JSON text as `JSON.stringify` writes it, made readable by serde_json.
+//! JSON text as `JSON.stringify` writes it: made readable by serde_json, and
+//! written back the same way.
 
 use std::borrow::Cow;
+use std::io;
+
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter, Serializer};
+use serde_json::Value;
+
+use crate::text::js_number_text;
+
+/// `value` as `JSON.stringify` writes it: no spaces, keys in their order,
+/// strings escaped as JS escapes them, and numbers as JavaScript writes them
+/// (`200000000000000000000`, `1e+21`, `0.000001`), where serde_json alone
+/// would write `2e20`, `1e21`, `1e-6`.
+pub fn to_js_json(value: &Value) -> String {
+    let mut out = Vec::new();
+    let mut writer = Serializer::with_formatter(&mut out, JsNumbers);
+    // Writing a Value to memory cannot fail: its keys are strings.
+    let _ = value.serialize(&mut writer);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// serde_json's compact output with JavaScript's number text.
+struct JsNumbers;
+
+impl Formatter for JsNumbers {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(js_number_text(value).as_bytes())
+    }
+
+    fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
+        self.write_f64(writer, f64::from(value))
+    }
+
+    fn write_number_str<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        value: &str,
+    ) -> io::Result<()> {
+        CompactFormatter.write_number_str(writer, value)
+    }
+}
 
 /// `json` with every escaped lone surrogate (`\uD800`–`\uDFFF` not part of
 /// an escaped pair) replaced by `\uFFFD`, as `String.prototype.toWellFormed`

@@ -19,7 +19,11 @@
 //! assert_eq!(out.system_flag, None);
 //! ```
 
+// The core is safe Rust; the binding layer's generated glue is not ours.
+#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
+
 pub mod agent_output;
+pub mod agents;
 pub mod assemblers;
 pub mod budget;
 pub mod context_builder;
@@ -30,7 +34,9 @@ pub mod input_keys;
 pub mod invocation;
 pub mod json_read;
 pub mod json_text;
+pub mod layout;
 pub mod output;
+pub mod platform;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;
@@ -40,8 +46,9 @@ pub mod truncate;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use assemblers::{assemble_for_agent, AgentAssembly, Layout};
+pub use assemblers::{assemble_for_agent, AgentAssembly};
 pub use budget::{AssembleOptions, Assembled};
 pub use error::{AgentContextError, ErrorCode, Result};
 pub use input::{AssemblerInput, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES};
+pub use layout::Layout;
 pub use output::{AssemblerOutput, TrimReport};

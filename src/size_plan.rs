@@ -9,8 +9,8 @@
 //! a cut (the message or the instruction file) is left to the full engine
 //! ([`crate::budget::assemble`]), which makes the same decisions on text.
 
-use crate::assemblers::Layout;
 use crate::budget::{line_size, Sizer};
+use crate::layout::Layout;
 
 /// Bounds on a UTF-8 size; exact when `lo == hi`. A size is 0 only when the
 /// text is empty, so `lo == 0` and `hi == 0` agree on emptiness.

@@ -286,11 +286,10 @@ const SAMPLE_STREAMS = {
     { type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: 'Use React with the team\u2019s component library.' } },
     { type: 'turn.completed', usage: { input_tokens: 100, cached_input_tokens: 0, output_tokens: 12 } },
   ],
-  other: ['\u001b[32mUse React\u001b[0m with the team\u2019s component library.'],
 };
 
 function loadSample() {
-  const sample = SAMPLE_STREAMS[$('parse-agent').value] ?? SAMPLE_STREAMS.other;
+  const sample = SAMPLE_STREAMS[$('parse-agent').value] ?? [];
   $('stream').value = sample.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
   renderParse();
 }
@@ -341,8 +340,19 @@ function setupTabs() {
   }
 }
 
+/** One option per known agent (the library's registry) in both agent lists. */
+function fillAgentLists() {
+  const custom = $('agent').querySelector('option[value="custom"]');
+  for (const agent of lib.knownAgents()) {
+    const option = new Option(agent.agentType, agent.agentType, false, agent.agentType === 'google-gemini');
+    $('agent').insertBefore(option, custom);
+    $('parse-agent').append(new Option(`${agent.agentType} (${agent.name})`, agent.agentType));
+  }
+}
+
 try {
   await init();
+  fillAgentLists();
   setupTabs();
   setupAssemble();
   setupContext();

@@ -22,8 +22,10 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let agent =
-        ["claude-code", "openai-codex", "google-gemini", "other"][usize::from(input.agent % 4)];
+    // Every registered agent, and one name no agent has.
+    let agent = agent_context::agents::AGENTS
+        .get(usize::from(input.agent) % (agent_context::agents::AGENTS.len() + 1))
+        .map_or("other", |a| a.agent_type);
     let (layout, _) = resolve_layout(agent);
     let fields = PromptFields {
         current_message: input.current,

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::ansi::{has_escape, strip_ansi, unfinished_escape_start};
-use super::reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
+use super::reply::{
+    AgentEvent, AgentReply, EventTypeCount, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage,
+};
 use super::reply_text::{Added, ReplyText, TextForm};
 
 /// Accumulates the reply as the format readers report what each line says.
@@ -23,11 +25,17 @@ pub struct ReplyBuilder {
     held_escape: String,
     session_id: Option<String>,
     succeeded: bool,
+    /// The output's schema prints no final event (Codex's older one): at the
+    /// end it succeeds if this is still set and no fatal error was seen.
+    success_at_end: bool,
     errors: Vec<ReplyError>,
     tool_uses: Vec<ToolUse>,
     tool_index: HashMap<String, usize>,
     usage: Option<Usage>,
     non_json_lines: Vec<String>,
+    terminal_reason: Option<String>,
+    api_error_status: Option<u64>,
+    unknown_events: Vec<EventTypeCount>,
     /// `None` when nobody reads events (the whole-text function).
     events: Option<Vec<AgentEvent>>,
 }
@@ -41,11 +49,15 @@ impl ReplyBuilder {
             held_escape: String::new(),
             session_id: None,
             succeeded: false,
+            success_at_end: false,
             errors: Vec::new(),
             tool_uses: Vec::new(),
             tool_index: HashMap::new(),
             usage: None,
             non_json_lines: Vec::new(),
+            terminal_reason: None,
+            api_error_status: None,
+            unknown_events: Vec::new(),
             events: record_events.then(Vec::new),
         }
     }
@@ -316,6 +328,19 @@ impl ReplyBuilder {
         self.emit_status();
     }
 
+    /// For a schema without a final event: whether the output, if it ended
+    /// here, would have ended well (a message came after every tool call).
+    pub fn success_at_end(&mut self, ok: bool) {
+        self.success_at_end = ok;
+    }
+
+    /// Whether any tool call is still pending.
+    pub fn has_pending_tool(&self) -> bool {
+        self.tool_uses
+            .iter()
+            .any(|tool| tool.status == ToolStatus::Pending)
+    }
+
     fn emit_status(&mut self) {
         let status = self.status();
         self.emit(|| AgentEvent::Status { status });
@@ -352,6 +377,35 @@ impl ReplyBuilder {
         self.emit(|| AgentEvent::NonJson { line });
     }
 
+    /// A JSON line of a type no reader knows: counted, and reported whole.
+    pub fn unknown(&mut self, event_type: &str, raw: &Value) {
+        match self
+            .unknown_events
+            .iter_mut()
+            .find(|seen| seen.event_type == event_type)
+        {
+            Some(seen) => seen.count += 1,
+            None => self.unknown_events.push(EventTypeCount {
+                event_type: event_type.to_owned(),
+                count: 1,
+            }),
+        }
+        if self.events.is_some() {
+            let (event_type, raw) = (event_type.to_owned(), raw.clone());
+            self.emit(|| AgentEvent::Unknown { event_type, raw });
+        }
+    }
+
+    /// Why the CLI says the run ended; the last one said wins.
+    pub fn terminal_reason(&mut self, reason: &str) {
+        self.terminal_reason = Some(reason.to_owned());
+    }
+
+    /// The HTTP status of the API error the run ended on.
+    pub fn api_error_status(&mut self, status: u64) {
+        self.api_error_status = Some(status);
+    }
+
     fn status(&self) -> ReplyStatus {
         if self.errors.iter().any(|e| e.fatal) {
             ReplyStatus::Error
@@ -364,7 +418,10 @@ impl ReplyBuilder {
 
     /// The reply, and in UTF-16 form its text as code units (`text` is then
     /// empty).
-    pub fn finish(self) -> (AgentReply, Vec<u16>) {
+    pub fn finish(mut self) -> (AgentReply, Vec<u16>) {
+        if self.success_at_end {
+            self.succeeded = true;
+        }
         let status = self.status();
         let (text, units) = self.text.into_parts();
         let reply = AgentReply {
@@ -375,6 +432,9 @@ impl ReplyBuilder {
             tool_uses: self.tool_uses,
             usage: self.usage,
             non_json_lines: self.non_json_lines,
+            terminal_reason: self.terminal_reason,
+            api_error_status: self.api_error_status,
+            unknown_events: self.unknown_events,
         };
         (reply, units)
     }

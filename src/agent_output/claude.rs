@@ -7,7 +7,8 @@ use super::builder::ReplyBuilder;
 use super::json::{count_field, is_true, number_field, output_text, str_field};
 use super::reply::{ToolStatus, Usage};
 
-/// Reads one event whose `type` is `kind`; other types are ignored.
+/// Reads one event whose `type` is `kind`; any other type is reported as
+/// unknown.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     // A sub-agent's messages (a Task tool run) carry the id of the tool call
     // that started it: they are not the reply.
@@ -16,10 +17,11 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
         .is_some_and(|p| !p.is_null());
     match kind {
         "system" => system(event, out),
-        "assistant" if !from_subagent => assistant(event, out),
-        "user" if !from_subagent => tool_results(event, out),
+        "assistant" | "user" if from_subagent => {}
+        "assistant" => assistant(event, out),
+        "user" => tool_results(event, out),
         "result" => result(event, out),
-        _ => {}
+        _ => out.unknown(kind, event),
     }
 }
 
@@ -111,6 +113,12 @@ fn result(event: &Value, out: &mut ReplyBuilder) {
     if let Some(usage) = event.get("usage") {
         out.set_usage(claude_usage(usage, event));
     }
+    if let Some(reason) = str_field(event, "terminal_reason") {
+        out.terminal_reason(reason);
+    }
+    if let Some(status) = count_field(event, "api_error_status") {
+        out.api_error_status(status);
+    }
     let subtype = str_field(event, "subtype").unwrap_or_default();
     let failed = is_true(event, "is_error") || subtype.starts_with("error");
     let result_text = str_field(event, "result").filter(|r| !r.trim().is_empty());
@@ -161,5 +169,7 @@ fn claude_usage(usage: &Value, result: &Value) -> Usage {
         total_tokens: input.zip(output).map(|(i, o)| i + o),
         duration_ms: count_field(result, "duration_ms"),
         cost_usd: number_field(result, "total_cost_usd"),
+        cache_write_input_tokens: written,
+        ..Usage::default()
     }
 }

@@ -1,20 +1,32 @@
 //! Codex `exec --json`: `thread.started`, `turn.*`, `item.*` and `error`
-//! lines.
+//! lines; the older `{ id, msg: { type, … } }` lines are read by
+//! `codex_legacy`, the `session.created` and `item_type` of the releases in
+//! between here.
 
 use serde_json::{json, Value};
 
 use super::builder::ReplyBuilder;
+use super::codex_legacy;
 use super::json::{count_field, str_field};
 use super::reply::{ToolStatus, Usage};
 
-/// Reads one event whose `type` is `kind`; other types are ignored.
+/// Reads one event whose `type` is `kind` (`""` when it has none); any other
+/// type is reported as unknown.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     match kind {
+        "" => codex_legacy::read(event, out),
         "thread.started" => {
             if let Some(id) = str_field(event, "thread_id") {
                 out.session(id);
             }
         }
+        // The name of the event in the releases between the two schemas.
+        "session.created" => {
+            if let Some(id) = str_field(event, "session_id") {
+                out.session(id);
+            }
+        }
+        "turn.started" => {}
         "item.started" | "item.updated" | "item.completed" => {
             if let Some(item) = event.get("item") {
                 read_item(item, kind, out);
@@ -37,22 +49,27 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
             let message = str_field(event, "message")
                 .filter(|m| !m.is_empty())
                 .unwrap_or("Codex reported an error without a message");
-            // Retries of a dropped stream are announced as errors; the turn
-            // goes on.
-            if message.starts_with("Reconnecting") {
+            // Retries of a dropped stream are announced as errors
+            // ("Reconnecting... 1/5", or "stream error: …; retrying 1/5 in
+            // 200ms…" in 0.44); the turn goes on.
+            if is_retry(message) {
                 out.note("error", message, None);
             } else {
                 out.fail("error", message, None);
             }
         }
-        _ => {}
+        _ => out.unknown(kind, event),
     }
 }
 
 fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
     let completed = kind == "item.completed";
-    match str_field(item, "type").unwrap_or_default() {
-        "agent_message" if completed => {
+    // `item_type` and `assistant_message` in the releases between the schemas.
+    let item_type = str_field(item, "type")
+        .or_else(|| str_field(item, "item_type"))
+        .unwrap_or_default();
+    match item_type {
+        "agent_message" | "assistant_message" if completed => {
             if let Some(text) = str_field(item, "text") {
                 out.message(text);
             }
@@ -121,8 +138,9 @@ fn tool(
     out.tool(id, Some(name), Some(input), finished);
 }
 
-/// `usage` of `turn.completed`; Codex's `input_tokens` already counts the cached ones.
-fn turn_usage(usage: &Value) -> Usage {
+/// `usage` of `turn.completed` (and of the older `token_count`); Codex's
+/// `input_tokens` already counts the cached ones.
+pub fn turn_usage(usage: &Value) -> Usage {
     let input = count_field(usage, "input_tokens");
     let output = count_field(usage, "output_tokens");
     Usage {
@@ -130,7 +148,35 @@ fn turn_usage(usage: &Value) -> Usage {
         cached_input_tokens: count_field(usage, "cached_input_tokens"),
         output_tokens: output,
         total_tokens: input.zip(output).map(|(i, o)| i + o),
-        duration_ms: None,
-        cost_usd: None,
+        reasoning_output_tokens: count_field(usage, "reasoning_output_tokens"),
+        cache_write_input_tokens: count_field(usage, "cache_write_input_tokens"),
+        ..Usage::default()
+    }
+}
+
+/// Whether an `error` message announces a retry rather than a failure
+/// (`Reconnecting... 1/5 (…)`; in 0.44 `stream error: …; retrying 1/5 in
+/// 200ms…`).
+pub fn is_retry(message: &str) -> bool {
+    message.starts_with("Reconnecting")
+        || (message.starts_with("stream error") && message.ends_with("ms…"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_retry;
+
+    #[test]
+    fn retry_notices_of_every_release_are_told_from_failures() {
+        assert!(is_retry(
+            "Reconnecting... 1/5 (We're currently experiencing high demand)"
+        ));
+        assert!(is_retry(
+            "stream error: exceeded retry limit, last status: 503 Service Unavailable; retrying 1/1 in 207ms…"
+        ));
+        assert!(!is_retry("stream error: connection closed"));
+        assert!(!is_retry(
+            "We're currently experiencing high demand, which may cause temporary errors."
+        ));
     }
 }

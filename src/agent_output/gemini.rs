@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::builder::ReplyBuilder;
 use super::json::{count_field, is_true, str_field};
-use super::reply::{ToolStatus, Usage};
+use super::reply::{ModelUsage, ToolStatus, Usage};
 
 /// A JSON value as the fast path sees it: a string (borrowed from the line
 /// when it has no escapes), a boolean, or anything else. Its visitor accepts
@@ -172,7 +172,8 @@ pub fn read_message_line(line: &str, out: &mut ReplyBuilder) -> bool {
     true
 }
 
-/// Reads one event whose `type` is `kind`; other types are ignored.
+/// Reads one event whose `type` is `kind`; any other type is reported as
+/// unknown.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     match kind {
         "init" => {
@@ -181,7 +182,8 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
             }
         }
         // `role: "user"` echoes our own prompt: never part of the reply.
-        "message" if str_field(event, "role") == Some("assistant") => {
+        "message" if str_field(event, "role") != Some("assistant") => {}
+        "message" => {
             if let Some(content) = str_field(event, "content") {
                 if is_true(event, "delta") {
                     out.delta(content);
@@ -232,18 +234,40 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
                 }
             }
         }
-        _ => {}
+        _ => out.unknown(kind, event),
     }
 }
 
-/// `stats` of a `result` line.
+/// `stats` of a `result` line, with its per-model counts (`stats.models`,
+/// where the version prints them).
 fn usage(stats: &Value) -> Usage {
+    let models = stats
+        .get("models")
+        .and_then(Value::as_object)
+        .map(|models| {
+            models
+                .iter()
+                .map(|(model, counts)| ModelUsage {
+                    model: model.clone(),
+                    usage: token_counts(counts),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Usage {
-        input_tokens: count_field(stats, "input_tokens"),
-        cached_input_tokens: count_field(stats, "cached"),
-        output_tokens: count_field(stats, "output_tokens"),
-        total_tokens: count_field(stats, "total_tokens"),
         duration_ms: count_field(stats, "duration_ms"),
-        cost_usd: None,
+        models,
+        ..token_counts(stats)
+    }
+}
+
+/// The token counts of `stats` or of one of its `models`.
+fn token_counts(counts: &Value) -> Usage {
+    Usage {
+        input_tokens: count_field(counts, "input_tokens"),
+        cached_input_tokens: count_field(counts, "cached"),
+        output_tokens: count_field(counts, "output_tokens"),
+        total_tokens: count_field(counts, "total_tokens"),
+        ..Usage::default()
     }
 }

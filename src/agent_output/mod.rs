@@ -26,6 +26,7 @@ mod ansi;
 mod builder;
 mod claude;
 mod codex;
+mod codex_legacy;
 mod gemini;
 mod gemini_scan;
 mod json;
@@ -34,44 +35,27 @@ mod reply;
 mod reply_text;
 
 pub use ansi::strip_ansi;
-pub use reply::{AgentEvent, AgentReply, ReplyError, ReplyStatus, ToolStatus, ToolUse, Usage};
+pub use reply::{
+    AgentEvent, AgentReply, EventTypeCount, ModelUsage, ReplyError, ReplyStatus, ToolStatus,
+    ToolUse, Usage,
+};
 pub use reply_text::TextForm;
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::assemblers::{CLAUDE, CODEX, GEMINI};
 use agent_context_scan::utf16::find_newline;
 use builder::ReplyBuilder;
 use lines::LineBuffer;
 
-/// What an agent CLI prints, by agent type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// Claude Code `-p --output-format stream-json --verbose`.
-    ClaudeStreamJson,
-    /// Codex `exec --json`.
-    CodexJson,
-    /// Gemini CLI `-o stream-json`.
-    GeminiStreamJson,
-    /// Any other agent: its text, ANSI escapes removed.
-    PlainText,
-}
+pub use crate::agents::OutputFormat;
 
 impl OutputFormat {
-    /// `'claude-code'`, `'openai-codex'` and `'google-gemini'` have their
-    /// formats; every other agent type is plain text.
+    /// The registered agent's format; every other agent type reads as plain
+    /// text here (the JS API rejects it first, SPEC §9).
     pub fn for_agent(agent_type: &str) -> OutputFormat {
-        if agent_type == CLAUDE.agent_type {
-            OutputFormat::ClaudeStreamJson
-        } else if agent_type == CODEX.agent_type {
-            OutputFormat::CodexJson
-        } else if agent_type == GEMINI.agent_type {
-            OutputFormat::GeminiStreamJson
-        } else {
-            OutputFormat::PlainText
-        }
+        crate::agents::find(agent_type).map_or(OutputFormat::PlainText, |agent| agent.output)
     }
 }
 
@@ -313,10 +297,10 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
         }
     };
     match json_object(text) {
+        // A reader counts any type it does not know (no `type` reads as "").
         Some(event) => {
-            if let Some(kind) = event.get("type").and_then(Value::as_str) {
-                reader(&event, kind, reply);
-            }
+            let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
+            reader(&event, kind, reply);
         }
         None => reply.non_json(text),
     }

@@ -80,6 +80,25 @@ pub struct Usage {
     pub duration_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The part of `outputTokens` spent reasoning (Codex's
+    /// `reasoning_output_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_output_tokens: Option<u64>,
+    /// The part of `inputTokens` written to the prompt cache (Codex's
+    /// `cache_write_input_tokens`, Claude's `cache_creation_input_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write_input_tokens: Option<u64>,
+    /// The same counts per model, in the order the CLI listed them (Gemini's
+    /// `stats.models`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelUsage>,
+}
+
+/// One model's share of the usage (its `models` empty).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ModelUsage {
+    pub model: String,
+    pub usage: Usage,
 }
 
 impl Usage {
@@ -95,6 +114,14 @@ impl Usage {
         sum(&mut self.output_tokens, other.output_tokens);
         sum(&mut self.total_tokens, other.total_tokens);
         sum(&mut self.duration_ms, other.duration_ms);
+        sum(
+            &mut self.reasoning_output_tokens,
+            other.reasoning_output_tokens,
+        );
+        sum(
+            &mut self.cache_write_input_tokens,
+            other.cache_write_input_tokens,
+        );
         if let Some(b) = other.cost_usd {
             self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + b);
         }
@@ -118,6 +145,27 @@ pub struct AgentReply {
     /// Lines that are not a JSON object (warnings, notices), ANSI stripped,
     /// blank ones left out.
     pub non_json_lines: Vec<String>,
+    /// Why the CLI says the run ended (Claude Code's `terminal_reason`:
+    /// `"completed"`, `"api_error"`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_reason: Option<String>,
+    /// The HTTP status of the API error the run ended on (Claude Code's
+    /// `api_error_status`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_error_status: Option<u64>,
+    /// JSON lines of a type this parser does not know, counted per type in
+    /// the order first seen (each also came as an `Unknown` event).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_events: Vec<EventTypeCount>,
+}
+
+/// How many lines of one unknown event type were seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventTypeCount {
+    /// The line's `type` (`""` for a JSON object without one).
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub count: u64,
 }
 
 /// What a chunk completed, in order. Concatenating every `Text` gives the
@@ -154,6 +202,13 @@ pub enum AgentEvent {
     },
     NonJson {
         line: String,
+    },
+    /// A JSON line of a type this parser does not know: its `type` (or the
+    /// `msg.type` of Codex's older schema; `""` when it has none) and the
+    /// whole line as parsed.
+    Unknown {
+        event_type: String,
+        raw: Value,
     },
 }
 

@@ -1,59 +1,33 @@
-//! The assemblers: one layout per agent CLI, all sharing one budget engine
+//! The assemblers: one layout per agent CLI (each agent's file in
+//! [`crate::agents`] has it), all sharing one budget engine
 //! ([`crate::budget`]). A layout only says how sections are headed and how a
 //! context line reads; everything else (trimming, empty-section skipping,
 //! joining with a blank line, the byte budget) is common.
 
-mod claude;
-mod codex;
-mod gemini;
-mod plain_text;
+pub use crate::agents::{CLAUDE, CODEX, GEMINI};
+pub use crate::layout::{InstructionPlacement, Layout, PLAIN_TEXT};
 
-pub use claude::CLAUDE;
-pub use codex::CODEX;
-pub use gemini::GEMINI;
-pub use plain_text::PLAIN_TEXT;
-
+use crate::agents::AGENTS;
 use crate::budget::{self, AssembleOptions, Assembled};
 use crate::error::Result;
 use crate::input::{AssemblerInput, ContextSource, PromptFields};
 use crate::output::AssemblerOutput;
 
-/// Where the instruction body (system instruction + instruction file) goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InstructionPlacement {
-    /// Into `systemFlag`, as the bare body (Claude Code's `--append-system-prompt`).
-    SystemFlag,
-    /// Into the prompt as the first section, after `header` (may be empty).
-    Inline { header: &'static str },
-}
-
-/// How one agent CLI wants its prompt laid out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
-    /// What `getAgentType()` returns.
-    pub agent_type: &'static str,
-    pub instructions: InstructionPlacement,
-    /// Heading of the team-task section, newline included ("" for none).
-    pub team_header: &'static str,
-    /// Heading of the context section, newline included ("" for none).
-    pub context_header: &'static str,
-    /// Written before each context line (`"- "` or `""`).
-    pub line_prefix: &'static str,
-    /// Whether a context line names its recipient: `{from} -> {to}: …`.
-    pub line_shows_recipient: bool,
-    /// Heading of the current-message section, newline included.
-    pub message_header: &'static str,
-}
-
-/// The layouts built into the library, by agent type.
-pub const BUILT_IN: [&Layout; 3] = [&CLAUDE, &CODEX, &GEMINI];
+/// The layouts built into the library: each registered agent's, in the
+/// registry's order.
+pub const BUILT_IN: [&Layout; AGENTS.len()] = {
+    let mut layouts = [&PLAIN_TEXT; AGENTS.len()];
+    let mut i = 0;
+    while i < AGENTS.len() {
+        layouts[i] = AGENTS[i].layout;
+        i += 1;
+    }
+    layouts
+};
 
 /// The built-in layout for `agent_type`, if there is one.
 pub fn built_in_layout(agent_type: &str) -> Option<&'static Layout> {
-    BUILT_IN
-        .iter()
-        .copied()
-        .find(|l| l.agent_type == agent_type)
+    crate::agents::find(agent_type).map(|agent| agent.layout)
 }
 
 /// The warning logged when an agent type has no assembler, exactly as seed 001 §8.

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::error::{AgentContextError, Result};
 use crate::json_read::{type_name, Obj};
+use crate::json_text::to_js_json;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -57,19 +58,16 @@ fn tool_call<'a>(value: &'a Value, path: &str) -> Result<ToolCall<'a>> {
     let id = o.req_str("id")?;
     // OpenAI's shape { id, type, function: { name, arguments } } or the flat { id, name, arguments }.
     let function_path = o.path_of("function");
-    let (holder, holder_path) = match o.get("function") {
-        Some(f) => (Obj::new(f, &function_path)?, function_path.as_str()),
-        None => (o, path),
+    let holder = match o.get("function") {
+        Some(f) => Obj::new(f, &function_path)?,
+        None => o,
     };
     let name = holder.req_str("name")?;
     let arguments = match holder.get("arguments") {
         None => Cow::Borrowed("{}"),
         Some(Value::String(s)) => Cow::Borrowed(s.as_str()),
-        Some(other) => Cow::Owned(serde_json::to_string(other).map_err(|e| {
-            AgentContextError::invalid(format!(
-                "{holder_path}.arguments cannot be written as JSON: {e}"
-            ))
-        })?),
+        // As `JSON.stringify(arguments)` would write it, numbers included.
+        Some(other) => Cow::Owned(to_js_json(other)),
     };
     Ok(ToolCall {
         id,

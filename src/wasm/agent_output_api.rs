@@ -9,6 +9,7 @@ use super::js_result;
 use super::js_text::{from_utf16, utf16_of};
 use super::json_bridge::from_serializable;
 use crate::agent_output;
+use crate::agents;
 use crate::error::{AgentContextError, Result};
 
 /// The reply as a JS object; its text (most of a long reply) comes as UTF-16
@@ -56,8 +57,8 @@ fn output(value: JsValue, path: &str) -> Result<Output> {
 /// Reads everything an agent CLI printed: the reply text, the session id,
 /// the status and the rest, for `'claude-code'` (`-p --output-format
 /// stream-json --verbose`), `'openai-codex'` (`exec --json`) and
-/// `'google-gemini'` (`-o stream-json`); any other agent type's output is
-/// plain text, ANSI escapes removed.
+/// `'google-gemini'` (`-o stream-json`); any other agent type is
+/// `INVALID_INPUT` naming the known ones.
 ///
 /// ```js
 /// const { parseAgentOutput } = require('agent-context');
@@ -68,15 +69,16 @@ fn output(value: JsValue, path: &str) -> Result<Output> {
 /// ```
 ///
 /// Lines that are not JSON (warnings) land in `nonJsonLines`; nothing in
-/// the output makes it throw. Throws `INVALID_INPUT` only for arguments of
-/// the wrong type.
+/// the output makes it throw. Throws `INVALID_INPUT` only for an unknown
+/// agent type or arguments of the wrong type.
 #[wasm_bindgen(js_name = parseAgentOutput, unchecked_return_type = "AgentReply")]
 pub fn parse_agent_output(
-    #[wasm_bindgen(js_name = agentType, unchecked_param_type = "AgentType")] agent_type: JsValue,
+    #[wasm_bindgen(js_name = agentType, unchecked_param_type = "KnownAgentType")]
+    agent_type: JsValue,
     #[wasm_bindgen(js_name = output, unchecked_param_type = "string | Uint8Array")]
     output_value: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
-    let agent_type = js_result(js_input::agent_type(&agent_type))?;
+    let agent_type = js_result(known_agent_type(&agent_type))?;
     // A string is read as its UTF-16 units where the engine can copy them
     // out (Node), else as UTF-8.
     let output = match output_value
@@ -122,10 +124,10 @@ impl AgentOutputParser {
     /// A parser for `agentType`'s output.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(js_name = agentType, unchecked_param_type = "AgentType")]
+        #[wasm_bindgen(js_name = agentType, unchecked_param_type = "KnownAgentType")]
         agent_type: JsValue,
     ) -> std::result::Result<AgentOutputParser, JsValue> {
-        let agent_type = js_result(js_input::agent_type(&agent_type))?;
+        let agent_type = js_result(known_agent_type(&agent_type))?;
         Ok(AgentOutputParser {
             inner: Some(Box::new(agent_output::AgentOutputParser::with_utf16_text(
                 &agent_type,
@@ -188,6 +190,13 @@ impl AgentOutputParser {
     fn live(&mut self) -> Result<&mut agent_output::AgentOutputParser> {
         self.inner.as_deref_mut().ok_or_else(finished)
     }
+}
+
+/// The agent type argument, which must name a registered agent.
+fn known_agent_type(value: &JsValue) -> Result<String> {
+    let agent_type = js_input::agent_type(value)?;
+    agents::require(&agent_type, "to parse its output")?;
+    Ok(agent_type)
 }
 
 fn finished() -> AgentContextError {

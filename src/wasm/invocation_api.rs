@@ -1,15 +1,12 @@
 //! `buildCliInvocation`.
 
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::js_input::{
-    self, get, is_plain_object, optional_bool, optional_string, required_string, type_name,
-};
+use super::js_input::{self, get, is_plain_object, optional_string, required_string, type_name};
 use super::js_result;
-use super::json_bridge::from_serializable;
+use super::json_bridge::{from_serializable, to_json};
 use crate::error::{AgentContextError, Result};
-use crate::invocation::{self, InvocationOptions, Sandbox};
+use crate::invocation::{self, InvocationOptions};
 use crate::output::AssemblerOutput;
 
 /// `{ prompt, systemFlag? }`, as `assemble` returns it.
@@ -35,59 +32,23 @@ fn assembler_output(value: &JsValue) -> Result<AssemblerOutput> {
     })
 }
 
-/// `{ command?, model?, sessionId?, sandbox?, yolo?, systemPromptFile?, extraArgs? }`.
+/// `buildCliInvocation`'s `options`, read by the core; the platform, when
+/// not given, is the one this runs on (`process.platform`).
 fn options(value: &JsValue) -> Result<InvocationOptions> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(InvocationOptions::default());
-    }
-    if !is_plain_object(value) {
+    let mut options = if value.is_undefined() || value.is_null() {
+        InvocationOptions::default()
+    } else if !is_plain_object(value) {
         return Err(AgentContextError::invalid(format!(
             "options must be an object, got {}",
             type_name(value)
         )));
-    }
-    let read = |name: &'static str| {
-        let path = move || format!("options.{name}");
-        get(value, &name.into(), path).map(|v| (v, path))
-    };
-    let text = |name: &'static str| -> Result<Option<String>> {
-        let (v, path) = read(name)?;
-        optional_string(v, path)
-    };
-    let sandbox = match text("sandbox")? {
-        None => None,
-        Some(name) => Some(Sandbox::parse(&name).ok_or_else(|| {
-            AgentContextError::invalid(format!(
-                "options.sandbox must be one of {}, got \"{name}\"",
-                Sandbox::NAMES.map(|n| format!("'{n}'")).join(", ")
-            ))
-        })?),
-    };
-    let (yolo, path) = read("yolo")?;
-    let yolo = optional_bool(yolo, path)?;
-    let (extra, _) = read("extraArgs")?;
-    let extra_args = if extra.is_undefined() || extra.is_null() {
-        Vec::new()
-    } else if Array::is_array(&extra) {
-        let array = Array::from(&extra);
-        (0..array.length())
-            .map(|i| required_string(array.get(i), || format!("options.extraArgs[{i}]")))
-            .collect::<Result<_>>()?
     } else {
-        return Err(AgentContextError::invalid(format!(
-            "options.extraArgs must be an array of strings, got {}",
-            type_name(&extra)
-        )));
+        InvocationOptions::read(&to_json(value, "options")?)?
     };
-    Ok(InvocationOptions {
-        command: text("command")?,
-        model: text("model")?,
-        session_id: text("sessionId")?,
-        sandbox,
-        yolo,
-        system_prompt_file: text("systemPromptFile")?,
-        extra_args,
-    })
+    options
+        .platform
+        .get_or_insert_with(super::js_platform::current_platform);
+    Ok(options)
 }
 
 /// The command line that runs an agent CLI on an assembled prompt:

@@ -67,6 +67,13 @@ pub fn utf16_of(string: &JsString) -> Option<Vec<u16>> {
             }
             // The memory's buffer only after the allocation, which may grow it.
             let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+            // SAFETY (no `unsafe` in Rust's sense, but JS writes into memory
+            // Rust owns): the view covers exactly `units`' allocation
+            // (`bytes` = its length × 2, u16 is 2-aligned and any bit pattern
+            // is a valid u16), `units` is borrowed mutably by nobody else,
+            // and nothing runs between the write and the view's last use
+            // that could allocate, grow the memory or move `units`; the view
+            // is dropped before `units` is returned.
             let view = NodeBuffer::view(&memory.buffer(), units.as_mut_ptr() as u32, bytes as u32);
             let written = view.write_as(string, 0, bytes as u32, encoding);
             (written as usize == bytes).then_some(units)
@@ -84,6 +91,9 @@ pub fn from_utf16(units: &[u16]) -> JsString {
         Decoder::Node(encoding) => {
             let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
             let bytes = (units.len() * 2) as u32;
+            // SAFETY (as above): a read-only view of exactly `units`, which
+            // is borrowed for the call; `toString` copies out of it before
+            // anything can allocate or grow the memory.
             NodeBuffer::view(&memory.buffer(), units.as_ptr() as u32, bytes).to_string_as(encoding)
         }
         Decoder::Standard(decoder) => decoder.decode(units),

@@ -10,6 +10,8 @@
 #[cfg(feature = "api")]
 mod agent_output_api;
 #[cfg(feature = "api")]
+mod agents_api;
+#[cfg(feature = "api")]
 mod assemble_api;
 #[cfg(feature = "api")]
 mod call_options;
@@ -32,9 +34,12 @@ mod js_error;
 mod js_input;
 #[cfg(feature = "api")]
 mod js_output;
+mod js_platform;
 #[cfg(feature = "api")]
 mod js_text;
 mod json_bridge;
+#[cfg(feature = "gemini-tool")]
+mod platform_api;
 #[cfg(feature = "api")]
 mod selection_api;
 
@@ -42,6 +47,8 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "api")]
 pub use agent_output_api::*;
+#[cfg(feature = "api")]
+pub use agents_api::*;
 #[cfg(feature = "api")]
 pub use assemble_api::*;
 #[cfg(feature = "api")]
@@ -56,6 +63,8 @@ pub use gemini_tool_prompt_api::*;
 pub use gemini_tool_run_api::*;
 #[cfg(feature = "api")]
 pub use invocation_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use platform_api::*;
 #[cfg(feature = "api")]
 pub use selection_api::*;
 

@@ -1,5 +1,29 @@
-/** An agent CLI: the three built-in ones, or any other name (plain text). */
-export type AgentType = 'claude-code' | 'openai-codex' | 'google-gemini' | (string & {});
+/**
+ * The agents this library knows (`knownAgents()` lists them): what
+ * `buildCliInvocation`, `parseAgentOutput` and `AgentOutputParser` accept.
+ */
+// The union is written from the core's registry by scripts/finish-pkg.mjs.
+export type KnownAgentType = never;
+
+/** What `assemble` accepts: a known agent, or any other name (plain text, with a warning). */
+export type AgentType = KnownAgentType | (string & {});
+
+/** One entry of `knownAgents()`. */
+export interface KnownAgent {
+  agentType: KnownAgentType;
+  /** The product's name, e.g. `'Claude Code'`. */
+  name: string;
+  /** The executable's usual name, e.g. `'claude'`. */
+  command: string;
+  /** The npm package that installs the CLI. */
+  package: string;
+  /** `'flag'`: the instructions go to `systemFlag` (a system prompt flag); `'inline'`: they open the prompt. */
+  systemPrompt: 'flag' | 'inline';
+  /** The class that assembles for this agent alone, when the package exports one. */
+  assemblerClass?: string;
+  /** The tool's name in `agent-context mcp`. */
+  mcpTool: string;
+}
 
 /** One message of the conversation so far. `timestamp` is accepted and ignored. */
 export interface PromptContextMessage {
@@ -327,6 +351,25 @@ export interface AgentUsage {
   durationMs?: number;
   /** Claude Code's `total_cost_usd`. */
   costUsd?: number;
+  /** The part of `outputTokens` spent reasoning (Codex's `reasoning_output_tokens`). */
+  reasoningOutputTokens?: number;
+  /** The part of `inputTokens` written to the prompt cache (Codex's `cache_write_input_tokens`, Claude's `cache_creation_input_tokens`). */
+  cacheWriteInputTokens?: number;
+  /** The same counts per model, in the CLI's order (Gemini's `stats.models`); absent when not reported. */
+  models?: AgentModelUsage[];
+}
+
+/** One model's share of the usage: its token counts. */
+export interface AgentModelUsage {
+  model: string;
+  usage: AgentUsage;
+}
+
+/** How many JSON lines of one type the parser did not know. */
+export interface AgentUnknownEventCount {
+  /** The line's `type` (Codex's older schema: `msg.type`); `''` for an object without one. */
+  type: string;
+  count: number;
 }
 
 /** What `parseAgentOutput` and `AgentOutputParser.finish()` return. */
@@ -343,6 +386,12 @@ export interface AgentReply {
   usage?: AgentUsage;
   /** Lines that are not a JSON object (warnings, deprecation notices), ANSI stripped; blank ones left out. */
   nonJsonLines: string[];
+  /** Why the CLI says the run ended (Claude Code's `terminal_reason`: `'completed'`, `'api_error'`, …). */
+  terminalReason?: string;
+  /** The HTTP status of the API error the run ended on (Claude Code's `api_error_status`). */
+  apiErrorStatus?: number;
+  /** JSON lines of a type the parser does not know (a newer CLI's), counted per type in first-seen order; absent when none. Each also came as an `unknown` event. */
+  unknownEvents?: AgentUnknownEventCount[];
 }
 
 /** What one `AgentOutputParser.push` completed. The `text` events, joined, are the reply's `text`. */
@@ -353,7 +402,9 @@ export type AgentOutputEvent =
   | { type: 'error'; error: AgentOutputError }
   | { type: 'usage'; usage: AgentUsage }
   | { type: 'status'; status: Exclude<AgentReplyStatus, 'incomplete'> }
-  | { type: 'nonJson'; line: string };
+  | { type: 'nonJson'; line: string }
+  /** A JSON line of a type the parser does not know: its `type` (`''` when none) and the whole line, parsed. */
+  | { type: 'unknown'; eventType: string; raw: JsonValue };
 
 export interface AgentOutputParser {
   /**
@@ -389,6 +440,15 @@ export interface CliInvocationOptions {
   systemPromptFile?: string | null;
   /** More arguments, after the built ones and before any positional one. */
   extraArgs?: string[] | null;
+  /**
+   * The system the command will run on, as `process.platform` names it
+   * (default: the current one). Its command-line limits are counted before
+   * anything is spawned: Claude's system prompt moves to its file flag when
+   * the line would not fit; otherwise `INVALID_INPUT` names the limit.
+   */
+  platform?: AgentPlatform | null;
+  /** The child's environment when known: counted on Linux and macOS, where argv and environment share a limit. */
+  env?: Record<string, string> | null;
 }
 
 /** A file to write before spawning. */
@@ -410,7 +470,7 @@ export interface CliInvocation {
  * always travels on stdin. Throws `AgentContextError` (`INVALID_INPUT`).
  */
 export function buildCliInvocation(
-  agentType: AgentType,
+  agentType: KnownAgentType,
   assemblerOutput: AssemblerOutput,
   options?: CliInvocationOptions,
 ): CliInvocation;
@@ -554,3 +614,6 @@ export interface GeminiToolDefinition {
 
 /** `{ name: 'gemini', description, inputSchema }`. */
 export function geminiToolDefinition(): GeminiToolDefinition;
+
+/** A desktop system, as Node's `process.platform` names it (`android` counts as `linux`). */
+export type AgentPlatform = 'linux' | 'darwin' | 'win32';

@@ -1,16 +1,30 @@
 #!/usr/bin/env node
-// Re-records the fixtures in tests/fixtures/cli/: the stdout of each real
-// CLI on each scenario, run offline against its mock API, plus the CLI
-// versions. Run it after `npm run build` when a CLI is upgraded:
+// Records the fixtures in tests/fixtures/cli/: the stdout of a real CLI on
+// each scenario, run offline against its mock API. Run it after
+// `npm run build`.
 //
-//   node tests/cli/record.cjs
+//   npm run record -- <package>@<version> …
+//     installs that release OUTSIDE the project (under
+//     ~/.cache/agent-context/record/<package>@<version>, reused when present),
+//     runs it on its scenarios and writes
+//     tests/fixtures/cli/<cli>/<version>/<scenario>.jsonl and run.json
+//     (which scenarios, their exit codes, when).
+//   npm run record
+//     records the pinned CLIs of tests/agents/node_modules (the live tests' versions) as
+//     tests/fixtures/cli/<cli>-<scenario>.jsonl, and versions.json.
+//
+// Each run has its own HOME, talks only to its mock on 127.0.0.1, and has
+// the CLI's own retries set low (harness.sandbox).
 'use strict';
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const harness = require('./harness.cjs');
 const { runScenario, cleanUp } = require('./scenarios.cjs');
 
 const FIXTURES = path.join(harness.ROOT, 'tests', 'fixtures', 'cli');
+const INSTALLS = path.join(os.homedir(), '.cache', 'agent-context', 'record');
 
 /** Which scenarios each CLI is recorded on. Gemini CLI prints nothing of its
  * retries on stdout, so its `flaky` run would show nothing new; its `empty`
@@ -21,25 +35,94 @@ const RECORDED = {
   gemini: ['plain', 'tool', 'error', 'empty'],
 };
 
-async function main() {
-  fs.mkdirSync(FIXTURES, { recursive: true });
-  const versions = {};
-  for (const [cli, scenarios] of Object.entries(RECORDED)) {
-    versions[harness.CLIS[cli].pkg] = harness.installedVersion(cli);
-    for (const scenario of scenarios) {
-      const run = await runScenario(cli, scenario);
-      try {
-        const file = path.join(FIXTURES, `${cli}-${scenario}.jsonl`);
-        fs.writeFileSync(file, run.result.stdout);
-        process.stdout.write(
-          `${path.relative(harness.ROOT, file)}: exit ${run.result.code}, ${run.result.stdout.length} bytes, status ${run.reply.status}\n`,
-        );
-      } finally {
-        cleanUp(run);
-      }
+/** `<package>@<version>` → `{ cli, pkg, version }`, or a usage error. */
+function parseSpec(spec) {
+  const at = spec.lastIndexOf('@');
+  const pkg = spec.slice(0, at);
+  const version = spec.slice(at + 1);
+  const cli = Object.keys(harness.CLIS).find((c) => harness.CLIS[c].pkg === pkg);
+  if (at <= 0 || !cli || !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
+    const known = Object.values(harness.CLIS).map((c) => c.pkg).join(', ');
+    throw new Error(`record: "${spec}" is not <package>@<version> with a package of ${known} and an exact version`);
+  }
+  return { cli, pkg, version };
+}
+
+/** Installs `pkg@version` in its own directory outside the project (once);
+ * returns the path of its executable. */
+function install({ cli, pkg, version }) {
+  const dir = path.join(INSTALLS, `${pkg.replace('/', '+')}@${version}`);
+  const done = path.join(dir, '.installed');
+  if (!fs.existsSync(done)) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
+    process.stdout.write(`installing ${pkg}@${version} in ${dir}\n`);
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${version}`], {
+      cwd: dir,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    fs.writeFileSync(done, '');
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', ...pkg.split('/'), 'package.json'), 'utf8'));
+  if (manifest.version !== version) throw new Error(`record: ${dir} holds ${pkg} ${manifest.version}, not ${version}`);
+  return path.join(dir, 'node_modules', '.bin', harness.CLIS[cli].bin);
+}
+
+/** Runs `cli` (the executable `command`) on each of its scenarios; `write`
+ * gets each scenario's name and run. */
+async function recordScenarios(cli, command, write) {
+  const runs = {};
+  for (const scenario of RECORDED[cli]) {
+    const run = await runScenario(cli, scenario, { options: { command } });
+    try {
+      const file = write(scenario, run.result.stdout);
+      runs[scenario] = { exitCode: run.result.code, bytes: run.result.stdout.length };
+      process.stdout.write(
+        `${path.relative(harness.ROOT, file)}: exit ${run.result.code}, ${run.result.stdout.length} bytes, status ${run.reply.status}${run.result.timedOut ? ', TIMED OUT' : ''}\n`,
+      );
+    } finally {
+      cleanUp(run);
     }
   }
+  return runs;
+}
+
+async function recordVersion(spec) {
+  const target = parseSpec(spec);
+  const command = install(target);
+  const dir = path.join(FIXTURES, target.cli, target.version);
+  fs.mkdirSync(dir, { recursive: true });
+  const runs = await recordScenarios(target.cli, command, (scenario, stdout) => {
+    const file = path.join(dir, `${scenario}.jsonl`);
+    fs.writeFileSync(file, stdout);
+    return file;
+  });
+  const meta = { package: target.pkg, version: target.version, recorded: new Date().toISOString().slice(0, 10), runs };
+  fs.writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify(meta, null, 2)}\n`);
+}
+
+async function recordPinned() {
+  fs.mkdirSync(FIXTURES, { recursive: true });
+  const versions = {};
+  for (const cli of Object.keys(RECORDED)) {
+    versions[harness.CLIS[cli].pkg] = harness.installedVersion(cli);
+    await recordScenarios(cli, harness.executable(cli), (scenario, stdout) => {
+      const file = path.join(FIXTURES, `${cli}-${scenario}.jsonl`);
+      fs.writeFileSync(file, stdout);
+      return file;
+    });
+  }
   fs.writeFileSync(path.join(FIXTURES, 'versions.json'), `${JSON.stringify(versions, null, 2)}\n`);
+}
+
+async function main() {
+  const specs = process.argv.slice(2);
+  if (specs.length === 0) return recordPinned();
+  const targets = specs.map(parseSpec); // every spec checked before anything runs
+  for (const [i, spec] of specs.entries()) {
+    process.stdout.write(`== ${targets[i].pkg} ${targets[i].version}\n`);
+    await recordVersion(spec);
+  }
 }
 
 main().catch((err) => {

@@ -18,7 +18,8 @@ test('every recorded run parses; Buffer chunks split anywhere give the same repl
   assert.equal(fixtures.length, 12);
   for (const { name, agentType, bytes } of fixtures) {
     const whole = pkg.parseAgentOutput(agentType, bytes);
-    assert.deepEqual(Object.keys(whole).filter((k) => k !== 'sessionId' && k !== 'usage'), ['text', 'status', 'errors', 'toolUses', 'nonJsonLines'], name);
+    const optional = ['sessionId', 'usage', 'terminalReason', 'apiErrorStatus', 'unknownEvents'];
+    assert.deepEqual(Object.keys(whole).filter((k) => !optional.includes(k)), ['text', 'status', 'errors', 'toolUses', 'nonJsonLines'], name);
     assert.equal(typeof whole.sessionId, 'string', name);
     assert.equal(whole.status, /error|empty/.test(name) ? 'error' : 'success', name);
     assert.deepEqual(pkg.parseAgentOutput(agentType, bytes.toString('utf8')), whole, name);
@@ -58,9 +59,23 @@ test('string chunks work too, and a spent parser says so', () => {
   });
 });
 
-test('any other agent: plain text without ANSI escapes', () => {
-  const reply = pkg.parseAgentOutput('aider', '\u001b[32mDone.\u001b[0m\nBye');
-  assert.deepEqual(reply, { text: 'Done.\nBye', status: 'success', errors: [], toolUses: [], nonJsonLines: [] });
+test('an agent type the registry does not know is INVALID_INPUT naming the known ones (SPEC §9)', () => {
+  const names = pkg.knownAgents().map((a) => `'${a.agentType}'`);
+  const known = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  assert.ok(known.startsWith("'claude-code', 'openai-codex'"));
+  assert.throws(() => pkg.parseAgentOutput('aider', '\u001b[32mDone.\u001b[0m\nBye'), {
+    name: 'AgentContextError',
+    code: 'INVALID_INPUT',
+    message: `agentType must be ${known} to parse its output, got "aider"`,
+  });
+  assert.throws(() => new pkg.AgentOutputParser('gemini'), {
+    code: 'INVALID_INPUT',
+    message: `agentType must be ${known} to parse its output, got "gemini"`,
+  });
+  assert.throws(() => pkg.buildCliInvocation('aider', { prompt: 'Hi' }), {
+    code: 'INVALID_INPUT',
+    message: `agentType must be ${known} to build a command line, got "aider"`,
+  });
 });
 
 test('buildCliInvocation: the assembled prompt on stdin, the system flag in argv', () => {
@@ -85,4 +100,49 @@ test('buildCliInvocation: the assembled prompt on stdin, the system flag in argv
     message: 'options.model must be a string, got a number',
   });
   assert.throws(() => pkg.buildCliInvocation('google-gemini', claude), { code: 'INVALID_INPUT', message: /systemFlag is only for claude-code/ });
+});
+
+test('a JSON line of an unknown type: an unknown event, counted in the reply, never fatal', () => {
+  const lines = [
+    '{"type":"system","subtype":"init","session_id":"c-1"}',
+    '{"type":"rate_limit_event","rate_limit_info":{"status":"allowed"}}',
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"Hi"}]}}',
+    '{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning"}}',
+    '{"type":"result","subtype":"success","is_error":false,"terminal_reason":"completed"}',
+  ];
+  const parser = new pkg.AgentOutputParser('claude-code');
+  const events = parser.push(`${lines.join('\n')}\n`);
+  assert.deepEqual(
+    events.filter((e) => e.type === 'unknown'),
+    [
+      { type: 'unknown', eventType: 'rate_limit_event', raw: { type: 'rate_limit_event', rate_limit_info: { status: 'allowed' } } },
+      { type: 'unknown', eventType: 'rate_limit_event', raw: { type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning' } } },
+    ],
+  );
+  const reply = parser.finish();
+  assert.equal(reply.status, 'success');
+  assert.equal(reply.text, 'Hi');
+  assert.equal(reply.terminalReason, 'completed');
+  assert.deepEqual(reply.unknownEvents, [{ type: 'rate_limit_event', count: 2 }]);
+  assert.deepEqual(pkg.parseAgentOutput('claude-code', `${lines.join('\n')}\n`), reply);
+  // Codex's older schema: `{ id, msg }` lines read into the same reply.
+  const older = pkg.parseAgentOutput(
+    'openai-codex',
+    '{"id":"0","msg":{"type":"task_started"}}\n{"id":"0","msg":{"type":"agent_message","message":"Hello"}}\n{"id":"0","msg":{"type":"mystery"}}\n',
+  );
+  assert.equal(older.text, 'Hello');
+  assert.equal(older.status, 'success');
+  assert.deepEqual(older.unknownEvents, [{ type: 'mystery', count: 1 }]);
+});
+
+test('agent-context parse --verbose prints the unknown event types on stderr', () => {
+  const { spawnSync } = require('node:child_process');
+  const bin = path.join(__dirname, '..', '..', 'bin', 'agent-context.js');
+  const input = '{"type":"init","session_id":"g"}\n{"type":"thought","x":1}\n{"type":"thought","x":2}\n{"type":"message","role":"assistant","content":"Yes"}\n{"type":"result","status":"success"}\n';
+  const verbose = spawnSync(process.execPath, [bin, 'parse', '--agent', 'google-gemini', '--verbose'], { input, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(verbose.status, 0, verbose.stderr);
+  assert.equal(verbose.stdout, 'Yes\n');
+  assert.equal(verbose.stderr, 'agent-context: 2 line(s) of unknown event type "thought"\n');
+  const quiet = spawnSync(process.execPath, [bin, 'parse', '--agent', 'google-gemini'], { input, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(quiet.stderr, '');
 });

@@ -122,7 +122,7 @@ test('import by name works with no init call (ESM)', () => {
   const out = sh(process.execPath, ['--input-type=module', '-e', `
     import agentContext, { assemble, parseAgentOutput } from 'agent-context';
     const r = assemble('claude-code', { contextMessages: [], currentMessage: 'hi', teamTask: null, systemInstruction: 'sys' });
-    process.stdout.write(JSON.stringify([r, agentContext.assemble === assemble, parseAgentOutput('x', 'plain').text]));`]);
+    process.stdout.write(JSON.stringify([r, agentContext.assemble === assemble, parseAgentOutput('google-gemini', '{"type":"message","role":"assistant","content":"plain"}').text]));`]);
   assert.deepEqual(JSON.parse(out), [{ prompt: '[MESSAGE]\nhi', systemFlag: 'sys' }, true, 'plain']);
 });
 

@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { parseAgentOutput } from 'agent-context';
+import { knownAgents, parseAgentOutput } from 'agent-context';
 import { startServer } from '../../scripts/serve-www.mjs';
 
 const ARTIFACTS = new URL('../../test-results/', import.meta.url);
@@ -39,6 +39,13 @@ test('the playground, view by view', { timeout: 120_000 }, async (t) => {
   await t.test('assemble: the seed 000 §7.1 example for Gemini', async () => {
     assert.equal(await text('#prompt'), golden('gemini-7.1-full.txt'));
     assert.equal(await text('#system-flag'), 'undefined');
+  });
+
+  await t.test("both agent lists are the library's registry", async () => {
+    const values = (selector) => page.locator(`${selector} option`).evaluateAll((os) => os.map((o) => o.value));
+    const types = knownAgents().map((a) => a.agentType);
+    assert.deepEqual(await values('#agent'), [...types, 'custom']);
+    assert.deepEqual(await values('#parse-agent'), types);
   });
 
   await t.test('assemble: switching agents', async () => {

@@ -53,6 +53,17 @@ function stream(res, items) {
   res.end();
 }
 
+/** The call that reads the notes, with the shell tool the CLI offers:
+ * `exec_command` ({ cmd }), or `shell` ({ command: argv }) in the releases
+ * before it (0.42.0 offers only `shell`). */
+function readNotesCall(body) {
+  const offered = (body?.tools ?? []).map((t) => t.name);
+  if (!offered.includes('exec_command') && offered.includes('shell')) {
+    return { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `cat ${NOTES_FILE}`] }) };
+  }
+  return { name: 'exec_command', arguments: JSON.stringify({ cmd: `cat ${NOTES_FILE}` }) };
+}
+
 function respond(req, res, scenario) {
   const url = req.url;
   if (req.method === 'GET' && url.startsWith('/v1/models')) {
@@ -70,10 +81,7 @@ function respond(req, res, scenario) {
   if (scenario === 'tool') {
     const output = toolOutput(req.body);
     if (output === null) {
-      return stream(res, [
-        { pieces: ['Let me read the notes.'] },
-        { name: 'exec_command', arguments: JSON.stringify({ cmd: `cat ${NOTES_FILE}` }) },
-      ]);
+      return stream(res, [{ pieces: ['Let me read the notes.'] }, readNotesCall(req.body)]);
     }
     return stream(res, [{ pieces: [answerAfterTool(output)] }]);
   }

@@ -1,0 +1,121 @@
+'use strict';
+// The process layer under runAgent (Node only): spawns a resolved command,
+// writes stdin and always closes it, hands stdout/stderr chunks over, kills
+// the whole tree as the core's kill plan says (POSIX process group; Windows
+// `taskkill /pid N /T /F`, then the child itself), and reports how the
+// process ended or why it could not start. It decides nothing.
+
+const { spawn } = require('node:child_process');
+const { platformCore } = require('./agent-platform.cjs');
+
+/** Children still running, killed if the host process exits first. */
+const running = new Map();
+let exitHookInstalled = false;
+
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const kill of running.values()) kill(true);
+  });
+}
+
+/** A spawn error as plain data: `{ code, errno, syscall, path, message }`. */
+function describeError(err) {
+  return { code: err.code ?? 'UNKNOWN', errno: err.errno, syscall: err.syscall, path: err.path, message: err.message };
+}
+
+/**
+ * Spawns `plan` = `{ file, args, cwd, env, stdin, platform? }` (`stdin`: a
+ * string or Buffer written then closed; `null`/`undefined`: closed at once).
+ * `handlers.onStdout(chunk)` / `onStderr(chunk)` get Buffers as they come.
+ * Returns `{ pid, exited, kill }`: `exited` resolves once, with
+ * `{ exitCode, signal, error }` (`error` set when the process could not be
+ * started: EINVAL, EACCES, E2BIG, ENAMETOOLONG, ENOENT…); `kill()` stops
+ * the whole tree and resolves `{ by, tried }` once its steps ran.
+ */
+function spawnAgent(plan, handlers = {}) {
+  const platform = plan.platform ?? process.platform;
+  const core = platformCore();
+  const options = core.planKill(platform);
+  let child;
+  let settle;
+  const exited = new Promise((resolve) => {
+    settle = resolve;
+  });
+  let done = false;
+  const finish = (result) => {
+    if (done) return;
+    done = true;
+    if (child?.pid) running.delete(child.pid);
+    settle(result);
+  };
+  try {
+    child = spawn(plan.file, plan.args ?? [], {
+      cwd: plan.cwd,
+      env: plan.env,
+      detached: options.detached,
+      windowsHide: options.windowsHide,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (err) {
+    // Thrown at once: EINVAL (a .cmd without a shell, a NUL), E2BIG…
+    finish({ exitCode: null, signal: null, error: describeError(err) });
+    return { pid: undefined, exited, kill: async () => ({ by: null, tried: [] }) };
+  }
+  let spawnError;
+  child.on('error', (err) => {
+    spawnError ??= describeError(err);
+    // No 'close' follows a failed spawn.
+    if (child.pid === undefined) finish({ exitCode: null, signal: null, error: spawnError });
+  });
+  child.on('close', (exitCode, signal) => finish({ exitCode, signal, error: spawnError ?? null }));
+  child.stdout.on('data', (chunk) => handlers.onStdout?.(chunk));
+  child.stderr.on('data', (chunk) => handlers.onStderr?.(chunk));
+  // The child may exit without reading its stdin: EPIPE is not an error here.
+  child.stdin.on('error', () => {});
+  if (plan.stdin === undefined || plan.stdin === null) child.stdin.end();
+  else child.stdin.end(plan.stdin);
+
+  // Resolves `{ by, tried }`: the step that stopped the tree (`signalGroup`,
+  // `run`, `killChild`, or `null` when nothing was running) and the kinds of
+  // those that failed before it.
+  const kill = async (sync = false) => {
+    const tried = [];
+    if (done || child.pid === undefined) return { by: null, tried };
+    for (const step of core.planKill(platform, child.pid).steps) {
+      if (step.kind === 'signalGroup') {
+        try {
+          process.kill(-step.pid, step.signal);
+          return { by: step.kind, tried };
+        } catch (err) {
+          if (err.code === 'ESRCH') return { by: null, tried };
+        }
+      } else if (step.kind === 'run') {
+        if (sync) continue; // at host exit: no time to wait for a process
+        const ok = await new Promise((resolve) => {
+          try {
+            const killer = spawn(step.file, step.args, { stdio: 'ignore', windowsHide: true });
+            killer.on('error', () => resolve(false));
+            killer.on('close', (code) => resolve(code === 0));
+          } catch {
+            resolve(false);
+          }
+        });
+        if (ok) return { by: step.kind, tried };
+      } else if (step.kind === 'killChild') {
+        child.kill('SIGKILL');
+        return { by: step.kind, tried };
+      }
+      tried.push(step.kind);
+    }
+    return { by: null, tried };
+  };
+  if (child.pid !== undefined) {
+    installExitHook();
+    running.set(child.pid, kill);
+  }
+  return { pid: child.pid, exited, kill: () => kill(false) };
+}
+
+module.exports = { spawnAgent };

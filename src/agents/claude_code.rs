@@ -1,0 +1,45 @@
+//! Claude Code (`claude`). Layout (ClaudeContextAssembler): the instruction
+//! body goes to `systemFlag` (for `--append-system-prompt`), the rest inline
+//! with `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`; context lines
+//! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
+
+use super::spec::*;
+use crate::layout::{InstructionPlacement, Layout};
+
+pub const CLAUDE: Layout = Layout {
+    agent_type: "claude-code",
+    instructions: InstructionPlacement::SystemFlag,
+    team_header: "[TEAM_TASK]\n",
+    context_header: "[CONTEXT]\n",
+    line_prefix: "- ",
+    line_shows_recipient: true,
+    message_header: "[MESSAGE]\n",
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "claude-code",
+    name: "Claude Code",
+    layout: &CLAUDE,
+    assembler_class: Some("ClaudeContextAssembler"),
+    output: OutputFormat::ClaudeStreamJson,
+    cli: CliSpec {
+        command: "claude",
+        package: "@anthropic-ai/claude-code",
+        base_args: &["-p", "--output-format", "stream-json", "--verbose"],
+        system_prompt: SystemPromptArg::Append {
+            inline: "--append-system-prompt",
+            file: "--append-system-prompt-file",
+        },
+        model_flag: "--model",
+        session: SessionArg::Flag("--resume"),
+        approval: ApprovalArg::Mode {
+            flag: "--permission-mode",
+            read_only: "plan",
+            yolo: "bypassPermissions",
+            edits: "acceptEdits",
+        },
+        trailing_args: &[],
+    },
+    acp: None,
+    mcp_tool: "claude",
+};

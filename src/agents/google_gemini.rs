@@ -1,0 +1,45 @@
+//! Gemini CLI (`gemini`). Layout (GeminiContextAssembler, seed 000):
+//! natural-language headings, no brackets, context lines `- {from}: {content}`
+//! (the recipient is left out), no `systemFlag`. Output: `-o stream-json`
+//! lines. `--skip-trust`: a headless run in an untrusted folder exits 55,
+//! and the host chose the working directory.
+
+use super::spec::*;
+use crate::layout::{InstructionPlacement, Layout};
+
+pub const GEMINI: Layout = Layout {
+    agent_type: "google-gemini",
+    instructions: InstructionPlacement::Inline {
+        header: "Instructions:\n",
+    },
+    team_header: "Team Task:\n",
+    context_header: "Conversation so far:\n",
+    line_prefix: "- ",
+    line_shows_recipient: false,
+    message_header: "Your task:\n",
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "google-gemini",
+    name: "Gemini CLI",
+    layout: &GEMINI,
+    assembler_class: Some("GeminiContextAssembler"),
+    output: OutputFormat::GeminiStreamJson,
+    cli: CliSpec {
+        command: "gemini",
+        package: "@google/gemini-cli",
+        base_args: &["-o", "stream-json", "--skip-trust"],
+        system_prompt: SystemPromptArg::None,
+        model_flag: "--model",
+        session: SessionArg::Flag("--resume"),
+        approval: ApprovalArg::Mode {
+            flag: "--approval-mode",
+            read_only: "plan",
+            yolo: "yolo",
+            edits: "auto_edit",
+        },
+        trailing_args: &[],
+    },
+    acp: None,
+    mcp_tool: "gemini",
+};

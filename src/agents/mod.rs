@@ -1,0 +1,158 @@
+//! The registry of agents (SPEC §9): one file per agent, each a table
+//! ([`AgentSpec`]) naming its agent type, prompt layout, output format, CLI
+//! invocation and ACP launch, and one list, [`AGENTS`], that registers them.
+//! Every other list of agents (the assemblers, the parsers, the command
+//! lines, the JS classes, the command, the playground, the fuzz targets, the
+//! TypeScript union) reads this one or is checked against it by a test.
+//!
+//! Adding an agent: a new file here with its `AGENT`, and one line in
+//! [`AGENTS`].
+//!
+//! ```
+//! use agent_context::agents;
+//!
+//! let claude = agents::find("claude-code").unwrap();
+//! assert_eq!(claude.cli.command, "claude");
+//! let err = agents::require("aider", "to build a command line").unwrap_err();
+//! assert!(err.message().starts_with("agentType must be 'claude-code', 'openai-codex'"));
+//! ```
+
+mod claude_code;
+mod google_gemini;
+mod openai_codex;
+mod spec;
+
+pub use claude_code::CLAUDE;
+pub use google_gemini::GEMINI;
+pub use openai_codex::CODEX;
+pub use spec::{
+    AcpLaunch, AgentSpec, ApprovalArg, CliSpec, OutputFormat, SessionArg, SystemPromptArg,
+};
+
+use serde::Serialize;
+
+use crate::error::{AgentContextError, Result};
+
+/// Every agent the library knows, in the order lists show them.
+pub const AGENTS: &[&AgentSpec] = &[
+    &claude_code::AGENT,
+    &openai_codex::AGENT,
+    &google_gemini::AGENT,
+];
+
+/// The agent registered as `agent_type`.
+pub fn find(agent_type: &str) -> Option<&'static AgentSpec> {
+    AGENTS.iter().copied().find(|a| a.agent_type == agent_type)
+}
+
+/// The agent registered as `agent_type`, or `INVALID_INPUT` naming the known
+/// ones: `agentType must be 'a', 'b' or 'c' {purpose}, got "x"`.
+pub fn require(agent_type: &str, purpose: &str) -> Result<&'static AgentSpec> {
+    find(agent_type).ok_or_else(|| {
+        AgentContextError::invalid(format!(
+            "agentType must be {} {purpose}, got \"{agent_type}\"",
+            known_list()
+        ))
+    })
+}
+
+/// What `knownAgents()` tells JS about one agent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInfo {
+    pub agent_type: &'static str,
+    pub name: &'static str,
+    /// The executable's usual name.
+    pub command: &'static str,
+    /// The npm package that installs it.
+    pub package: &'static str,
+    /// `'flag'` when the CLI takes the instructions as a system prompt flag
+    /// (`systemFlag`), `'inline'` when they open the prompt.
+    pub system_prompt: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assembler_class: Option<&'static str>,
+    pub mcp_tool: &'static str,
+}
+
+impl AgentSpec {
+    pub fn info(&self) -> AgentInfo {
+        AgentInfo {
+            agent_type: self.agent_type,
+            name: self.name,
+            command: self.cli.command,
+            package: self.cli.package,
+            system_prompt: match self.cli.system_prompt {
+                SystemPromptArg::None => "inline",
+                SystemPromptArg::Append { .. } => "flag",
+            },
+            assembler_class: self.assembler_class,
+            mcp_tool: self.mcp_tool,
+        }
+    }
+}
+
+/// `'a', 'b' or 'c'`: the known agent types for a message.
+pub fn known_list() -> String {
+    let quoted: Vec<String> = AGENTS
+        .iter()
+        .map(|a| format!("'{}'", a.agent_type))
+        .collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn each_agent_is_registered_once_and_consistently() {
+        let mut types = HashSet::new();
+        let mut tools = HashSet::new();
+        let mut classes = HashSet::new();
+        let mut commands = HashSet::new();
+        for agent in AGENTS {
+            assert!(types.insert(agent.agent_type), "{}", agent.agent_type);
+            assert!(tools.insert(agent.mcp_tool), "{}", agent.mcp_tool);
+            assert!(commands.insert(agent.cli.command), "{}", agent.cli.command);
+            if let Some(class) = agent.assembler_class {
+                assert!(classes.insert(class), "{class}");
+            }
+            assert_eq!(agent.layout.agent_type, agent.agent_type);
+            assert_ne!(
+                agent.output,
+                OutputFormat::PlainText,
+                "{}",
+                agent.agent_type
+            );
+            assert_eq!(find(agent.agent_type), Some(*agent));
+        }
+        assert!(!types.contains(crate::layout::PLAIN_TEXT.agent_type));
+    }
+
+    #[test]
+    fn an_unknown_type_is_rejected_naming_the_known_ones() {
+        let err = require("aider", "to parse its output").unwrap_err();
+        assert_eq!(err.code(), crate::error::ErrorCode::InvalidInput);
+        let names: Vec<String> = AGENTS
+            .iter()
+            .map(|a| format!("'{}'", a.agent_type))
+            .collect();
+        let (last, rest) = names.split_last().unwrap();
+        assert_eq!(
+            err.message(),
+            format!(
+                "agentType must be {} or {last} to parse its output, got \"aider\"",
+                rest.join(", ")
+            )
+        );
+        assert!(err
+            .message()
+            .starts_with("agentType must be 'claude-code', 'openai-codex'"));
+        assert!(find("Claude-Code").is_none());
+    }
+}

@@ -1,0 +1,40 @@
+//! Codex (`codex exec`). Layout (CodexContextAssembler): everything inline,
+//! `[SYSTEM]` first, then `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`; context
+//! lines `- {from} -> {to}: {content}`. Output: `exec --json` lines.
+//! `--skip-git-repo-check`: outside a git repository it refuses to start,
+//! and the host chose the working directory.
+
+use super::spec::*;
+use crate::layout::{InstructionPlacement, Layout};
+
+pub const CODEX: Layout = Layout {
+    agent_type: "openai-codex",
+    instructions: InstructionPlacement::Inline {
+        header: "[SYSTEM]\n",
+    },
+    team_header: "[TEAM_TASK]\n",
+    context_header: "[CONTEXT]\n",
+    line_prefix: "- ",
+    line_shows_recipient: true,
+    message_header: "[MESSAGE]\n",
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "openai-codex",
+    name: "Codex",
+    layout: &CODEX,
+    assembler_class: Some("CodexContextAssembler"),
+    output: OutputFormat::CodexJson,
+    cli: CliSpec {
+        command: "codex",
+        package: "@openai/codex",
+        base_args: &["exec", "--json", "--skip-git-repo-check"],
+        system_prompt: SystemPromptArg::None,
+        model_flag: "--model",
+        session: SessionArg::Subcommand("resume"),
+        approval: ApprovalArg::Sandbox { flag: "--sandbox" },
+        trailing_args: &["-"],
+    },
+    acp: None,
+    mcp_tool: "codex",
+};

@@ -1,0 +1,109 @@
+//! What an agent file says about its agent: one [`AgentSpec`], a table, no
+//! code. The modules that assemble, parse, build command lines and run read
+//! these tables instead of matching on agent types.
+
+use crate::layout::Layout;
+
+/// Everything the library knows about one agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentSpec {
+    /// The agent type callers pass (`'claude-code'`).
+    pub agent_type: &'static str,
+    /// The product's own name, for messages and help (`"Claude Code"`).
+    pub name: &'static str,
+    /// How its prompt is laid out (`layout.agent_type == agent_type`).
+    pub layout: &'static Layout,
+    /// The JS class that assembles for it alone (`ClaudeContextAssembler`),
+    /// when the package exports one.
+    pub assembler_class: Option<&'static str>,
+    /// What its CLI prints in headless JSON mode.
+    pub output: OutputFormat,
+    /// How its CLI is invoked.
+    pub cli: CliSpec,
+    /// How it is started for the Agent Client Protocol; `None` until the
+    /// library drives it over ACP.
+    pub acp: Option<AcpLaunch>,
+    /// The tool name the MCP server gives it (`claude`).
+    pub mcp_tool: &'static str,
+}
+
+/// What an agent CLI prints, by agent type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Claude Code `-p --output-format stream-json --verbose`.
+    ClaudeStreamJson,
+    /// Codex `exec --json`.
+    CodexJson,
+    /// Gemini CLI `-o stream-json`.
+    GeminiStreamJson,
+    /// Text, ANSI escapes removed: what the Rust API reads for an agent
+    /// type it does not know.
+    PlainText,
+}
+
+/// How an agent CLI is invoked headless, with the prompt on stdin. The
+/// arguments come in this order: `base_args`, the system prompt, the model,
+/// a session flag, the approval flag, the caller's extra arguments, a
+/// session subcommand, `trailing_args`. Values are attached with `=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CliSpec {
+    /// The executable's usual name (`claude`).
+    pub command: &'static str,
+    /// The npm package that installs it.
+    pub package: &'static str,
+    /// First, always: headless JSON output and the flags every run needs.
+    pub base_args: &'static [&'static str],
+    pub system_prompt: SystemPromptArg,
+    /// The flag that names the model (`--model`).
+    pub model_flag: &'static str,
+    pub session: SessionArg,
+    pub approval: ApprovalArg,
+    /// Last, after any extra arguments (Codex's `-`: read the prompt from stdin).
+    pub trailing_args: &'static [&'static str],
+}
+
+/// Whether and how the CLI takes a system prompt apart from the prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SystemPromptArg {
+    /// No flag: the layout puts the instructions in the prompt.
+    None,
+    /// `{inline}=text`, or `{file}=path` when the text cannot be an argument.
+    Append {
+        inline: &'static str,
+        file: &'static str,
+    },
+}
+
+/// How a session is resumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionArg {
+    /// `--flag=id`.
+    Flag(&'static str),
+    /// `word id`, after the options (Codex's `resume <id>`).
+    Subcommand(&'static str),
+}
+
+/// How `sandbox` and `yolo` reach the CLI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApprovalArg {
+    /// One mode flag (SPEC §7's mapping): `read-only` → `read_only`; else
+    /// `yolo` → `yolo`; else `edits`. Nothing when neither is given.
+    Mode {
+        flag: &'static str,
+        read_only: &'static str,
+        yolo: &'static str,
+        edits: &'static str,
+    },
+    /// The sandbox's own name (`--sandbox=workspace-write`); the CLI never
+    /// asks for approval, so `yolo` changes nothing.
+    Sandbox { flag: &'static str },
+}
+
+/// How an agent is started for ACP: `command args…` speaking JSON-RPC on
+/// its stdio.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AcpLaunch {
+    pub command: &'static str,
+    pub package: &'static str,
+    pub args: &'static [&'static str],
+}

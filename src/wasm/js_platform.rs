@@ -1,0 +1,17 @@
+//! The platform this runs on, for `buildCliInvocation` (main module) and
+//! the platform functions (Node's second module).
+
+use crate::platform::Platform;
+
+/// The platform a host runs on when it did not say: `process.platform`
+/// (Node, Electron, Deno, Bun); one without measured limits, or no
+/// `process` at all (a browser), counts as Linux.
+pub fn current_platform() -> Platform {
+    let process = js_sys::Reflect::get(&js_sys::global(), &"process".into()).ok();
+    let name = process
+        .filter(|p| p.is_object())
+        .and_then(|p| js_sys::Reflect::get(&p, &"platform".into()).ok())
+        .and_then(|n| n.as_string());
+    name.and_then(|n| Platform::parse(&n).ok())
+        .unwrap_or_default()
+}

@@ -1,0 +1,76 @@
+'use strict';
+// Runs under the official Windows node.exe in Wine (tests/windows/wine.test.mjs
+// starts it). Loads the built pkg/node, resolves the stub agent behind its
+// npm .cmd shim with resolveAgentCommand, runs it through the process layer
+// with awkward arguments and a prompt on stdin, aborts a sleeping one, and
+// writes what it saw to a JSON file: Node's own stdout is unusable under
+// Wine (EBADF on a pipe), so nothing is printed.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const report = { platform: process.platform, steps: {} };
+const save = () => fs.writeFileSync(config.resultFile, JSON.stringify(report, null, 2));
+
+const pkg = require(path.join(config.pkgDir, 'agent_context.js'));
+const { spawnAgent } = require(path.join(config.pkgDir, 'spawn-agent.cjs'));
+
+const env = { ...process.env, PATH: `${config.shimDir};${config.nodeDir};${process.env.PATH ?? ''}` };
+delete env.Path; // one PATH, whatever its case was
+
+async function main() {
+  const resolved = await pkg.resolveAgentCommand('claude-code', { env });
+  report.steps.resolve = resolved;
+  save();
+  if (!resolved.found) return;
+
+  // What Node does with the shim itself: refuses it without a shell.
+  const direct = await spawnAgent({ file: resolved.path, args: ['x'], cwd: config.workDir, env, stdin: '' }).exited;
+  report.steps.spawnCmdDirectly = direct;
+
+  let stdout = '';
+  let stderr = '';
+  const run = spawnAgent(
+    { file: resolved.file, args: [...resolved.args, ...config.awkward], cwd: config.workDir, env: { ...env, ...resolved.env }, stdin: config.prompt },
+    { onStdout: (c) => (stdout += c), onStderr: (c) => (stderr += c) },
+  );
+  report.steps.run = { ...(await run.exited), stdout, stderr };
+  save();
+
+  const pidFile = path.join(config.workDir, 'pids.json');
+  const sleeper = spawnAgent({
+    file: resolved.file,
+    args: [...resolved.args, '--sleep', pidFile, '--grandchild'],
+    cwd: config.workDir,
+    env: { ...env, ...resolved.env },
+    stdin: 'wait',
+  });
+  for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+  const pids = fs.existsSync(pidFile) ? JSON.parse(fs.readFileSync(pidFile, 'utf8')) : [];
+  const alive = (pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const before = pids.map(alive);
+  const started = Date.now();
+  const killedBy = await sleeper.kill();
+  const exited = await Promise.race([sleeper.exited, new Promise((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
+  report.steps.abort = { killedBy, pids, aliveBefore: before, exited, aliveAfter: pids.map(alive), killMs: Date.now() - started };
+  save();
+}
+
+main()
+  .catch((err) => {
+    report.error = String(err && err.stack);
+  })
+  .finally(() => {
+    report.done = true;
+    save();
+    // The aborted stub is gone; nothing else keeps this process alive but
+    // make sure it ends.
+    setTimeout(() => process.exit(0), 100);
+  });
