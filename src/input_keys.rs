@@ -30,6 +30,8 @@ pub const PROMPT_INPUT: &[&str] = &[
 
 /// `buildCliInvocation`'s options.
 pub const INVOCATION_OPTIONS: &[&str] = &[
+    "platform",
+    "env",
     "command",
     "model",
     "sessionId",
