@@ -9,7 +9,9 @@ const lib = require('agent-context');
 // The registered agents (the core's registry), and for the demo one more
 // name that shows the plain-text fallback.
 const KNOWN = lib.knownAgents().map((a) => a.agentType);
-const AGENTS = [...KNOWN, 'custom-agent'];
+/** The one agent type of AGENTS without a layout of its own: the demo shows the fallback. */
+const FALLBACK_DEMO_AGENT = 'custom-agent';
+const AGENTS = [...KNOWN, FALLBACK_DEMO_AGENT];
 
 const HELP = {
   main: `usage: agent-context <command> [options]
@@ -23,11 +25,13 @@ commands:
   gemini     run Gemini CLI as a tool (seed 003) and print the result envelope
   mcp        serve that tool, named "gemini", over MCP on standard input and output
 
-Run "agent-context <command> --help" for a command's options.
+Run "agent-context <command> --help" for a command's options; "agent-context --version"
+prints the version.
 Input is read from --input FILE, or from standard input when there is none (or --input -).
 Exit status: 0 done, 2 bad usage or bad input, 1 any other failure.
 `,
   assemble: `usage: agent-context assemble --agent TYPE [--max-bytes N] [--report] [--json] [--input FILE|-]
+                          [--system-flag-file PATH]
 
 Reads an AssemblerInput ({ contextMessages, currentMessage, teamTask, systemInstruction?,
 instructionFileText?, maxBytes? }) and prints the prompt for the agent type.
@@ -37,8 +41,12 @@ instructionFileText?, maxBytes? }) and prints the prompt for the agent type.
   --report          also print what the budget dropped and cut (to stderr, or inside --json)
   --json            print JSON: { prompt, systemFlag } (with --report: { output, report })
   --input FILE      read the input from FILE ("-" or none: standard input)
+  --system-flag-file PATH
+                    write Claude Code's systemFlag (for --append-system-prompt) to PATH;
+                    an empty file for agent types without one
 
-Without --json only the prompt is printed; Claude Code's systemFlag is then noted on stderr.
+Without --json only the prompt is printed; Claude Code's systemFlag then goes to
+--system-flag-file, or is noted on stderr.
 `,
   messages: `usage: agent-context messages [--input FILE|-]
 
@@ -130,11 +138,45 @@ class CliError extends Error {
 
 const usageError = (message, command) => new CliError(`${message}\n\n${HELP[command] || HELP.main}`, 2);
 
+/**
+ * The options in `argv`, or a usage error in our words (exit 2). A value that
+ * starts with a dash (`--max-bytes -5`) is taken as the value, so that the
+ * option's own check reports it.
+ */
 function parse(command, argv, options) {
+  const all = { help: { type: 'boolean', short: 'h' }, ...options };
+  const joined = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].startsWith('--') ? argv[i].slice(2) : undefined;
+    if (name !== undefined && all[name]?.type === 'string' && i + 1 < argv.length) {
+      joined.push(`--${name}=${argv[++i]}`);
+    } else {
+      joined.push(argv[i]);
+    }
+  }
   try {
-    return parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, strict: true }).values;
+    return parseArgs({ args: joined, options: all, strict: true }).values;
   } catch (err) {
-    throw usageError(err.message, command);
+    throw usageError(optionError(command, all, err), command);
+  }
+}
+
+/** Node's option-parser error, said our way. */
+function optionError(command, options, err) {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
+  const flag = quoted.split(' ')[0];
+  const known = Object.keys(options).map((name) => `--${name}`).join(', ');
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `Unknown option '${flag}' for ${command}; its options are ${known}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return options[flag.replace(/^-+/, '')]?.type === 'boolean'
+        ? `${flag} takes no value`
+        : `${flag} needs a value`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument '${quoted}': ${command} takes options only (${known})`;
+    default:
+      return `bad options: ${err.message}`;
   }
 }
 
@@ -187,15 +229,17 @@ async function assemble(argv) {
     report: { type: 'boolean' },
     json: { type: 'boolean' },
     input: { type: 'string' },
+    'system-flag-file': { type: 'string' },
   });
   if (args.help) return write(HELP.assemble);
   if (!args.agent) throw usageError('assemble needs --agent TYPE', 'assemble');
+  const maxBytes = args['max-bytes'] === undefined ? undefined : Number(args['max-bytes']);
+  if (maxBytes !== undefined && (args['max-bytes'].trim() === '' || !Number.isFinite(maxBytes) || maxBytes < 0)) {
+    throw usageError(`--max-bytes must be a number >= 0, got "${args['max-bytes']}"`, 'assemble');
+  }
   const input = await readJson(args.input);
-  if (args['max-bytes'] !== undefined) {
-    const n = Number(args['max-bytes']);
-    if (args['max-bytes'].trim() === '' || !Number.isFinite(n) || n < 0) {
-      throw usageError(`--max-bytes must be a number >= 0, got "${args['max-bytes']}"`, 'assemble');
-    }
+  if (maxBytes !== undefined) {
+    const n = maxBytes;
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw new CliError('INVALID_INPUT: input must be an object', 2);
     }
@@ -212,9 +256,18 @@ async function assemble(argv) {
     const out = { prompt: output.prompt, systemFlag: output.systemFlag };
     return write(JSON.stringify(args.report ? { output: out, report } : out, null, 2));
   }
+  if (args['system-flag-file'] !== undefined) {
+    // Written whenever asked (empty when the agent type has no system flag),
+    // so that a script can always pass the file's content on.
+    try {
+      fs.writeFileSync(args['system-flag-file'], output.systemFlag ?? '');
+    } catch (err) {
+      throw new CliError(`cannot write ${args['system-flag-file']}: ${err.message}`, 1);
+    }
+  }
   write(output.prompt);
-  if (output.systemFlag !== undefined) {
-    process.stderr.write(`agent-context: systemFlag (${Buffer.byteLength(output.systemFlag)} bytes) not printed; use --json to see it\n`);
+  if (output.systemFlag !== undefined && args['system-flag-file'] === undefined) {
+    process.stderr.write(`agent-context: systemFlag (${Buffer.byteLength(output.systemFlag)} bytes) not printed; use --json or --system-flag-file PATH to get it\n`);
   }
   if (report) process.stderr.write(`report:\n${reportLines(report)}\n`);
 }
@@ -255,7 +308,16 @@ function demo(argv) {
     if (systemFlag !== undefined) process.stdout.write(`--- systemFlag ---\n${systemFlag}\n--- prompt ---\n`);
     process.stdout.write(`${prompt}\n\n`);
   }
-  for (const w of warnings) process.stderr.write(`${w}\n`);
+  for (const w of warnings) {
+    // The sample shows on purpose what an agent type without a layout of its
+    // own gets: the library's fallback warning, said as the information it is here.
+    const fallback = w.includes(`"${FALLBACK_DEMO_AGENT}"`);
+    process.stderr.write(
+      fallback
+        ? `agent-context demo: note: "${FALLBACK_DEMO_AGENT}" stands for any agent type without a layout of its own; it gets the plain-text prompt (assemble logs for it: ${w})\n`
+        : `${w}\n`,
+    );
+  }
 }
 
 /** `--timeout 5` as the number 5; the tool checks its range. */
@@ -421,8 +483,14 @@ async function main(argv) {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     return write(HELP.main);
   }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    return write(require('../package.json').version);
+  }
   const run = COMMANDS[command];
-  if (!run) throw usageError(`unknown command "${command}"`, 'main');
+  if (!run) {
+    const what = command.startsWith('-') ? `unknown option "${command}"` : `unknown command "${command}"`;
+    throw usageError(`${what}; the commands are ${Object.keys(COMMANDS).join(', ')}`, 'main');
+  }
   return run(rest);
 }
 

@@ -226,9 +226,19 @@ function createFastPath(raw) {
   });
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+  // An input with a key the core does not know goes to the full path, where
+  // the core words the warning (src/input_keys.rs). 0: AssemblerInput, 1: PromptInput.
+  let knownKeys = null;
+  function onlyKnownKeys(input, which) {
+    if (knownKeys === null) knownKeys = raw.knownInputKeys().map((keys) => new Set(keys));
+    const known = knownKeys[which];
+    for (const key in input) if (!known.has(key)) return false;
+    return true;
+  }
+
   function assemble(agentType, input, options) {
     return fastOr(() => {
-      if (typeof agentType !== 'string' || !isObject(input)) return FALLBACK;
+      if (typeof agentType !== 'string' || !isObject(input) || !onlyKnownKeys(input, 0)) return FALLBACK;
       const s = settings(options);
       return s === FALLBACK ? FALLBACK : { agentType, settings: s, fields: assemblerFields(input) };
     }, () => raw.assemble(agentType, input, options));
@@ -236,7 +246,7 @@ function createFastPath(raw) {
 
   function buildPrompt(input, options) {
     return fastOr(() => {
-      if (!isObject(input) || typeof input.agentType !== 'string') return FALLBACK;
+      if (!isObject(input) || typeof input.agentType !== 'string' || !onlyKnownKeys(input, 1)) return FALLBACK;
       const s = settings(options);
       if (s === FALLBACK) return FALLBACK;
       const fields = {
@@ -255,7 +265,7 @@ function createFastPath(raw) {
     const original = Class.prototype.assemble;
     Class.prototype.assemble = function assemble(input) {
       return fastOr(
-        () => (isObject(input) && !debugFromEnv() ? { agentType, settings: CLASS_SETTINGS, fields: assemblerFields(input) } : FALLBACK),
+        () => (isObject(input) && !debugFromEnv() && onlyKnownKeys(input, 0) ? { agentType, settings: CLASS_SETTINGS, fields: assemblerFields(input) } : FALLBACK),
         () => original.call(this, input),
       );
     };

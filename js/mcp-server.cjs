@@ -1,5 +1,6 @@
-// `agent-context mcp`: an MCP server on stdin/stdout (the official
-// @modelcontextprotocol/sdk, loaded only here) with one tool, `gemini`,
+// `agent-context mcp`: an MCP server on stdin/stdout (the official v2
+// server package, @modelcontextprotocol/server, required only here: a
+// library user who never runs `agent-context mcp` never loads it) with one tool, `gemini`,
 // which is runGeminiTool: seed 003's parameters and JSON Schema in, the
 // envelope out as JSON text (`isError` when `success` is false).
 // Shipped as pkg/node/mcp-server.cjs.
@@ -17,26 +18,26 @@ const PROGRESS_MS = 5000;
  * at once).
  */
 async function serveMcp({ lib, version, command }) {
-  const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
-  const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
-  const { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode } = require('@modelcontextprotocol/sdk/types.js');
+  const { Server, ProtocolError, ProtocolErrorCode } = require('@modelcontextprotocol/server');
+  const { StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
 
   const definition = lib.geminiToolDefinition();
   const inFlight = new Set();
   const server = new Server({ name: 'agent-context', version }, { capabilities: { tools: {} } });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [definition] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/list', async () => ({ tools: [definition] }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { signal, notify } = ctx.mcpReq;
     const { name, arguments: args } = request.params;
     if (name !== definition.name) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}": this server has one tool, "${definition.name}"`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}": this server has one tool, "${definition.name}"`);
     }
     // The client's cancellation, or the server closing, aborts the call.
     const controller = new AbortController();
     const onCancel = () => controller.abort();
-    extra.signal.addEventListener('abort', onCancel, { once: true });
+    signal.addEventListener('abort', onCancel, { once: true });
     inFlight.add(controller);
-    const token = request.params._meta?.progressToken;
+    const token = request.params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken;
     const started = Date.now();
     const ticker =
       token === undefined
@@ -44,7 +45,7 @@ async function serveMcp({ lib, version, command }) {
         : setInterval(() => {
             const seconds = Math.round((Date.now() - started) / 1000);
             const params = { progressToken: token, progress: seconds, message: `Gemini CLI has been running for ${seconds} s` };
-            extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+            notify({ method: 'notifications/progress', params }).catch(() => {});
           }, PROGRESS_MS);
     try {
       const envelope = await lib.runGeminiTool(args ?? {}, { signal: controller.signal, command });
@@ -52,7 +53,7 @@ async function serveMcp({ lib, version, command }) {
     } finally {
       clearInterval(ticker);
       inFlight.delete(controller);
-      extra.signal.removeEventListener('abort', onCancel);
+      signal.removeEventListener('abort', onCancel);
     }
   });
 

@@ -45,5 +45,9 @@ done
 node scripts/finish-pkg.mjs
 
 size() { stat -c %s "$1"; }
-echo "wasm size: raw $(size "$raw") bytes; pkg/node $(size "pkg/node/${crate}_bg.wasm") bytes; pkg/web $(size "pkg/web/${crate}_bg.wasm") bytes (after wasm-opt -Oz)"
+if [ -f "pkg/node/${crate}_bg.wasm" ]; then
+  echo "wasm size: raw $(size "$raw") bytes; pkg/node $(size "pkg/node/${crate}_bg.wasm") bytes; pkg/web $(size "pkg/web/${crate}_bg.wasm") bytes (after wasm-opt -Oz)"
+else
+  echo "wasm size: raw $(size "$raw") bytes; pkg/web $(size "pkg/web/${crate}_bg.wasm") bytes (after wasm-opt -Oz; the one copy both builds read)"
+fi
 echo "gemini tool wasm size (Node only, loaded on first use): raw $(size "$release/$tool.wasm") bytes; pkg/node $(size "pkg/node/${tool}_bg.wasm") bytes (after wasm-opt -Oz)"

@@ -19,12 +19,13 @@
 //    reference in the declarations for Symbol.dispose;
 // 6. from the core's registry of agents (knownAgents()): which classes get
 //    the fast path (2.) and the KnownAgentType union in the declarations.
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const crate = 'agent_context';
+const tool = `${crate}_gemini_tool`;
 const node = `${root}pkg/node/${crate}.js`;
 const web = `${root}pkg/web/${crate}.js`;
 
@@ -45,7 +46,7 @@ const PLATFORM_FUNCTIONS = [
   'commandNotFoundMessage',
   'planKill',
 ];
-const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages'];
+const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages', '__knownInputKeys'];
 // Each registered agent's assembler class (the core's registry, read from
 // the module wasm-bindgen just wrote), and the plain-text fallback's.
 // Dropped from require's cache at once: the entry is required again below,
@@ -67,7 +68,7 @@ const wiring = (kind) =>
   [
     '',
     glue,
-    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep });',
+    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep, knownInputKeys: __knownInputKeys });',
     ...CLASSES.map(([cls, agent]) => `__fast.patchClass(${cls}, ${JSON.stringify(agent)});`),
     'patchAgentOutputParser(AgentOutputParser);',
     'const __fastBuilder = createFastBuilder({ buildLlmMessagesFromConversation, composeSystemPrompt, planMessages: __planMessages });',
@@ -106,15 +107,111 @@ appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-t
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
 
+// AgentContextError, a runtime class in both builds: the module's errors get
+// its prototype (src/wasm/js_error.rs), handed over once the module is
+// instantiated (at load in Node, in init() on the web).
+const errorClass = readFileSync(`${root}js/agent-context-error.js`, 'utf8');
+appendFileSync(
+  node,
+  [
+    '',
+    errorClass,
+    'exports.AgentContextError = AgentContextError;',
+    '__setErrorPrototype(AgentContextError.prototype);',
+    'delete exports.__setErrorPrototype;',
+    '// No-ops, so that code written for the web build (`await init()`) runs unchanged in Node.',
+    'exports.init = function init() { return Promise.resolve(); };',
+    'exports.initSync = function initSync() {};',
+    '',
+  ].join('\n'),
+);
+appendFileSync(web, ['', errorClass, 'export { AgentContextError };', ''].join('\n'));
+let webGlue = readFileSync(web, 'utf8');
+// A .wasm the page cannot fetch: the error names the file, the URL, and what
+// a bundler that does not copy it (esbuild) needs.
+const FETCH_FAILED = "throw new Error(`failed to fetch Wasm: ${module.status} ${module.statusText} fetching '${module.url}'`);";
+if (!webGlue.includes(FETCH_FAILED)) throw new Error(`finish-pkg: ${web} has no "${FETCH_FAILED}"`);
+webGlue = webGlue.replace(
+  FETCH_FAILED,
+  'throw new Error(`agent-context: cannot load agent_context_bg.wasm: ${module.status} ${module.statusText} fetching \'${module.url}\'. ' +
+    "If your bundler did not copy it (esbuild): import wasmUrl from 'agent-context/agent_context_bg.wasm' (with --loader:.wasm=file) " +
+    'and call init({ module_or_path: wasmUrl }).`);',
+);
+const FINALIZE = 'function __wbg_finalize_init(instance, module) {';
+if (!webGlue.includes(FINALIZE)) throw new Error(`finish-pkg: ${web} has no "${FINALIZE}"`);
+writeFileSync(
+  web,
+  webGlue.replace(
+    FINALIZE,
+    [
+      FINALIZE,
+      '    const exports = __wbg_finalize_init_module(instance, module);',
+      '    __setErrorPrototype(AgentContextError.prototype);',
+      '    return exports;',
+      '}',
+      'function __wbg_finalize_init_module(instance, module) {',
+    ].join('\n'),
+  ),
+);
+
+// The Node build's .wasm files: found by js/wasm-file.js, which looks in the
+// package's folders, then next to a bundle, and names every place it looked
+// in when the file is nowhere.
+const finder = readFileSync(`${root}js/wasm-file.js`, 'utf8');
+for (const [glue, file] of [[node, `${crate}_bg.wasm`], [`${root}pkg/node/${tool}.js`, `${tool}_bg.wasm`]]) {
+  const text = readFileSync(glue, 'utf8');
+  const READ = `const wasmPath = \`\${__dirname}/${file}\`;\nconst wasmBytes = require('fs').readFileSync(wasmPath);`;
+  if (!text.includes(READ)) throw new Error(`finish-pkg: ${glue} does not read ${file} as expected`);
+  writeFileSync(glue, `${text.replace(READ, `const wasmBytes = __agentContextReadWasm('${file}');`)}\n${finder}`);
+}
+// The Node-only module's errors are AgentContextErrors too.
+appendFileSync(
+  `${root}pkg/node/${tool}.js`,
+  "\n__setErrorPrototype(require('./agent_context.js').AgentContextError.prototype);\ndelete exports.__setErrorPrototype;\n",
+);
+// Both builds' main .wasm are the same bytes: one copy ships, in pkg/web
+// (where the web build and bundlers look); the Node build reads it there.
+if (readFileSync(`${root}pkg/node/${crate}_bg.wasm`).equals(readFileSync(`${root}pkg/web/${crate}_bg.wasm`))) {
+  unlinkSync(`${root}pkg/node/${crate}_bg.wasm`);
+  unlinkSync(`${root}pkg/node/${crate}_bg.wasm.d.ts`);
+}
+
 const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n !== '__esModule');
+// The ESM entry imports the CommonJS build statically, so that bundlers
+// (esbuild, Vite, webpack) follow it. Its default export is init() with every
+// export on it: `import init from` and `import lib from … lib.assemble` both work.
 writeFileSync(
   `${root}pkg/node/${crate}.mjs`,
   [
     '// Generated by scripts/finish-pkg.mjs: ESM entry over the CommonJS build (one instance).',
-    "import { createRequire } from 'node:module';",
-    `const cjs = createRequire(import.meta.url)('./${crate}.js');`,
+    `import cjs from './${crate}.js';`,
     `export const { ${names.join(', ')} } = cjs;`,
-    'export default cjs;',
+    'const entry = function init() { return cjs.init(); };',
+    'for (const name of Object.keys(cjs)) if (!(name in entry)) entry[name] = cjs[name];',
+    'export default entry;',
+    '',
+  ].join('\n'),
+);
+writeFileSync(
+  `${root}pkg/node/${crate}.d.mts`,
+  [
+    '// Generated by scripts/finish-pkg.mjs: the ESM entry\'s declarations.',
+    `import * as lib from './${crate}.js';`,
+    `export * from './${crate}.js';`,
+    '/** `init()` (a no-op in Node) with every export on it. */',
+    'declare const entry: typeof lib.init & typeof lib;',
+    'export default entry;',
+    '',
+  ].join('\n'),
+);
+appendFileSync(
+  `${root}pkg/node/${crate}.d.ts`,
+  [
+    '',
+    '/** A no-op in Node (the module is ready once loaded): code written for the web build, `await init()`, runs unchanged. */',
+    'export function init(module_or_path?: unknown): Promise<void>;',
+    '/** A no-op in Node, as `init`. */',
+    'export function initSync(module?: unknown): void;',
     '',
   ].join('\n'),
 );

@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# Installs what the build (and, with --browser, the browser tests) need,
-# skipping whatever is already there. Safe to run again and again.
+# Installs what the build (and, with flags, the tests) need, skipping
+# whatever is already there. Safe to run again and again.
 #   rustup target wasm32-unknown-unknown
 #   wasm-bindgen-cli, the exact version Cargo.toml pins for wasm-bindgen
-#   npm dependencies (binaryen's wasm-opt; Claude Code, Codex and Gemini CLI
-#   for the live tests), from package-lock.json
+#   npm dependencies (binaryen's wasm-opt, TypeScript, playwright-core, the
+#   MCP client for the tests), from package-lock.json
 #   --browser: Debian's chromium and chromium-driver
+#   --agents: Claude Code, Codex and Gemini CLI for the live tests, from their
+#     own manifest (tests/agents/package-lock.json) into tests/agents/node_modules,
+#     kept between runs until that lock file changes. `npm run demo` never
+#     passes it: no agent CLI is installed for the demo.
+#   --bundlers: Vite, esbuild, webpack and electron-vite for the bundler tests,
+#     from tests/bundlers/package-lock.json, kept the same way.
 set -euo pipefail
+browser=0 agents=0 bundlers=0
+for arg in "$@"; do
+  case "$arg" in
+    --browser) browser=1 ;;
+    --agents) agents=1 ;;
+    --bundlers) bundlers=1 ;;
+    *) echo "setup: unknown option $arg (known: --browser --agents --bundlers)" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
@@ -35,11 +50,21 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
+# npm ci into DIR unless DIR/node_modules is already at DIR's lock file.
+install_locked() {
+  local dir=$1 what=$2
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    log "installing $what ($dir/package-lock.json)"
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+  fi
+}
+[ "$agents" = 1 ] && install_locked tests/agents "the agent CLIs for the live tests"
 # Qwen Code, Copilot and opencode for the live tests, outside the project
 # (see the script for why); nothing to do once installed.
-bash tests/cli/install_openai_chat_agents.sh
+[ "$agents" = 1 ] && bash tests/cli/install_openai_chat_agents.sh
+[ "$bundlers" = 1 ] && install_locked tests/bundlers "the bundlers for the bundler tests"
 
-if [ "${1:-}" = "--browser" ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
+if [ "$browser" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   log "installing Debian's chromium and chromium-driver"
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-bash scripts/setup.sh --browser
+bash scripts/setup.sh --browser --agents --bundlers
 
 step() { printf '\n== %s\n' "$*"; }
 
@@ -46,6 +46,9 @@ node --test tests/windows/
 step "the package as users install it (npm pack), and a soak of mixed calls"
 node --test tests/package/
 node --expose-gc tests/soak/soak.mjs "${SOAK_CALLS:-200000}"
+
+step "bundlers: Vite, esbuild and webpack 5 pages in headless Chromium; esbuild (CJS, ESM) and electron-vite main-process bundles in Node"
+node --test tests/bundlers/
 
 step "real agent CLIs against mock APIs on 127.0.0.1 (node --test)"
 node --test tests/cli/

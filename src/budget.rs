@@ -294,8 +294,9 @@ pub fn assemble(
     // Step 4: nothing else may be cut.
     let after = sizer.total(context_lines, message.len(), file.len());
     if after > budget {
-        return Err(AgentContextError::new(
-            ErrorCode::BudgetExceeded,
+        return Err(AgentContextError::budget_exceeded(
+            after,
+            budget,
             format!(
                 "maxBytes is {budget} but the output needs at least {after} bytes \
                  (systemInstruction and teamTask are never cut, the current message \

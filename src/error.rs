@@ -26,11 +26,25 @@ impl ErrorCode {
     }
 }
 
-/// `AgentContextError` in JS: `name`, `code`, `message`.
+/// The numbers behind a `BUDGET_EXCEEDED` error, `error.neededBytes` and
+/// `error.maxBytes` in JS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BudgetShortfall {
+    /// The smallest output the rules allow, in UTF-8 bytes.
+    pub needed_bytes: u64,
+    /// The budget it did not fit.
+    pub max_bytes: u64,
+}
+
+/// `AgentContextError` in JS: `name`, `code`, `message` (and, for
+/// `BUDGET_EXCEEDED`, `neededBytes` and `maxBytes`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentContextError {
     code: ErrorCode,
     message: String,
+    /// Boxed: every `Result` of the crate carries this error, and a pointer
+    /// keeps it (and the code that moves it) as small as before.
+    shortfall: Option<Box<BudgetShortfall>>,
 }
 
 impl AgentContextError {
@@ -38,7 +52,26 @@ impl AgentContextError {
         AgentContextError {
             code,
             message: message.into(),
+            shortfall: None,
         }
+    }
+
+    /// `BUDGET_EXCEEDED`: the output needs `needed_bytes`, the budget is
+    /// `max_bytes`; the message says so in words.
+    pub fn budget_exceeded(needed_bytes: u64, max_bytes: u64, message: impl Into<String>) -> Self {
+        AgentContextError {
+            code: ErrorCode::BudgetExceeded,
+            message: message.into(),
+            shortfall: Some(Box::new(BudgetShortfall {
+                needed_bytes,
+                max_bytes,
+            })),
+        }
+    }
+
+    /// The sizes of a `BUDGET_EXCEEDED` error; `None` for the other codes.
+    pub fn shortfall(&self) -> Option<BudgetShortfall> {
+        self.shortfall.as_deref().copied()
     }
 
     /// `INVALID_INPUT` with a message that names the field.

@@ -31,6 +31,7 @@ pub mod context_builder;
 pub mod error;
 pub mod gemini_tool;
 pub mod input;
+pub mod input_keys;
 pub mod invocation;
 pub mod json_read;
 pub mod json_text;

@@ -55,6 +55,20 @@ pub(crate) fn log_send(
     ))
 }
 
+/// The keys `AssemblerInput` and `PromptInput` know, for the fast path (an
+/// input with any other key takes the full path, which warns).
+#[wasm_bindgen(js_name = __knownInputKeys, skip_typescript)]
+pub fn known_input_keys() -> js_sys::Array {
+    [ASSEMBLER_INPUT.known_keys, PROMPT_INPUT.known_keys]
+        .iter()
+        .map(|keys| {
+            keys.iter()
+                .map(|k| JsValue::from_str(k))
+                .collect::<js_sys::Array>()
+        })
+        .collect()
+}
+
 /// Reads the input, assembles for `agent_type`, warns and logs as asked.
 pub(crate) fn assemble_agent(
     agent_type: &str,
@@ -64,6 +78,9 @@ pub(crate) fn assemble_agent(
     measure_dropped: bool,
 ) -> Result<Assembled, JsValue> {
     let (fields, context) = js_result(js_input::assembler_input(input, names))?;
+    for warning in js_input::unknown_key_warnings(input, names.label, names.known_keys) {
+        options.warn(&warning)?;
+    }
     let assembly = js_result(assemblers::assemble_for_agent(
         agent_type,
         &fields,
@@ -179,23 +196,28 @@ pub fn sample_input() -> JsValue {
 /// Assembles with a fixed layout (the assembler classes); debug lines follow `DEBUG=1`.
 fn assemble_with(layout: &Layout, input: &JsValue) -> Result<JsValue, JsValue> {
     let (fields, context) = js_result(js_input::assembler_input(input, &ASSEMBLER_INPUT))?;
+    let options = CallOptions::default();
+    for warning in
+        js_input::unknown_key_warnings(input, "AssemblerInput", ASSEMBLER_INPUT.known_keys)
+    {
+        options.warn(&warning)?;
+    }
     let assembled = js_result(budget::assemble(
         layout,
         &fields,
         &context,
         AssembleOptions::default(),
     ))?;
-    log_debug(&CallOptions::default(), layout.agent_type, &assembled)?;
+    log_debug(&options, layout.agent_type, &assembled)?;
     Ok(js_output::assembler_output(&assembled.output))
 }
 
-/// One JS class per built-in assembler: `new X().assemble(input)`.
+/// The methods of the JS class per built-in assembler: `new X().assemble(input)`.
+/// Each struct is declared (with its doc comment) outside the macro: docs
+/// passed through a macro reach wasm-bindgen as `r"…"` tokens, which would
+/// show in the declarations' hover text.
 macro_rules! assembler_class {
-    ($(#[$doc:meta])* $name:ident, $layout:expr) => {
-        $(#[$doc])*
-        #[wasm_bindgen]
-        pub struct $name {}
-
+    ($name:ident, $layout:expr) => {
         #[wasm_bindgen]
         impl $name {
             #[wasm_bindgen(constructor)]
@@ -222,46 +244,46 @@ macro_rules! assembler_class {
     };
 }
 
-assembler_class!(
-    /// Claude Code: the instructions in `systemFlag`; `[TEAM_TASK]`, `[CONTEXT]`, `[MESSAGE]` inline.
-    ///
-    /// ```js
-    /// new ClaudeContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' })
-    /// // { prompt: '[MESSAGE]\nHi', systemFlag: 'Be brief' }
-    /// ```
-    ClaudeContextAssembler,
-    CLAUDE
-);
+/// Claude Code: the instructions in `systemFlag`; `[TEAM_TASK]`, `[CONTEXT]`, `[MESSAGE]` inline.
+///
+/// ```js
+/// new ClaudeContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' })
+/// // { prompt: '[MESSAGE]\nHi', systemFlag: 'Be brief' }
+/// ```
+#[wasm_bindgen]
+pub struct ClaudeContextAssembler {}
 
-assembler_class!(
-    /// Codex: everything inline, `[SYSTEM]` first.
-    ///
-    /// ```js
-    /// new CodexContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' })
-    /// // { prompt: '[SYSTEM]\nBe brief\n\n[MESSAGE]\nHi', systemFlag: undefined }
-    /// ```
-    CodexContextAssembler,
-    CODEX
-);
+assembler_class!(ClaudeContextAssembler, CLAUDE);
 
-assembler_class!(
-    /// Gemini CLI: `Instructions:`, `Team Task:`, `Conversation so far:`, `Your task:`.
-    ///
-    /// ```js
-    /// new GeminiContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hello Gemini', teamTask: null })
-    /// // { prompt: 'Your task:\nHello Gemini', systemFlag: undefined }
-    /// ```
-    GeminiContextAssembler,
-    GEMINI
-);
+/// Codex: everything inline, `[SYSTEM]` first.
+///
+/// ```js
+/// new CodexContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' })
+/// // { prompt: '[SYSTEM]\nBe brief\n\n[MESSAGE]\nHi', systemFlag: undefined }
+/// ```
+#[wasm_bindgen]
+pub struct CodexContextAssembler {}
 
-assembler_class!(
-    /// Any other agent: the sections with no headings; `getAgentType()` is `'unknown'`.
-    ///
-    /// ```js
-    /// new PlainTextAssembler().assemble({ contextMessages: [], currentMessage: 'Hello', teamTask: null })
-    /// // { prompt: 'Hello', systemFlag: undefined }
-    /// ```
-    PlainTextAssembler,
-    PLAIN_TEXT
-);
+assembler_class!(CodexContextAssembler, CODEX);
+
+/// Gemini CLI: `Instructions:`, `Team Task:`, `Conversation so far:`, `Your task:`.
+///
+/// ```js
+/// new GeminiContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hello Gemini', teamTask: null })
+/// // { prompt: 'Your task:\nHello Gemini', systemFlag: undefined }
+/// ```
+#[wasm_bindgen]
+pub struct GeminiContextAssembler {}
+
+assembler_class!(GeminiContextAssembler, GEMINI);
+
+/// Any other agent: the sections with no headings; `getAgentType()` is `'unknown'`.
+///
+/// ```js
+/// new PlainTextAssembler().assemble({ contextMessages: [], currentMessage: 'Hello', teamTask: null })
+/// // { prompt: 'Hello', systemFlag: undefined }
+/// ```
+#[wasm_bindgen]
+pub struct PlainTextAssembler {}
+
+assembler_class!(PlainTextAssembler, PLAIN_TEXT);

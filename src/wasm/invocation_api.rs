@@ -81,9 +81,15 @@ pub fn build_cli_invocation(
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
     let output = js_result(assembler_output(&assembler_output_value))?;
-    let options = js_result(options(
-        &options_value.map_or(JsValue::UNDEFINED, Into::into),
-    ))?;
+    let options_value = options_value.map_or(JsValue::UNDEFINED, Into::into);
+    let options = js_result(options(&options_value))?;
+    for warning in js_input::unknown_key_warnings(
+        &options_value,
+        "buildCliInvocation options",
+        crate::input_keys::INVOCATION_OPTIONS,
+    ) {
+        super::call_options::CallOptions::default().warn(&warning)?;
+    }
     let invocation = js_result(invocation::build_cli_invocation(
         &agent_type,
         &output,

@@ -15,6 +15,7 @@ use crate::error::{AgentContextError, Result};
 use crate::input::{
     max_bytes_from_number, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES,
 };
+use crate::input_keys;
 use crate::text::js_number_text;
 
 /// `typeof`-style name of a value, for error messages.
@@ -196,6 +197,10 @@ impl ContextSource for JsContext {
 /// The JS names of the fields an assembler reads: `AssemblerInput` and seed
 /// 002's `PromptInput` name three of them differently.
 pub struct FieldNames {
+    /// The input type's name in warnings, e.g. `AssemblerInput`.
+    pub label: &'static str,
+    /// Every key the input type knows (see `crate::input_keys`).
+    pub known_keys: &'static [&'static str],
     pub current_message: &'static str,
     pub team_task: &'static str,
     pub system_instruction: &'static str,
@@ -204,6 +209,8 @@ pub struct FieldNames {
 
 /// `AssemblerInput`.
 pub const ASSEMBLER_INPUT: FieldNames = FieldNames {
+    label: "AssemblerInput",
+    known_keys: input_keys::ASSEMBLER_INPUT,
     current_message: "currentMessage",
     team_task: "teamTask",
     system_instruction: "systemInstruction",
@@ -212,11 +219,27 @@ pub const ASSEMBLER_INPUT: FieldNames = FieldNames {
 
 /// Seed 002's `PromptInput` (plus the optional `teamTask` and `maxBytes`).
 pub const PROMPT_INPUT: FieldNames = FieldNames {
+    label: "PromptInput",
+    known_keys: input_keys::PROMPT_INPUT,
     current_message: "message",
     team_task: "teamTask",
     system_instruction: "systemInstructionText",
     instruction_file_text: "instructionFileText",
 };
+
+/// The warnings for the own enumerable string keys of `value` that `known`
+/// does not hold (none when `value` is not an object); `crate::input_keys`
+/// decides and words them.
+pub fn unknown_key_warnings(value: &JsValue, label: &str, known: &[&str]) -> Vec<String> {
+    if !is_plain_object(value) {
+        return Vec::new();
+    }
+    let keys: Vec<String> = js_sys::Object::keys::<JsValue>(value.unchecked_ref())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect();
+    input_keys::unknown_key_warnings(label, &keys, known)
+}
 
 /// Reads an input object: its scalar fields now, its context lazily.
 pub fn assembler_input(input: &JsValue, names: &FieldNames) -> Result<(PromptFields, JsContext)> {

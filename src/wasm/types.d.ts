@@ -37,7 +37,8 @@ export interface PromptContextMessage {
 export interface AssemblerInput {
   contextMessages: PromptContextMessage[];
   currentMessage: string;
-  teamTask: string | null;
+  /** The team's task, `[TEAM_TASK]`; missing or `null`: none. */
+  teamTask?: string | null;
   systemInstruction?: string | null;
   instructionFileText?: string | null;
   /** Budget in UTF-8 bytes for `prompt` plus `systemFlag`; default 786432 (768 KiB). */
@@ -146,10 +147,19 @@ export interface SelectContextOptions {
 /** Stable codes of `AgentContextError`. */
 export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL';
 
-/** Every error the library throws: an `Error` with this `name` and a stable `code`. */
-export interface AgentContextError extends Error {
+/**
+ * Every error the library throws: `err instanceof AgentContextError` holds,
+ * `name` is `'AgentContextError'` and `code` a stable code. `BUDGET_EXCEEDED`
+ * also says by how much: the output needs `neededBytes`, the budget is `maxBytes`.
+ */
+export class AgentContextError extends Error {
+  constructor(code: AgentContextErrorCode, message: string, details?: { neededBytes?: number; maxBytes?: number });
   name: 'AgentContextError';
   code: AgentContextErrorCode;
+  /** `BUDGET_EXCEEDED` only: the smallest output the rules allow, in UTF-8 bytes. */
+  neededBytes?: number;
+  /** `BUDGET_EXCEEDED` only: the budget it did not fit. */
+  maxBytes?: number;
 }
 
 /**

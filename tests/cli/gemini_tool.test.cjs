@@ -1,7 +1,7 @@
 // The Gemini tool (seed 003) on the real Gemini CLI (the pinned dev
 // dependency), offline against the mock Gemini API on 127.0.0.1: through
 // runGeminiTool, the `agent-context gemini` command and the MCP server
-// (called by the SDK's own client).
+// (called by the official v2 MCP client).
 //
 // Each test has its own temp folder (HOME with a fake key, the base-URL
 // setting and `general.maxAttempts: 1`, so that Gemini CLI does not retry
@@ -405,17 +405,17 @@ test(`gemini ${version}: the command, with the prompt on stdin and the engineeri
   }
 });
 
-/** An MCP client (the SDK's) connected to `agent-context mcp` running in `ctx`'s environment. */
+/** An MCP client (the official v2 client package's) connected to `agent-context mcp` running in `ctx`'s environment. */
 async function mcpClient(ctx) {
-  const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
-  const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+  const { Client } = require('@modelcontextprotocol/client');
+  const { StdioClientTransport } = require('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: ctx.env, stderr: 'pipe' });
   const client = new Client({ name: 'agent-context-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
 }
 
-test(`gemini ${version}: an MCP client (the SDK's) calls the tool through \`agent-context mcp\``, { timeout: TEST_TIMEOUT_MS }, async () => {
+test(`gemini ${version}: an MCP client (the official v2 client) calls the tool through \`agent-context mcp\``, { timeout: TEST_TIMEOUT_MS }, async () => {
   const ctx = await setUp('plain');
   let client;
   try {
@@ -460,7 +460,7 @@ test(`gemini ${version}: over MCP, a long call reports progress and the client's
     ({ client } = await mcpClient(ctx));
     const controller = new AbortController();
     const progress = [];
-    const pending = client.callTool({ name: 'gemini', arguments: { PROMPT: QUESTION, cd: ctx.cwd, model: MODEL, timeout: 60 } }, undefined, {
+    const pending = client.callTool({ name: 'gemini', arguments: { PROMPT: QUESTION, cd: ctx.cwd, model: MODEL, timeout: 60 } }, {
       signal: controller.signal,
       timeout: 60_000,
       onprogress: (p) => {

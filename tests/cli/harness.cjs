@@ -9,7 +9,10 @@ const path = require('node:path');
 const readline = require('node:readline');
 
 const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'node_modules', '.bin');
+// The CLIs have their own manifest (tests/agents/package.json), installed by
+// `npm test` (scripts/setup.sh --agents) and nothing else.
+const AGENTS = path.join(ROOT, 'tests', 'agents', 'node_modules');
+const BIN = path.join(AGENTS, '.bin');
 
 /** Each CLI: its agent type, its npm package, the API its mock speaks. */
 const CLIS = {
@@ -34,7 +37,7 @@ function executable(cli) {
 
 /** The installed version of a CLI's npm package. */
 function installedVersion(cli) {
-  const manifest = path.join(ROOT, 'node_modules', ...CLIS[cli].pkg.split('/'), 'package.json');
+  const manifest = path.join(AGENTS, ...CLIS[cli].pkg.split('/'), 'package.json');
   return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
 }
 

@@ -10,7 +10,7 @@
 //     tests/fixtures/cli/<cli>/<version>/<scenario>.jsonl and run.json
 //     (which scenarios, their exit codes, when).
 //   npm run record
-//     records the pinned CLIs of node_modules (the live tests' versions) as
+//     records the pinned CLIs of tests/agents/node_modules (the live tests' versions) as
 //     tests/fixtures/cli/<cli>-<scenario>.jsonl, and versions.json.
 //
 // Each run has its own HOME, talks only to its mock on 127.0.0.1, and has

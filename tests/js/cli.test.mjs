@@ -39,7 +39,57 @@ test('demo prints the prompt each agent type gets', () => {
     assert.match(r.stdout, new RegExp(`===== ${agent} \\(\\d+ of 786432 bytes\\) =====`));
   }
   assert.match(r.stdout, /--- systemFlag ---\nYou are Carol, a UI\/UX designer\./);
-  assert.equal(r.stderr, '[ContextManager] Unknown agentType "custom-agent", using PlainTextAssembler\n');
+  // The fallback is what custom-agent is there to show: said as information, the library's warning quoted.
+  assert.equal(
+    r.stderr,
+    'agent-context demo: note: "custom-agent" stands for any agent type without a layout of its own; it gets the plain-text prompt ' +
+      '(assemble logs for it: [ContextManager] Unknown agentType "custom-agent", using PlainTextAssembler)\n',
+  );
+});
+
+test('--version prints the package version', () => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  for (const flag of ['--version', '-V']) {
+    const r = run([flag]);
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, `${version}\n`);
+  }
+});
+
+test('assemble --system-flag-file writes Claude Code\'s system flag to a file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-context-cli-'));
+  const flagFile = join(dir, 'system.txt');
+  const r = run(['assemble', '--agent', 'claude-code', '--system-flag-file', flagFile], JSON.stringify(seedInput));
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, `${golden('claude-full.prompt.txt')}\n`);
+  assert.equal(r.stderr, '');
+  assert.equal(readFileSync(flagFile, 'utf8'), golden('claude-full.systemFlag.txt'));
+  // An agent type without a system flag: the file is written empty.
+  assert.equal(run(['assemble', '--agent', 'openai-codex', '--system-flag-file', flagFile], JSON.stringify(seedInput)).status, 0);
+  assert.equal(readFileSync(flagFile, 'utf8'), '');
+  const unwritable = run(['assemble', '--agent', 'claude-code', '--system-flag-file', join(dir, 'no/such/dir/f')], JSON.stringify(seedInput));
+  assert.equal(unwritable.status, 1);
+  assert.match(unwritable.stderr, /^agent-context: cannot write .*no\/such\/dir\/f: ENOENT/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('every bad option gets our own message and exit 2', () => {
+  const cases = [
+    [['assemble', '--agent', 'x', '--max-bytes', '-5'], /^agent-context: --max-bytes must be a number >= 0, got "-5"\n\nusage: agent-context assemble/],
+    [['assemble', '--agent'], /^agent-context: --agent needs a value\n/],
+    [['assemble', '--agent', 'x', '--json=yes'], /^agent-context: --json takes no value\n/],
+    [['assemble', '--agent', 'x', 'stray'], /^agent-context: unexpected argument 'stray': assemble takes options only \(--help, --agent, /],
+    [['parse', '--agnet', 'x'], /^agent-context: Unknown option '--agnet' for parse; its options are --help, --agent, --json, --verbose, --input\n/],
+    [['--frobnicate'], /^agent-context: unknown option "--frobnicate"; the commands are assemble, messages, parse, demo, gemini, mcp\n/],
+    [['gemini', '--cd', '/tmp', '--timeout', '-1'], /^agent-context: --timeout must be a whole number, got "-1"\n/],
+  ];
+  for (const [args, stderr] of cases) {
+    const r = run(args, '{}');
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, stderr, args.join(' '));
+    assert.doesNotMatch(r.stderr, /ambiguous|ERR_PARSE_ARGS|Did you forget/, args.join(' '));
+    assert.equal(r.stdout, '', args.join(' '));
+  }
 });
 
 test('assemble reads stdin or a file and prints the prompt', () => {

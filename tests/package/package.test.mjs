@@ -23,11 +23,14 @@ test('npm pack holds only what users need', () => {
   tarball = join(project, out[0].filename);
   const files = out[0].files.map((f) => f.path).sort();
   for (const needed of ['package.json', 'README.md', 'bin/agent-context.js', 'pkg/node/agent_context.js', 'pkg/node/agent_context.mjs',
-    'pkg/node/agent_context.d.ts', 'pkg/node/agent_context_bg.wasm', 'pkg/node/gemini-tool.cjs', 'pkg/node/mcp-server.cjs',
+    'pkg/node/agent_context.d.ts', 'pkg/node/agent_context.d.mts', 'pkg/node/gemini-tool.cjs', 'pkg/node/mcp-server.cjs',
     'pkg/node/agent_context_gemini_tool.js', 'pkg/node/agent_context_gemini_tool_bg.wasm',
     'pkg/web/agent_context.js', 'pkg/web/agent_context.d.ts', 'pkg/web/agent_context_bg.wasm']) {
     assert.ok(files.includes(needed), `missing ${needed}`);
   }
+  // One copy of each .wasm: both builds read pkg/web's (the bytes are the same).
+  const wasm = files.filter((f) => f.endsWith('.wasm'));
+  assert.deepEqual(wasm, ['pkg/node/agent_context_gemini_tool_bg.wasm', 'pkg/web/agent_context_bg.wasm']);
   // The Gemini tool's module runs a process: Node only.
   assert.deepEqual(files.filter((f) => f.startsWith('pkg/web/') && /gemini|mcp/.test(f)), []);
   for (const file of files) {
@@ -39,6 +42,72 @@ test('npm pack holds only what users need', () => {
 test('installed into a fresh project', () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   sh('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball]);
+});
+
+test('the installed package brings at most 6 packages (npm ls --all --omit=dev), none of them an agent CLI', () => {
+  const tree = JSON.parse(sh('npm', ['ls', '--all', '--omit=dev', '--json']));
+  const names = new Set();
+  const walk = (deps) => {
+    for (const [name, dep] of Object.entries(deps ?? {})) {
+      names.add(`${name}@${dep.version}`);
+      walk(dep.dependencies);
+    }
+  };
+  walk(tree.dependencies);
+  console.log(`npm ls --all --omit=dev: ${names.size} packages: ${[...names].sort().join(', ')}`);
+  assert.ok(names.size <= 6, [...names].join(', '));
+  for (const name of names) assert.doesNotMatch(name, /claude-code|codex|gemini-cli|express|hono/);
+});
+
+test('AgentContextError is a runtime class from every Node entry; BUDGET_EXCEEDED carries its numbers', () => {
+  const check = `
+    let err;
+    try { assemble('claude-code', { contextMessages: [], currentMessage: 'x'.repeat(100), systemInstruction: 'sys', maxBytes: 10 }); } catch (e) { err = e; }
+    let bad;
+    try { assemble('claude-code', 'nope'); } catch (e) { bad = e; }
+    process.stdout.write(JSON.stringify([err instanceof AgentContextError, err instanceof Error, err.code, typeof err.neededBytes, err.neededBytes > err.maxBytes, err.maxBytes,
+      bad instanceof AgentContextError, bad.code, bad.neededBytes, new AgentContextError('INTERNAL', 'm').code]));`;
+  const expected = [true, true, 'BUDGET_EXCEEDED', 'number', true, 10, true, 'INVALID_INPUT', null, 'INTERNAL']; // null: JSON of undefined
+  assert.deepEqual(JSON.parse(sh(process.execPath, ['-e', `const { assemble, AgentContextError } = require('agent-context');${check}`])), expected);
+  assert.deepEqual(JSON.parse(sh(process.execPath, ['--input-type=module', '-e', `import { assemble, AgentContextError } from 'agent-context';${check}`])), expected);
+});
+
+test('isomorphic code runs in Node: import init, then await init() (a no-op)', () => {
+  const out = sh(process.execPath, ['--input-type=module', '-e', `
+    import init, { assemble, initSync } from 'agent-context';
+    await init();
+    initSync();
+    process.stdout.write(JSON.stringify(assemble('openai-codex', { contextMessages: [], currentMessage: 'hi' })));`]);
+  assert.deepEqual(JSON.parse(out), { prompt: '[MESSAGE]\nhi' });
+});
+
+test('an unknown input key logs one warning naming the nearest known key', () => {
+  const run = spawnSync(process.execPath, ['-e', `
+    const { assemble, buildCliInvocation } = require('agent-context');
+    const out = assemble('claude-code', { contextMessages: [], message: 'hi' });
+    buildCliInvocation('google-gemini', { prompt: 'x' }, { modle: 'pro' });
+    process.stdout.write(JSON.stringify(out));`], { cwd: project, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), { prompt: '' });
+  assert.deepEqual(run.stderr.trim().split('\n'), [
+    '[agent-context] AssemblerInput has an unknown key "message" (did you mean "currentMessage"?); it is ignored',
+    '[agent-context] buildCliInvocation options has an unknown key "modle" (did you mean "model"?); it is ignored',
+  ]);
+});
+
+test('a .wasm that cannot be found: an error naming the file and the places looked in', () => {
+  // Outside any project: no installed package to fall back on.
+  const copy = join(mkdtempSync(join(tmpdir(), 'agent-context-moved-')), 'moved');
+  sh('cp', ['-r', join(project, 'node_modules/agent-context/pkg/node'), copy]);
+  const run = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(copy, 'agent_context.js'))})`], { cwd: project, encoding: 'utf8' });
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /agent-context: cannot find agent_context_bg\.wasm; looked in: .*moved\/agent_context_bg\.wasm, .*moved\/\.\.\/web\/agent_context_bg\.wasm/);
+  assert.match(run.stderr, /AGENT_CONTEXT_WASM_DIR/);
+  assert.match(run.stderr, /\.wasm\. Copy node_modules\/agent-context\/pkg\/web\/agent_context_bg\.wasm next to your bundle/);
+  // Pointed at the file, it loads.
+  const ok = spawnSync(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(join(copy, 'agent_context.js'))}).assemble('x', { contextMessages: [], currentMessage: 'ok' }).prompt)`],
+    { cwd: project, encoding: 'utf8', env: { ...process.env, AGENT_CONTEXT_WASM_DIR: join(project, 'node_modules/agent-context/pkg/web') } });
+  assert.equal(ok.stdout, 'ok', ok.stderr);
 });
 
 test('require() by name works with no init call (CommonJS, an Electron main process)', () => {
@@ -66,12 +135,29 @@ test('the Gemini tool runs from the installed package (its own module, loaded on
 });
 
 test('a TypeScript consumer type-checks with tsc --noEmit --strict', () => {
-  for (const file of ['consumer.mts', 'consumer.cts']) copyFileSync(fileURLToPath(new URL(file, import.meta.url)), join(project, file));
+  for (const file of ['consumer.mts', 'consumer.cts', 'consumer-runtime.mts', 'consumer-bundler.ts']) {
+    copyFileSync(fileURLToPath(new URL(file, import.meta.url)), join(project, file));
+  }
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false, types: [] },
-    files: ['consumer.mts', 'consumer.cts'],
+    files: ['consumer.mts', 'consumer.cts', 'consumer-runtime.mts'],
   }));
   const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project, encoding: 'utf8' });
+  assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
+  // The hover docs read as written: no raw-string tokens from Rust macros.
+  for (const dts of ['pkg/node/agent_context.d.ts', 'pkg/web/agent_context.d.ts']) {
+    const text = readFileSync(join(project, 'node_modules/agent-context', dts), 'utf8');
+    assert.doesNotMatch(text, /^\s*\* r"/m, dts);
+    assert.match(text, /\* \/\/ \{ prompt: '\[MESSAGE\]\\nHi', systemFlag: 'Be brief' \}\n/, dts);
+  }
+});
+
+test('a TypeScript consumer under moduleResolution "bundler" type-checks, runGeminiTool from agent-context/node', () => {
+  writeFileSync(join(project, 'tsconfig.bundler.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', skipLibCheck: false, types: [] },
+    files: ['consumer-bundler.ts'],
+  }));
+  const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(project, 'tsconfig.bundler.json')], { cwd: project, encoding: 'utf8' });
   assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
 });
 
