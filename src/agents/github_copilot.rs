@@ -6,19 +6,13 @@
 //! `--usage-output-file` (the invocation's `outputs`, merged into the reply
 //! with `mergeAgentOutputFile`). `--no-ask-user`: nobody is there to answer.
 
+use super::openai_codex;
 use super::spec::*;
-use crate::layout::{InstructionPlacement, Layout};
+use crate::layout::Layout;
 
 pub const COPILOT: Layout = Layout {
     agent_type: "github-copilot",
-    instructions: InstructionPlacement::Inline {
-        header: "[SYSTEM]\n",
-    },
-    team_header: "[TEAM_TASK]\n",
-    context_header: "[CONTEXT]\n",
-    line_prefix: "- ",
-    line_shows_recipient: true,
-    message_header: "[MESSAGE]\n",
+    ..openai_codex::CODEX
 };
 
 pub const AGENT: AgentSpec = AgentSpec {

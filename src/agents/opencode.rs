@@ -6,19 +6,13 @@
 //! holding whitespace reaches the model wrapped in literal quotes, so no
 //! argument may hold any.
 
+use super::openai_codex;
 use super::spec::*;
-use crate::layout::{InstructionPlacement, Layout};
+use crate::layout::Layout;
 
 pub const OPENCODE: Layout = Layout {
     agent_type: "opencode",
-    instructions: InstructionPlacement::Inline {
-        header: "[SYSTEM]\n",
-    },
-    team_header: "[TEAM_TASK]\n",
-    context_header: "[CONTEXT]\n",
-    line_prefix: "- ",
-    line_shows_recipient: true,
-    message_header: "[MESSAGE]\n",
+    ..openai_codex::CODEX
 };
 
 pub const AGENT: AgentSpec = AgentSpec {

@@ -5,17 +5,13 @@
 //! (cumulative over the session in `result`) and API errors (an assistant
 //! text `[API Error: …]`). No file flag for the system prompt.
 
+use super::claude_code;
 use super::spec::*;
-use crate::layout::{InstructionPlacement, Layout};
+use crate::layout::Layout;
 
 pub const QWEN: Layout = Layout {
     agent_type: "qwen-code",
-    instructions: InstructionPlacement::SystemFlag,
-    team_header: "[TEAM_TASK]\n",
-    context_header: "[CONTEXT]\n",
-    line_prefix: "- ",
-    line_shows_recipient: true,
-    message_header: "[MESSAGE]\n",
+    ..claude_code::CLAUDE
 };
 
 pub const AGENT: AgentSpec = AgentSpec {
