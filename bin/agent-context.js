@@ -21,7 +21,7 @@ commands:
   messages   build the OpenAI-style message array from ContextBuildOptions JSON
   parse      read what an agent CLI printed (JSONL) and print its reply
   demo       print the prompt each agent type gets for the embedded sample
-  run        run an agent CLI (claude-code, openai-codex, google-gemini) on a prompt and print the AgentRun
+  run        run an agent CLI on a prompt (or an AssemblerInput) and print the AgentRun
   gemini     run Gemini CLI as a tool (seed 003) and print the result envelope
   mcp        serve that tool, named "gemini", over MCP on standard input and output
 

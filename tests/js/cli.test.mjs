@@ -80,7 +80,7 @@ test('every bad option gets our own message and exit 2', () => {
     [['assemble', '--agent', 'x', '--json=yes'], /^agent-context: --json takes no value\n/],
     [['assemble', '--agent', 'x', 'stray'], /^agent-context: unexpected argument 'stray': assemble takes options only \(--help, --agent, /],
     [['parse', '--agnet', 'x'], /^agent-context: Unknown option '--agnet' for parse; its options are --help, --agent, --json, --verbose, --input\n/],
-    [['--frobnicate'], /^agent-context: unknown option "--frobnicate"; the commands are assemble, messages, parse, demo, gemini, mcp\n/],
+    [['--frobnicate'], /^agent-context: unknown option "--frobnicate"; the commands are assemble, messages, parse, demo, gemini, run, mcp\n/],
     [['gemini', '--cd', '/tmp', '--timeout', '-1'], /^agent-context: --timeout must be a whole number, got "-1"\n/],
   ];
   for (const [args, stderr] of cases) {
