@@ -102,7 +102,7 @@ pub fn aborted(name: &str) -> Failure {
 fn not_started(code: &str, e: &Evidence) -> Failure {
     let command = e.command;
     if code == "ENOENT" {
-        return command_not_found(e, format!("spawn {command} ENOENT"));
+        return command_not_found(e.agent, command, format!("spawn {command} ENOENT"));
     }
     let why = match code {
         "E2BIG" => "the arguments and environment pass the OS's limit (ARG_MAX)",
@@ -122,8 +122,8 @@ fn not_started(code: &str, e: &Evidence) -> Failure {
     )
 }
 
-fn command_not_found(e: &Evidence, detail: String) -> Failure {
-    let command = e.command;
+/// `command` was not found (`detail`: the spawn error, or every place searched).
+pub fn command_not_found(agent: &AgentSpec, command: &str, detail: String) -> Failure {
     let place = if command.contains('/') || command.contains('\\') {
         format!("{command} does not exist")
     } else {
@@ -133,7 +133,7 @@ fn command_not_found(e: &Evidence, detail: String) -> Failure {
         AgentErrorKind::CommandNotFound,
         format!(
             "{} was not found: {place} (install {}, or pass options.command): {detail}",
-            e.agent.name, e.agent.cli.package
+            agent.name, agent.cli.package
         ),
     )
 }
@@ -158,7 +158,7 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
     let with = |kind: AgentErrorKind, what: String| Failure::new(kind, format!("{what}: {said}"));
 
     if exit == Some(127) {
-        return command_not_found(e, said.clone());
+        return command_not_found(e.agent, e.command, said.clone());
     }
     if let Some(asked) = e.requested_session {
         if let Some(line) = evidence().find(|t| signs.unknown_session.iter().any(|m| has(t, m))) {
