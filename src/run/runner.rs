@@ -236,6 +236,7 @@ impl AgentRunner {
             requested_session: options.session_id.as_deref(),
             idle_timeout_s: options.idle_timeout_ms / 1000,
             max_duration_s: options.max_duration_ms / 1000,
+            platform: options.platform,
         });
         let failure = outcome.as_ref().err().cloned();
         let (max_retries, max_ms) = (options.max_retries, options.max_duration_ms);

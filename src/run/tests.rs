@@ -628,3 +628,39 @@ fn a_command_not_resolved_is_command_not_found_with_every_place_searched() {
     run.cannot_launch(true, "C:\\x\\claude.cmd is not a package manager's shim");
     assert_eq!(kind(&result_of(&run)), "spawn_failed");
 }
+
+#[test]
+fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
+    use crate::platform::Platform;
+    for (platform, says) in [
+        (
+            Platform::Linux,
+            "on linux 131072 bytes per argument and 2097152",
+        ),
+        (Platform::Darwin, "on darwin 1048576 bytes (ARG_MAX)"),
+        (Platform::Win32, "on win32 32767 UTF-16 units"),
+    ] {
+        for code in ["E2BIG", "ENAMETOOLONG"] {
+            let mut run = AgentRunner::new(
+                CODEX,
+                &json!({"prompt": "Hi"}),
+                &json!({"cd": "/w", "maxRetries": 0}),
+                "codex",
+            );
+            run.launch(platform, "/bin/codex", "/bin/codex", &[], Vec::new());
+            run.start_attempt();
+            let end = AttemptEnd {
+                spawn_error: Some(code.to_owned()),
+                ..Default::default()
+            };
+            assert_eq!(run.end_attempt(&end, 5), None);
+            let r = result_of(&run);
+            assert_eq!(kind(&r), "spawn_failed");
+            let message = r["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains(code) && message.contains(says),
+                "{message}"
+            );
+        }
+    }
+}
