@@ -6,7 +6,8 @@
 //! the Node runner (`js/agent-run.cjs`) only spawns, writes and closes
 //! stdin, times and kills the process tree.
 //!
-//! One call is an [`AgentRunner`]: `plan()` → for each attempt
+//! One call is an [`AgentRunner`]: `plan()` → `launch()` once the host
+//! resolved the command (or `cannot_launch()`) → `plan()` → for each attempt
 //! `start_attempt()`, `push_stdout`/`push_stderr`, `end_attempt()` (which
 //! says whether to wait and try again) → `result()`.
 
