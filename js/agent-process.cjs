@@ -1,40 +1,15 @@
-// The process layer of the runners (runAgent, runGeminiTool), Node only,
-// POSIX: one child in its own process group, the prompt written to its stdin
-// and stdin closed, its output handed on as it comes, and the whole group
-// killed on an idle timeout, at the deadline, on abort, and once it exits
-// (whatever it left running goes with it). No decision is made here: the
+// The runners' timing (runAgent, runGeminiTool), Node only: one attempt's
+// process, spawned and killed by the platform layer (./spawn-agent.cjs:
+// stdin written and closed, the whole tree killed — POSIX process group,
+// Windows `taskkill /pid N /T /F`), stopped on an idle timeout (restarted by
+// any output), at the deadline, on abort, or when the runner asks. And how a
+// command is launched (./agent-platform.cjs). No decision is made here: the
 // core says what to spawn, how long to wait and what the end means.
-//
-// Kept to this one small module so that the platform layer (Windows
-// `taskkill /T`, `.cmd` shims, `resolveAgentCommand`) can replace it.
 'use strict';
 
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const path = require('node:path');
-
-/** Process groups still running, killed if the host process exits first. */
-const running = new Set();
-let exitHookInstalled = false;
-
-/** SIGKILL to the whole process group `pid` leads; gone already is fine. */
-function killTree(pid) {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch (err) {
-    if (err.code !== 'ESRCH' && err.code !== 'EPERM') throw err;
-  }
-}
-
-function track(pid) {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const group of running) killTree(group);
-    });
-  }
-  running.add(pid);
-}
+const { spawnAgent } = require('./spawn-agent.cjs');
+const { resolveAgentCommand } = require('./agent-platform.cjs');
 
 /** Why `dir` cannot be the working directory: `'missing'`, `'not_a_directory'`, an error code, or null. */
 function directoryProblem(dir) {
@@ -61,95 +36,68 @@ function sleep(ms, signal) {
   });
 }
 
-/**
- * `name` looked up on `env.PATH` (a name with a slash is taken as it is);
- * the name itself when not found, so that the spawn says ENOENT.
- * Stand-in until the platform layer's resolveAgentCommand.
- */
-function findCommand(name, env) {
-  if (name.includes('/')) return name;
-  for (const dir of (env.PATH || '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return name;
+/** Whether `command` names a file (has a folder) rather than a name to search for. */
+function isPath(command) {
+  return /[\\/]/.test(command);
 }
 
 /**
- * One process: spawn `command args` in `cwd`, write `stdin` and close it,
- * hand each chunk to `onStdout`/`onStderr`, stop the group on the first of
- * idle timeout (restarted by any output), `deadline` (a Date.now() value)
- * and `signal`'s abort, or when `stop(reason)` is called. Resolves
- * `{ exitCode, signal, spawnError, stopped }` once the process has ended;
- * `onSpawn(pid)` is called once it runs.
+ * How to launch `command` for `agentType`: a bare name is resolved
+ * (`resolveAgentCommand`: PATH, login shell, install folders, a `.cmd` shim
+ * read and run as node + script); a path is used as it is, except a Windows
+ * `.cmd`/`.bat`, which is read as a shim too (never run through cmd.exe).
+ * Resolves `{ found: true, path, file, args, env }` or the resolver's
+ * `{ found: false, kind, message }`.
  */
-function runProcess({ command, args, stdin, cwd, env, idleTimeoutMs, deadline, signal, onStdout, onStderr, onSpawn, control }) {
-  return new Promise((resolve) => {
-    let child;
-    try {
-      child = spawn(command, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    } catch (err) {
-      resolve({ exitCode: null, signal: null, spawnError: err.code || 'EINVAL', stopped: null });
-      return;
-    }
-    let stopped = null;
-    let spawnError = null;
-    let settled = false;
-    const stop = (why) => {
-      if (stopped === null && child.pid !== undefined) {
-        stopped = why;
-        killTree(child.pid);
-      }
-    };
-    if (control) control.stop = stop;
-    const idleTimer = setTimeout(() => stop('idle_timeout'), idleTimeoutMs);
-    const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
-    const onAbort = () => stop('aborted');
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+async function launchFor(agentType, command, env) {
+  const shim = process.platform === 'win32' && /\.(cmd|bat)$/i.test(command);
+  if (isPath(command) && !shim) return { found: true, path: command, file: command, args: [], env: {} };
+  return resolveAgentCommand(agentType, { command, env });
+}
 
-    const settle = (exitCode, exitSignal) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(idleTimer);
-      clearTimeout(deadlineTimer);
-      signal?.removeEventListener('abort', onAbort);
-      if (child.pid !== undefined) {
-        killTree(child.pid);
-        running.delete(child.pid);
-      }
-      resolve({ exitCode, signal: exitSignal, spawnError, stopped });
-    };
-
-    if (child.pid !== undefined) {
-      track(child.pid);
-      onSpawn?.(child.pid);
-    }
-    child.stdout.on('data', (chunk) => {
-      idleTimer.refresh();
-      onStdout(chunk);
-    });
-    child.stderr.on('data', (chunk) => {
-      idleTimer.refresh();
-      onStderr(chunk);
-    });
-    child.on('error', (err) => {
-      // Not started (ENOENT, EACCES, …): 'close' may follow, with nothing to add.
-      if (child.pid === undefined) {
-        spawnError = err.code || 'UNKNOWN';
-        settle(null, null);
-      }
-    });
-    child.on('close', settle);
-    child.stdin.on('error', () => {}); // a CLI that exits early closes its end first
-    child.stdin.end(stdin);
+/**
+ * One process: spawn `file args` in `cwd` with `env`, write `stdin` and
+ * close it, hand each chunk to `onStdout`/`onStderr`, stop the tree on the
+ * first of idle timeout (restarted by any output), `deadline` (a Date.now()
+ * value) and `signal`'s abort, or when `control.stop(reason)` is called.
+ * Resolves `{ exitCode, signal, spawnError, stopped }` once it has ended.
+ */
+function runProcess({ file, args, stdin, cwd, env, idleTimeoutMs, deadline, signal, onStdout, onStderr, control }) {
+  let stopped = null;
+  let child;
+  const stop = (why) => {
+    if (stopped !== null || child.pid === undefined) return;
+    stopped = why;
+    child.kill();
+  };
+  if (control) control.stop = (why) => child && stop(why);
+  let idleTimer;
+  child = spawnAgent(
+    { file, args, cwd, env, stdin },
+    {
+      onStdout(chunk) {
+        idleTimer?.refresh();
+        onStdout(chunk);
+      },
+      onStderr(chunk) {
+        idleTimer?.refresh();
+        onStderr(chunk);
+      },
+    },
+  );
+  idleTimer = setTimeout(() => stop('idle_timeout'), idleTimeoutMs);
+  const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
+  const onAbort = () => stop('aborted');
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return child.exited.then((end) => {
+    clearTimeout(idleTimer);
+    clearTimeout(deadlineTimer);
+    signal?.removeEventListener('abort', onAbort);
+    // Not started at all (ENOENT, EACCES, E2BIG…): the core says which.
+    const spawnError = child.pid === undefined && end.error ? end.error.code : null;
+    return { exitCode: end.exitCode, signal: end.signal, spawnError, stopped };
   });
 }
 
-module.exports = { runProcess, killTree, directoryProblem, sleep, findCommand };
+module.exports = { runProcess, directoryProblem, sleep, launchFor };

@@ -6,15 +6,17 @@
 // retry, the AgentRun. That class lives in the Node-only second WebAssembly
 // module (pkg/node/agent_context_gemini_tool.js, built with the crate's
 // `gemini-tool` feature), compiled on the first call. This file assembles an
-// AssemblerInput with the main module's `assemble`, finds the executable,
-// writes the files the command line names (Claude's long system prompt) and
-// removes them after, and drives the process layer (./agent-process.cjs).
+// AssemblerInput with the main module's `assemble`, finds the executable
+// (the platform layer's resolveAgentCommand, ./agent-platform.cjs), writes
+// the files the command line names (Claude's long system prompt) and removes
+// them after, and drives the process layer (./agent-process.cjs over
+// ./spawn-agent.cjs).
 'use strict';
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { runProcess, directoryProblem, sleep, findCommand } = require('./agent-process.cjs');
+const { runProcess, directoryProblem, sleep, launchFor } = require('./agent-process.cjs');
 
 function inputError(message) {
   const err = new Error(message);
@@ -75,11 +77,11 @@ function toOutput(api, agentType, request) {
   }
 }
 
-/** The executable: `options.command`, else the registry's name on the PATH. */
-function executable(api, agentType, command, env) {
+/** The command to find: `options.command`, else the registry's (`claude`, `codex`, `gemini`). */
+function commandName(api, agentType, command) {
   if (command) return command;
   const agent = api.knownAgents().find((a) => a.agentType === agentType);
-  return agent ? findCommand(agent.command, env) : '';
+  return agent ? agent.command : '';
 }
 
 function writeFiles(files) {
@@ -89,11 +91,17 @@ function writeFiles(files) {
   }
 }
 
+/** The working directory's problem as the run's message, or null. */
+function cdProblem(plan, cwd) {
+  const problem = directoryProblem(cwd);
+  if (!problem) return null;
+  const why = problem === 'missing' ? 'does not exist' : problem === 'not_a_directory' ? 'is not a directory' : `cannot be used (${problem})`;
+  return `options.cd ${why}: ${plan.cd}`;
+}
+
 /** Every attempt of one run, as the core decides. */
 async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) {
   const cwd = path.resolve(plan.cd);
-  const problem = directoryProblem(cwd);
-  if (problem) return run.reject(`options.cd ${problem === 'missing' ? 'does not exist' : problem === 'not_a_directory' ? 'is not a directory' : `cannot be used (${problem})`}: ${plan.cd}`);
   const deadline = started + plan.maxDurationMs;
   const wantEvents = onEvent !== undefined;
   for (let n = 0; n < plan.maxAttempts; n += 1) {
@@ -101,7 +109,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
     run.startAttempt();
     const control = {};
     const end = await runProcess({
-      command: plan.command,
+      file: plan.command,
       args: plan.args,
       stdin: plan.stdin,
       cwd,
@@ -142,16 +150,30 @@ async function runAgent(api, agentType, request, options) {
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem } = toOutput(api, agentType, request);
-  const command = executable(api, agentType, rest.command, env);
+  const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md') }, command);
   let hostError;
   try {
     if (problem) run.reject(problem);
-    const plan = run.plan();
-    if (plan) {
-      writeFiles(plan.files);
-      await drive(run, plan, { signal, env, started, onEvent, failOnEvent: (err) => (hostError ??= err) });
+    let plan = run.plan();
+    const badCd = plan && cdProblem(plan, path.resolve(plan.cd));
+    if (badCd) run.reject(badCd);
+    else if (plan && signal?.aborted) run.abort();
+    else if (plan) {
+      // Found and planned for this platform with the child's environment.
+      const launch = await launchFor(String(agentType), plan.command, env);
+      let childEnv = env;
+      if (!launch.found) run.cannotLaunch(launch.kind === 'spawn_failed', launch.message);
+      else {
+        childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
+        run.launch(launch.path, launch.file, launch.args, childEnv);
+      }
+      plan = run.plan();
+      if (plan) {
+        writeFiles(plan.files);
+        await drive(run, plan, { signal, env: childEnv, started, onEvent, failOnEvent: (err) => (hostError ??= err) });
+      }
     }
     if (hostError !== undefined) throw hostError;
     return run.result(Date.now() - started);

@@ -16,8 +16,16 @@ export interface RunAgentOptions {
   sessionId?: string;
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
   yolo?: boolean;
-  /** The executable; default the registry's command (`claude`, `codex`, `gemini`) on `env.PATH`. */
+  /**
+   * The executable: a name is found as `resolveAgentCommand` does (PATH,
+   * the login shell's PATH, the usual install folders; a Windows `.cmd`
+   * shim run as its node + script); a path is used as it is (a Windows
+   * `.cmd` still read as a shim). Default the registry's command
+   * (`claude`, `codex`, `gemini`).
+   */
   command?: string;
+  /** More arguments for the CLI, after ours and before any positional one. */
+  extraArgs?: string[];
   /** The child's environment (its PATH is searched); default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Seconds without output before the process tree is killed (`idle_timeout`); default 300. */

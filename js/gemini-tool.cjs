@@ -8,11 +8,11 @@
 // retry, the envelope. That class lives in the tool's own WebAssembly module
 // (pkg/node/agent_context_gemini_tool.js and _bg.wasm, built with the crate's
 // `gemini-tool` feature), compiled on the first runGeminiTool call, so the
-// main module and the browsers never carry it. This file drives the process
-// layer it shares with runAgent (./agent-process.cjs: Gemini CLI in its own
-// process group, the prompt written to its stdin and stdin closed, the whole
-// group killed on an idle timeout, at max_duration or on abort) and feeds
-// the output to the core.
+// main module and the browsers never carry it. This file finds the
+// executable and drives the process layer it shares with runAgent
+// (./agent-process.cjs over ./spawn-agent.cjs: the prompt written to Gemini
+// CLI's stdin and stdin closed, its whole process tree killed on an idle
+// timeout, at max_duration or on abort) and feeds the output to the core.
 'use strict';
 
 const fs = require('node:fs');
@@ -61,20 +61,31 @@ function readOptions(options) {
 
 /** Every attempt of one call, as the core decides. */
 async function drive(run, plan, { signal, env, started }) {
-  const { runProcess, directoryProblem, sleep } = processLayer();
+  const { runProcess, directoryProblem, sleep, launchFor } = processLayer();
   const cwd = path.resolve(plan.cd);
   const problem = directoryProblem(cwd);
   if (problem) return run.rejectCd(problem);
+  // A name is resolved (PATH, login shell, install folders, a .cmd shim read
+  // as node + script); not found, it is spawned as it is and the spawn's
+  // ENOENT is the envelope's command_not_found, as before.
+  const launch = signal?.aborted ? { found: false } : await launchFor('google-gemini', plan.command, env);
+  let childEnv = env;
+  if (launch.found) {
+    childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
+    run.launch(launch.path, launch.file, launch.args, childEnv);
+    plan = run.plan();
+    if (!plan) return;
+  }
   const deadline = started + plan.maxDurationMs;
   for (let n = 0; n < plan.maxAttempts; n += 1) {
     if (signal?.aborted) return run.abort();
     run.startAttempt();
     const end = await runProcess({
-      command: plan.command,
+      file: plan.command,
       args: plan.args,
       stdin: plan.stdin,
       cwd,
-      env,
+      env: childEnv,
       idleTimeoutMs: plan.idleTimeoutMs,
       deadline,
       signal,
@@ -102,7 +113,7 @@ function loadGeminiToolRun() {
  * the envelope; a problem with `params` is an `invalid_params` envelope,
  * never a rejection. `options` (the host's): `signal` aborts the call,
  * `command` is the executable (default `$AGENT_CONTEXT_GEMINI_BIN`, else
- * `gemini` on the PATH), `env` the child's environment (default
+ * `gemini`; a name is found as `resolveAgentCommand` does), `env` the child's environment (default
  * `process.env`). Bad `options` reject with `AgentContextError`.
  */
 async function runGeminiTool(params, options) {

@@ -20,6 +20,18 @@ function installExitHook() {
   });
 }
 
+/** After the child exited: SIGKILL to its process group, if the plan has one; gone already is fine. */
+function sweepGroup(steps) {
+  for (const step of steps) {
+    if (step.kind !== 'signalGroup') continue;
+    try {
+      process.kill(-step.pid, step.signal);
+    } catch {
+      // nothing of the group is left
+    }
+  }
+}
+
 /** A spawn error as plain data: `{ code, errno, syscall, path, message }`. */
 function describeError(err) {
   return { code: err.code ?? 'UNKNOWN', errno: err.errno, syscall: err.syscall, path: err.path, message: err.message };
@@ -69,7 +81,11 @@ function spawnAgent(plan, handlers = {}) {
     // No 'close' follows a failed spawn.
     if (child.pid === undefined) finish({ exitCode: null, signal: null, error: spawnError });
   });
-  child.on('close', (exitCode, signal) => finish({ exitCode, signal, error: spawnError ?? null }));
+  child.on('close', (exitCode, signal) => {
+    // Whatever it left running in its process group goes with it (POSIX).
+    if (child.pid !== undefined) sweepGroup(core.planKill(platform, child.pid).steps);
+    finish({ exitCode, signal, error: spawnError ?? null });
+  });
   child.stdout.on('data', (chunk) => handlers.onStdout?.(chunk));
   child.stderr.on('data', (chunk) => handlers.onStderr?.(chunk));
   // The child may exit without reading its stdin: EPIPE is not an error here.

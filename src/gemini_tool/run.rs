@@ -126,6 +126,38 @@ impl GeminiToolRun {
         })
     }
 
+    /// The command was resolved (see [`AgentRunner::launch`]): the command
+    /// line is planned again with its launcher for `platform` and `env`; a
+    /// line that does not fit ends the call with `invalid_params`.
+    pub fn launch(
+        &mut self,
+        platform: crate::platform::Platform,
+        found: &str,
+        file: &str,
+        prefix: &[String],
+        env: Vec<(String, String)>,
+    ) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let Some((_, runner)) = self.ready.as_mut() else {
+            return;
+        };
+        runner.launch(platform, found, file, prefix, env);
+        if runner.is_over() {
+            let message = runner
+                .result(0)
+                .ok()
+                .and_then(|r| r.error.map(|e| e.message))
+                .unwrap_or_default();
+            let message = message
+                .strip_prefix("invalid parameters: ")
+                .unwrap_or(&message)
+                .to_owned();
+            self.outcome = Some(Err(invalid_params(&message)));
+        }
+    }
+
     /// `cd` is missing or not a directory: `invalid_params`.
     pub fn reject_cd(&mut self, problem: &CdProblem) {
         let cd = self.params().map_or("", |p| p.cd.as_str());

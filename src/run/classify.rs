@@ -9,6 +9,7 @@
 use super::attempt_end::{AttemptEnd, StopReason};
 use crate::agent_output::{AgentReply, ReplyStatus};
 use crate::agents::AgentSpec;
+use crate::platform::{limits, Platform};
 
 use super::kind::AgentErrorKind;
 use super::signs::{signs, Signs, COMMON_MARKERS};
@@ -42,6 +43,9 @@ pub struct Evidence<'a> {
     pub requested_session: Option<&'a str>,
     pub idle_timeout_s: u64,
     pub max_duration_s: u64,
+    /// The system it ran on, when the host said (names the limit of an
+    /// E2BIG or ENAMETOOLONG).
+    pub platform: Option<Platform>,
 }
 
 /// `Ok(())` when the run succeeded, else why not.
@@ -91,6 +95,25 @@ fn stopped(stop: StopReason, e: &Evidence) -> Failure {
     }
 }
 
+/// The platform's command-line limit, for a spawn the OS refused as too long.
+fn os_limit(platform: Platform) -> String {
+    match platform {
+        Platform::Linux => format!(
+            ": on linux {} bytes per argument and {} for the path, argv and environment",
+            limits::LINUX_MAX_ARG_STRLEN,
+            limits::LINUX_ARGV_ENV_BYTES
+        ),
+        Platform::Darwin => format!(
+            ": on darwin {} bytes (ARG_MAX) for argv and environment",
+            limits::DARWIN_ARG_MAX
+        ),
+        Platform::Win32 => format!(
+            ": on win32 {} UTF-16 units for the command line",
+            limits::WINDOWS_COMMAND_LINE_UNITS
+        ),
+    }
+}
+
 /// The caller's abort.
 pub fn aborted(name: &str) -> Failure {
     Failure::new(
@@ -102,16 +125,17 @@ pub fn aborted(name: &str) -> Failure {
 fn not_started(code: &str, e: &Evidence) -> Failure {
     let command = e.command;
     if code == "ENOENT" {
-        return command_not_found(e, format!("spawn {command} ENOENT"));
+        return command_not_found(e.agent, command, format!("spawn {command} ENOENT"));
     }
+    let limit = e.platform.map(os_limit).unwrap_or_default();
     let why = match code {
-        "E2BIG" => "the arguments and environment pass the OS's limit (ARG_MAX)",
-        "ENAMETOOLONG" => "the command line or a path passes the OS's length limit",
-        "EACCES" => "it is not executable (permission denied)",
+        "E2BIG" => format!("the arguments and environment pass the OS's limit (ARG_MAX){limit}"),
+        "ENAMETOOLONG" => format!("the command line or a path passes the OS's length limit{limit}"),
+        "EACCES" => "it is not executable (permission denied)".to_owned(),
         "EINVAL" => {
-            "the OS refused the command line (on Windows: a .cmd or .bat file cannot be spawned without a shell)"
+            "the OS refused the command line (on Windows: a .cmd or .bat file cannot be spawned without a shell)".to_owned()
         }
-        _ => "the OS refused to start it",
+        _ => "the OS refused to start it".to_owned(),
     };
     Failure::new(
         AgentErrorKind::SpawnFailed,
@@ -122,8 +146,8 @@ fn not_started(code: &str, e: &Evidence) -> Failure {
     )
 }
 
-fn command_not_found(e: &Evidence, detail: String) -> Failure {
-    let command = e.command;
+/// `command` was not found (`detail`: the spawn error, or every place searched).
+pub fn command_not_found(agent: &AgentSpec, command: &str, detail: String) -> Failure {
     let place = if command.contains('/') || command.contains('\\') {
         format!("{command} does not exist")
     } else {
@@ -133,7 +157,7 @@ fn command_not_found(e: &Evidence, detail: String) -> Failure {
         AgentErrorKind::CommandNotFound,
         format!(
             "{} was not found: {place} (install {}, or pass options.command): {detail}",
-            e.agent.name, e.agent.cli.package
+            agent.name, agent.cli.package
         ),
     )
 }
@@ -158,7 +182,7 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
     let with = |kind: AgentErrorKind, what: String| Failure::new(kind, format!("{what}: {said}"));
 
     if exit == Some(127) {
-        return command_not_found(e, said.clone());
+        return command_not_found(e.agent, e.command, said.clone());
     }
     if let Some(asked) = e.requested_session {
         if let Some(line) = evidence().find(|t| signs.unknown_session.iter().any(|m| has(t, m))) {

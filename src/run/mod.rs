@@ -6,7 +6,8 @@
 //! the Node runner (`js/agent-run.cjs`) only spawns, writes and closes
 //! stdin, times and kills the process tree.
 //!
-//! One call is an [`AgentRunner`]: `plan()` → for each attempt
+//! One call is an [`AgentRunner`]: `plan()` → `launch()` once the host
+//! resolved the command (or `cannot_launch()`) → `plan()` → for each attempt
 //! `start_attempt()`, `push_stdout`/`push_stderr`, `end_attempt()` (which
 //! says whether to wait and try again) → `result()`.
 
@@ -23,7 +24,7 @@ mod tail;
 
 pub use attempt_end::{AttemptEnd, StopReason};
 pub use backoff::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
-pub use classify::{classify, http_status, Evidence, Failure};
+pub use classify::{classify, command_not_found, http_status, Evidence, Failure};
 pub use kind::AgentErrorKind;
 pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationOptions, Sandbox};
 use crate::json_read::{type_name, Obj};
+use crate::platform::Platform;
 
 /// `timeout`: seconds without any output before the run is stopped.
 pub const DEFAULT_TIMEOUT_S: f64 = 300.0;
@@ -33,6 +34,14 @@ pub struct RunOptions {
     /// Where a system prompt too long for an argument is written (the Node
     /// runner names a temp file).
     pub system_prompt_file: Option<String>,
+    /// `extraArgs`: more arguments, after ours and before any positional one.
+    pub extra_args: Vec<String>,
+    /// The system the command runs on (set by the host, not read from the
+    /// options): its command-line limits are counted.
+    pub platform: Option<Platform>,
+    /// The child's whole environment once the host knows it (counted on
+    /// Linux and macOS, where argv and environment share one limit).
+    pub env: Option<Vec<(String, String)>>,
 }
 
 impl RunOptions {
@@ -75,6 +84,14 @@ impl RunOptions {
             max_duration_ms: seconds(&o, "maxDuration", DEFAULT_MAX_DURATION_S)?,
             max_retries: retries(&o)?,
             system_prompt_file: text("systemPromptFile")?,
+            extra_args: o
+                .opt_str_list("extraArgs")?
+                .unwrap_or_default()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            platform: None,
+            env: None,
         })
     }
 
@@ -87,7 +104,9 @@ impl RunOptions {
             sandbox: self.sandbox,
             yolo: self.yolo,
             system_prompt_file: self.system_prompt_file.clone(),
-            ..InvocationOptions::default()
+            extra_args: self.extra_args.clone(),
+            platform: self.platform,
+            env: self.env.clone(),
         }
     }
 }

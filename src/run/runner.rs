@@ -29,9 +29,11 @@ use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::invocation::{build_cli_invocation, CliInvocation};
 use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
+use crate::platform::limits::{self, CommandLine};
+use crate::platform::Platform;
 
 use super::attempt::RunAttempt;
-use super::classify::{aborted, classify, Evidence, Failure};
+use super::classify::{aborted, classify, command_not_found, Evidence, Failure};
 use super::kind::AgentErrorKind;
 use super::options::RunOptions;
 use super::result::{AgentRun, RunError};
@@ -73,6 +75,10 @@ pub struct AgentRunner {
     last: Option<Report>,
     /// Set once the call is over.
     outcome: Option<std::result::Result<(), Failure>>,
+    /// The file found for the command (named in messages), once launched.
+    found: Option<String>,
+    /// The request read, kept to plan the command line again at launch.
+    output: Option<AssemblerOutput>,
 }
 
 impl AgentRunner {
@@ -80,6 +86,18 @@ impl AgentRunner {
     /// and `options`; a problem ends the call at once with `invalid_params`.
     /// `command` is the executable the runner will spawn.
     pub fn new(agent_type: &str, request: &Value, options: &Value, command: &str) -> AgentRunner {
+        AgentRunner::new_on(None, agent_type, request, options, command)
+    }
+
+    /// [`AgentRunner::new`] for a command line that will run on `platform`
+    /// (its limits counted from the start; default Linux).
+    pub fn new_on(
+        platform: Option<Platform>,
+        agent_type: &str,
+        request: &Value,
+        options: &Value,
+        command: &str,
+    ) -> AgentRunner {
         let mut run = AgentRunner {
             agent_type: agent_type.to_owned(),
             agent: agents::find(agent_type),
@@ -89,9 +107,12 @@ impl AgentRunner {
             attempts: 0,
             last: None,
             outcome: None,
+            found: None,
+            output: None,
         };
-        match plan(agent_type, request, options, command) {
-            Ok((options, invocation)) => {
+        match plan(agent_type, request, options, command, platform) {
+            Ok((options, output, invocation)) => {
+                run.output = Some(output);
                 run.requested_session = options.session_id.clone();
                 run.ready = Some((options, invocation));
             }
@@ -103,6 +124,63 @@ impl AgentRunner {
     /// A call that is over before it started (unreadable input, a bad `cd`).
     pub fn reject(&mut self, message: &str) {
         self.outcome = Some(Err(invalid_params(message)));
+    }
+
+    /// The command was resolved: spawn `file` with `prefix` before the
+    /// agent's arguments, with `env` (the child's whole environment, the
+    /// launcher's variables included). The command line is planned again
+    /// for `platform` with that environment, and the whole line, launcher
+    /// included, is counted against its limits: what does not fit ends the
+    /// call with `invalid_params` naming the limit, before anything runs.
+    /// `found` is the file found (the shim, the script), named in messages.
+    pub fn launch(
+        &mut self,
+        platform: Platform,
+        found: &str,
+        file: &str,
+        prefix: &[String],
+        env: Vec<(String, String)>,
+    ) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let Some((options, _)) = self.ready.as_mut() else {
+            return;
+        };
+        options.platform = Some(platform);
+        options.env = Some(env);
+        let (Some(output), Some((options, _))) = (&self.output, self.ready.as_ref()) else {
+            return;
+        };
+        match launched(&self.agent_type, output, options, file, prefix) {
+            Ok(invocation) => {
+                self.found = Some(found.to_owned());
+                if let Some(ready) = self.ready.as_mut() {
+                    ready.1 = invocation;
+                }
+            }
+            Err(e) => self.outcome = Some(Err(invalid_params(e.message()))),
+        }
+    }
+
+    /// The command could not be resolved: `command_not_found` (`message`
+    /// lists every place searched) or `spawn_failed` (found, but only
+    /// cmd.exe could run it). Nothing was spawned.
+    pub fn cannot_launch(&mut self, spawn_failed: bool, message: &str) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let (Some(agent), Some((options, _))) = (self.agent, self.ready.as_ref()) else {
+            return;
+        };
+        self.outcome = Some(Err(if spawn_failed {
+            Failure::new(
+                AgentErrorKind::SpawnFailed,
+                format!("{} could not be started: {message}", agent.name),
+            )
+        } else {
+            command_not_found(agent, &options.command, message.to_owned())
+        }));
     }
 
     /// What to spawn; `None` once the call is over or decided.
@@ -154,10 +232,11 @@ impl AgentRunner {
             end,
             reply: &reply,
             last_lines: &last_lines,
-            command: &invocation.command,
+            command: self.found.as_deref().unwrap_or(&invocation.command),
             requested_session: options.session_id.as_deref(),
             idle_timeout_s: options.idle_timeout_ms / 1000,
             max_duration_s: options.max_duration_ms / 1000,
+            platform: options.platform,
         });
         let failure = outcome.as_ref().err().cloned();
         let (max_retries, max_ms) = (options.max_retries, options.max_duration_ms);
@@ -272,16 +351,50 @@ fn plan(
     request: &Value,
     options: &Value,
     command: &str,
-) -> Result<(RunOptions, CliInvocation)> {
+    platform: Option<Platform>,
+) -> Result<(RunOptions, AssemblerOutput, CliInvocation)> {
     agents::require(agent_type, "to run")?;
-    let options = RunOptions::read(options, command)?;
+    let mut options = RunOptions::read(options, command)?;
+    options.platform = platform;
     let o = Obj::new(request, "request")?;
     let output = AssemblerOutput {
         prompt: o.req_str("prompt")?.to_owned(),
         system_flag: o.opt_str("systemFlag")?.map(str::to_owned),
     };
     let invocation = build_cli_invocation(agent_type, &output, &options.invocation())?;
-    Ok((options, invocation))
+    Ok((options, output, invocation))
+}
+
+/// The command line with its launcher: `file`, then `prefix` (a script an
+/// interpreter runs), then the agent's arguments; the whole of it counted
+/// against the platform's limits with the child's environment.
+fn launched(
+    agent_type: &str,
+    output: &AssemblerOutput,
+    options: &RunOptions,
+    file: &str,
+    prefix: &[String],
+) -> Result<CliInvocation> {
+    let invocation = build_cli_invocation(agent_type, output, &options.invocation())?;
+    let platform = options.platform.unwrap_or_default();
+    let args: Vec<String> = prefix.iter().chain(&invocation.args).cloned().collect();
+    let line = CommandLine {
+        program: file,
+        args: &args,
+        env: options.env.as_deref().unwrap_or(&[]),
+    };
+    if let Err(over) = limits::check(platform, &line) {
+        return Err(AgentContextError::invalid(format!(
+            "the command line does not fit on {}: {} (the prompt travels on stdin; shorten the options)",
+            platform.name(),
+            over.message()
+        )));
+    }
+    Ok(CliInvocation {
+        command: file.to_owned(),
+        args,
+        ..invocation
+    })
 }
 
 fn invalid_params(message: &str) -> Failure {

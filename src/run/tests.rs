@@ -533,3 +533,134 @@ fn a_long_system_prompt_is_a_file_to_write() {
     assert!(plan.args.contains(&format!("--resume={UNKNOWN_ID}")));
     assert_eq!(plan.command, "/bin/claude");
 }
+
+fn result_of(run: &AgentRunner) -> Value {
+    serde_json::to_value(run.result(5).unwrap()).unwrap()
+}
+
+#[test]
+fn a_launcher_goes_before_the_agents_arguments_and_is_named_in_messages() {
+    use crate::platform::Platform;
+    let options = json!({"cd": "/w", "maxRetries": 0, "extraArgs": ["--x", "a b"]});
+    let mut run = AgentRunner::new(CLAUDE, &json!({"prompt": "Hi"}), &options, "claude");
+    let before: Vec<String> = run.plan().unwrap().args.to_vec();
+    assert!(before.ends_with(&["--x".to_owned(), "a b".to_owned()]));
+    let env = vec![("PATH".to_owned(), "/bin".to_owned())];
+    run.launch(
+        Platform::Win32,
+        "C:\\npm\\claude.cmd",
+        "C:\\node\\node.exe",
+        &["C:\\npm\\cli.js".to_owned()],
+        env,
+    );
+    let plan = run.plan().unwrap();
+    assert_eq!(plan.command, "C:\\node\\node.exe");
+    assert_eq!(plan.args[0], "C:\\npm\\cli.js");
+    assert_eq!(&plan.args[1..], &before[..]);
+    run.start_attempt();
+    let end = AttemptEnd {
+        spawn_error: Some("EACCES".to_owned()),
+        ..Default::default()
+    };
+    assert_eq!(run.end_attempt(&end, 5), None);
+    let r = result_of(&run);
+    assert_eq!(kind(&r), "spawn_failed");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .ends_with("C:\\npm\\claude.cmd"));
+}
+
+#[test]
+fn a_launched_line_over_the_platforms_limit_is_invalid_params_before_any_spawn() {
+    use crate::platform::Platform;
+    let model = "m".repeat(32_690);
+    let options = json!({"cd": "/w", "model": model});
+    let mut run = AgentRunner::new(CODEX, &json!({"prompt": "Hi"}), &options, "codex");
+    assert!(run.plan().is_some(), "fits Linux");
+    run.launch(
+        Platform::Win32,
+        "C:\\npm\\codex.cmd",
+        "C:\\Program Files\\nodejs\\node.exe",
+        &["C:\\npm\\node_modules\\@openai\\codex\\bin\\codex.js".to_owned()],
+        Vec::new(),
+    );
+    assert!(run.plan().is_none());
+    let r = result_of(&run);
+    assert_eq!(kind(&r), "invalid_params");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("does not fit on win32"));
+    assert_eq!(r["attempts"], 0);
+}
+
+#[test]
+fn a_command_not_resolved_is_command_not_found_with_every_place_searched() {
+    let mut run = AgentRunner::new(
+        GEMINI,
+        &json!({"prompt": "Hi"}),
+        &json!({"cd": "/w"}),
+        "gemini",
+    );
+    run.cannot_launch(
+        false,
+        "gemini was not found; looked at:\n  /a/gemini (PATH)",
+    );
+    assert!(run.plan().is_none());
+    let r = result_of(&run);
+    assert_eq!(kind(&r), "command_not_found");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("`gemini` is not on PATH"), "{message}");
+    assert!(
+        message.ends_with("looked at:\n  /a/gemini (PATH)"),
+        "{message}"
+    );
+    assert_eq!(r["attempts"], 0);
+    assert_eq!(r["error"]["retryable"], false);
+
+    let mut run = AgentRunner::new(
+        CLAUDE,
+        &json!({"prompt": "Hi"}),
+        &json!({"cd": "/w"}),
+        "claude",
+    );
+    run.cannot_launch(true, "C:\\x\\claude.cmd is not a package manager's shim");
+    assert_eq!(kind(&result_of(&run)), "spawn_failed");
+}
+
+#[test]
+fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
+    use crate::platform::Platform;
+    for (platform, says) in [
+        (
+            Platform::Linux,
+            "on linux 131072 bytes per argument and 2097152",
+        ),
+        (Platform::Darwin, "on darwin 1048576 bytes (ARG_MAX)"),
+        (Platform::Win32, "on win32 32767 UTF-16 units"),
+    ] {
+        for code in ["E2BIG", "ENAMETOOLONG"] {
+            let mut run = AgentRunner::new(
+                CODEX,
+                &json!({"prompt": "Hi"}),
+                &json!({"cd": "/w", "maxRetries": 0}),
+                "codex",
+            );
+            run.launch(platform, "/bin/codex", "/bin/codex", &[], Vec::new());
+            run.start_attempt();
+            let end = AttemptEnd {
+                spawn_error: Some(code.to_owned()),
+                ..Default::default()
+            };
+            assert_eq!(run.end_attempt(&end, 5), None);
+            let r = result_of(&run);
+            assert_eq!(kind(&r), "spawn_failed");
+            let message = r["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains(code) && message.contains(says),
+                "{message}"
+            );
+        }
+    }
+}

@@ -7,6 +7,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::gemini_tool::AttemptEnd;
@@ -53,7 +54,13 @@ impl AgentRunnerJs {
         let read =
             to_json(&request, "request").and_then(|r| to_json(&options, "options").map(|o| (r, o)));
         let inner = match read {
-            Ok((request, options)) => AgentRunner::new(&agent_type, &request, &options, &command),
+            Ok((request, options)) => AgentRunner::new_on(
+                Some(current_platform()),
+                &agent_type,
+                &request,
+                &options,
+                &command,
+            ),
             Err(e) => {
                 let mut run = AgentRunner::new(
                     &agent_type,
@@ -84,6 +91,29 @@ impl AgentRunnerJs {
                 max_attempts: p.max_attempts,
             })),
         }
+    }
+
+    /// The command was resolved: spawn `file` with `args` first, in `env`
+    /// (the child's whole environment); the command line is planned again
+    /// for this platform and counted whole. `found` is the file found.
+    pub fn launch(
+        &mut self,
+        found: String,
+        file: String,
+        args: Vec<String>,
+        env: JsValue,
+    ) -> Result<(), JsValue> {
+        let env = js_result(env_pairs(&env))?;
+        self.inner
+            .launch(current_platform(), &found, &file, &args, env);
+        Ok(())
+    }
+
+    /// The command was not resolved: `command_not_found` with `message`
+    /// (every place searched), or `spawn_failed` when `spawnFailed`.
+    #[wasm_bindgen(js_name = cannotLaunch)]
+    pub fn cannot_launch(&mut self, spawn_failed: bool, message: String) {
+        self.inner.cannot_launch(spawn_failed, &message);
     }
 
     /// Ends the run with `invalid_params` (a bad `cd`).

@@ -8,6 +8,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::gemini_tool::{AttemptEnd, CdProblem, GeminiToolRun};
@@ -64,6 +65,22 @@ impl GeminiToolRunJs {
                 max_attempts: p.max_attempts,
             })),
         }
+    }
+
+    /// The command was resolved: spawn `file` with `args` first, in `env`
+    /// (the child's whole environment); the command line is planned again
+    /// for this platform and counted whole.
+    pub fn launch(
+        &mut self,
+        found: String,
+        file: String,
+        args: Vec<String>,
+        env: JsValue,
+    ) -> Result<(), JsValue> {
+        let env = js_result(env_pairs(&env))?;
+        self.inner
+            .launch(current_platform(), &found, &file, &args, env);
+        Ok(())
     }
 
     /// `'missing'`, `'not_a_directory'`, or the file system's error code.

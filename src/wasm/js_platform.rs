@@ -15,3 +15,22 @@ pub fn current_platform() -> Platform {
     name.and_then(|n| Platform::parse(&n).ok())
         .unwrap_or_default()
 }
+
+/// A child's environment (`{ KEY: value }`) as pairs; what is not a string
+/// (an `undefined` left in a copy of `process.env`) is not passed on.
+#[cfg(feature = "gemini-tool")]
+pub fn env_pairs(value: &wasm_bindgen::JsValue) -> crate::error::Result<Vec<(String, String)>> {
+    let json = super::json_bridge::to_json(value, "options.env")?;
+    let serde_json::Value::Object(map) = json else {
+        return Err(crate::error::AgentContextError::invalid(
+            "options.env must be an object of strings",
+        ));
+    };
+    Ok(map
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            serde_json::Value::String(s) => Some((k, s)),
+            _ => None,
+        })
+        .collect())
+}

