@@ -104,6 +104,8 @@ impl RunOptions {
             sandbox: self.sandbox,
             yolo: self.yolo,
             system_prompt_file: self.system_prompt_file.clone(),
+            // Copilot's usage file is not read back by runAgent yet.
+            usage_file: None,
             extra_args: self.extra_args.clone(),
             platform: self.platform,
             env: self.env.clone(),
