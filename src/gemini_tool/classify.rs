@@ -14,10 +14,12 @@
 //! - exit code 41: no usable authentication.
 
 use crate::agent_output::{AgentReply, ReplyStatus};
+use crate::agents::OutputFormat;
+use crate::run::{self, signs::signs};
 pub use crate::run::{AttemptEnd, StopReason};
 
 use super::params::{shown, Limits};
-use super::search::{contains, find};
+use super::search::contains;
 
 /// The envelope's `error_kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,7 +241,7 @@ fn failure(e: &Evidence, exit: Option<i32>) -> Failure {
     }
     if let Some(status) = fatal
         .and_then(http_status)
-        .or_else(|| status_from_exit(exit))
+        .or_else(|| run::status_from_exit(exit))
     {
         let upstream = status >= 500 || matches!(status, 408 | 429 | 499);
         return if upstream {
@@ -344,33 +346,13 @@ fn meaningful_lines(lines: &[String], n: usize) -> Vec<&str> {
 }
 
 /// The HTTP status in an API error message: `"code":500` (the API's JSON,
-/// possibly escaped) or `status: 500`.
+/// possibly escaped) or `status: 500` — Gemini CLI's signs in the runner's
+/// table.
 pub fn http_status(message: &str) -> Option<u16> {
-    for marker in ["\"code\":", "\\\"code\\\":", "status: "] {
-        let mut rest = message;
-        while let Some(at) = find(rest, marker) {
-            rest = &rest[at + marker.len()..];
-            let digits: String = rest
-                .trim_start()
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            if let Ok(status @ 100..=599) = digits.parse::<u16>() {
-                if digits.len() == 3 {
-                    return Some(status);
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Gemini CLI exits with the HTTP status mod 256: 144..=255 read as 400..=511.
-fn status_from_exit(exit: Option<i32>) -> Option<u16> {
-    match exit {
-        Some(code @ 144..=255) => Some(code as u16 + 256),
-        _ => None,
-    }
+    run::http_status(
+        message,
+        signs(OutputFormat::GeminiStreamJson).status_prefixes,
+    )
 }
 
 fn is_network_error(text: &str) -> bool {

@@ -177,7 +177,7 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
         .copied()
         .or_else(|| last_meaningful(&plain))
         .map(str::to_owned)
-        .unwrap_or_else(|| exit_text(e.end));
+        .unwrap_or_else(|| ended(e.end));
     let evidence = || fatal.iter().chain(plain.iter()).copied();
     let with = |kind: AgentErrorKind, what: String| Failure::new(kind, format!("{what}: {said}"));
 
@@ -289,10 +289,6 @@ fn ended(end: &AttemptEnd) -> String {
     }
 }
 
-fn exit_text(end: &AttemptEnd) -> String {
-    ended(end)
-}
-
 fn signal_text(end: &AttemptEnd) -> &str {
     end.signal.as_deref().unwrap_or("an unknown signal")
 }
@@ -329,7 +325,7 @@ pub fn http_status(message: &str, prefixes: &[&str]) -> Option<u16> {
 }
 
 /// An exit code read as an HTTP status mod 256: 144..=255 → 400..=511.
-fn status_from_exit(exit: Option<i32>) -> Option<u16> {
+pub fn status_from_exit(exit: Option<i32>) -> Option<u16> {
     match exit {
         Some(code @ 144..=255) => Some(code as u16 + 256),
         _ => None,
