@@ -7,9 +7,10 @@
 // reading tool on the notes file, then an answer quoting its output),
 // `shell` (a call of its shell tool, `cat notes.txt`, then an answer),
 // `error400` (every call rejected, HTTP 400), `error500` (every call fails,
-// HTTP 500), `error401` (a bad key), `error429` (rate limited). A call that offers no tools (a title, a memory extraction) is a
-// side call (so is Qwen's memory extraction, which offers tools): it gets
-// SIDE_TEXT, with SIDE_USAGE.
+// HTTP 500), `error401` (a bad key), `error429` (rate limited). A call that
+// offers no tools (a title, a memory extraction) is a side call (so is
+// Qwen's memory extraction, which offers tools): it gets SIDE_TEXT, with
+// SIDE_USAGE.
 'use strict';
 const { PLAIN_PIECES, answerAfterTool, json, startSse } = require('./common.cjs');
 
