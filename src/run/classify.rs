@@ -4,7 +4,8 @@
 //! ([`super::signs`]), in this order: stopped by the runner, not started,
 //! another session answered, success, command not found (exit 127), the
 //! session unknown, an exit code with one meaning, the CLI's error code, the
-//! HTTP status (a parser's `http_NNN` code, else in the text), the wording, no final event (`incomplete`), anything else.
+//! HTTP status (a parser's `http_NNN` code, else in the text), the wording,
+//! no final event (`incomplete`), anything else.
 
 use super::attempt_end::{AttemptEnd, StopReason};
 use crate::agent_output::{AgentReply, ReplyStatus};
