@@ -277,11 +277,13 @@ pub fn build_cli_invocation(
     push_value(&mut args, cli.model_flag, given(&options.model));
     let session = given(&options.session_id);
     if let SessionArg::Flag(name) = cli.session {
-        let name = match cli.extras.resume_existing {
-            Some(strict) if options.resume_existing => strict,
-            _ => name,
-        };
-        push_value(&mut args, name, session);
+        match cli.extras.resume_existing {
+            Some(strict) if options.resume_existing && session.is_some() => {
+                push_value(&mut args, strict.flag, session);
+                args.extend(strict.here.iter().map(|a| (*a).to_owned()));
+            }
+            _ => push_value(&mut args, name, session),
+        }
     }
     match cli.approval {
         ApprovalArg::Mode {

@@ -39,7 +39,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         extras: CliExtras {
             usage_file: Some("--usage-output-file"),
             args_may_hold_spaces: true,
-            resume_existing: Some("--resume"),
+            // `--resume` works in the session's first folder, not the one
+            // it is started in, unless `-C .` is given.
+            resume_existing: Some(ResumeExisting {
+                flag: "--resume",
+                here: &["-C", "."],
+            }),
         },
     },
     acp: None,

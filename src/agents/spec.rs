@@ -87,7 +87,18 @@ pub struct CliExtras {
     /// session for it instead (Copilot: `--session-id` creates, `--resume`
     /// fails with "No session, task, or name matched"). `runAgent` uses it:
     /// SPEC §10 wants an unknown id to be `session_not_found`.
-    pub resume_existing: Option<&'static str>,
+    pub resume_existing: Option<ResumeExisting>,
+}
+
+/// How to resume only an existing session ([`CliExtras::resume_existing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumeExisting {
+    /// `--flag=id`.
+    pub flag: &'static str,
+    /// Arguments that keep the resumed session in the folder the CLI is
+    /// started in (Copilot's `--resume` moves back to the session's first
+    /// folder unless `-C .` says otherwise).
+    pub here: &'static [&'static str],
 }
 
 impl CliExtras {

@@ -149,8 +149,28 @@ fn copilot_resumes_with_the_flag_that_fails_on_an_unknown_id() {
     let options = json!({"cd": "/w", "sessionId": UNKNOWN_ID});
     let run = AgentRunner::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
     let args = run.plan().unwrap().args;
-    assert!(args.contains(&format!("--resume={UNKNOWN_ID}")), "{args:?}");
+    let at = args
+        .iter()
+        .position(|a| *a == format!("--resume={UNKNOWN_ID}"));
+    // `-C .`: the resumed session works in `cd`, not in its first folder.
+    assert_eq!(
+        at.map(|i| &args[i + 1..i + 3]),
+        Some(&["-C".to_owned(), ".".to_owned()][..]),
+        "{args:?}"
+    );
     assert!(!args.iter().any(|a| a.starts_with("--session-id")));
+    // Without a session, neither.
+    let run = AgentRunner::new(
+        COPILOT,
+        &json!({"prompt": "Hi"}),
+        &json!({"cd": "/w"}),
+        "copilot",
+    );
+    let args = run.plan().unwrap().args;
+    assert!(
+        !args.iter().any(|a| a.starts_with("--resume") || a == "-C"),
+        "{args:?}"
+    );
     // buildCliInvocation keeps the flag that creates or resumes.
     let invocation = crate::invocation::build_cli_invocation(
         COPILOT,

@@ -233,6 +233,45 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
       }));
   }
 
+  test(`copilot ${agents.AGENTS.copilot.version}: resumed from another folder, it works in that folder`, { timeout: TEST_TIMEOUT_MS }, () =>
+    within('copilot', 'plain', async (ctx) => {
+      const first = await run(ctx, { request: { prompt: 'First question: colours?' } });
+      assert.equal(first.success, true, JSON.stringify(first.error));
+      const other = path.join(ctx.dir, 'other');
+      fs.mkdirSync(other);
+      const before = mainCalls(ctx).length;
+      const second = await run(ctx, { cd: other, request: { prompt: 'Second question: fonts?' }, sessionId: first.sessionId });
+      assert.equal(second.success, true, JSON.stringify(second.error));
+      assert.equal(second.sessionId, first.sessionId);
+      // `--resume` alone would work in the session's first folder; `-C .` keeps it in `cd`.
+      const prompt = JSON.stringify(mainCalls(ctx)[before].body.messages);
+      assert.ok(prompt.includes(other), 'the resumed call names the new folder');
+      assert.ok(!prompt.includes(ctx.cwd), 'and not the first one');
+    }));
+
+  test(`qwen ${agents.AGENTS.qwen.version}: a session resumed from another folder is session_not_found (sessions are per folder)`, { timeout: TEST_TIMEOUT_MS }, () =>
+    within('qwen', 'plain', async (ctx) => {
+      const first = await run(ctx, { request: { prompt: 'First question: colours?' } });
+      assert.equal(first.success, true, JSON.stringify(first.error));
+      const other = path.join(ctx.dir, 'other');
+      fs.mkdirSync(other);
+      const second = await run(ctx, { cd: other, request: { prompt: 'Second question' }, sessionId: first.sessionId });
+      failedWith(second, 'session_not_found');
+      assert.match(second.error.message, /No saved session found with ID/);
+    }));
+
+  test(`opencode ${agents.AGENTS.opencode.version}: a session resumed from another folder prints nothing (idle_timeout, nothing left running)`, { timeout: TEST_TIMEOUT_MS }, () =>
+    within('opencode', 'plain', async (ctx) => {
+      const first = await run(ctx, { request: { prompt: 'First question: colours?' } });
+      assert.equal(first.success, true, JSON.stringify(first.error));
+      const other = path.join(ctx.dir, 'other');
+      fs.mkdirSync(other);
+      const second = await run(ctx, { cd: other, request: { prompt: 'Second question' }, sessionId: first.sessionId, timeout: 20 });
+      failedWith(second, 'idle_timeout');
+      assert.equal(second.reply.text, '');
+      assert.deepEqual(second.error.lastLines, []);
+    }));
+
   test(`qwen ${agents.AGENTS.qwen.version}: exit 53 at --max-session-turns, with no result line, is incomplete`, { timeout: TEST_TIMEOUT_MS }, () =>
     within('qwen', 'tool', async (ctx) => {
       const result = await run(ctx, { request: { prompt: 'Read notes.txt and tell me the launch code.' }, extraArgs: ['--max-session-turns=1'] });
