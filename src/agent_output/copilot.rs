@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::builder::ReplyBuilder;
 use super::json::{count_field, is_true, output_text, str_field};
-use super::reply::ToolStatus;
+use super::reply::{ToolStatus, Usage};
 
 /// The types Copilot 1.0 prints that carry nothing the reply keeps (deltas,
 /// turn and call bookkeeping, session notices): known, so not counted as
@@ -79,6 +79,14 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
 fn message(data: &Value, out: &mut ReplyBuilder) {
     if let Some(text) = str_field(data, "content").filter(|t| !t.is_empty()) {
         out.message(text);
+    }
+    // Releases before the usage file (1.0.67) count each message's output
+    // tokens here; the usage file, when merged, replaces the count.
+    if let Some(tokens) = count_field(data, "outputTokens") {
+        out.add_usage(&Usage {
+            output_tokens: Some(tokens),
+            ..Usage::default()
+        });
     }
     for request in data
         .get("toolRequests")
