@@ -234,6 +234,11 @@ fn check_scenario(agent: &str, version: &str, scenario: &str) {
                     printed_session(agent, &first),
                     "{what}: the session resumed"
                 );
+                // This run's usage, not the session's (Qwen's `result.usage`
+                // and Copilot's usage file count the first run again).
+                if agent != "github-copilot" {
+                    check_usage(agent, version, scenario, &reply, 1);
+                }
             } else {
                 check_usage(agent, version, scenario, &reply, 1);
             }
