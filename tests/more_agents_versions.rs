@@ -275,6 +275,13 @@ fn check_scenario(agent: &str, version: &str, scenario: &str) {
             let fatal = fatal(&reply);
             assert_eq!(fatal.len(), 1, "{what}: {:?}", reply.errors);
             assert!(fatal[0].contains(message), "{what}: {fatal:?}");
+            // Copilot and opencode name the HTTP status in every release
+            // (Copilot 1.0.67 only in the message after its retries).
+            if agent != "qwen-code" {
+                let code = reply.errors.iter().find(|e| e.fatal).unwrap().code.clone();
+                let status = &scenario["error".len()..];
+                assert_eq!(code, Some(format!("http_{status}")), "{what}");
+            }
         }
         // Qwen cut short by --max-session-turns=1: exit 53, no result line.
         "max-turns" => {

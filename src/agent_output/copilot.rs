@@ -56,6 +56,7 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
                 .filter(|m| !m.is_empty())
                 .unwrap_or("GitHub Copilot CLI reported an error without a message");
             let code = count_field(data, "statusCode")
+                .or_else(|| capi_status(message))
                 .map(|s| format!("http_{s}"))
                 .or_else(|| str_field(data, "errorType").map(str::to_owned));
             out.fail(kind, message, code.as_deref());
@@ -74,6 +75,18 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
         _ if IGNORED.contains(&kind) => {}
         _ => out.unknown(kind, event),
     }
+}
+
+/// The HTTP status of a failure after retries in 1.0.67, which has no
+/// `statusCode`: "… Last error: CAPIError: 500 …".
+fn capi_status(message: &str) -> Option<u64> {
+    let (_, rest) = message.rsplit_once("CAPIError: ")?;
+    let digits = rest.get(..3)?;
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| digits.parse().ok())
+        .flatten()
 }
 
 fn message(data: &Value, out: &mut ReplyBuilder) {
