@@ -356,3 +356,26 @@ version_tests! {
     opencode_1_14_41: "opencode" "1.14.41";
     opencode_1_3_2: "opencode" "1.3.2";
 }
+
+#[test]
+fn copilot_status_from_the_message_only_when_it_is_three_digits() {
+    let line = |message: &str| {
+        format!(
+            "{{\"type\":\"session.error\",\"data\":{{\"errorType\":\"query\",\"message\":\"{message}\"}}}}\n"
+        )
+    };
+    let code = |message: &str| {
+        let reply = parse_agent_output("github-copilot", line(message).as_bytes());
+        reply.errors[0].code.clone()
+    };
+    assert_eq!(
+        code("retried 5 times Last error: CAPIError: 503 Busy"),
+        Some("http_503".to_owned())
+    );
+    assert_eq!(
+        code("Last error: CAPIError: 5x3 Busy"),
+        Some("query".to_owned())
+    );
+    assert_eq!(code("Last error: CAPIError: 50"), Some("query".to_owned()));
+    assert_eq!(code("no status here"), Some("query".to_owned()));
+}
