@@ -182,9 +182,12 @@ function spawnCli(invocation, { cwd, env, limitMs = RUN_LIMIT_MS }) {
 /**
  * One run: `makeInvocation(ctx)` builds `{ command, args, stdin }` given
  * `{ cli, executable, home, cwd, port }`. `reuse` (an earlier run) keeps its
- * HOME and folder (resume). Resolves the run; `cleanUp(run)` removes its files.
+ * HOME and folder (resume); `command` runs another release than the pinned
+ * one, and `env` changes its environment (a `null` removes a variable): the
+ * recorder's, for older releases. Resolves the run; `cleanUp(run)` removes
+ * its files.
  */
-async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitMs } = {}) {
+async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitMs, command, env: changes = {} } = {}) {
   const dir = reuse ? reuse.dir : fs.mkdtempSync(path.join(os.tmpdir(), `ac-${cli}-`));
   const home = path.join(dir, 'home');
   const cwd = path.join(dir, 'work');
@@ -196,7 +199,11 @@ async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitM
   const mock = await startMock(scenario, runDir, notesPath);
   try {
     const env = sandbox(cli, home, mock.port);
-    const ctx = { cli, executable: executable(cli), home, cwd, port: mock.port, runDir };
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null) delete env[name];
+      else env[name] = value;
+    }
+    const ctx = { cli, executable: command ?? executable(cli), home, cwd, port: mock.port, runDir };
     const invocation = makeInvocation(ctx);
     for (const f of invocation.files ?? []) fs.writeFileSync(f.path, f.content);
     const result = await spawnCli(invocation, { cwd, env, limitMs });
