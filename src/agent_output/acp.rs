@@ -258,13 +258,26 @@ impl AcpReader {
         if update.message_id.is_some_and(|id| ascii_len(id).is_none()) {
             return false;
         }
+        // Read by serde_json's own number reader, as the general reader does
+        // (as a `Value`: an `f64` target would link float formatting).
+        let cost = match update.cost_usd {
+            None => None,
+            Some(amount) => match ascii(amount)
+                .and_then(|a| serde_json::from_str::<Value>(&a).ok())
+                .and_then(|n| n.as_f64())
+                .filter(|n| n.is_finite())
+            {
+                Some(amount) => Some(amount),
+                None => return false,
+            },
+        };
         if let Some(id) = session {
             out.session(&id);
         }
         let history = self.phase == Phase::SettingUp;
         match update.kind {
             Kind::Quiet => {}
-            Kind::Usage => self.usage_update(update.used, update.size, None, out),
+            Kind::Usage => self.usage_update(update.used, update.size, cost, out),
             Kind::ThoughtChunk if !history && has_text => {
                 out.thought(&String::from_utf16_lossy(text));
             }

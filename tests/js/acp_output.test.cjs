@@ -46,13 +46,13 @@ function sessionOf(bytes) {
 }
 
 test('every ACP transcript parses: text, session, status; Buffer, string and chunks agree', () => {
-  assert.equal(fixtures.length, 18);
+  assert.equal(fixtures.length, 21);
   for (const { name, agentType, scenario, bytes } of fixtures) {
     const whole = pkg.parseAgentOutput(agentType, bytes, { protocol: 'acp' });
     assert.equal(whole.sessionId, sessionOf(bytes), name);
     assert.equal(whole.status, scenario === 'error' ? 'error' : 'success', name);
     if (scenario === 'plain') assert.equal(whole.text, 'Mock reply: use React for the dashboard.', name);
-    if (scenario === 'tool') {
+    if (scenario === 'tool' || scenario === 'shell') {
       assert.match(whole.text, /The notes say the launch code is 4217\.$/, name);
       assert.equal(whole.toolUses.length, 1, name);
       assert.equal(whole.toolUses[0].status, 'success', name);

@@ -42,6 +42,8 @@ pub struct Update<'a, U> {
     /// `usage_update.used` and `.size`, when whole numbers.
     pub used: Option<u64>,
     pub size: Option<u64>,
+    /// `cost.amount` (a number, raw) when `cost.currency` is `USD`.
+    pub cost_usd: Option<&'a [U]>,
 }
 
 /// A line of UTF-8 bytes as an update this reader takes, its content text
@@ -89,6 +91,7 @@ fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Update<
 }
 
 /// `params`: `sessionId` and `update`; other keys skipped.
+#[inline(never)]
 fn params<'a, U: Unit>(
     line: &'a [U],
     at: usize,
@@ -120,6 +123,7 @@ fn params<'a, U: Unit>(
     Some((update, end))
 }
 
+#[inline(never)]
 fn update_object<'a, U: Unit>(
     line: &'a [U],
     at: usize,
@@ -129,7 +133,8 @@ fn update_object<'a, U: Unit>(
     let mut has_text = false;
     let mut message_id = None;
     let (mut used, mut size) = (None, None);
-    let mut seen = [false; 5];
+    let mut cost_usd = None;
+    let mut seen = [false; 6];
     let end = object(line, at, &mut |key, at| {
         let which = [
             &b"sessionUpdate"[..],
@@ -137,12 +142,13 @@ fn update_object<'a, U: Unit>(
             b"messageId",
             b"used",
             b"size",
+            b"cost",
         ]
         .iter()
         .position(|name| eq_ascii(key, name));
         let Some(which) = which else {
-            // Read by the full reader: Qwen's usage, a cost.
-            if eq_ascii(key, b"_meta") || eq_ascii(key, b"cost") {
+            // Read by the full reader: Qwen's usage.
+            if eq_ascii(key, b"_meta") {
                 return None;
             }
             return skip_value(line, at, 3);
@@ -171,9 +177,14 @@ fn update_object<'a, U: Unit>(
                 used = Some(value);
                 Some(end)
             }
-            _ => {
+            4 => {
                 let (value, end) = whole_number(line, at)?;
                 size = Some(value);
+                Some(end)
+            }
+            _ => {
+                let (amount, end) = cost(line, at)?;
+                cost_usd = amount;
                 Some(end)
             }
         }
@@ -206,12 +217,42 @@ fn update_object<'a, U: Unit>(
         message_id,
         used,
         size,
+        cost_usd,
     };
     Some((update, end))
 }
 
+/// A cost object: its `amount` (raw) when a number and `currency` is
+/// `USD`.
+#[inline(never)]
+fn cost<U: Unit>(line: &[U], at: usize) -> Option<(Option<&[U]>, usize)> {
+    let (mut amount, mut usd) = (None, false);
+    let mut seen = [false; 2];
+    let end = object(line, at, &mut |key, at| {
+        if eq_ascii(key, b"amount") {
+            if std::mem::replace(&mut seen[0], true) {
+                return None;
+            }
+            let end = number(line, at)?;
+            amount = Some(&line[at..end]);
+            Some(end)
+        } else if eq_ascii(key, b"currency") {
+            if std::mem::replace(&mut seen[1], true) {
+                return None;
+            }
+            let (value, end) = plain_string(line, at)?;
+            usd = eq_ascii(value, b"USD");
+            Some(end)
+        } else {
+            skip_value(line, at, 4)
+        }
+    })?;
+    Some((amount.filter(|_| usd), end))
+}
+
 /// A content block: whether it is text (`type` `text` or none) with a
 /// string `text`, decoded into `text`.
+#[inline(never)]
 fn content<U: Unit>(line: &[U], at: usize, text: &mut Vec<u16>) -> Option<(bool, usize)> {
     let mut is_text = true;
     let mut has_text = false;
@@ -429,7 +470,8 @@ mod tests {
         for rest in [
             r#"{"sessionUpdate":"tool_call","toolCallId":"t"}}}"#,
             r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":""},"_meta":{}}}}"#,
-            r#"{"sessionUpdate":"usage_update","used":1,"cost":{"amount":0}}}}"#,
+            r#"{"sessionUpdate":"usage_update","used":1,"cost":{"amount":"0"}}}}"#,
+            r#"{"sessionUpdate":"usage_update","used":1,"cost":null}}}"#,
             r#"{"sessionUpdate":"usage_update","used":1.5}}}"#,
             r#"{"sessionUpdate":"usage_update","used":1e3}}}"#,
             r#"{"sessionUpdate":"agent_message_chunk","content":{"text":"\u0041"}}}}"#,
