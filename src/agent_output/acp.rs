@@ -352,9 +352,9 @@ impl AcpReader {
                 .and_then(|c| str_field(c, "toolName")),
             Agent::Qwen => meta.and_then(|m| str_field(m, "toolName")),
             // Gemini's call ids are `<tool>__<tool>_<time>_<n>`.
-            Agent::Gemini if started => str_field(update, "toolCallId")
-                .and_then(|id| id.split_once("__"))
-                .map(|(name, _)| name),
+            Agent::Gemini if started => {
+                str_field(update, "toolCallId").and_then(|id| Some(&id[..find(id, "__")?]))
+            }
             _ => None,
         };
         named.or_else(|| {
