@@ -9,7 +9,8 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 bash scripts/setup.sh --browser --agents --bundlers
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step's heading says how long the run has taken so far (CI's budget).
+step() { printf '\n== %s  [%dm%02ds]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 step "format and lint"
 cargo fmt --all --check
@@ -58,3 +59,4 @@ node --test tests/playwright/
 
 step "benchmark smoke run (npm run bench -- --smoke: it must run; timings are not checked)"
 node bench/run.mjs --smoke
+step "done"
