@@ -39,6 +39,13 @@ fn ms(value: f64) -> u64 {
     value.max(0.0) as u64
 }
 
+impl AgentRunnerJs {
+    /// The core's runner (for the MCP tools' envelope).
+    pub(crate) fn runner(&self) -> &AgentRunner {
+        &self.inner
+    }
+}
+
 #[wasm_bindgen(js_class = __AgentRunner)]
 impl AgentRunnerJs {
     /// `request`: `{ prompt, systemFlag? }`; `options`: `RunAgentOptions`

@@ -12,6 +12,8 @@
 mod agent_output_api;
 #[cfg(feature = "gemini-tool")]
 mod agent_run_api;
+#[cfg(feature = "gemini-tool")]
+mod agent_tool_api;
 #[cfg(feature = "api")]
 mod agents_api;
 #[cfg(feature = "api")]
@@ -52,6 +54,8 @@ use wasm_bindgen::prelude::*;
 pub use agent_output_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use agent_run_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use agent_tool_api::*;
 #[cfg(feature = "api")]
 pub use agents_api::*;
 #[cfg(feature = "api")]
