@@ -104,6 +104,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
   const cwd = path.resolve(plan.cd);
   const deadline = started + plan.maxDurationMs;
   const wantEvents = onEvent !== undefined;
+  run.setEvents(wantEvents);
   for (let n = 0; n < plan.maxAttempts; n += 1) {
     if (signal?.aborted) return run.abort();
     run.startAttempt();

@@ -364,12 +364,14 @@ fn plan_runner(params: &Value, command: &str) -> Result<(GeminiToolParams, Agent
     if let Some(id) = &params.session_id {
         options["sessionId"] = json!(id);
     }
-    let runner = AgentRunner::new(
+    let mut runner = AgentRunner::new(
         "google-gemini",
         &json!({ "prompt": params.prompt }),
         &options,
         command,
     );
+    // The events are kept only for `all_messages`.
+    runner.set_events(params.return_all_messages);
     if !runner.is_over() {
         return Ok((params, runner));
     }

@@ -2,7 +2,7 @@
 //! handed on live when asked), and the last lines of stdout and stderr.
 
 use super::tail::{OutputTail, Stream};
-use crate::agent_output::{AgentEvent, AgentOutputParser, AgentReply};
+use crate::agent_output::{AgentEvent, AgentOutputParser, AgentReply, TextForm};
 
 #[derive(Debug)]
 pub struct RunAttempt {
@@ -11,9 +11,12 @@ pub struct RunAttempt {
 }
 
 impl RunAttempt {
-    pub fn new(agent_type: &str) -> RunAttempt {
+    /// `events`: whether `push_stdout` returns the parser's events (each
+    /// costs a copy of its text); `form`: how the reply's text is kept.
+    pub fn new(agent_type: &str, events: bool, form: TextForm) -> RunAttempt {
+        let parser = AgentOutputParser::with_options(agent_type, events, form);
         RunAttempt {
-            parser: AgentOutputParser::new(agent_type),
+            parser,
             tail: OutputTail::default(),
         }
     }
@@ -28,8 +31,10 @@ impl RunAttempt {
         self.tail.push(Stream::Stderr, chunk);
     }
 
-    /// The reply and the last lines.
-    pub fn finish(self) -> (AgentReply, Vec<String>) {
-        (self.parser.finish(), self.tail.finish())
+    /// The reply, its text as UTF-16 units when kept so (the reply's
+    /// `text` then empty), and the last lines.
+    pub fn finish(self) -> (AgentReply, Vec<u16>, Vec<String>) {
+        let (reply, units) = self.parser.finish_utf16();
+        (reply, units, self.tail.finish())
     }
 }

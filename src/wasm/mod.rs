@@ -37,6 +37,8 @@ mod js_error;
 // needs only the type names from here.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod js_input;
+#[cfg(feature = "gemini-tool")]
+mod js_long_text;
 #[cfg(feature = "api")]
 mod js_output;
 mod js_platform;
