@@ -50,14 +50,16 @@ struct Block<'a> {
     text: Option<Cow<'a, str>>,
 }
 
-/// Reads `line` if it is a plain assistant text line; `false` (nothing
-/// done) for anything the general reader must see.
-pub fn read_assistant_text_line(line: &str, out: &mut ReplyBuilder) -> bool {
-    let line = line.trim();
-    if !line.starts_with(PREFIX) {
+/// Reads `line` (its bytes as the CLI printed them) if it is a plain
+/// assistant text line; `false` (nothing done) for anything the general
+/// reader must see. The parser checks the UTF-8 of the strings it reads (an
+/// invalid one declines), so the line is not checked as a whole first.
+pub fn read_assistant_text_bytes(line: &[u8], out: &mut ReplyBuilder) -> bool {
+    let line = line.trim_ascii();
+    if !line.starts_with(PREFIX.as_bytes()) {
         return false;
     }
-    let Ok(parsed) = serde_json::from_str::<Line>(line) else {
+    let Ok(parsed) = serde_json::from_slice::<Line>(line) else {
         return false;
     };
     let plain = parsed.kind == "assistant"
@@ -84,6 +86,10 @@ pub fn read_assistant_text_line(line: &str, out: &mut ReplyBuilder) -> bool {
 mod tests {
     use super::*;
     use crate::agent_output::{AgentOutputParser, AgentReply};
+
+    fn read_assistant_text_line(line: &str, out: &mut ReplyBuilder) -> bool {
+        read_assistant_text_bytes(line.as_bytes(), out)
+    }
 
     /// The reply read with the fast path and with the general reader alone.
     fn both(output: &str) -> (AgentReply, AgentReply) {
@@ -158,5 +164,13 @@ mod tests {
         let line = r#"{"type":"assistant","message":{"id":"m","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Hi \u00e9\n"}],"usage":{"input_tokens":3}},"parent_tool_use_id":null,"session_id":"s"}"#;
         assert!(read_assistant_text_line(line, &mut out));
         assert_eq!(out.finish().0.text, "Hi é\n");
+        // Invalid UTF-8 in a text: declined, for the general reader's U+FFFD.
+        let mut out = ReplyBuilder::new(false, crate::agent_output::TextForm::Utf8);
+        let bad = b"{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a\xff\"}]}}";
+        assert!(!read_assistant_text_bytes(bad, &mut out));
+        let mut parser = AgentOutputParser::new("claude-code");
+        parser.push(bad);
+        parser.push(b"\n");
+        assert_eq!(parser.finish().text, "a\u{fffd}");
     }
 }

@@ -227,8 +227,16 @@ impl LineReader<'_> {
     }
 
     fn scanned(&mut self, line: &[u8]) -> bool {
-        self.format == OutputFormat::GeminiStreamJson
-            && gemini_scan::read_message_line(line, self.reply, self.scratch)
+        match self.format {
+            OutputFormat::GeminiStreamJson => {
+                gemini_scan::read_message_line(line, self.reply, self.scratch)
+            }
+            #[cfg(any(not(target_arch = "wasm32"), feature = "gemini-tool"))]
+            OutputFormat::ClaudeStreamJson => {
+                claude_scan::read_assistant_text_bytes(line, self.reply)
+            }
+            _ => false,
+        }
     }
 }
 
@@ -311,13 +319,7 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
             }
             return;
         }
-        OutputFormat::ClaudeStreamJson => {
-            #[cfg(any(not(target_arch = "wasm32"), feature = "gemini-tool"))]
-            if claude_scan::read_assistant_text_line(text, reply) {
-                return;
-            }
-            claude::read
-        }
+        OutputFormat::ClaudeStreamJson => claude::read,
         OutputFormat::CodexJson => codex::read,
         OutputFormat::QwenStreamJson => qwen::read,
         OutputFormat::CopilotJson => copilot::read,
