@@ -23,7 +23,7 @@ commands:
   demo       print the prompt each agent type gets for the embedded sample
   run        run an agent CLI on a prompt (or an AssemblerInput) and print the AgentRun
   gemini     run Gemini CLI as a tool (seed 003) and print the result envelope
-  mcp        serve that tool, named "gemini", over MCP on standard input and output
+  mcp        serve each agent found as a tool (claude, codex, gemini, …) over MCP on stdio
 
 Run "agent-context <command> --help" for a command's options; "agent-context --version"
 prints the version.
@@ -117,13 +117,18 @@ options:
 
 Exit status: 0 success, 1 the agent failed (error.kind says why), 2 bad input.
 `,
-  mcp: `usage: agent-context mcp [--gemini PATH]
+  mcp: `usage: agent-context mcp [--agents NAMES] [--gemini PATH]
 
-Serves the Gemini tool over MCP (stdio): one tool, "gemini", with seed 003's parameters and
-their JSON Schema; each call returns the envelope as JSON text. For Claude Code:
+Serves the agents as tools over MCP (stdio): one tool per agent whose executable is found
+(${lib.knownAgents().map((a) => a.mcpTool).join(', ')}). "gemini" is the Gemini tool of seed 003,
+its parameters and JSON Schema exactly; the others take the same parameters plus
+max_result_chars. Each call returns the envelope as JSON text; a result longer than
+max_result_chars (default 20000) is cut in the middle and written whole to result_file.
+For Claude Code:
 
   claude mcp add gemini -- npx agent-context mcp
 
+  --agents NAMES  serve only these (tool names or agent types, comma-separated)
   --gemini PATH   the gemini executable (default $AGENT_CONTEXT_GEMINI_BIN, else gemini on PATH)
 `,
 };
@@ -462,11 +467,23 @@ async function runAgentCommand(argv) {
 }
 
 async function mcp(argv) {
-  const args = parse('mcp', argv, { gemini: { type: 'string' } });
+  const args = parse('mcp', argv, { gemini: { type: 'string' }, agents: { type: 'string' } });
   if (args.help) return write(HELP.mcp);
+  let agents;
+  if (args.agents !== undefined) {
+    agents = args.agents.split(',').map((a) => a.trim()).filter(Boolean);
+    const known = lib.knownAgents().flatMap((a) => [a.mcpTool, a.agentType]);
+    const unknown = agents.filter((a) => !known.includes(a));
+    if (!agents.length || unknown.length) {
+      const tools = lib.knownAgents().map((a) => a.mcpTool).join(', ');
+      throw usageError(`--agents ${unknown.length ? `names no agent: ${unknown.join(', ')}` : 'is empty'}; the tools are ${tools}`, 'mcp');
+    }
+  }
   const { serveMcp } = require('../pkg/node/mcp-server.cjs');
   const { version } = require('../package.json');
-  const { closed, abortAll } = await serveMcp({ lib, version, command: args.gemini });
+  const { closed, abortAll, tools, missing } = await serveMcp({ lib, version, command: args.gemini, agents });
+  const notFound = missing.length ? `; not found: ${missing.join(', ')}` : '';
+  process.stderr.write(`agent-context mcp: tools ${tools.length ? tools.join(', ') : 'none'}${notFound}\n`);
   const stop = () => {
     abortAll(); // kills the process groups of the calls in flight, at once
     process.exit(0);

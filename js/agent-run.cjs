@@ -127,6 +127,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
   const cwd = path.resolve(plan.cd);
   const deadline = started + plan.maxDurationMs;
   const wantEvents = onEvent !== undefined;
+  run.setEvents(wantEvents);
   for (let n = 0; n < plan.maxAttempts; n += 1) {
     if (signal?.aborted) return run.abort();
     run.startAttempt();
@@ -169,8 +170,10 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
  * the options is an `invalid_params` run, never a rejection. Rejects (with
  * AgentContextError) only for options JS holds that are not what they must
  * be (`signal`, `onEvent`, `env`, `command`), or with what `onEvent` threw.
+ * `finish(runner, durationMs)` (internal: the MCP tools') resolves what the
+ * finished core runner is turned into instead of the AgentRun.
  */
-async function runAgent(api, agentType, request, options) {
+async function runAgent(api, agentType, request, options, finish) {
   const { signal, onEvent, env, rest } = hostOptions(options);
   const started = Date.now();
   const Runner = loadRunner();
@@ -201,7 +204,8 @@ async function runAgent(api, agentType, request, options) {
       }
     }
     if (hostError !== undefined) throw hostError;
-    return run.result(Date.now() - started);
+    const duration = Date.now() - started;
+    return finish ? finish(run, duration) : run.result(duration);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
     run.free();

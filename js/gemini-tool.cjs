@@ -69,6 +69,7 @@ async function drive(run, plan, { signal, env, started }) {
   // as node + script); not found, it is spawned as it is and the spawn's
   // ENOENT is the envelope's command_not_found, as before.
   const launch = signal?.aborted ? { found: false } : await launchFor('google-gemini', plan.command, env);
+  if (launch.kind === 'command_not_found') run.notFound(launch.message);
   let childEnv = env;
   if (launch.found) {
     childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;

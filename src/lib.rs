@@ -23,6 +23,7 @@
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
 
 pub mod agent_output;
+pub mod agent_tool;
 pub mod agents;
 pub mod assemblers;
 pub mod budget;

@@ -26,6 +26,11 @@ mod acp;
 mod ansi;
 mod builder;
 mod claude;
+// Typed reading of Claude's assistant lines: in the runners' Node-only
+// module (runAgent's speed) and natively, not in the main `.wasm` (its size:
+// +38 KB); the reply is the same either way.
+#[cfg(any(not(target_arch = "wasm32"), feature = "gemini-tool"))]
+mod claude_scan;
 mod codex;
 mod codex_legacy;
 mod copilot;
@@ -130,6 +135,20 @@ impl AgentOutputParser {
             parser.acp = Some(Box::new(acp::AcpReader::new(agent_type)));
         }
         parser
+    }
+
+    /// A parser for `agent_type`'s output that reports no events (`push`
+    /// returns none): the reply alone, without a copy of each text for its
+    /// event.
+    pub fn without_events(agent_type: &str) -> Self {
+        Self::with_options(agent_type, false, TextForm::Utf8)
+    }
+
+    /// A parser that reports events or not, its text kept in `form` (see
+    /// [`with_utf16_text`](Self::with_utf16_text) and
+    /// [`finish_utf16`](Self::finish_utf16)).
+    pub fn with_options(agent_type: &str, events: bool, form: TextForm) -> Self {
+        Self::with_format(OutputFormat::for_agent(agent_type), events, form)
     }
 
     /// A parser that reports events and keeps the reply's text as UTF-16
@@ -282,8 +301,16 @@ impl LineReader<'_> {
     }
 
     fn scanned(&mut self, line: &[u8]) -> bool {
-        self.format == OutputFormat::GeminiStreamJson
-            && gemini_scan::read_message_line(line, self.reply, self.scratch)
+        match self.format {
+            OutputFormat::GeminiStreamJson => {
+                gemini_scan::read_message_line(line, self.reply, self.scratch)
+            }
+            #[cfg(any(not(target_arch = "wasm32"), feature = "gemini-tool"))]
+            OutputFormat::ClaudeStreamJson => {
+                claude_scan::read_assistant_text_bytes(line, self.reply)
+            }
+            _ => false,
+        }
     }
 }
 

@@ -87,6 +87,13 @@ impl GeminiToolParams {
     /// assert_eq!((p.model.as_str(), p.yolo, p.timeout_s, p.max_retries), ("gemini-3-pro-preview", true, 300, 1));
     /// ```
     pub fn read(value: &Value) -> Result<GeminiToolParams> {
+        GeminiToolParams::read_for(value, "Gemini", "Gemini CLI")
+    }
+
+    /// [`GeminiToolParams::read`] for the tool of another agent (the MCP
+    /// server's `claude`, `codex`, …): the same parameters, with `agent`
+    /// (who gets the task) and `cli` (who runs in `cd`) named in messages.
+    pub fn read_for(value: &Value, agent: &str, cli: &str) -> Result<GeminiToolParams> {
         let map = value.as_object().ok_or_else(|| {
             AgentContextError::invalid(format!(
                 "params must be an object, got {}",
@@ -99,15 +106,15 @@ impl GeminiToolParams {
         let o = Obj::new(value, "")?;
         let prompt = o.req_str("PROMPT")?;
         if js_trim(prompt).is_empty() {
-            return Err(AgentContextError::invalid(
-                "PROMPT must not be empty: it is the whole task Gemini gets",
-            ));
+            return Err(AgentContextError::invalid(format!(
+                "PROMPT must not be empty: it is the whole task {agent} gets"
+            )));
         }
         let cd = o.req_str("cd")?;
         if cd.is_empty() {
-            return Err(AgentContextError::invalid(
-                "cd must not be empty: it is Gemini CLI's working directory",
-            ));
+            return Err(AgentContextError::invalid(format!(
+                "cd must not be empty: it is {cli}'s working directory"
+            )));
         }
         if cd.contains('\0') {
             return Err(AgentContextError::invalid(

@@ -70,6 +70,9 @@ pub struct GeminiToolRun {
     last: Option<AttemptReport>,
     /// Set once the call is over: `Ok` with the successful report in `last`.
     outcome: Option<std::result::Result<(), Failure>>,
+    /// Every place the command was looked for, when it was not found there
+    /// (added to a `command_not_found` error).
+    searched: Option<String>,
 }
 
 impl GeminiToolRun {
@@ -85,6 +88,7 @@ impl GeminiToolRun {
             attempts: 0,
             last: None,
             outcome: None,
+            searched: None,
         };
         match plan_runner(params, command) {
             Ok((params, runner)) => {
@@ -231,9 +235,24 @@ impl GeminiToolRun {
             return None;
         };
         if wait.is_none() {
-            self.outcome = Some(Err(failure));
+            self.outcome = Some(Err(self.with_searched(failure)));
         }
         wait
+    }
+
+    /// The command was not found where the host looked (`searched`: its
+    /// message listing every place): the call still spawns the name as it
+    /// is, and if that finds nothing either, the `command_not_found`
+    /// error's summary lists those places.
+    pub fn not_found(&mut self, searched: &str) {
+        self.searched = Some(searched.to_owned());
+    }
+
+    fn with_searched(&self, mut failure: Failure) -> Failure {
+        if let (ErrorKind::CommandNotFound, Some(searched)) = (failure.kind, &self.searched) {
+            failure.summary = format!("{}. {searched}", failure.summary);
+        }
+        failure
     }
 
     /// The caller aborted between attempts (or before the first).
@@ -345,12 +364,14 @@ fn plan_runner(params: &Value, command: &str) -> Result<(GeminiToolParams, Agent
     if let Some(id) = &params.session_id {
         options["sessionId"] = json!(id);
     }
-    let runner = AgentRunner::new(
+    let mut runner = AgentRunner::new(
         "google-gemini",
         &json!({ "prompt": params.prompt }),
         &options,
         command,
     );
+    // The events are kept only for `all_messages`.
+    runner.set_events(params.return_all_messages);
     if !runner.is_over() {
         return Ok((params, runner));
     }
@@ -399,6 +420,30 @@ mod tests {
             exit_code: Some(code),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn not_found_lists_the_places_searched() {
+        let mut run = GeminiToolRun::new(
+            &json!({"PROMPT": "x", "cd": "/r", "max_retries": 2}),
+            "gemini",
+        );
+        run.not_found("gemini was not found; looked at:\n  /usr/bin/gemini (PATH)");
+        run.start_attempt();
+        let end = AttemptEnd::new(None, None, Some("ENOENT".into()), None).unwrap();
+        assert_eq!(run.end_attempt(&end, 5), None);
+        let e = envelope(&run, 5);
+        assert_eq!(e["error_kind"], "command_not_found");
+        assert_eq!(e["error_detail"]["message"], "spawn gemini ENOENT");
+        let error = e["error"].as_str().unwrap();
+        assert!(
+            error.starts_with("Gemini CLI was not found: `gemini` is not on PATH"),
+            "{error}"
+        );
+        assert!(
+            error.ends_with(". gemini was not found; looked at:\n  /usr/bin/gemini (PATH)"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::tail::{OutputTail, Stream};
 use crate::agent_output::{
-    merge_output_file, AgentEvent, AgentOutputParser, AgentReply, ReplyError,
+    merge_output_file, AgentEvent, AgentOutputParser, AgentReply, ReplyError, TextForm,
 };
 use crate::invocation::OutputKind;
 
@@ -19,10 +19,13 @@ pub struct RunAttempt {
 }
 
 impl RunAttempt {
-    pub fn new(agent_type: &str) -> RunAttempt {
+    /// `events`: whether `push_stdout` returns the parser's events (each
+    /// costs a copy of its text); `form`: how the reply's text is kept.
+    pub fn new(agent_type: &str, events: bool, form: TextForm) -> RunAttempt {
+        let parser = AgentOutputParser::with_options(agent_type, events, form);
         RunAttempt {
             agent_type: agent_type.to_owned(),
-            parser: AgentOutputParser::new(agent_type),
+            parser,
             tail: OutputTail::default(),
             outputs: Vec::new(),
         }
@@ -43,11 +46,13 @@ impl RunAttempt {
         self.outputs.push((kind, content));
     }
 
-    /// The reply (with the output files merged in) and the last lines. A
-    /// file that cannot be read as what it should be is a non-fatal error
-    /// of the reply (`code: "output_file"`), never dropped silently.
-    pub fn finish(self) -> (AgentReply, Vec<String>) {
-        let mut reply = self.parser.finish();
+    /// The reply (with the output files merged in), its text as UTF-16
+    /// units when kept so (the reply's `text` then empty), and the last
+    /// lines. A file that cannot be read as what it should be is a
+    /// non-fatal error of the reply (`code: "output_file"`), never dropped
+    /// silently.
+    pub fn finish(self) -> (AgentReply, Vec<u16>, Vec<String>) {
+        let (mut reply, units) = self.parser.finish_utf16();
         for (kind, content) in self.outputs {
             if let Err(e) = merge_output_file(&self.agent_type, &mut reply, kind, &content) {
                 reply.errors.push(ReplyError {
@@ -62,6 +67,6 @@ impl RunAttempt {
                 });
             }
         }
-        (reply, self.tail.finish())
+        (reply, units, self.tail.finish())
     }
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::attempt_end::AttemptEnd;
 use super::backoff::{backoff_ms, MIN_ATTEMPT_MS};
-use crate::agent_output::{parse_agent_output, AgentEvent, AgentReply};
+use crate::agent_output::{parse_agent_output, AgentEvent, AgentReply, TextForm};
 use crate::agents::{self, AgentSpec};
 use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::invocation::{build_cli_invocation, CliInvocation, InvocationOutput};
@@ -63,6 +63,8 @@ pub struct RunPlan<'a> {
 struct Report {
     outcome: std::result::Result<(), Failure>,
     reply: AgentReply,
+    /// The reply's text as UTF-16 units, when kept so (`reply.text` empty).
+    units: Vec<u16>,
     last_lines: Vec<String>,
     exit_code: Option<i32>,
 }
@@ -83,6 +85,10 @@ pub struct AgentRunner {
     found: Option<String>,
     /// The request read, kept to plan the command line again at launch.
     output: Option<AssemblerOutput>,
+    /// Whether `push_stdout` returns the parser's events (default true).
+    events: bool,
+    /// Whether the reply's text is kept as UTF-16 units while events are off.
+    utf16_text: bool,
 }
 
 impl AgentRunner {
@@ -113,6 +119,8 @@ impl AgentRunner {
             outcome: None,
             found: None,
             output: None,
+            events: true,
+            utf16_text: false,
         };
         match plan(agent_type, request, options, command, platform) {
             Ok((options, output, invocation)) => {
@@ -207,11 +215,31 @@ impl AgentRunner {
     }
 
     pub fn start_attempt(&mut self) {
-        self.attempt = Some(RunAttempt::new(&self.agent_type));
+        let form = if self.utf16_text && !self.events {
+            TextForm::Utf16
+        } else {
+            TextForm::Utf8
+        };
+        self.attempt = Some(RunAttempt::new(&self.agent_type, self.events, form));
         self.attempts += 1;
     }
 
-    /// A chunk of stdout; returns the parser's events it completed.
+    /// Whether the attempts from now on report the parser's events from
+    /// `push_stdout` (on by default). Off when no one reads them: an event
+    /// carries a copy of its text, which a long stream pays for.
+    pub fn set_events(&mut self, on: bool) {
+        self.events = on;
+    }
+
+    /// Keep the reply's text as UTF-16 code units (while events are off):
+    /// a JS host then makes its string with a copy, not by decoding UTF-8
+    /// (see [`result_parts`](Self::result_parts)).
+    pub fn set_utf16_text(&mut self, on: bool) {
+        self.utf16_text = on;
+    }
+
+    /// A chunk of stdout; returns the parser's events it completed (none
+    /// when [`set_events`](Self::set_events) turned them off).
     pub fn push_stdout(&mut self, chunk: &[u8]) -> Vec<AgentEvent> {
         match &mut self.attempt {
             Some(attempt) => attempt.push_stdout(chunk),
@@ -251,7 +279,7 @@ impl AgentRunner {
         let attempt = self.attempt.take()?;
         let (options, invocation) = self.ready.as_ref()?;
         let agent = self.agent?;
-        let (reply, last_lines) = attempt.finish();
+        let (reply, units, last_lines) = attempt.finish();
         let outcome = classify(&Evidence {
             agent,
             end,
@@ -268,6 +296,7 @@ impl AgentRunner {
         self.last = Some(Report {
             outcome,
             reply,
+            units,
             last_lines,
             exit_code: end.exit_code,
         });
@@ -301,6 +330,17 @@ impl AgentRunner {
 
     /// The finished call, `duration_ms` after it began.
     pub fn result(&self, duration_ms: u64) -> Result<AgentRun<'_>> {
+        let (mut run, units) = self.result_parts(duration_ms)?;
+        if !units.is_empty() {
+            run.reply.to_mut().text = String::from_utf16_lossy(units);
+        }
+        Ok(run)
+    }
+
+    /// [`result`](Self::result) with the reply's text apart when it was
+    /// kept as UTF-16 units (then `reply.text` is empty and the units hold
+    /// it; otherwise the units are empty).
+    pub fn result_parts(&self, duration_ms: u64) -> Result<(AgentRun<'_>, &[u16])> {
         let outcome = self.outcome.as_ref().ok_or_else(|| {
             AgentContextError::new(
                 ErrorCode::Internal,
@@ -320,7 +360,7 @@ impl AgentRunner {
             last_lines: last.map_or_else(Vec::new, |r| r.last_lines.clone()),
         });
         let session_id = reply.session_id.clone();
-        Ok(AgentRun {
+        let run = AgentRun {
             success: outcome.is_ok(),
             agent_type: &self.agent_type,
             session_id,
@@ -329,7 +369,8 @@ impl AgentRunner {
             error,
             duration_ms,
             attempts: self.attempts,
-        })
+        };
+        Ok((run, last.map_or(&[][..], |r| r.units.as_slice())))
     }
 
     /// The final error kind; `None` on success or while running.

@@ -3,6 +3,8 @@
 //! blank lines left out, each line cut to [`LINE_MAX_CHARS`]. Only the kept
 //! lines and one bounded unfinished line per stream are held.
 
+use std::collections::VecDeque;
+
 use crate::agent_output::strip_ansi;
 
 /// How many lines the envelope keeps.
@@ -42,9 +44,18 @@ impl Pending {
     }
 }
 
+/// A kept line: cleaned already, or raw when cleaning it cannot make it
+/// blank (cleaned in `finish`, so only the last lines ever are: a long
+/// stream's lines are not each decoded, stripped and counted).
+#[derive(Debug)]
+enum Kept {
+    Line(String),
+    Raw(Vec<u8>, usize),
+}
+
 #[derive(Debug, Default)]
 pub struct OutputTail {
-    lines: Vec<String>,
+    lines: VecDeque<Kept>,
     stdout: Pending,
     stderr: Pending,
 }
@@ -55,7 +66,7 @@ impl OutputTail {
         while let Some(at) = rest.iter().position(|&b| b == b'\n') {
             self.pending(stream).add(&rest[..at]);
             if let Some((head, dropped)) = self.pending(stream).take() {
-                self.keep(&head, dropped);
+                self.keep(head, dropped);
             }
             rest = &rest[at + 1..];
         }
@@ -66,10 +77,16 @@ impl OutputTail {
     pub fn finish(mut self) -> Vec<String> {
         for stream in [Stream::Stdout, Stream::Stderr] {
             if let Some((head, dropped)) = self.pending(stream).take() {
-                self.keep(&head, dropped);
+                self.keep(head, dropped);
             }
         }
         self.lines
+            .into_iter()
+            .filter_map(|kept| match kept {
+                Kept::Line(line) => Some(line),
+                Kept::Raw(head, dropped) => clean_line(&head, dropped),
+            })
+            .collect()
     }
 
     fn pending(&mut self, stream: Stream) -> &mut Pending {
@@ -79,15 +96,26 @@ impl OutputTail {
         }
     }
 
-    fn keep(&mut self, head: &[u8], dropped: usize) {
-        let Some(line) = clean_line(head, dropped) else {
-            return;
+    fn keep(&mut self, head: Vec<u8>, dropped: usize) {
+        let kept = if surely_shown(&head) {
+            Kept::Raw(head, dropped)
+        } else {
+            match clean_line(&head, dropped) {
+                Some(line) => Kept::Line(line),
+                None => return,
+            }
         };
         if self.lines.len() == LAST_LINES {
-            self.lines.remove(0);
+            self.lines.pop_front();
         }
-        self.lines.push(line);
+        self.lines.push_back(kept);
     }
+}
+
+/// A line that cleaning leaves non-blank: no escape byte (ESC, or 9B of
+/// U+009B) for `strip_ansi` to remove, and a visible ASCII character.
+fn surely_shown(head: &[u8]) -> bool {
+    memchr::memchr2(0x1b, 0x9b, head).is_none() && head.iter().any(u8::is_ascii_graphic)
 }
 
 /// The line as text, or `None` when it is blank.
@@ -110,6 +138,25 @@ fn clean_line(head: &[u8], dropped: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_lines_cleaned_at_the_end_keep_the_same_last_twenty() {
+        let mut tail = OutputTail::default();
+        let mut out = String::new();
+        for n in 0..30 {
+            out.push_str(&format!("{{\"n\":{n}}}\n"));
+        }
+        // Blank once cleaned: they do not push real lines out.
+        out.push_str("\x1b[2K\x1b[0m\n   \n\u{3000}\n\x1b[1mbold\x1b[0m \n");
+        tail.push(Stream::Stdout, out.as_bytes());
+        tail.push(Stream::Stderr, "only spaces and é\u{a0}\n".as_bytes());
+        let lines = tail.finish();
+        assert_eq!(lines.len(), LAST_LINES);
+        assert_eq!(lines[0], "{\"n\":12}");
+        assert_eq!(lines[17], "{\"n\":29}");
+        assert_eq!(lines[18], "bold");
+        assert_eq!(lines[19], "only spaces and é");
+    }
 
     #[test]
     fn keeps_the_last_twenty_lines_of_both_streams_in_order() {

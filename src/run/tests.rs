@@ -664,3 +664,45 @@ fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
         }
     }
 }
+
+#[test]
+fn the_text_kept_as_utf16_units_reads_the_same_and_events_can_be_off() {
+    let stdout = "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"Größe 日本語 🚀\"}}\n{\"type\":\"turn.completed\"}\n";
+    let run_with = |utf16: bool, events: bool| {
+        let mut run = AgentRunner::new(
+            "openai-codex",
+            &serde_json::json!({"prompt": "Hi"}),
+            &serde_json::json!({"cd": "/w"}),
+            "codex",
+        );
+        run.set_utf16_text(utf16);
+        run.set_events(events);
+        run.start_attempt();
+        let events_seen = run.push_stdout(stdout.as_bytes()).len();
+        let end = AttemptEnd {
+            exit_code: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(run.end_attempt(&end, 10), None);
+        (run, events_seen)
+    };
+    let (plain, seen) = run_with(false, true);
+    assert!(seen >= 2);
+    let expected = plain.result(10).unwrap().reply.text.clone();
+    assert_eq!(expected, "Größe 日本語 🚀");
+    // UTF-16 units only while events are off.
+    let (units_run, seen) = run_with(true, false);
+    assert_eq!(seen, 0);
+    let (parts, units) = units_run.result_parts(10).unwrap();
+    assert_eq!(parts.reply.text, "");
+    assert_eq!(String::from_utf16(units).unwrap(), expected);
+    assert_eq!(units_run.result(10).unwrap().reply.text, expected);
+    assert!(units_run.result(10).unwrap().success);
+    let (with_events, seen) = run_with(true, true);
+    assert!(seen >= 2);
+    let (parts, units) = with_events.result_parts(10).unwrap();
+    assert_eq!(
+        (parts.reply.text.as_str(), units.len()),
+        (expected.as_str(), 0)
+    );
+}

@@ -7,6 +7,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use super::js_long_text::{js_string, js_string_utf16};
 use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
@@ -38,6 +39,13 @@ pub struct AgentRunnerJs {
 
 fn ms(value: f64) -> u64 {
     value.max(0.0) as u64
+}
+
+impl AgentRunnerJs {
+    /// The core's runner (for the MCP tools' envelope).
+    pub(crate) fn runner(&self) -> &AgentRunner {
+        &self.inner
+    }
 }
 
 #[wasm_bindgen(js_class = __AgentRunner)]
@@ -73,6 +81,10 @@ impl AgentRunnerJs {
                 run
             }
         };
+        let mut inner = inner;
+        // The reply's string is made from UTF-16 units (when no events are
+        // asked for): a copy, where UTF-8 would be decoded.
+        inner.set_utf16_text(true);
         AgentRunnerJs { inner }
     }
 
@@ -121,6 +133,13 @@ impl AgentRunnerJs {
     /// Ends the run with `invalid_params` (a bad `cd`).
     pub fn reject(&mut self, message: String) {
         self.inner.reject(&message);
+    }
+
+    /// Whether the parser's events are wanted (`onEvent`); off, `pushStdout`
+    /// never builds them.
+    #[wasm_bindgen(js_name = setEvents)]
+    pub fn set_events(&mut self, on: bool) {
+        self.inner.set_events(on);
     }
 
     #[wasm_bindgen(js_name = startAttempt)]
@@ -190,15 +209,16 @@ impl AgentRunnerJs {
     /// string, not inside the JSON of the rest, which would escape, decode
     /// and parse it again; `text` stays the reply's first key.
     pub fn result(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
-        let mut run = js_result(self.inner.result(ms(duration_ms)))?;
+        let (mut run, units) = js_result(self.inner.result_parts(ms(duration_ms)))?;
         let text = std::mem::take(&mut run.reply.to_mut().text);
         let object = js_result(from_serializable(&run))?;
         let reply = js_sys::Reflect::get(&object, &JsValue::from_str("reply"))?;
-        js_sys::Reflect::set(
-            &reply,
-            &JsValue::from_str("text"),
-            &JsValue::from_str(&text),
-        )?;
+        let text = if units.is_empty() {
+            js_string(&text)
+        } else {
+            js_string_utf16(units)
+        };
+        js_sys::Reflect::set(&reply, &JsValue::from_str("text"), &text)?;
         Ok(object)
     }
 }

@@ -67,6 +67,13 @@ impl GeminiToolRunJs {
         }
     }
 
+    /// The command was not found by name: `searched` (the message listing
+    /// every place looked at) goes into a `command_not_found` error.
+    #[wasm_bindgen(js_name = notFound)]
+    pub fn not_found(&mut self, searched: String) {
+        self.inner.not_found(&searched);
+    }
+
     /// The command was resolved: spawn `file` with `args` first, in `env`
     /// (the child's whole environment); the command line is planned again
     /// for this platform and counted whole.

@@ -12,6 +12,8 @@
 mod agent_output_api;
 #[cfg(feature = "gemini-tool")]
 mod agent_run_api;
+#[cfg(feature = "gemini-tool")]
+mod agent_tool_api;
 #[cfg(feature = "api")]
 mod agents_api;
 #[cfg(feature = "api")]
@@ -35,6 +37,8 @@ mod js_error;
 // needs only the type names from here.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod js_input;
+#[cfg(feature = "gemini-tool")]
+mod js_long_text;
 #[cfg(feature = "api")]
 mod js_output;
 mod js_platform;
@@ -52,6 +56,8 @@ use wasm_bindgen::prelude::*;
 pub use agent_output_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use agent_run_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use agent_tool_api::*;
 #[cfg(feature = "api")]
 pub use agents_api::*;
 #[cfg(feature = "api")]

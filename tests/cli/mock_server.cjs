@@ -33,9 +33,11 @@ const RESPONDERS = {
 
 const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
+// `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
+const LONG_APIS = ['long'];
 const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'error500', 'flaky500', 'auth', 'quota', 'reject'];
 const GEMINI_ONLY = ['trickle'];
-const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario));
+const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {
   process.stderr.write(
     `usage: mock_server.cjs gemini|anthropic|openai ${SCENARIOS.join('|')} <request-log.jsonl> (gemini also: ${GEMINI_ONLY.join('|')})\n`,

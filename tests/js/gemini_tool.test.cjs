@@ -128,6 +128,23 @@ test('a command that is not there: command_not_found, named, not retried', async
   assert.equal(viaEnv.error_detail.message, 'spawn /nowhere/gemini ENOENT');
 });
 
+test('a name found nowhere: command_not_found whose error lists every place searched', async () => {
+  const home = tmp();
+  const env = { PATH: '/nonexistent/agent-context-a:/nonexistent/agent-context-b', HOME: home };
+  const envelope = await pkg.runGeminiTool({ PROMPT: 'x', cd: tmp(), max_retries: 2 }, { command: 'gemini', env });
+  assert.equal(envelope.error_kind, 'command_not_found', JSON.stringify(envelope));
+  assert.equal(envelope.error_detail.message, 'spawn gemini ENOENT');
+  assert.equal(envelope.error_detail.retries, 0);
+  assert.match(envelope.error, /^Gemini CLI was not found: `gemini` is not on PATH .*\. gemini was not found; looked at:\n/);
+  // The same places resolveAgentCommand reports.
+  const resolved = await pkg.resolveAgentCommand('google-gemini', { env });
+  assert.equal(resolved.found, false);
+  assert.ok(resolved.searched.length >= 2);
+  for (const place of resolved.searched) assert.ok(envelope.error.includes(`\n  ${place.path} (${place.source})`), place.path);
+  assert.ok(envelope.error.includes('/nonexistent/agent-context-a/gemini'));
+  assert.ok(envelope.error.includes(path.join(home, '.local', 'bin', 'gemini')));
+});
+
 test('readEngineeringContext reads the seed\'s files that exist, in order', () => {
   const cd = tmp();
   assert.deepEqual(pkg.readEngineeringContext(cd), []);

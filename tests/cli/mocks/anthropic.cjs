@@ -2,7 +2,7 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { stall, NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, PLAIN_PIECES, LONG_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -93,7 +93,7 @@ function respond(req, res, scenario) {
     }
     return stream(res, body, [{ type: 'text', pieces: [answerAfterTool(output)] }], 'end_turn');
   }
-  return stream(res, body, [{ type: 'text', pieces: PLAIN_PIECES }], 'end_turn');
+  return stream(res, body, [{ type: 'text', pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }], 'end_turn');
 }
 
 /** The working directory Claude Code states in its prompt (in `system` or a system-role message). */

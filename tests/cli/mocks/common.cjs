@@ -8,6 +8,12 @@ const NOTES_TEXT = 'The launch code is 4217.\n';
 /** The plain answer, sent in these pieces (deltas). */
 const PLAIN_PIECES = ['Mock reply: ', 'use React ', 'for the dashboard.'];
 
+/**
+ * The long answer (scenario `long`): 64 numbered pieces of about 1 000
+ * characters, some of them not ASCII — more than an MCP result may carry.
+ */
+const LONG_PIECES = Array.from({ length: 64 }, (_, i) => `[piece ${String(i).padStart(2, '0')}: ${'lorem ipsum dolor sit amet, '.repeat(35)}héllo 世界 🙂]\n`);
+
 /** The answer after the tool result came back; it quotes what the tool read. */
 function answerAfterTool(toolOutput) {
   return /4217/.test(toolOutput)
@@ -36,4 +42,4 @@ function stall(res) {
   res.flushHeaders();
 }
 
-module.exports = { stall, NOTES_FILE, NOTES_TEXT, PLAIN_PIECES, answerAfterTool, sse, json, startSse };
+module.exports = { stall, NOTES_FILE, NOTES_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, sse, json, startSse };

@@ -2,7 +2,7 @@
 // event stream (response.created … response.completed); GET /v1/models lists
 // one model.
 'use strict';
-const { stall, NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, PLAIN_PIECES, LONG_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -96,7 +96,7 @@ function respond(req, res, scenario) {
     }
     return stream(res, [{ pieces: [answerAfterTool(output)] }]);
   }
-  return stream(res, [{ pieces: PLAIN_PIECES }]);
+  return stream(res, [{ pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }]);
 }
 
 module.exports = { respond };

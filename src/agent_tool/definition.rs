@@ -1,0 +1,165 @@
+//! The tools as an MCP client lists them: one per agent of the registry,
+//! named by `AgentSpec::mcp_tool`. `gemini` is seed 003's definition; the
+//! others have the same parameters, described for their agent (no default
+//! model: the CLI's own), plus `max_result_chars`. `gemini` keeps seed
+//! 003's schema exactly (no other parameter is accepted there): its result
+//! is bounded by the default.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::params::{
+    DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS, MAX_RESULT_CHARS_LIMIT, MIN_RESULT_CHARS,
+};
+use crate::agents::{AgentSpec, AGENTS};
+use crate::gemini_tool::{input_schema, tool_definition, TOOL_NAME};
+
+const DESCRIPTION: &str = include_str!("tool-description.md");
+
+/// One tool: the agent it runs, the command to find, and its `tools/list`
+/// entry (`name`, `description`, `inputSchema`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentTool {
+    pub agent_type: &'static str,
+    /// The executable's usual name, which the server looks for.
+    pub command: &'static str,
+    pub name: &'static str,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// Every agent's tool, in the registry's order.
+pub fn agent_tools() -> Vec<AgentTool> {
+    AGENTS.iter().map(|spec| tool_of(spec)).collect()
+}
+
+/// The tool named `name` (`"claude"`), if any agent has it.
+pub fn agent_tool(name: &str) -> Option<AgentTool> {
+    AGENTS
+        .iter()
+        .find(|spec| spec.mcp_tool == name)
+        .map(|spec| tool_of(spec))
+}
+
+fn tool_of(spec: &AgentSpec) -> AgentTool {
+    let (description, mut schema) = if spec.mcp_tool == TOOL_NAME {
+        let def = tool_definition();
+        (def.description.to_owned(), def.input_schema)
+    } else {
+        let text = DESCRIPTION
+            .trim_end()
+            .replace("{name}", spec.name)
+            .replace("{command}", spec.cli.command);
+        (text, schema_for(spec))
+    };
+    let bounded_by_caller = spec.mcp_tool != TOOL_NAME;
+    if let Some(properties) = schema["properties"]
+        .as_object_mut()
+        .filter(|_| bounded_by_caller)
+    {
+        properties.insert(
+            MAX_RESULT_CHARS.to_owned(),
+            json!({
+                "type": "integer",
+                "minimum": MIN_RESULT_CHARS,
+                "maximum": MAX_RESULT_CHARS_LIMIT,
+                "default": DEFAULT_MAX_RESULT_CHARS,
+                "description": "The longest `result` returned, in characters. A longer reply is cut in the middle (head and tail kept, with a `[... truncated N bytes ...]` marker) and written whole to the file named by `result_file`."
+            }),
+        );
+    }
+    AgentTool {
+        agent_type: spec.agent_type,
+        command: spec.cli.command,
+        name: spec.mcp_tool,
+        description,
+        input_schema: schema,
+    }
+}
+
+/// Seed 003's schema, its descriptions written for `spec`'s agent.
+fn schema_for(spec: &AgentSpec) -> Value {
+    let mut schema = input_schema();
+    let name = spec.name;
+    let described = |text: String| Value::String(text);
+    let p = &mut schema["properties"];
+    p["PROMPT"]["description"] = described(format!(
+        "The task or question, with all the background {name} needs (it is sent on stdin, any length)."
+    ));
+    p["cd"]["description"] = described(format!(
+        "The working directory {name} runs in (must exist). Sessions belong to it: resume with the same cd."
+    ));
+    p["sandbox"]["description"] = described(format!(
+        "read-only: {name} may only read and plan. workspace-write or danger-full-access: it may change files."
+    ));
+    p["yolo"]["description"] = described(format!(
+        "Skip every approval {name} would ask for. false: edits are approved, other tools are not. Ignored with sandbox=read-only."
+    ));
+    p["model"] = json!({
+        "type": "string",
+        "description": format!("The model (default: {name}'s own default)."),
+    });
+    p["return_all_messages"]["description"] = described(format!(
+        "Add `all_messages`: every event parsed from {name}'s output (for debugging)."
+    ));
+    p["return_metrics"]["description"] = described(
+        "Add `metrics`: duration, attempts, retries, exit code, token counts, tool calls."
+            .to_owned(),
+    );
+    p["timeout"]["description"] = described(format!(
+        "Idle timeout in seconds: {name} is stopped when it prints nothing for this long."
+    ));
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemini_tool::PARAMETER_NAMES;
+
+    #[test]
+    fn one_tool_per_agent_with_the_seeds_parameters() {
+        let tools = agent_tools();
+        assert_eq!(tools.len(), AGENTS.len());
+        for (tool, spec) in tools.iter().zip(AGENTS) {
+            assert_eq!(
+                (tool.name, tool.agent_type),
+                (spec.mcp_tool, spec.agent_type)
+            );
+            let names: Vec<&String> = tool.input_schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect();
+            let mut expected: Vec<&str> = PARAMETER_NAMES.to_vec();
+            if tool.name != "gemini" {
+                expected.push(MAX_RESULT_CHARS);
+                assert_eq!(
+                    tool.input_schema["properties"][MAX_RESULT_CHARS]["default"],
+                    20_000
+                );
+            }
+            assert_eq!(names, expected, "{}", tool.name);
+            assert_eq!(tool.input_schema["required"], json!(["PROMPT", "cd"]));
+            assert_eq!(tool.input_schema["additionalProperties"], false);
+            if tool.name != "gemini" {
+                let text = serde_json::to_string(tool).unwrap();
+                assert!(!text.contains("Gemini"), "{text}");
+                assert!(tool.description.contains(spec.name));
+                assert!(tool.input_schema["properties"]["model"]
+                    .get("default")
+                    .is_none());
+            }
+        }
+        let gemini = agent_tool("gemini").unwrap();
+        assert_eq!(gemini.description, tool_definition().description);
+        assert_eq!(gemini.input_schema, input_schema());
+        assert_eq!(
+            gemini.input_schema["properties"]["model"]["default"],
+            "gemini-3-pro-preview"
+        );
+        assert_eq!(agent_tool("claude").unwrap().command, "claude");
+        assert!(agent_tool("nobody").is_none());
+    }
+}

@@ -1,0 +1,225 @@
+//! One call of a tool: its parameters read. `gemini`'s are seed 003's,
+//! read by the Gemini tool itself; the other agents' are seed 003's plus
+//! `max_result_chars`, read here into `runAgent`'s request and options. A problem is an `invalid_params` envelope naming the parameter.
+
+use serde_json::{json, Map, Value};
+
+use crate::agents::{AgentSpec, AGENTS};
+use crate::error::{AgentContextError, Result};
+use crate::gemini_tool::{lenient_limits, GeminiToolParams, Limits, TOOL_NAME};
+use crate::json_read::type_name;
+
+/// The parameter every tool has besides seed 003's.
+pub const MAX_RESULT_CHARS: &str = "max_result_chars";
+/// Fits Claude Code's default 25 000-token limit on an MCP result even at
+/// one token per character.
+pub const DEFAULT_MAX_RESULT_CHARS: u64 = 20_000;
+/// Room for the marker and some text on each side of it.
+pub const MIN_RESULT_CHARS: u64 = 200;
+pub const MAX_RESULT_CHARS_LIMIT: u64 = 100_000_000;
+
+/// What the host runs for the call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallPlan {
+    /// `runGeminiTool(params)`: seed 003's parameters, as the caller sent them.
+    Gemini(Value),
+    /// `runAgent(agentType, { prompt }, options)`.
+    Run { prompt: String, options: Value },
+    /// Nothing: the envelope is `invalid_params` with this message.
+    Invalid(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub agent: &'static AgentSpec,
+    pub max_result_chars: usize,
+    pub plan: CallPlan,
+    /// For the envelope (as far as they could be read when invalid).
+    pub limits: Limits,
+    pub return_all_messages: bool,
+    pub return_metrics: bool,
+    pub log_metrics: bool,
+}
+
+impl ToolCall {
+    /// A call of the tool `name` with `params`; `Err` only when no agent
+    /// has a tool of that name.
+    pub fn new(name: &str, params: &Value) -> Result<ToolCall> {
+        let agent = AGENTS
+            .iter()
+            .copied()
+            .find(|spec| spec.mcp_tool == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = AGENTS.iter().map(|s| s.mcp_tool).collect();
+                AgentContextError::invalid(format!(
+                    "unknown tool \"{name}\": the tools are {}",
+                    names.join(", ")
+                ))
+            })?;
+        let mut call = ToolCall {
+            agent,
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS as usize,
+            plan: CallPlan::Invalid(String::new()),
+            limits: lenient_limits(params),
+            return_all_messages: false,
+            return_metrics: false,
+            log_metrics: false,
+        };
+        call.plan = match call.read(params) {
+            Ok(plan) => plan,
+            Err(e) => CallPlan::Invalid(e.message().to_owned()),
+        };
+        Ok(call)
+    }
+
+    fn read(&mut self, params: &Value) -> Result<CallPlan> {
+        let Value::Object(map) = params else {
+            return Err(AgentContextError::invalid(format!(
+                "params must be an object, got {}",
+                type_name(params)
+            )));
+        };
+        // `gemini` is seed 003's tool exactly: runGeminiTool reads (and
+        // refuses anything else, `max_result_chars` too); its result is
+        // bounded by the default.
+        if self.agent.mcp_tool == TOOL_NAME {
+            return Ok(CallPlan::Gemini(params.clone()));
+        }
+        let mut rest: Map<String, Value> = map.clone();
+        if let Some(value) = rest.remove(MAX_RESULT_CHARS) {
+            self.max_result_chars = max_result_chars(&value)?;
+        }
+        let rest = Value::Object(rest);
+        let p = GeminiToolParams::read_for(&rest, self.agent.name, self.agent.name)?;
+        self.limits = p.limits();
+        self.return_all_messages = p.return_all_messages;
+        self.return_metrics = p.return_metrics;
+        self.log_metrics = p.log_metrics;
+        let mut options = json!({
+            "cd": p.cd,
+            "sandbox": p.sandbox.name(),
+            "yolo": p.yolo,
+            "timeout": p.timeout_s,
+            "maxDuration": p.max_duration_s,
+            "maxRetries": p.max_retries,
+        });
+        // Seed 003's default model is Gemini's: the others keep their CLI's own.
+        let model = rest
+            .get("model")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty());
+        if model.is_some() {
+            options["model"] = json!(p.model);
+        }
+        if let Some(id) = &p.session_id {
+            options["sessionId"] = json!(id);
+        }
+        Ok(CallPlan::Run {
+            prompt: p.prompt,
+            options,
+        })
+    }
+}
+
+fn max_result_chars(value: &Value) -> Result<usize> {
+    let bad = |got: String| {
+        AgentContextError::invalid(format!(
+            "{MAX_RESULT_CHARS} must be a whole number from {MIN_RESULT_CHARS} to {MAX_RESULT_CHARS_LIMIT}, got {got}"
+        ))
+    };
+    match value {
+        Value::Null => Ok(DEFAULT_MAX_RESULT_CHARS as usize),
+        Value::Number(n) => {
+            let whole = n.as_u64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| {
+                        f.fract() == 0.0 && *f >= 0.0 && *f <= MAX_RESULT_CHARS_LIMIT as f64
+                    })
+                    .map(|f| f as u64)
+            });
+            match whole {
+                Some(v) if (MIN_RESULT_CHARS..=MAX_RESULT_CHARS_LIMIT).contains(&v) => {
+                    Ok(v as usize)
+                }
+                _ => Err(bad(n.to_string())),
+            }
+        }
+        other => Err(bad(type_name(other).to_owned())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(name: &str, params: Value) -> ToolCall {
+        ToolCall::new(name, &params).unwrap()
+    }
+
+    #[test]
+    fn seed_parameters_become_run_agent_options() {
+        let call = plan(
+            "codex",
+            json!({"PROMPT": "Review", "cd": "/w", "SESSION_ID": "t1", "timeout": 60, "max_retries": 0, "max_result_chars": 5000}),
+        );
+        assert_eq!(call.max_result_chars, 5000);
+        assert_eq!(
+            call.plan,
+            CallPlan::Run {
+                prompt: "Review".into(),
+                options: json!({"cd": "/w", "sandbox": "workspace-write", "yolo": true, "timeout": 60,
+                                "maxDuration": 1800, "maxRetries": 0, "sessionId": "t1"})
+            }
+        );
+        assert_eq!(call.limits.idle_timeout_s, 60);
+        // No model given: the CLI's own; given: passed on.
+        let with_model = plan(
+            "claude",
+            json!({"PROMPT": "x", "cd": "/w", "model": "opus"}),
+        );
+        let CallPlan::Run { options, .. } = with_model.plan else {
+            panic!()
+        };
+        assert_eq!(options["model"], "opus");
+    }
+
+    #[test]
+    fn gemini_gets_the_seeds_parameters_as_sent() {
+        let sent = json!({"PROMPT": "x", "cd": "/w", "max_result_chars": 300, "model": "m"});
+        let call = plan("gemini", sent.clone());
+        assert_eq!(call.plan, CallPlan::Gemini(sent));
+        assert_eq!(call.max_result_chars, 20_000);
+    }
+
+    #[test]
+    fn problems_name_the_parameter_and_the_agent() {
+        let invalid = |name: &str, params: Value| match plan(name, params).plan {
+            CallPlan::Invalid(m) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(invalid("claude", json!({"PROMPT": " ", "cd": "/w"}))
+            .contains("whole task Claude Code gets"));
+        assert!(invalid(
+            "codex",
+            json!({"PROMPT": "x", "cd": "/w", "sandbox": "all"})
+        )
+        .starts_with("sandbox must be one of"));
+        assert!(
+            invalid("codex", json!({"PROMPT": "x", "cd": "/w", "SESSION": "t"}))
+                .contains("SESSION")
+        );
+        for bad in [json!(10), json!(1.5), json!("9"), json!(-1)] {
+            let m = invalid(
+                "copilot",
+                json!({"PROMPT": "x", "cd": "/w", "max_result_chars": bad}),
+            );
+            assert!(
+                m.starts_with("max_result_chars must be a whole number from 200"),
+                "{m}"
+            );
+        }
+        assert!(invalid("qwen", json!([1])).contains("params must be an object, got an array"));
+        let e = ToolCall::new("nobody", &json!({})).unwrap_err();
+        assert!(e.message().contains("the tools are claude, codex, gemini"));
+    }
+}

@@ -1,0 +1,127 @@
+//! The MCP tools' binding (internal, Node-only second module): the tool
+//! list (`__agentTools`) and one call (`__AgentToolCall`), which the MCP
+//! server (`js/mcp-server.cjs`) drives around `runAgent` or
+//! `runGeminiTool`. See `crate::agent_tool`.
+
+use wasm_bindgen::prelude::*;
+
+use super::agent_run_api::AgentRunnerJs;
+use super::js_result;
+use super::json_bridge::{from_serializable, to_json};
+use crate::agent_tool::{
+    agent_tools, bound_envelope, invalid_envelope, metrics_line, run_envelope, without_result_file,
+    CallPlan, ToolCall,
+};
+
+fn ms(value: f64) -> u64 {
+    value.max(0.0) as u64
+}
+
+/// Every agent's tool: `[{ agentType, command, name, description, inputSchema }]`.
+#[wasm_bindgen(js_name = __agentTools, skip_typescript)]
+pub fn agent_tools_js() -> Result<JsValue, JsValue> {
+    js_result(from_serializable(&agent_tools()))
+}
+
+/// One call of a tool (internal).
+#[wasm_bindgen(js_name = __AgentToolCall, skip_typescript)]
+pub struct AgentToolCallJs {
+    inner: ToolCall,
+}
+
+#[wasm_bindgen(js_class = __AgentToolCall)]
+impl AgentToolCallJs {
+    /// Throws `AgentContextError` only for a tool no agent has; bad
+    /// parameters make a call whose envelope is `invalid_params`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: String, params: JsValue) -> Result<AgentToolCallJs, JsValue> {
+        let params = to_json(&params, "params").unwrap_or(serde_json::Value::Null);
+        Ok(AgentToolCallJs {
+            inner: js_result(ToolCall::new(&name, &params))?,
+        })
+    }
+
+    #[wasm_bindgen(getter, js_name = agentType)]
+    pub fn agent_type(&self) -> String {
+        self.inner.agent.agent_type.to_owned()
+    }
+
+    /// `{ gemini: params }` (run `runGeminiTool(params)`), `{ prompt,
+    /// options }` (run `runAgent`), or `undefined` (see `invalidEnvelope`).
+    pub fn plan(&self) -> Result<JsValue, JsValue> {
+        match &self.inner.plan {
+            CallPlan::Gemini(params) => {
+                js_result(from_serializable(&serde_json::json!({ "gemini": params })))
+            }
+            CallPlan::Run { prompt, options } => js_result(from_serializable(
+                &serde_json::json!({ "prompt": prompt, "options": options }),
+            )),
+            CallPlan::Invalid(_) => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// Whether the run's events go into `all_messages`.
+    #[wasm_bindgen(js_name = keepsEvents)]
+    pub fn keeps_events(&self) -> bool {
+        self.inner.return_all_messages
+    }
+
+    /// The `invalid_params` envelope of a call whose parameters failed.
+    #[wasm_bindgen(js_name = invalidEnvelope)]
+    pub fn invalid_envelope(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
+        let message = match &self.inner.plan {
+            CallPlan::Invalid(m) => m.as_str(),
+            _ => "",
+        };
+        js_result(from_serializable(&invalid_envelope(
+            &self.inner,
+            message,
+            ms(duration_ms),
+        )))
+    }
+
+    /// The finished run's envelope and its `log_metrics` line:
+    /// `{ envelope, metricsLine? }` (not yet bounded).
+    #[wasm_bindgen(js_name = runEnvelope)]
+    pub fn run_envelope(
+        &self,
+        runner: &AgentRunnerJs,
+        events: JsValue,
+        duration_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let run = js_result(runner.runner().result(ms(duration_ms)))?;
+        let events = if events.is_undefined() {
+            None
+        } else {
+            Some(js_result(to_json(&events, "events"))?)
+        };
+        let envelope = run_envelope(&self.inner, &run, events);
+        let line = metrics_line(&self.inner, &run);
+        js_result(from_serializable(
+            &serde_json::json!({ "envelope": envelope, "metricsLine": line }),
+        ))
+    }
+
+    /// `{ envelope, fullResult? }`: `envelope` with its `result` within
+    /// `max_result_chars`; when cut, `result_file` names `resultFile` and
+    /// `fullResult` is what to write there.
+    pub fn bound(&self, envelope: JsValue, result_file: String) -> Result<JsValue, JsValue> {
+        let envelope = js_result(to_json(&envelope, "envelope"))?;
+        let bounded = bound_envelope(envelope, self.inner.max_result_chars, &result_file);
+        js_result(from_serializable(&serde_json::json!({
+            "envelope": bounded.envelope,
+            "fullResult": bounded.full_result,
+        })))
+    }
+
+    /// `result_file` could not be written (`error`).
+    #[wasm_bindgen(js_name = withoutResultFile)]
+    pub fn without_result_file(
+        &self,
+        envelope: JsValue,
+        error: String,
+    ) -> Result<JsValue, JsValue> {
+        let envelope = js_result(to_json(&envelope, "envelope"))?;
+        js_result(from_serializable(&without_result_file(envelope, &error)))
+    }
+}
