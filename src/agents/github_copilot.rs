@@ -40,6 +40,15 @@ pub const AGENT: AgentSpec = AgentSpec {
             args_may_hold_spaces: true,
         },
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "copilot",
+        package: "@github/copilot",
+        args: &["--acp"],
+        model: AcpModel::Flag("--model"),
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        exits_on_eof: true,
+    }),
     mcp_tool: "copilot",
 };

@@ -42,6 +42,15 @@ pub const AGENT: AgentSpec = AgentSpec {
             args_may_hold_spaces: false,
         },
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "opencode",
+        package: "opencode-ai",
+        args: &["acp"],
+        model: AcpModel::Config,
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        exits_on_eof: true,
+    }),
     mcp_tool: "opencode",
 };
