@@ -51,6 +51,7 @@ function hostOptions(options) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
   const { signal: _s, onEvent: _o, env: _e, ...rest } = options;
+  if (rest.protocol !== 'acp') delete rest.onPermission; // ACP only
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest };
 }
 
@@ -150,6 +151,10 @@ async function runAgent(api, agentType, request, options) {
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem } = toOutput(api, agentType, request);
+  if (rest.protocol === 'acp') {
+    // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
+    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem });
+  }
   const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md') }, command);

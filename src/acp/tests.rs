@@ -315,7 +315,10 @@ fn errors_classified_and_retried() {
         ("timeout", "timeout"),
         ("aborted", "aborted"),
     ] {
-        let mut r = run("google-gemini", json!({"cd": "/w", "timeout": 7, "maxRetries": 0}));
+        let mut r = run(
+            "google-gemini",
+            json!({"cd": "/w", "timeout": 7, "maxRetries": 0}),
+        );
         r.start_attempt();
         r.end_attempt(
             &AttemptEnd::new(None, Some("SIGKILL".into()), None, Some(stopped)).unwrap(),
