@@ -223,6 +223,9 @@ async function attempt(sdk, run, plan, { cwd, env, started, signal, onEvent, onP
       stage = 'session';
       const opened = await ctx.request(open.method, open.params);
       run.sessionOpened(opened ?? {});
+      // The mode in which the agent asks, so that the policy answers (Qwen's default mode approves by itself).
+      const mode = run.modeParams(opened ?? {});
+      if (mode !== undefined) await ctx.request('session/set_mode', mode);
       if (stopped !== null) return;
       stage = 'prompt';
       promptSent = true;

@@ -350,6 +350,24 @@ impl AcpRunner {
         attempt.session_id = given.or(asked);
     }
 
+    /// `session/set_mode`'s params when the agent's default mode approves
+    /// tools by itself and the mode that asks is offered (the session
+    /// request's `result.modes`); `None` otherwise.
+    pub fn mode_params(&self, opened: &Value) -> Option<Value> {
+        let wanted = self.launch?.ask_mode?;
+        let modes = opened.get("modes")?;
+        if modes.get("currentModeId").and_then(Value::as_str) == Some(wanted) {
+            return None;
+        }
+        let offered = modes
+            .get("availableModes")?
+            .as_array()?
+            .iter()
+            .any(|m| m.get("id").and_then(Value::as_str) == Some(wanted));
+        let session = self.attempt.as_ref()?.session_id.clone()?;
+        offered.then(|| json!({"sessionId": session, "modeId": wanted}))
+    }
+
     /// `session/prompt`'s params: the prompt as one text block, the
     /// instructions first where the agent takes no system prompt. From
     /// here on stdout is the reply.
@@ -683,6 +701,22 @@ fn judge(
     }
     let fail = |kind: AgentErrorKind, what: String| Err(Failure::new(kind, what));
     match stop.as_str() {
+        // A turn that ended normally after the agent reported a fatal
+        // error as its message (the parser's errors) failed.
+        "end_turn" if reply.errors.iter().any(|e| e.fatal) => {
+            reply.status = ReplyStatus::Error;
+            let failed_end = AttemptEnd {
+                exit_code: Some(1),
+                ..end.clone()
+            };
+            let ev = evidence(agent, options, &failed_end, reply, last_lines, command);
+            Err(classify(&ev).err().unwrap_or_else(|| {
+                Failure::new(
+                    AgentErrorKind::ProcessError,
+                    format!("{name} reported an error"),
+                )
+            }))
+        }
         "end_turn" => {
             reply.status = ReplyStatus::Success;
             Ok(())

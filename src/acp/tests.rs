@@ -394,3 +394,24 @@ fn fs_confined_and_requests_answered() {
     );
     assert!(r.permission(&ask, Some("yes")).is_err());
 }
+
+#[test]
+fn qwen_is_set_to_the_mode_that_asks() {
+    let opened = json!({"sessionId": "q", "modes": {"currentModeId": "auto", "availableModes": [{"id": "default"}, {"id": "auto"}]}});
+    let mut r = run("qwen-code", json!({"cd": "/w"}));
+    r.start_attempt();
+    r.session_request(&json!({}));
+    r.session_opened(&opened);
+    assert_eq!(
+        r.mode_params(&opened),
+        Some(json!({"sessionId": "q", "modeId": "default"}))
+    );
+    let already = json!({"sessionId": "q", "modes": {"currentModeId": "default", "availableModes": [{"id": "default"}]}});
+    assert_eq!(r.mode_params(&already), None);
+    assert_eq!(r.mode_params(&json!({"sessionId": "q"})), None);
+    let mut c = run("claude-code", json!({"cd": "/w"}));
+    c.start_attempt();
+    c.session_request(&json!({}));
+    c.session_opened(&opened);
+    assert_eq!(c.mode_params(&opened), None);
+}

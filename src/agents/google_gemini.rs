@@ -51,6 +51,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             "Gemini CLI 0.61 erases the session's history when asked to load it after a restart",
         ),
         missing_file_is_empty: true,
+        ask_mode: None,
         exits_on_eof: true,
     }),
     mcp_tool: "gemini",

@@ -44,6 +44,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         system_prompt_meta: false,
         load_broken: None,
         missing_file_is_empty: false,
+        ask_mode: None,
         exits_on_eof: false,
     }),
     mcp_tool: "codex",

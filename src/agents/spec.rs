@@ -162,6 +162,11 @@ pub struct AcpLaunch {
     /// does not exist must be answered with empty content (Gemini CLI
     /// creates files that way); else `resourceNotFound` (-32002).
     pub missing_file_is_empty: bool,
+    /// The session mode in which it asks the client before every edit and
+    /// command, set with `session/set_mode` when its default mode approves
+    /// some by itself (Qwen Code's `auto` asks a classifier model): the
+    /// policy of `sandbox`/`yolo` then answers. `None`: its default asks.
+    pub ask_mode: Option<&'static str>,
     /// False when it keeps running after its stdin closes (Claude's and
     /// Codex's adapters): it is killed at the end of the run.
     pub exits_on_eof: bool,

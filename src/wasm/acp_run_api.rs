@@ -138,6 +138,16 @@ impl AcpRunnerJs {
         Ok(())
     }
 
+    /// `session/set_mode`'s params, or `undefined`.
+    #[wasm_bindgen(js_name = modeParams)]
+    pub fn mode_params(&self, opened: JsValue) -> Result<JsValue, JsValue> {
+        let opened = json(&opened, "session result")?;
+        match self.inner.mode_params(&opened) {
+            None => Ok(JsValue::UNDEFINED),
+            Some(params) => out(&params),
+        }
+    }
+
     #[wasm_bindgen(js_name = promptParams)]
     pub fn prompt_params(&mut self) -> Result<JsValue, JsValue> {
         out(&self.inner.prompt_params())

@@ -211,4 +211,4 @@ function cleanUp(run) {
   fs.rmSync(run.dir, { recursive: true, force: true });
 }
 
-module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, ROOT };
+module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, ROOT, startMock, stopMock, sandbox, readRequests };
