@@ -36,6 +36,10 @@ pub struct ReplyBuilder {
     terminal_reason: Option<String>,
     api_error_status: Option<u64>,
     unknown_events: Vec<EventTypeCount>,
+    /// The agent's reasoning, kept apart from `text` (ACP `agent_thought_chunk`).
+    thoughts: String,
+    /// The latest plan the agent reported (ACP `plan` entries).
+    plan: Option<Value>,
     /// `None` when nobody reads events (the whole-text function).
     events: Option<Vec<AgentEvent>>,
 }
@@ -58,6 +62,8 @@ impl ReplyBuilder {
             terminal_reason: None,
             api_error_status: None,
             unknown_events: Vec::new(),
+            thoughts: String::new(),
+            plan: None,
             events: record_events.then(Vec::new),
         }
     }
@@ -401,6 +407,28 @@ impl ReplyBuilder {
         }
     }
 
+    /// A piece of the agent's reasoning (not part of the reply's text).
+    pub fn thought(&mut self, piece: &str) {
+        let piece = strip_ansi(piece);
+        if piece.is_empty() {
+            return;
+        }
+        self.thoughts.push_str(&piece);
+        if self.events.is_some() {
+            let text = piece.into_owned();
+            self.emit(|| AgentEvent::Thought { text });
+        }
+    }
+
+    /// The agent's plan now (it replaces any earlier one).
+    pub fn plan(&mut self, entries: &Value) {
+        self.plan = Some(entries.clone());
+        if self.events.is_some() {
+            let entries = entries.clone();
+            self.emit(|| AgentEvent::Plan { entries });
+        }
+    }
+
     /// Why the CLI says the run ended; the last one said wins.
     pub fn terminal_reason(&mut self, reason: &str) {
         self.terminal_reason = Some(reason.to_owned());
@@ -440,6 +468,8 @@ impl ReplyBuilder {
             terminal_reason: self.terminal_reason,
             api_error_status: self.api_error_status,
             unknown_events: self.unknown_events,
+            thoughts: self.thoughts,
+            plan: self.plan,
         };
         (reply, units)
     }

@@ -22,6 +22,7 @@
 //! assert_eq!(reply.status, ReplyStatus::Success);
 //! ```
 
+mod acp;
 mod ansi;
 mod builder;
 mod claude;
@@ -64,6 +65,40 @@ impl OutputFormat {
     }
 }
 
+/// What the agent's output is: its CLI's own format (`Cli`, §6), or the
+/// JSON-RPC lines it prints when driven over the Agent Client Protocol
+/// (`Acp`, §12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    #[default]
+    Cli,
+    Acp,
+}
+
+impl Protocol {
+    /// `'cli'` or `'acp'`; anything else is `None`.
+    pub fn parse(name: &str) -> Option<Protocol> {
+        match name {
+            "cli" => Some(Protocol::Cli),
+            "acp" => Some(Protocol::Acp),
+            _ => None,
+        }
+    }
+
+    /// The `protocol` option as given (`None`: left out, `'cli'`);
+    /// anything but `'cli'` or `'acp'` is `INVALID_INPUT` naming `protocol`.
+    pub fn from_option(value: Option<&str>) -> crate::error::Result<Protocol> {
+        match value {
+            None => Ok(Protocol::Cli),
+            Some(name) => Protocol::parse(name).ok_or_else(|| {
+                crate::error::AgentContextError::invalid(format!(
+                    "protocol must be 'cli' or 'acp', got {name:?}"
+                ))
+            }),
+        }
+    }
+}
+
 /// Parses output as it arrives. Memory holds the reply so far and the one
 /// unfinished line, never the whole output.
 #[derive(Debug)]
@@ -73,12 +108,28 @@ pub struct AgentOutputParser {
     reply: ReplyBuilder,
     /// The decoded content of the last message line read by `gemini_scan`.
     scratch: Vec<u16>,
+    /// Set when the output is ACP JSON-RPC lines: they are read by it.
+    acp: Option<Box<acp::AcpReader>>,
 }
 
 impl AgentOutputParser {
     /// A parser for `agent_type`'s output that reports events.
     pub fn new(agent_type: &str) -> Self {
         Self::with_format(OutputFormat::for_agent(agent_type), true, TextForm::Utf8)
+    }
+
+    /// A parser for `agent_type`'s output in `protocol` that reports events,
+    /// its text kept in `form`.
+    pub fn with_protocol(agent_type: &str, protocol: Protocol, form: TextForm) -> Self {
+        Self::for_protocol(agent_type, protocol, true, form)
+    }
+
+    fn for_protocol(agent_type: &str, protocol: Protocol, events: bool, form: TextForm) -> Self {
+        let mut parser = Self::with_format(OutputFormat::for_agent(agent_type), events, form);
+        if protocol == Protocol::Acp {
+            parser.acp = Some(Box::new(acp::AcpReader::new(agent_type)));
+        }
+        parser
     }
 
     /// A parser that reports events and keeps the reply's text as UTF-16
@@ -95,6 +146,7 @@ impl AgentOutputParser {
             lines: LineBuffer::default(),
             reply: ReplyBuilder::new(record_events, form),
             scratch: Vec::new(),
+            acp: None,
         }
     }
 
@@ -142,7 +194,7 @@ impl AgentOutputParser {
         if let Some(last) = self.lines.take_unterminated() {
             self.split().1.bytes(&last, false);
         }
-        if self.format == OutputFormat::PlainText {
+        if self.format == OutputFormat::PlainText && self.acp.is_none() {
             self.reply.succeed();
         }
         self.reply.finish()
@@ -163,6 +215,7 @@ impl AgentOutputParser {
             format: self.format,
             reply: &mut self.reply,
             scratch: &mut self.scratch,
+            acp: self.acp.as_deref_mut(),
         };
         (&mut self.lines, reader)
     }
@@ -175,11 +228,15 @@ struct LineReader<'a> {
     format: OutputFormat,
     reply: &'a mut ReplyBuilder,
     scratch: &'a mut Vec<u16>,
+    acp: Option<&'a mut acp::AcpReader>,
 }
 
 impl LineReader<'_> {
     /// A line as the CLI printed it (UTF-8 not checked yet).
     fn bytes(&mut self, line: &[u8], terminated: bool) {
+        if let Some(acp) = self.acp.as_deref_mut() {
+            return read_acp_line(acp, self.reply, &decode(line));
+        }
         if !self.scanned(line) {
             read_line(self.format, self.reply, &decode(line), terminated);
         }
@@ -188,6 +245,9 @@ impl LineReader<'_> {
     /// A line of UTF-16 units (a JS string's; lone surrogates read as
     /// U+FFFD, as they do when the string is written as UTF-8).
     fn utf16(&mut self, line: &[u16], terminated: bool) {
+        if let Some(acp) = self.acp.as_deref_mut() {
+            return read_acp_line(acp, self.reply, &String::from_utf16_lossy(line));
+        }
         let scanned = self.format == OutputFormat::GeminiStreamJson
             && gemini_scan::read_message_line_utf16(line, self.reply, self.scratch);
         if !scanned {
@@ -202,6 +262,9 @@ impl LineReader<'_> {
 
     /// A line known to be UTF-8.
     fn text(&mut self, line: &str, terminated: bool) {
+        if let Some(acp) = self.acp.as_deref_mut() {
+            return read_acp_line(acp, self.reply, line);
+        }
         if !self.scanned(line.as_bytes()) {
             read_line(self.format, self.reply, line, terminated);
         }
@@ -231,7 +294,18 @@ pub fn parse_agent_output_as(
     output: Output<'_>,
     form: TextForm,
 ) -> (AgentReply, Vec<u16>) {
-    whole(agent_type, form, |p| match output {
+    parse_agent_output_in(agent_type, Protocol::Cli, output, form)
+}
+
+/// [`parse_agent_output_as`] for output in `protocol` (ACP JSON-RPC lines,
+/// or the CLI's own format).
+pub fn parse_agent_output_in(
+    agent_type: &str,
+    protocol: Protocol,
+    output: Output<'_>,
+    form: TextForm,
+) -> (AgentReply, Vec<u16>) {
+    whole(agent_type, protocol, form, |p| match output {
         Output::Bytes(bytes) => {
             p.push(bytes);
         }
@@ -264,11 +338,11 @@ pub enum Output<'a> {
 
 fn whole(
     agent_type: &str,
+    protocol: Protocol,
     form: TextForm,
     feed: impl FnOnce(&mut AgentOutputParser),
 ) -> (AgentReply, Vec<u16>) {
-    let mut parser =
-        AgentOutputParser::with_format(OutputFormat::for_agent(agent_type), false, form);
+    let mut parser = AgentOutputParser::for_protocol(agent_type, protocol, false, form);
     feed(&mut parser);
     parser.finish_utf16()
 }
@@ -310,6 +384,15 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
             let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
             reader(&event, kind, reply);
         }
+        None => reply.non_json(text),
+    }
+}
+
+/// One ACP line: a JSON-RPC message, or a line that is not JSON (an agent
+/// printing a stray warning on stdout).
+fn read_acp_line(acp: &mut acp::AcpReader, reply: &mut ReplyBuilder, text: &str) {
+    match json_object(text) {
+        Some(message) => acp.read(&message, reply),
         None => reply.non_json(text),
     }
 }

@@ -92,6 +92,13 @@ pub struct Usage {
     /// `stats.models`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelUsage>,
+    /// Tokens in the agent's context window at its last report (ACP
+    /// `usage_update.used`): a level, not a count of tokens spent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// The size of that context window (ACP `usage_update.size`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 /// One model's share of the usage (its `models` empty).
@@ -122,6 +129,13 @@ impl Usage {
             &mut self.cache_write_input_tokens,
             other.cache_write_input_tokens,
         );
+        // Levels, not counts: the latest report stands.
+        if other.context_tokens.is_some() {
+            self.context_tokens = other.context_tokens;
+        }
+        if other.context_window.is_some() {
+            self.context_window = other.context_window;
+        }
         if let Some(b) = other.cost_usd {
             self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + b);
         }
@@ -157,6 +171,14 @@ pub struct AgentReply {
     /// the order first seen (each also came as an `Unknown` event).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown_events: Vec<EventTypeCount>,
+    /// The agent's reasoning as it streamed it, apart from `text` (ACP
+    /// `agent_thought_chunk`); empty when it showed none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub thoughts: String,
+    /// The agent's latest plan: its entries as sent (ACP `plan`:
+    /// `{ content, priority, status }` each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Value>,
 }
 
 /// How many lines of one unknown event type were seen.
@@ -202,6 +224,14 @@ pub enum AgentEvent {
     },
     NonJson {
         line: String,
+    },
+    /// A piece of the agent's reasoning (not part of the reply's text).
+    Thought {
+        text: String,
+    },
+    /// The agent's plan now: its entries as sent.
+    Plan {
+        entries: Value,
     },
     /// A JSON line of a type this parser does not know: its `type` (or the
     /// `msg.type` of Codex's older schema; `""` when it has none) and the

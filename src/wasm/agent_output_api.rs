@@ -68,17 +68,26 @@ fn output(value: JsValue, path: &str) -> Result<Output> {
 /// saveForNextTurn(reply.sessionId);
 /// ```
 ///
+/// With `{ protocol: 'acp' }` the output is the JSON-RPC lines the agent
+/// printed when driven over the Agent Client Protocol, read into the same
+/// reply (docs/acp-output.md); the default is `'cli'`.
+///
 /// Lines that are not JSON (warnings) land in `nonJsonLines`; nothing in
 /// the output makes it throw. Throws `INVALID_INPUT` only for an unknown
-/// agent type or arguments of the wrong type.
+/// agent type, a `protocol` other than `'cli'` or `'acp'`, or arguments of
+/// the wrong type.
 #[wasm_bindgen(js_name = parseAgentOutput, unchecked_return_type = "AgentReply")]
-pub fn parse_agent_output(
+pub fn parse_agent_output_with(
     #[wasm_bindgen(js_name = agentType, unchecked_param_type = "KnownAgentType")]
     agent_type: JsValue,
     #[wasm_bindgen(js_name = output, unchecked_param_type = "string | Uint8Array")]
     output_value: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "AgentOutputOptions")] options: Option<
+        js_sys::Object,
+    >,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(known_agent_type(&agent_type))?;
+    let protocol = js_result(protocol_option(options))?;
     // A string is read as its UTF-16 units where the engine can copy them
     // out (Node), else as UTF-8.
     let output = match output_value
@@ -88,12 +97,21 @@ pub fn parse_agent_output(
         Some(units) => Output::Units(units),
         None => js_result(output(output_value, "output"))?,
     };
-    let (reply, units) = agent_output::parse_agent_output_as(
+    let (reply, units) = agent_output::parse_agent_output_in(
         &agent_type,
+        protocol,
         output.as_output(),
         agent_output::TextForm::Utf16,
     );
     js_result(reply_to_js(reply, &units))
+}
+
+/// `parseAgentOutput(agentType, output)`: the CLI's own format.
+pub fn parse_agent_output(
+    agent_type: JsValue,
+    output_value: JsValue,
+) -> std::result::Result<JsValue, JsValue> {
+    parse_agent_output_with(agent_type, output_value, None)
 }
 
 /// Parses an agent CLI's output as it streams: `push` each chunk (a string,
@@ -121,16 +139,23 @@ pub struct AgentOutputParser {
 
 #[wasm_bindgen(js_class = AgentOutputParser)]
 impl AgentOutputParser {
-    /// A parser for `agentType`'s output.
+    /// A parser for `agentType`'s output; `{ protocol: 'acp' }` for the
+    /// JSON-RPC lines of an agent driven over ACP (default `'cli'`).
     #[wasm_bindgen(constructor)]
-    pub fn new(
+    pub fn with_options(
         #[wasm_bindgen(js_name = agentType, unchecked_param_type = "KnownAgentType")]
         agent_type: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "AgentOutputOptions")] options: Option<
+            js_sys::Object,
+        >,
     ) -> std::result::Result<AgentOutputParser, JsValue> {
         let agent_type = js_result(known_agent_type(&agent_type))?;
+        let protocol = js_result(protocol_option(options))?;
         Ok(AgentOutputParser {
-            inner: Some(Box::new(agent_output::AgentOutputParser::with_utf16_text(
+            inner: Some(Box::new(agent_output::AgentOutputParser::with_protocol(
                 &agent_type,
+                protocol,
+                agent_output::TextForm::Utf16,
             ))),
         })
     }
@@ -187,6 +212,11 @@ impl AgentOutputParser {
 }
 
 impl AgentOutputParser {
+    /// `new AgentOutputParser(agentType)`: the CLI's own format.
+    pub fn new(agent_type: JsValue) -> std::result::Result<AgentOutputParser, JsValue> {
+        Self::with_options(agent_type, None)
+    }
+
     fn live(&mut self) -> Result<&mut agent_output::AgentOutputParser> {
         self.inner.as_deref_mut().ok_or_else(finished)
     }
@@ -197,6 +227,23 @@ fn known_agent_type(value: &JsValue) -> Result<String> {
     let agent_type = js_input::agent_type(value)?;
     agents::require(&agent_type, "to parse its output")?;
     Ok(agent_type)
+}
+
+/// `options.protocol`: left out (or no options), `'cli'`; else `'cli'` or
+/// `'acp'` (the core decides).
+fn protocol_option(options: Option<js_sys::Object>) -> Result<agent_output::Protocol> {
+    let Some(options) = options else {
+        return agent_output::Protocol::from_option(None);
+    };
+    if !js_input::is_plain_object(&options) {
+        return Err(AgentContextError::invalid(format!(
+            "options must be an object {{ protocol? }}, got {}",
+            type_name(&options)
+        )));
+    }
+    let value = js_input::get(&options, &"protocol".into(), || "options.protocol".into())?;
+    let name = js_input::optional_string(value, || "options.protocol".into())?;
+    agent_output::Protocol::from_option(name.as_deref())
 }
 
 fn finished() -> AgentContextError {

@@ -380,6 +380,10 @@ export interface AgentUsage {
   cacheWriteInputTokens?: number;
   /** The same counts per model, in the CLI's order (Gemini's `stats.models`); absent when not reported. */
   models?: AgentModelUsage[];
+  /** ACP `usage_update.used`: the tokens in the agent's context window at its last report (a level, not tokens spent). */
+  contextTokens?: number;
+  /** ACP `usage_update.size`: the size of that context window. */
+  contextWindow?: number;
 }
 
 /** One model's share of the usage: its token counts. */
@@ -415,6 +419,29 @@ export interface AgentReply {
   apiErrorStatus?: number;
   /** JSON lines of a type the parser does not know (a newer CLI's), counted per type in first-seen order; absent when none. Each also came as an `unknown` event. */
   unknownEvents?: AgentUnknownEventCount[];
+  /** The agent's reasoning, kept apart from `text` (ACP `agent_thought_chunk`); absent when it showed none. */
+  thoughts?: string;
+  /** The agent's latest plan (ACP `plan`): its entries as sent, `{ content, priority, status }` each; absent when none. */
+  plan?: AgentPlanEntry[];
+}
+
+/** One entry of an ACP agent's plan. */
+export interface AgentPlanEntry {
+  content: string;
+  priority: 'high' | 'medium' | 'low' | string;
+  status: 'pending' | 'in_progress' | 'completed' | string;
+  [key: string]: JsonValue;
+}
+
+/** Options of `parseAgentOutput` and `new AgentOutputParser`. */
+export interface AgentOutputOptions {
+  /**
+   * What the output is: `'cli'` (default), the CLI's own format (SPEC §6);
+   * `'acp'`, the JSON-RPC lines the agent prints when driven over the Agent
+   * Client Protocol (SPEC §12), read into the same reply. Anything else
+   * throws `INVALID_INPUT` naming `protocol`.
+   */
+  protocol?: 'cli' | 'acp' | null;
 }
 
 /** What one `AgentOutputParser.push` completed. The `text` events, joined, are the reply's `text`. */
@@ -426,6 +453,10 @@ export type AgentOutputEvent =
   | { type: 'usage'; usage: AgentUsage }
   | { type: 'status'; status: Exclude<AgentReplyStatus, 'incomplete'> }
   | { type: 'nonJson'; line: string }
+  /** A piece of the agent's reasoning (ACP), not part of `text`. */
+  | { type: 'thought'; text: string }
+  /** The agent's plan now (ACP). */
+  | { type: 'plan'; entries: AgentPlanEntry[] }
   /** A JSON line of a type the parser does not know: its `type` (`''` when none) and the whole line, parsed. */
   | { type: 'unknown'; eventType: string; raw: JsonValue };
 

@@ -1,0 +1,663 @@
+//! ACP transcripts (SPEC §12): the JSON-RPC 2.0 lines an agent prints on
+//! stdout when a client drives it over the Agent Client Protocol, read into
+//! the same reply as the CLIs' own formats.
+//!
+//! The parser sees only the agent's side: its responses (to `initialize`,
+//! `session/new|load|resume`, `session/prompt`), its `session/update`
+//! notifications and its requests to the client (permissions, `fs`). Where
+//! each agent puts what (usage, tool names, errors) differs, so a few
+//! readings are keyed by the agent type; docs/acp-output.md lists them.
+
+use serde_json::Value;
+
+use super::builder::ReplyBuilder;
+use super::json::{count_field, number_field, output_text, str_field};
+use super::reply::{ModelUsage, ToolStatus, Usage};
+
+/// The agents whose ACP output differs in a way the reply cares about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Agent {
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Copilot,
+    Opencode,
+    Other,
+}
+
+impl Agent {
+    fn of(agent_type: &str) -> Agent {
+        match agent_type {
+            "claude-code" => Agent::Claude,
+            "openai-codex" => Agent::Codex,
+            "google-gemini" => Agent::Gemini,
+            "qwen-code" => Agent::Qwen,
+            "github-copilot" => Agent::Copilot,
+            "opencode" => Agent::Opencode,
+            _ => Agent::Other,
+        }
+    }
+}
+
+/// The `session/update` kinds of ACP (v1 and its unstable additions) this
+/// reader knows; any other is reported as unknown.
+const KNOWN_UPDATES: &[&str] = &[
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+    "usage_update",
+    // Nothing the reply holds: the echoed or replayed prompt, the agent's
+    // commands, modes, options and title.
+    "user_message_chunk",
+    "available_commands_update",
+    "current_mode_update",
+    "config_option_update",
+    "session_info_update",
+];
+
+/// Where the transcript stands, as far as the agent's side shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// No `initialize` response seen (the transcript may start later).
+    Open,
+    /// `initialize` answered; the next response sets the session up. Updates
+    /// before it are the history `session/load` replays, not the reply.
+    SettingUp,
+    /// The session is set up: updates are the reply.
+    Turn,
+}
+
+/// Reads one ACP line after another; holds what spans lines (the usage so
+/// far, the message being streamed).
+#[derive(Debug)]
+pub struct AcpReader {
+    agent: Agent,
+    phase: Phase,
+    usage: Option<Usage>,
+    /// The `messageId` of the last message chunk (opencode sends one): a
+    /// new id starts a new message.
+    message_id: Option<String>,
+}
+
+impl AcpReader {
+    pub fn new(agent_type: &str) -> Self {
+        AcpReader {
+            agent: Agent::of(agent_type),
+            phase: Phase::Open,
+            usage: None,
+            message_id: None,
+        }
+    }
+
+    /// One JSON object the agent printed.
+    pub fn read(&mut self, message: &Value, out: &mut ReplyBuilder) {
+        if let Some(method) = str_field(message, "method") {
+            let params = message.get("params").unwrap_or(&Value::Null);
+            return self.method(method, params, message, out);
+        }
+        let is_response = message.get("id").is_some()
+            && (message.get("result").is_some() || message.get("error").is_some());
+        if !is_response {
+            return out.unknown("", message);
+        }
+        match message.get("error") {
+            Some(error) if !error.is_null() => self.error_response(error, out),
+            _ => self.result(message.get("result").unwrap_or(&Value::Null), out),
+        }
+    }
+
+    /// A notification, or a request to the client.
+    fn method(&mut self, method: &str, params: &Value, message: &Value, out: &mut ReplyBuilder) {
+        match method {
+            "session/update" => {
+                let update = params.get("update").unwrap_or(&Value::Null);
+                let kind = str_field(update, "sessionUpdate").unwrap_or("");
+                // An update of a kind not known here says nothing, not even
+                // its session.
+                if !KNOWN_UPDATES.contains(&kind) {
+                    return out.unknown(kind, message);
+                }
+                if let Some(id) = str_field(params, "sessionId") {
+                    out.session(id);
+                }
+                self.update(kind, update, out);
+            }
+            // The tool call asking for permission, as the agent describes it;
+            // the answer is the client's, not in this output.
+            "session/request_permission" => {
+                if let Some(tool) = params.get("toolCall") {
+                    self.tool(tool, false, out);
+                }
+            }
+            // The client's file access: the tool calls around it tell the story.
+            "fs/read_text_file" | "fs/write_text_file" => {}
+            _ => out.unknown(method, message),
+        }
+    }
+
+    /// An update of one of the [`KNOWN_UPDATES`].
+    fn update(&mut self, kind: &str, update: &Value, out: &mut ReplyBuilder) {
+        let history = self.phase == Phase::SettingUp;
+        match kind {
+            "agent_message_chunk" => {
+                if let Some(usage) = update.get("_meta").and_then(|m| m.get("usage")) {
+                    // Qwen: each model call's usage, on an empty chunk.
+                    let mut turn = acp_usage(usage, self.agent);
+                    turn.duration_ms = update
+                        .get("_meta")
+                        .and_then(|m| count_field(m, "durationMs"));
+                    self.add_usage(&turn, out);
+                }
+                if history {
+                    return;
+                }
+                let id = str_field(update, "messageId");
+                if id.is_some() && id != self.message_id.as_deref() {
+                    out.end_message();
+                    self.message_id = id.map(str::to_owned);
+                }
+                if let Some(text) = content_text(update) {
+                    if !self.error_as_text(text, out) {
+                        out.delta(text);
+                    }
+                }
+            }
+            "agent_thought_chunk" if !history => {
+                if let Some(text) = content_text(update) {
+                    out.thought(text);
+                }
+            }
+            "tool_call" | "tool_call_update" if !history => {
+                self.tool(update, kind == "tool_call", out)
+            }
+            "plan" if !history => {
+                if let Some(entries) = update.get("entries") {
+                    out.plan(entries);
+                }
+            }
+            "usage_update" => {
+                let usage = Usage {
+                    context_tokens: count_field(update, "used"),
+                    context_window: count_field(update, "size"),
+                    cost_usd: update.get("cost").and_then(usd),
+                    ..Usage::default()
+                };
+                let cost = usage.cost_usd;
+                let current = self.usage.get_or_insert_with(Usage::default);
+                // The cost is the session's so far: the latest stands.
+                current.add(&Usage {
+                    cost_usd: None,
+                    ..usage
+                });
+                if cost.is_some() {
+                    current.cost_usd = cost;
+                }
+                out.set_usage(current.clone());
+            }
+            // Nothing the reply holds: the echoed or replayed prompt, the
+            // agent's commands, modes, options and title; or history.
+            _ => {}
+        }
+    }
+
+    /// Copilot reports a failed model call as the turn's text ("Error: 400
+    /// …") and ends it `end_turn`: that is an error, not the reply.
+    fn error_as_text(&self, text: &str, out: &mut ReplyBuilder) -> bool {
+        if self.agent != Agent::Copilot {
+            return false;
+        }
+        let Some(rest) = text.strip_prefix("Error: ") else {
+            return false;
+        };
+        match leading_status(rest) {
+            Some(status) => {
+                out.api_error_status(status);
+                out.fail("agent_message_chunk", rest, None);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A `tool_call` (`started`) or `tool_call_update`, or the tool call of a
+    /// permission request.
+    fn tool(&mut self, update: &Value, started: bool, out: &mut ReplyBuilder) {
+        let id = str_field(update, "toolCallId").unwrap_or_default();
+        let name = self.tool_name(update, started);
+        let input = update
+            .get("rawInput")
+            .filter(|v| !v.is_null() && v.as_object().map_or(true, |o| !o.is_empty()));
+        let status = match str_field(update, "status") {
+            Some("completed") => Some(ToolStatus::Success),
+            Some("failed") => Some(ToolStatus::Error),
+            _ => None,
+        };
+        let output = status.and_then(|_| tool_output(update));
+        out.tool(id, name, input, status.map(|s| (s, output.as_deref())));
+    }
+
+    /// The tool's own name where the agent gives it, else the ACP `kind`
+    /// (`read`, `edit`, `execute`, …) or the title, on the first sight.
+    fn tool_name<'a>(&self, update: &'a Value, started: bool) -> Option<&'a str> {
+        let meta = update.get("_meta");
+        let named = match self.agent {
+            Agent::Claude => meta
+                .and_then(|m| m.get("claudeCode"))
+                .and_then(|c| str_field(c, "toolName")),
+            Agent::Qwen => meta.and_then(|m| str_field(m, "toolName")),
+            // Gemini's call ids are `<tool>__<tool>_<time>_<n>`.
+            Agent::Gemini if started => str_field(update, "toolCallId")
+                .and_then(|id| id.split_once("__"))
+                .map(|(name, _)| name),
+            _ => None,
+        };
+        named.or_else(|| {
+            started
+                .then(|| str_field(update, "kind").or_else(|| str_field(update, "title")))
+                .flatten()
+        })
+    }
+
+    /// A successful response: the session (`sessionId`), the turn's end
+    /// (`stopReason`), or the `initialize` answer.
+    fn result(&mut self, result: &Value, out: &mut ReplyBuilder) {
+        if result.get("protocolVersion").is_some() && result.get("stopReason").is_none() {
+            self.phase = Phase::SettingUp;
+            return;
+        }
+        if self.phase == Phase::SettingUp {
+            self.phase = Phase::Turn;
+        }
+        if let Some(id) = str_field(result, "sessionId") {
+            out.session(id);
+        }
+        let Some(reason) = str_field(result, "stopReason") else {
+            return;
+        };
+        self.turn_usage(result, out);
+        out.terminal_reason(reason);
+        if reason == "end_turn" {
+            out.succeed();
+        } else {
+            let message = match reason {
+                "cancelled" => "the turn was cancelled",
+                "max_tokens" => "the turn ended at the model's token limit",
+                "max_turn_requests" => "the turn ended at the agent's limit of model requests",
+                "refusal" => "the agent refused to go on",
+                _ => "the turn ended early",
+            };
+            out.fail("stopReason", &format!("{message} ({reason})"), Some(reason));
+        }
+    }
+
+    /// The usage in the prompt's response: `usage` (ACP), or Gemini's
+    /// `_meta.quota`.
+    fn turn_usage(&mut self, result: &Value, out: &mut ReplyBuilder) {
+        let quota = result.get("_meta").and_then(|m| m.get("quota"));
+        let turn = if let Some(usage) = result.get("usage").filter(|u| u.is_object()) {
+            acp_usage(usage, self.agent)
+        } else if let Some(quota) = quota {
+            gemini_quota(quota)
+        } else {
+            return;
+        };
+        // The response's totals replace the counts; the levels and the cost
+        // from `usage_update` stay.
+        let mut usage = turn;
+        if let Some(seen) = &self.usage {
+            usage.context_tokens = seen.context_tokens;
+            usage.context_window = seen.context_window;
+            usage.cost_usd = usage.cost_usd.or(seen.cost_usd);
+            usage.duration_ms = usage.duration_ms.or(seen.duration_ms);
+        }
+        self.usage = Some(usage.clone());
+        out.set_usage(usage);
+    }
+
+    fn add_usage(&mut self, turn: &Usage, out: &mut ReplyBuilder) {
+        let usage = self.usage.get_or_insert_with(Usage::default);
+        usage.add(turn);
+        out.set_usage(usage.clone());
+    }
+
+    /// A JSON-RPC error response. Only the agent's side is here, so which
+    /// request failed is unknown; the requests a runner sends (set-up and
+    /// prompt) all end the run when they fail, so it is fatal.
+    fn error_response(&mut self, error: &Value, out: &mut ReplyBuilder) {
+        if self.phase == Phase::SettingUp {
+            self.phase = Phase::Turn;
+        }
+        let rpc_code = error.get("code").and_then(Value::as_i64);
+        let data = error.get("data").unwrap_or(&Value::Null);
+        let base = str_field(error, "message").unwrap_or("the agent answered with an error");
+        // Gemini passes the API's JSON error body on as the message.
+        let inner = base
+            .starts_with('{')
+            .then(|| serde_json::from_str::<Value>(base).ok())
+            .flatten();
+        let base = inner
+            .as_ref()
+            .and_then(|v| v.get("error"))
+            .and_then(|e| str_field(e, "message"))
+            .unwrap_or(base);
+        let detail = str_field(data, "message").or_else(|| str_field(data, "details"));
+        let message = match detail {
+            Some(detail) if !base.contains(detail) => format!("{base}: {detail}"),
+            _ => base.to_owned(),
+        };
+        let status = rpc_code
+            .filter(|c| (400..600).contains(c))
+            .map(|c| c as u64)
+            .or_else(|| http_status_in(&message));
+        if let Some(status) = status {
+            out.api_error_status(status);
+        }
+        let code = str_field(data, "codex_error_info")
+            .or_else(|| str_field(data, "errorName"))
+            .map(str::to_owned)
+            .or_else(|| rpc_code.map(|c| c.to_string()));
+        out.fail("error", &message, code.as_deref());
+    }
+}
+
+/// The text of an update's `content` block (`{ type: 'text', text }`).
+fn content_text(update: &Value) -> Option<&str> {
+    let content = update.get("content")?;
+    match str_field(content, "type") {
+        Some("text") | None => str_field(content, "text"),
+        _ => None,
+    }
+}
+
+/// A finished tool's output: its `content` blocks' text (a diff as its
+/// path and new text), else `rawOutput` (a string, or the `output` /
+/// `content` / `stdout` string of an object, else its JSON).
+fn tool_output(update: &Value) -> Option<String> {
+    let blocks = update.get("content").and_then(Value::as_array);
+    let texts: Vec<String> = blocks
+        .into_iter()
+        .flatten()
+        .filter_map(|block| match str_field(block, "type") {
+            Some("content") => block
+                .get("content")
+                .and_then(|c| str_field(c, "text"))
+                .map(str::to_owned),
+            Some("diff") => Some(format!(
+                "{}\n{}",
+                str_field(block, "path").unwrap_or_default(),
+                str_field(block, "newText").unwrap_or_default()
+            )),
+            _ => None,
+        })
+        .collect();
+    if !texts.is_empty() {
+        return Some(texts.join("\n"));
+    }
+    match update.get("rawOutput")? {
+        Value::String(s) if s.is_empty() => None,
+        Value::Object(o) => ["output", "content", "stdout"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| output_text(&Value::Object(o.clone()))),
+        other => output_text(other),
+    }
+}
+
+/// ACP's usage object (`inputTokens`, `outputTokens`, `cachedReadTokens`,
+/// `cachedWriteTokens`, `thoughtTokens`, `totalTokens`). opencode leaves the
+/// cached tokens out of `inputTokens`; here they are part of it.
+fn acp_usage(usage: &Value, agent: Agent) -> Usage {
+    let read = count_field(usage, "cachedReadTokens");
+    let written = count_field(usage, "cachedWriteTokens");
+    let input = count_field(usage, "inputTokens").map(|i| match agent {
+        Agent::Opencode => i + read.unwrap_or(0) + written.unwrap_or(0),
+        _ => i,
+    });
+    Usage {
+        input_tokens: input,
+        cached_input_tokens: read,
+        output_tokens: count_field(usage, "outputTokens"),
+        total_tokens: count_field(usage, "totalTokens"),
+        reasoning_output_tokens: count_field(usage, "thoughtTokens").filter(|&n| n > 0),
+        cache_write_input_tokens: written.filter(|&n| n > 0),
+        ..Usage::default()
+    }
+}
+
+/// Gemini's `_meta.quota`: `token_count { input_tokens, output_tokens }`
+/// and the same per model in `model_usage`.
+fn gemini_quota(quota: &Value) -> Usage {
+    let counts = |v: &Value| {
+        let input = count_field(v, "input_tokens");
+        let output = count_field(v, "output_tokens");
+        Usage {
+            input_tokens: input,
+            output_tokens: output,
+            total_tokens: input.zip(output).map(|(i, o)| i + o),
+            ..Usage::default()
+        }
+    };
+    let mut usage = quota.get("token_count").map(counts).unwrap_or_default();
+    usage.models = quota
+        .get("model_usage")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            Some(ModelUsage {
+                model: str_field(m, "model")?.to_owned(),
+                usage: m.get("token_count").map(counts).unwrap_or_default(),
+            })
+        })
+        .collect();
+    usage
+}
+
+/// A cost in US dollars (`{ amount, currency: 'USD' }`).
+fn usd(cost: &Value) -> Option<f64> {
+    (str_field(cost, "currency") == Some("USD"))
+        .then(|| number_field(cost, "amount"))
+        .flatten()
+}
+
+/// An HTTP status in an error message: after "API Error: " (Claude), or
+/// the message's (or its detail's) first word (Qwen's "400 Mock …").
+fn http_status_in(message: &str) -> Option<u64> {
+    if let Some(at) = message.find("API Error: ") {
+        return leading_status(&message[at + "API Error: ".len()..]);
+    }
+    message.split(": ").find_map(leading_status)
+}
+
+/// `text` starting with a 4xx/5xx status and a space.
+fn leading_status(text: &str) -> Option<u64> {
+    let digits = text.get(..3)?;
+    let rest = &text[3..];
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    digits.parse().ok().filter(|s| (400..600).contains(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::agent_output::{
+        parse_agent_output_in, AgentEvent, AgentOutputParser, AgentReply, Output, Protocol,
+        ReplyStatus, TextForm, ToolStatus,
+    };
+    use serde_json::json;
+
+    fn parse(agent: &str, lines: &[serde_json::Value]) -> AgentReply {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        parse_agent_output_in(agent, Protocol::Acp, Output::Text(&text), TextForm::Utf8).0
+    }
+
+    fn update(kind: &str, fields: serde_json::Value) -> serde_json::Value {
+        let mut update = fields;
+        update["sessionUpdate"] = json!(kind);
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}})
+    }
+
+    fn chunk(kind: &str, text: &str) -> serde_json::Value {
+        update(kind, json!({"content": {"type": "text", "text": text}}))
+    }
+
+    fn stop(reason: &str) -> serde_json::Value {
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": reason}})
+    }
+
+    #[test]
+    fn thoughts_and_plans_are_kept_apart_from_the_text() {
+        let entries = json!([{"content": "read", "priority": "high", "status": "pending"}]);
+        let reply = parse(
+            "claude-code",
+            &[
+                chunk("agent_thought_chunk", "Think"),
+                chunk("agent_message_chunk", "Hel"),
+                chunk("agent_thought_chunk", "ing"),
+                update("plan", json!({"entries": entries})),
+                chunk("agent_message_chunk", "lo"),
+                stop("end_turn"),
+            ],
+        );
+        assert_eq!(reply.text, "Hello");
+        assert_eq!(reply.thoughts, "Thinking");
+        assert_eq!(reply.plan, Some(entries));
+        assert_eq!(reply.status, ReplyStatus::Success);
+        assert_eq!(reply.session_id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn thought_and_plan_events_arrive_in_order() {
+        let mut parser =
+            AgentOutputParser::with_protocol("qwen-code", Protocol::Acp, TextForm::Utf8);
+        let line = format!("{}\n", chunk("agent_thought_chunk", "hmm"));
+        assert_eq!(
+            parser.push(line.as_bytes()),
+            vec![
+                AgentEvent::Session {
+                    session_id: "s".into()
+                },
+                AgentEvent::Thought { text: "hmm".into() }
+            ]
+        );
+        let line = format!("{}\n", update("plan", json!({"entries": []})));
+        assert_eq!(
+            parser.push(line.as_bytes()),
+            vec![AgentEvent::Plan { entries: json!([]) }]
+        );
+    }
+
+    #[test]
+    fn a_turn_not_ended_by_end_turn_failed_with_its_reason() {
+        for reason in ["cancelled", "max_tokens", "max_turn_requests", "refusal"] {
+            let reply = parse(
+                "opencode",
+                &[chunk("agent_message_chunk", "part"), stop(reason)],
+            );
+            assert_eq!(reply.status, ReplyStatus::Error, "{reason}");
+            assert_eq!(reply.errors[0].code.as_deref(), Some(reason));
+            assert_eq!(reply.terminal_reason.as_deref(), Some(reason));
+            assert_eq!(reply.text, "part");
+        }
+        // No response at all: the agent was killed or is still going.
+        let reply = parse("opencode", &[chunk("agent_message_chunk", "part")]);
+        assert_eq!(reply.status, ReplyStatus::Incomplete);
+    }
+
+    #[test]
+    fn history_replayed_by_session_load_is_not_the_reply() {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}});
+        let loaded = json!({"jsonrpc": "2.0", "id": 2, "result": {}});
+        let reply = parse(
+            "claude-code",
+            &[
+                init,
+                chunk("user_message_chunk", "old question"),
+                chunk("agent_message_chunk", "old answer"),
+                update("tool_call", json!({"toolCallId": "old", "title": "Read"})),
+                loaded,
+                chunk("agent_message_chunk", "new answer"),
+                stop("end_turn"),
+            ],
+        );
+        assert_eq!(reply.text, "new answer");
+        assert!(reply.tool_uses.is_empty());
+        // The session is the one the replay carried.
+        assert_eq!(reply.session_id.as_deref(), Some("s"));
+        assert_eq!(reply.status, ReplyStatus::Success);
+    }
+
+    #[test]
+    fn tool_calls_merge_their_updates_and_permission_requests() {
+        let permission = json!({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {
+            "sessionId": "s",
+            "toolCall": {"toolCallId": "t1", "rawInput": {"path": "a.txt", "content": "x"}},
+            "options": [{"optionId": "allow", "kind": "allow_once", "name": "Allow"}],
+        }});
+        let reply = parse(
+            "copilot-unknown-agent",
+            &[
+                chunk("agent_message_chunk", "Writing."),
+                update(
+                    "tool_call",
+                    json!({"toolCallId": "t1", "title": "Write a.txt", "kind": "edit", "status": "pending"}),
+                ),
+                permission,
+                update(
+                    "tool_call_update",
+                    json!({"toolCallId": "t1", "status": "failed",
+                    "content": [{"type": "content", "content": {"type": "text", "text": "denied"}}]}),
+                ),
+                chunk("agent_message_chunk", "Could not."),
+                stop("end_turn"),
+            ],
+        );
+        assert_eq!(reply.text, "Writing.\n\nCould not.");
+        assert_eq!(reply.tool_uses.len(), 1);
+        let tool = &reply.tool_uses[0];
+        assert_eq!((tool.id.as_str(), tool.name.as_str()), ("t1", "edit"));
+        assert_eq!(tool.input, json!({"path": "a.txt", "content": "x"}));
+        assert_eq!(tool.status, ToolStatus::Error);
+        assert_eq!(tool.output.as_deref(), Some("denied"));
+    }
+
+    #[test]
+    fn lines_that_are_not_json_are_kept_aside() {
+        let text = "warning: something\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"stopReason\":\"end_turn\"}}\n{\"jsonrpc\"";
+        let reply = parse_agent_output_in(
+            "google-gemini",
+            Protocol::Acp,
+            Output::Text(text),
+            TextForm::Utf8,
+        )
+        .0;
+        assert_eq!(reply.non_json_lines, ["warning: something", "{\"jsonrpc\""]);
+        assert_eq!(reply.status, ReplyStatus::Success);
+    }
+
+    #[test]
+    fn an_error_response_is_fatal_with_its_http_status() {
+        let reply = parse(
+            "claude-code",
+            &[
+                json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "Internal error: API Error: 529 overloaded"}}),
+            ],
+        );
+        assert_eq!(reply.status, ReplyStatus::Error);
+        assert_eq!(reply.api_error_status, Some(529));
+        assert_eq!(reply.errors[0].code.as_deref(), Some("-32603"));
+    }
+
+    #[test]
+    fn the_protocol_option_is_cli_or_acp() {
+        assert_eq!(Protocol::from_option(None).unwrap(), Protocol::Cli);
+        assert_eq!(Protocol::from_option(Some("acp")).unwrap(), Protocol::Acp);
+        let err = Protocol::from_option(Some("ACP")).unwrap_err();
+        assert_eq!(err.code().as_str(), "INVALID_INPUT");
+        assert!(err.message().starts_with("protocol "), "{err}");
+    }
+}
