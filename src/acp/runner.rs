@@ -32,7 +32,8 @@ use super::permission::{self, Decision, Policy};
 use super::session::{plan_session, SessionStep};
 use super::{INVALID_PARAMS, METHOD_NOT_FOUND, PROTOCOL_VERSION, RESOURCE_NOT_FOUND};
 use crate::agent_output::{
-    parse_agent_output, AgentEvent, AgentOutputParser, AgentReply, ReplyError, ReplyStatus,
+    parse_agent_output, AgentEvent, AgentOutputParser, AgentReply, Protocol, ReplyError,
+    ReplyStatus, TextForm,
 };
 use crate::agents::{self, AcpLaunch, AcpModel, AgentSpec};
 use crate::error::{AgentContextError, ErrorCode, Result};
@@ -620,11 +621,13 @@ impl AcpRunner {
     }
 }
 
-/// The parser of the agent's ACP lines (SPEC §12's reply model), once
-/// the core has one (branch issue-17-parser); until then the reply holds
-/// what the runner itself knows (session, status, errors).
-fn reply_parser(_agent_type: &str) -> Option<AgentOutputParser> {
-    None
+/// The parser of the agent's ACP lines (SPEC §12's reply model).
+fn reply_parser(agent_type: &str) -> Option<AgentOutputParser> {
+    Some(AgentOutputParser::with_protocol(
+        agent_type,
+        Protocol::Acp,
+        TextForm::Utf8,
+    ))
 }
 
 /// What one attempt came to.
@@ -653,12 +656,20 @@ fn judge(
     if let Some((stage, error)) = failed {
         let message = error_text(error);
         reply.status = ReplyStatus::Error;
-        reply.errors.push(ReplyError {
-            message: message.clone(),
-            fatal: true,
-            source: "jsonrpc".to_owned(),
-            code: None,
-        });
+        // The parser read the error response of the prompt; a request
+        // before it (initialize, the session) it did not see.
+        let seen = reply
+            .errors
+            .iter()
+            .any(|e| e.fatal && message.contains(&e.message));
+        if !seen {
+            reply.errors.push(ReplyError {
+                message: message.clone(),
+                fatal: true,
+                source: "jsonrpc".to_owned(),
+                code: None,
+            });
+        }
         if *stage == Stage::Session {
             if let Some(asked) = asked {
                 return Err(Failure::new(
@@ -672,6 +683,9 @@ fn judge(
             exit_code: Some(1),
             ..end.clone()
         };
+        if let Some(failure) = by_status(name, reply) {
+            return Err(failure);
+        }
         let ev = evidence(agent, options, &failed_end, reply, last_lines, command);
         let failure = classify(&ev).err().unwrap_or_else(|| {
             Failure::new(
@@ -709,6 +723,9 @@ fn judge(
                 exit_code: Some(1),
                 ..end.clone()
             };
+            if let Some(failure) = by_status(name, reply) {
+                return Err(failure);
+            }
             let ev = evidence(agent, options, &failed_end, reply, last_lines, command);
             Err(classify(&ev).err().unwrap_or_else(|| {
                 Failure::new(
@@ -748,6 +765,26 @@ fn judge(
             )
         }
     }
+}
+
+/// The kind of the HTTP status the parser read from the agent's error (a
+/// 400 that says why, such as a bad key, is left to the classifier's words).
+fn by_status(name: &str, reply: &AgentReply) -> Option<Failure> {
+    let status = u16::try_from(reply.api_error_status?).ok()?;
+    let kind = AgentErrorKind::from_http_status(status);
+    if kind == AgentErrorKind::RequestRejected {
+        return None;
+    }
+    let said = reply
+        .errors
+        .iter()
+        .rev()
+        .find(|e| e.fatal)
+        .map_or("", |e| e.message.as_str());
+    Some(Failure::new(
+        kind,
+        format!("{name}: the API answered HTTP {status}: {said}"),
+    ))
 }
 
 fn evidence<'a>(

@@ -415,3 +415,37 @@ fn qwen_is_set_to_the_mode_that_asks() {
     c.session_opened(&opened);
     assert_eq!(c.mode_params(&opened), None);
 }
+
+#[test]
+fn the_reply_is_the_parsers_from_the_prompt_on() {
+    let update = |text: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{{\"sessionId\":\"s-new\",\"update\":{{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{{\"type\":\"text\",\"text\":\"{text}\"}}}}}}}}\n")
+    };
+    let mut r = run("claude-code", json!({"cd": "/w", "sessionId": "s-new"}));
+    r.start_attempt();
+    // A loaded session's history, replayed before the prompt: not this run's reply.
+    r.push_stdout(update("old answer").as_bytes());
+    r.session_request(&json!({"agentCapabilities": {"loadSession": true}}));
+    r.session_opened(&json!({}));
+    r.prompt_params();
+    let events = r.push_stdout(format!("{}{}", update("Hello "), update("there")).as_bytes());
+    assert!(!events.is_empty());
+    r.push_stdout(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"stopReason\":\"end_turn\"}}\n");
+    r.prompt_ended(&json!({"stopReason": "end_turn"}));
+    r.end_attempt(&exited(), 5);
+    let v = result(&r);
+    assert_eq!(
+        (v["success"].clone(), v["reply"]["text"].clone()),
+        (json!(true), json!("Hello there"))
+    );
+    // Copilot says a failed model call as the turn's text, then ends the turn normally.
+    let mut r = run("github-copilot", json!({"cd": "/w", "maxRetries": 0}));
+    attempt(&mut r, json!({}), |r| {
+        r.push_stdout(update("Error: Failed to get response from the AI model; retried 5 times Last error: 500 Mock server error").as_bytes());
+        r.push_stdout(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"stopReason\":\"end_turn\"}}\n");
+        r.prompt_ended(&json!({"stopReason": "end_turn"}));
+    });
+    let v = result(&r);
+    assert_eq!(v["success"], false, "{v}");
+    assert_eq!(v["error"]["kind"], "upstream_error", "{v}");
+}
