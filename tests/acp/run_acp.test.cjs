@@ -113,6 +113,7 @@ for (const cli of ['claude', 'gemini', 'codex']) {
       within(cli, 'plain', async (ctx) => {
         const result = await runAcp(ctx);
         succeeded(result);
+        assert.equal(result.reply.text, PLAIN_TEXT);
         assert.equal(result.agentType, harness.CLIS[cli].agentType);
         assert.ok(typeof result.sessionId === 'string' && result.sessionId.length > 0, JSON.stringify(result));
         assert.equal(result.reply.sessionId, result.sessionId);
@@ -127,6 +128,19 @@ for (const cli of ['claude', 'gemini', 'codex']) {
         } else {
           assert.ok(strings(call.body).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`)), 'the instructions open the prompt');
         }
+      }));
+
+    test('the same prompt and mock answer give the same reply.text over cli and over acp', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const request = { prompt: 'Which UI framework should we use?' };
+        const overAcp = await runAcp(ctx, { request });
+        const overCli = await pkg.runAgent(harness.CLIS[cli].agentType, request, {
+          cd: ctx.cwd, command: harness.executable(cli), model: harness.MODELS[cli], env: ctx.env, timeout: 30, maxDuration: 90, maxRetries: 0,
+        });
+        succeeded(overAcp);
+        succeeded(overCli);
+        assert.equal(overAcp.reply.text, overCli.reply.text);
+        assert.equal(overAcp.reply.text, PLAIN_TEXT);
       }));
 
     test('an HTTP 500 is upstream_error (the agent does not retry)', { timeout: TEST_TIMEOUT_MS }, () =>
@@ -163,6 +177,8 @@ for (const cli of ['claude', 'gemini', 'codex']) {
           const result = await runAcp(ctx, { sandbox: 'workspace-write' });
           succeeded(result);
           assert.equal(fs.readFileSync(written(ctx), 'utf8'), WRITE_TEXT);
+          assert.match(result.reply.text, /The write tool answered/);
+          assert.ok(result.reply.toolUses.length >= 1, JSON.stringify(result.reply));
         }));
 
       test('a write rejected: by the read-only policy, and by onPermission', { timeout: TEST_TIMEOUT_MS }, async () => {

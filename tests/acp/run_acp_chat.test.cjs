@@ -16,7 +16,7 @@ const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
 
-const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
@@ -100,6 +100,7 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
       within(cli, 'plain', async (ctx) => {
         const first = await runAcp(ctx);
         succeeded(first);
+        assert.equal(first.reply.text, PLAIN_TEXT);
         assert.ok(first.sessionId, JSON.stringify(first));
         assert.equal(first.reply.status, 'success');
         assert.ok(requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`))), 'the instructions open the prompt');
@@ -114,9 +115,23 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
         failedWith(unknown, 'session_not_found');
       }));
 
+    test('the same prompt and mock answer give the same reply.text over cli and over acp', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const request = { prompt: 'Which UI framework should we use?' };
+        const overAcp = await runAcp(ctx, { request });
+        const overCli = await pkg.runAgent(chat.AGENTS[cli].agentType, request, {
+          cd: ctx.cwd, command: chat.executable(cli), env: ctx.env, timeout: 60, maxDuration: 150, maxRetries: 0,
+        });
+        succeeded(overAcp);
+        succeeded(overCli);
+        assert.equal(overAcp.reply.text, overCli.reply.text);
+        assert.equal(overAcp.reply.text, PLAIN_TEXT);
+      }));
+
     test('an HTTP 500 fails the run', { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'error500', async (ctx) => {
-        const result = await runAcp(ctx);
+        // Qwen (~100 s) and opencode (~66 s) retry in silence before they answer the error.
+        const result = await runAcp(ctx, { timeout: 160, maxDuration: 170 });
         assert.equal(result.success, false, JSON.stringify(result));
         assert.equal(result.error.kind, 'upstream_error', JSON.stringify(result.error));
       }));
@@ -126,6 +141,7 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
         const result = await runAcp(ctx, { sandbox: 'read-only' });
         succeeded(result);
         assert.ok(notesReachedModel(ctx), 'the notes went back to the model');
+        assert.match(result.reply.text, /The notes say the launch code is 4217\./);
       }));
 
     test('a shell command: rejected by onPermission, allowed by yolo', { timeout: TEST_TIMEOUT_MS }, async () => {
