@@ -133,7 +133,10 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
         // Qwen (~100 s) and opencode (~66 s) retry in silence before they answer the error.
         const result = await runAcp(ctx, { timeout: 160, maxDuration: 170 });
         assert.equal(result.success, false, JSON.stringify(result));
-        assert.equal(result.error.kind, 'upstream_error', JSON.stringify(result.error));
+        // opencode's JSON-RPC error names no HTTP status ("Internal error: <the API's message>",
+        // data.errorName "APIError"), nor does its stderr: the kind cannot say 5xx.
+        assert.equal(result.error.kind, cli === 'opencode' ? 'process_error' : 'upstream_error', JSON.stringify(result.error));
+        assert.match(result.error.message, /Mock server error/);
       }));
 
     test('a read allowed by the policy reaches the model', { timeout: TEST_TIMEOUT_MS }, () =>
@@ -148,8 +151,11 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
       await within(cli, 'shell', async (ctx) => {
         const asked = [];
         await runAcp(ctx, { onPermission: (r) => (asked.push(r), 'reject') });
+        // Qwen runs a read-only command (`cat`) without asking even in its 'default' mode, and
+        // opencode's default permissions allow bash: neither asks (docs/acp.md). Copilot asks.
+        if (cli === 'copilot') assert.ok(asked.length > 0, 'copilot asked');
         if (asked.length > 0) assert.equal(notesReachedModel(ctx), false, 'rejected: the command did not run');
-        else assert.ok(cli === 'opencode', `${cli} asked no permission`);
+        else assert.ok(cli === 'opencode' || cli === 'qwen', `${cli} asked no permission`);
       });
       await within(cli, 'shell', async (ctx) => {
         const result = await runAcp(ctx, { yolo: true });
