@@ -205,8 +205,8 @@ for (const cli of ['claude', 'gemini', 'codex']) {
 }
 
 describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
-  test('claude: resume the session of a first run; an unknown id is session_not_found', { timeout: TEST_TIMEOUT_MS }, () =>
-    within('claude', 'plain', async (ctx) => {
+  for (const cli of ['claude', 'codex']) test(`${cli}: resume the session of a first run; an unknown id is session_not_found`, { timeout: TEST_TIMEOUT_MS }, () =>
+    within(cli, 'plain', async (ctx) => {
       const first = await runAcp(ctx);
       succeeded(first);
       const second = await runAcp(ctx, { sessionId: first.sessionId, request: { prompt: 'And for the admin pages?' } });
@@ -215,7 +215,8 @@ describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
       assert.equal(second.requestedSessionId, first.sessionId);
       // The resumed conversation reached the API with the first turn in it.
       const last = mainCalls(ctx).at(-1);
-      assert.ok(strings(last.body.messages).some((s) => s.includes('Which UI framework')));
+      assert.ok(strings(last.body.messages ?? last.body.input).some((s) => s.includes('Which UI framework')));
+      assert.ok(strings(last.body.messages ?? last.body.input).some((s) => s.includes('And for the admin pages?')));
       const unknown = await runAcp(ctx, { sessionId: UNKNOWN_ID });
       failedWith(unknown, 'session_not_found');
     }));
