@@ -13,6 +13,7 @@ const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
@@ -238,3 +239,18 @@ describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
       assert.equal(fs.existsSync(writtenOutside(ctx)), false);
     }));
 });
+
+test('agent-context run --protocol acp prints the AgentRun (Claude)', { timeout: TEST_TIMEOUT_MS }, () =>
+  within('claude', 'plain', async (ctx) => {
+    const bin = path.join(harness.ROOT, 'bin', 'agent-context.js');
+    const adapter = path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', 'claude-agent-acp');
+    const child = spawn(process.execPath, [bin, 'run', 'claude-code', '--protocol', 'acp', '--cd', ctx.cwd, '--command', adapter, '--timeout', '30', '--max-retries', '0'], { env: ctx.env });
+    const out = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stdin.end('Which UI framework should we use?');
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    const result = JSON.parse(Buffer.concat(out).toString('utf8'));
+    assert.equal(result.success, true);
+    assert.equal(result.reply.text, PLAIN_TEXT);
+  }));
