@@ -51,8 +51,10 @@ function hostOptions(options) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
   const { signal: _s, onEvent: _o, env: _e, ...rest } = options;
-  if (rest.protocol !== 'acp') delete rest.onPermission; // ACP only
-  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest };
+  // Any protocol but 'cli' goes to the ACP runner, which names the two it takes.
+  const acp = rest.protocol != null && rest.protocol !== 'cli';
+  if (!acp) delete rest.onPermission; // ACP only
+  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
 }
 
 let AgentRunner;
@@ -147,11 +149,11 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
  * be (`signal`, `onEvent`, `env`, `command`), or with what `onEvent` threw.
  */
 async function runAgent(api, agentType, request, options) {
-  const { signal, onEvent, env, rest } = hostOptions(options);
+  const { signal, onEvent, env, rest, acp } = hostOptions(options);
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem } = toOutput(api, agentType, request);
-  if (rest.protocol === 'acp') {
+  if (acp) {
     // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
     return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem });
   }

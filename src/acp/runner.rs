@@ -167,9 +167,15 @@ impl AcpRunner {
             match map.remove("protocol") {
                 None | Some(Value::Null) => {}
                 Some(Value::String(p)) if p == "acp" => {}
+                Some(Value::String(p)) => {
+                    return Err(AgentContextError::invalid(format!(
+                        "options.protocol must be 'cli' or 'acp', got \"{p}\""
+                    )))
+                }
                 Some(other) => {
                     return Err(AgentContextError::invalid(format!(
-                        "options.protocol must be 'acp' here, got {other}"
+                        "options.protocol must be 'cli' or 'acp', got {}",
+                        crate::json_read::type_name(&other)
                     )))
                 }
             }

@@ -108,8 +108,13 @@ fn launch_per_agent_and_model() {
         "my-codex-acp",
     );
     assert_eq!(r.plan().unwrap().command, "my-codex-acp");
+    let r = run("google-gemini", json!({"cd": "/w", "protocol": "x"}));
+    assert_eq!(
+        result(&r)["error"]["message"],
+        "invalid parameters: options.protocol must be 'cli' or 'acp', got \"x\""
+    );
     for bad in [
-        json!({"cd": "/w", "protocol": "cli"}),
+        json!({"cd": "/w", "protocol": 7}),
         json!({"cd": "/w", "extraArgs": ["x"]}),
         json!({"cd": "/w", "timeout": -1}),
         json!({}),
