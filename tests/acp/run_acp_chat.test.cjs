@@ -171,5 +171,20 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
         const result = await runAcp(ctx, { signal: controller.signal });
         failedWith(result, 'aborted');
       }));
+
+    test('abort during the turn (the agent retrying a 500): session/cancel, then the end', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'error500', async (ctx) => {
+        const controller = new AbortController();
+        const pending = runAcp(ctx, { signal: controller.signal, request: { prompt: 'Abort me (mark 5521).' } });
+        const asked = () => requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes('mark 5521')));
+        for (let i = 0; i < 600 && !asked(); i += 1) await new Promise((r) => setTimeout(r, 100));
+        assert.ok(asked(), `${cli} sent the prompt to the model`);
+        const abortedAt = Date.now();
+        controller.abort();
+        const result = await pending;
+        failedWith(result, 'aborted');
+        // Cancelled, or killed 5 s after the cancel at the latest.
+        assert.ok(Date.now() - abortedAt < 10_000, `${Date.now() - abortedAt} ms`);
+      }));
   });
 }
