@@ -286,7 +286,7 @@ async function runAcpAgent(agentType, options, host) {
     else if (plan && signal?.aborted) run.abort();
     else if (plan) {
       const launch = await launchFor(String(agentType), plan.command, env);
-      let childEnv = { ...env, ...plan.env };
+      let childEnv = { ...plan.defaultEnv, ...env, ...plan.env };
       if (!launch.found) run.cannotLaunch(launch.kind === 'spawn_failed', launch.message);
       else {
         childEnv = { ...childEnv, ...launch.env };

@@ -76,6 +76,9 @@ pub struct AcpPlan<'a> {
     pub args: &'a [String],
     /// Variables added to the child's environment (the model, for Claude).
     pub env: &'a [(String, String)],
+    /// Variables added only when the caller's environment lacks them
+    /// (opencode's `OPENCODE_PERMISSION`, so that it asks).
+    pub default_env: &'a [(String, String)],
     pub cd: &'a str,
     pub idle_timeout_ms: u64,
     pub max_duration_ms: u64,
@@ -121,6 +124,7 @@ pub struct AcpRunner {
     command: String,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    default_env: Vec<(String, String)>,
     found: Option<String>,
     attempt: Option<Attempt>,
     attempts: u32,
@@ -145,6 +149,7 @@ impl AcpRunner {
             command: String::new(),
             args: Vec::new(),
             env: Vec::new(),
+            default_env: Vec::new(),
             found: None,
             attempt: None,
             attempts: 0,
@@ -213,6 +218,9 @@ impl AcpRunner {
                     )))
                 }
             }
+        }
+        if let Some((name, value)) = launch.ask_env {
+            self.default_env.push((name.to_owned(), value.to_owned()));
         }
         self.options = Some(options);
         Ok(())
@@ -287,6 +295,7 @@ impl AcpRunner {
             command: &self.command,
             args: &self.args,
             env: &self.env,
+            default_env: &self.default_env,
             cd: &options.cd,
             idle_timeout_ms: options.idle_timeout_ms,
             max_duration_ms: options.max_duration_ms,

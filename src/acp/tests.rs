@@ -88,7 +88,17 @@ fn launch_per_agent_and_model() {
         );
     }
     let r = run("opencode", json!({"cd": "/w"}));
-    assert_eq!(r.plan().unwrap().args, ["acp"]);
+    let plan = r.plan().unwrap();
+    assert_eq!(plan.args, ["acp"]);
+    assert_eq!(plan.default_env[0].0, "OPENCODE_PERMISSION");
+    assert!(plan.default_env[0]
+        .1
+        .contains("\"external_directory\":\"ask\""));
+    assert!(run("qwen-code", json!({"cd": "/w"}))
+        .plan()
+        .unwrap()
+        .default_env
+        .is_empty());
     let r = run("opencode", json!({"cd": "/w", "model": "x"}));
     assert!(result(&r)["error"]["message"]
         .as_str()

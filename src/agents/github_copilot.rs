@@ -49,6 +49,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         load_broken: None,
         missing_file_is_empty: false,
         ask_mode: None,
+        ask_env: None,
         exits_on_eof: true,
     }),
     mcp_tool: "copilot",

@@ -52,6 +52,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         ),
         missing_file_is_empty: true,
         ask_mode: None,
+        ask_env: None,
         exits_on_eof: true,
     }),
     mcp_tool: "gemini",

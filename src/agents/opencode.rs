@@ -51,6 +51,10 @@ pub const AGENT: AgentSpec = AgentSpec {
         load_broken: None,
         missing_file_is_empty: false,
         ask_mode: None,
+        ask_env: Some((
+            "OPENCODE_PERMISSION",
+            r#"{"edit":"ask","bash":"ask","external_directory":"ask","webfetch":"ask"}"#,
+        )),
         exits_on_eof: true,
     }),
     mcp_tool: "opencode",

@@ -167,6 +167,10 @@ pub struct AcpLaunch {
     /// some by itself (Qwen Code's `auto` asks a classifier model): the
     /// policy of `sandbox`/`yolo` then answers. `None`: its default asks.
     pub ask_mode: Option<&'static str>,
+    /// An environment variable that makes it ask the client before edits
+    /// and commands it would otherwise run unasked (opencode's
+    /// `OPENCODE_PERMISSION`), set unless the caller's environment has it.
+    pub ask_env: Option<(&'static str, &'static str)>,
     /// False when it keeps running after its stdin closes (Claude's and
     /// Codex's adapters): it is killed at the end of the run.
     pub exits_on_eof: bool,

@@ -20,6 +20,7 @@ struct PlanJs<'a> {
     command: &'a str,
     args: &'a [String],
     env: std::collections::BTreeMap<&'a str, &'a str>,
+    default_env: std::collections::BTreeMap<&'a str, &'a str>,
     cd: &'a str,
     idle_timeout_ms: u64,
     max_duration_ms: u64,
@@ -75,6 +76,11 @@ impl AcpRunnerJs {
                 args: p.args,
                 env: p
                     .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect(),
+                default_env: p
+                    .default_env
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
                     .collect(),

@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
-const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
+const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -151,11 +151,13 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
       await within(cli, 'shell', async (ctx) => {
         const asked = [];
         await runAcp(ctx, { onPermission: (r) => (asked.push(r), 'reject') });
-        // Qwen runs a read-only command (`cat`) without asking even in its 'default' mode, and
-        // opencode's default permissions allow bash: neither asks (docs/acp.md). Copilot asks.
-        if (cli === 'copilot') assert.ok(asked.length > 0, 'copilot asked');
-        if (asked.length > 0) assert.equal(notesReachedModel(ctx), false, 'rejected: the command did not run');
-        else assert.ok(cli === 'opencode' || cli === 'qwen', `${cli} asked no permission`);
+        // Qwen runs a read-only command (`cat`) without asking even in its 'default' mode
+        // (docs/acp.md); Copilot asks, and so does opencode with the OPENCODE_PERMISSION runAgent sets.
+        if (cli === 'qwen') assert.equal(asked.length, 0, 'qwen asked nothing for cat');
+        else {
+          assert.ok(asked.length > 0, `${cli} asked`);
+          assert.equal(notesReachedModel(ctx), false, 'rejected: the command did not run');
+        }
       });
       await within(cli, 'shell', async (ctx) => {
         const result = await runAcp(ctx, { yolo: true });
@@ -163,6 +165,30 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
         assert.ok(notesReachedModel(ctx), 'allowed: the command ran');
       });
     });
+
+    // The mock writes with Qwen's `write_file` and opencode's `apply_patch`; Copilot offers
+    // neither to an OpenAI-compatible provider.
+    if (cli !== 'copilot') {
+      test('a write: allowed by workspace-write, rejected by onPermission, refused outside cd', { timeout: TEST_TIMEOUT_MS }, async () => {
+        await within(cli, 'write', async (ctx) => {
+          const result = await runAcp(ctx, { sandbox: 'workspace-write' });
+          succeeded(result);
+          assert.equal(fs.readFileSync(path.join(ctx.cwd, WRITE_FILE), 'utf8'), WRITE_TEXT);
+          assert.match(result.reply.text, /The write tool answered/);
+        });
+        await within(cli, 'write', async (ctx) => {
+          const asked = [];
+          await runAcp(ctx, { sandbox: 'read-only', onPermission: (r) => (asked.push(r), 'reject') });
+          assert.equal(asked.length, 1, `${cli} asked`);
+          assert.equal(asked[0].toolCall.kind, 'edit');
+          assert.equal(fs.existsSync(path.join(ctx.cwd, WRITE_FILE)), false, 'rejected: nothing written');
+        });
+        await within(cli, 'writeOutside', async (ctx) => {
+          await runAcp(ctx);
+          assert.equal(fs.existsSync(path.join(path.dirname(ctx.cwd), WRITE_FILE)), false, 'nothing written outside cd');
+        });
+      });
+    }
 
     test('abort while starting: the tree killed, nothing left running', { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'plain', async (ctx) => {
