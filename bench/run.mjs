@@ -16,6 +16,7 @@ const FAMILIES = [
   ['langchain', 'scenarios/assemble.mjs', ['langchain']],
   ['builder', 'scenarios/builder.mjs', []],
   ['parse', 'scenarios/parse.mjs', []],
+  ['acp-parse', 'scenarios/acp-parse.mjs', []],
   ['cold-start', 'scenarios/cold-start.mjs', []],
   ['cache', 'scenarios/cache.mjs', []],
   ['memory', 'scenarios/memory.mjs', [], ['--expose-gc']],

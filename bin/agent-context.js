@@ -55,14 +55,12 @@ and prints the ContextBuildResult ({ messages, metadata }) as JSON.
 
   --input FILE      read the input from FILE ("-" or none: standard input)
 `,
-  parse: `usage: agent-context parse --agent TYPE [--protocol cli|acp] [--json] [--verbose] [--input FILE|-]
+  parse: `usage: agent-context parse --agent TYPE [--json] [--verbose] [--input FILE|-]
 
 Reads what an agent CLI printed (its JSON lines: Claude Code --output-format stream-json
 --verbose, Codex exec --json, Gemini CLI -o stream-json) and prints the reply text.
 
   --agent TYPE      ${KNOWN.join(', ')}
-  --protocol P      cli (default): the CLI's own JSON lines; acp: the JSON-RPC lines the agent
-                    printed when driven over the Agent Client Protocol
   --json            print the whole reply: { text, sessionId, status, errors, toolUses, usage, nonJsonLines }
   --input FILE      read the output from FILE ("-" or none: standard input)
   --verbose         also print on stderr each JSON line type the parser did not know, with its count
@@ -284,16 +282,10 @@ async function messages(argv) {
 }
 
 async function parseOutput(argv) {
-  const args = parse('parse', argv, {
-    agent: { type: 'string' },
-    protocol: { type: 'string' },
-    json: { type: 'boolean' },
-    verbose: { type: 'boolean' },
-    input: { type: 'string' },
-  });
+  const args = parse('parse', argv, { agent: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, input: { type: 'string' } });
   if (args.help) return write(HELP.parse);
   if (!args.agent) throw usageError('parse needs --agent TYPE', 'parse');
-  const reply = lib.parseAgentOutput(args.agent, await readInput(args.input), { protocol: args.protocol });
+  const reply = lib.parseAgentOutput(args.agent, await readInput(args.input));
   if (args.json) write(JSON.stringify(reply, null, 2));
   else if (reply.text) write(reply.text);
   for (const { type, count } of (args.verbose && reply.unknownEvents) || []) {

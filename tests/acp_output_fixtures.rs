@@ -415,3 +415,45 @@ fn opencode_1_18_33_over_acp() {
         .message
         .contains("Mock rejects this request: bad parameter."));
 }
+
+/// The shell scenario (Qwen, Copilot, opencode): the mock asks for
+/// `cat notes.txt` through the agent's shell tool; Copilot asks the client
+/// for permission first (allowed by the recorder).
+fn shell(agent_type: &str, dir: (&str, &str), session: &str, name: &str) -> AgentReply {
+    let reply = check(agent_type, dir, "shell", ok(session, TOOL));
+    one_read(&reply, name);
+    reply
+}
+
+#[test]
+fn a_shell_command_over_acp_with_and_without_a_permission_request() {
+    let copilot = shell(
+        "github-copilot",
+        COPILOT,
+        "c735f516-3866-4269-aab4-4deff40b9e8b",
+        "execute",
+    );
+    // The permission request's own view of the call is merged into it.
+    assert_eq!(
+        copilot.tool_uses[0].input["command"].as_str(),
+        Some("cat notes.txt")
+    );
+    assert!(copilot.tool_uses[0]
+        .output
+        .as_deref()
+        .unwrap()
+        .contains("exit code 0"));
+    let qwen = shell(
+        "qwen-code",
+        QWEN,
+        "22417e31-8bfb-4909-8de1-91653288a784",
+        "run_shell_command",
+    );
+    assert_eq!(qwen.usage.unwrap().input_tokens, Some(240));
+    shell(
+        "opencode",
+        OPENCODE,
+        "ses_df9dd0c1bffeRz5evB4DH1KYng",
+        "execute",
+    );
+}

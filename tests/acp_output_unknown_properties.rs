@@ -40,7 +40,7 @@ fn fixtures() -> Vec<(&'static str, String, Vec<u8>)> {
             }
         }
     }
-    assert!(all.len() >= 18, "{} transcripts", all.len());
+    assert!(all.len() >= 21, "{} transcripts", all.len());
     all
 }
 

@@ -6,8 +6,8 @@
 //! and text, and nothing panics.
 
 use agent_context::agent_output::{
-    parse_agent_output, parse_agent_output_as, parse_agent_output_str, AgentOutputParser, AgentReply, Output,
-    TextForm,
+    parse_acp_output_general, parse_agent_output, parse_agent_output_as, parse_agent_output_in,
+    parse_agent_output_str, AgentOutputParser, AgentReply, Output, Protocol, TextForm,
 };
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -51,5 +51,19 @@ fuzz_target!(|input: Input| {
     assert_eq!(AgentReply { text: whole.text.clone(), ..reply }, whole, "UTF-16 form differs");
     if let Ok(text) = std::str::from_utf8(&input.output) {
         assert_eq!(parse_agent_output_str(agent, text), whole, "text path differs from bytes path");
+    }
+
+    // The same bytes as ACP output: the byte scanner of common update lines
+    // gives what the general reader gives, in chunks, in UTF-16 form and
+    // from UTF-16 units.
+    let general = parse_acp_output_general(agent, Output::Bytes(&input.output), TextForm::Utf8).0;
+    let acp = parse_agent_output_in(agent, Protocol::Acp, Output::Bytes(&input.output), TextForm::Utf8).0;
+    assert_eq!(acp, general, "ACP scanner differs from the general reader");
+    let (reply, units) = parse_agent_output_in(agent, Protocol::Acp, Output::Bytes(&input.output), TextForm::Utf16);
+    assert_eq!(AgentReply { text: String::from_utf16_lossy(&units), ..reply }, general, "ACP UTF-16 form differs");
+    if let Ok(text) = std::str::from_utf8(&input.output) {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let (reply, text_units) = parse_agent_output_in(agent, Protocol::Acp, Output::Utf16(&units), TextForm::Utf16);
+        assert_eq!(AgentReply { text: String::from_utf16_lossy(&text_units), ..reply }, general, "ACP from units differs");
     }
 });

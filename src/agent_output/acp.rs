@@ -8,6 +8,8 @@
 //! each agent puts what (usage, tool names, errors) differs, so a few
 //! readings are keyed by the agent type; docs/acp-output.md lists them.
 
+use agent_context_scan::acp_update::{self, Kind, Update};
+use agent_context_scan::unit::{eq_ascii, Unit};
 use serde_json::Value;
 
 use super::builder::ReplyBuilder;
@@ -80,6 +82,9 @@ pub struct AcpReader {
     /// The `messageId` of the last message chunk (opencode sends one): a
     /// new id starts a new message.
     message_id: Option<String>,
+    /// Whether common lines are read straight from their bytes (off only to
+    /// check that both readers agree).
+    fast: bool,
 }
 
 impl AcpReader {
@@ -89,6 +94,15 @@ impl AcpReader {
             phase: Phase::Open,
             usage: None,
             message_id: None,
+            fast: true,
+        }
+    }
+
+    /// A reader that reads every line with the general (serde_json) reader.
+    pub fn general_only(agent_type: &str) -> Self {
+        AcpReader {
+            fast: false,
+            ..Self::new(agent_type)
         }
     }
 
@@ -178,29 +192,118 @@ impl AcpReader {
                     out.plan(entries);
                 }
             }
-            "usage_update" => {
-                let usage = Usage {
-                    context_tokens: count_field(update, "used"),
-                    context_window: count_field(update, "size"),
-                    cost_usd: update.get("cost").and_then(usd),
-                    ..Usage::default()
-                };
-                let cost = usage.cost_usd;
-                let current = self.usage.get_or_insert_with(Usage::default);
-                // The cost is the session's so far: the latest stands.
-                current.add(&Usage {
-                    cost_usd: None,
-                    ..usage
-                });
-                if cost.is_some() {
-                    current.cost_usd = cost;
-                }
-                out.set_usage(current.clone());
-            }
+            "usage_update" => self.usage_update(
+                count_field(update, "used"),
+                count_field(update, "size"),
+                update.get("cost").and_then(usd),
+                out,
+            ),
             // Nothing the reply holds: the echoed or replayed prompt, the
             // agent's commands, modes, options and title; or history.
             _ => {}
         }
+    }
+
+    /// `usage_update`: how full the context window is, and the session's
+    /// cost so far (the latest stands).
+    fn usage_update(
+        &mut self,
+        used: Option<u64>,
+        size: Option<u64>,
+        cost: Option<f64>,
+        out: &mut ReplyBuilder,
+    ) {
+        let current = self.usage.get_or_insert_with(Usage::default);
+        current.add(&Usage {
+            context_tokens: used,
+            context_window: size,
+            ..Usage::default()
+        });
+        if cost.is_some() {
+            current.cost_usd = cost;
+        }
+        out.set_usage(current.clone());
+    }
+
+    /// A `session/update` line of the commonest kinds read straight from
+    /// its bytes (`acp_update`, no JSON tree built); false, nothing done,
+    /// for any line the general reader must see.
+    pub fn read_fast(&mut self, line: &[u8], out: &mut ReplyBuilder, text: &mut Vec<u16>) -> bool {
+        self.fast
+            && acp_update::scan(line, text).is_some_and(|update| self.apply(&update, out, text))
+    }
+
+    /// What [`update`](Self::update) does with the same line.
+    fn apply<U: Unit>(
+        &mut self,
+        update: &Update<'_, U>,
+        out: &mut ReplyBuilder,
+        text: &[u16],
+    ) -> bool {
+        let has_text = update.text;
+        if self.agent == Agent::Copilot
+            && update.kind == Kind::MessageChunk
+            && has_text
+            && text.starts_with(&[69, 114, 114, 111, 114, 58, 32])
+        {
+            return false; // "Error: ", maybe Copilot's error as text
+        }
+        let session = match update.session_id {
+            Some(id) if !out.has_session() => match ascii(id) {
+                Some(id) => Some(id),
+                None => return false,
+            },
+            _ => None,
+        };
+        if update.message_id.is_some_and(|id| ascii_len(id).is_none()) {
+            return false;
+        }
+        // Read by serde_json's own number reader, as the general reader does
+        // (as a `Value`: an `f64` target would link float formatting).
+        let cost = match update.cost_usd {
+            None => None,
+            Some(amount) => match ascii(amount)
+                .and_then(|a| serde_json::from_str::<Value>(&a).ok())
+                .and_then(|n| n.as_f64())
+                .filter(|n| n.is_finite())
+            {
+                Some(amount) => Some(amount),
+                None => return false,
+            },
+        };
+        if let Some(id) = session {
+            out.session(&id);
+        }
+        let history = self.phase == Phase::SettingUp;
+        match update.kind {
+            Kind::Quiet => {}
+            Kind::Usage => self.usage_update(update.used, update.size, cost, out),
+            Kind::ThoughtChunk if !history && has_text => {
+                out.thought(&String::from_utf16_lossy(text));
+            }
+            Kind::ThoughtChunk => {}
+            Kind::MessageChunk if history => {}
+            Kind::MessageChunk => {
+                if let Some(id) = update.message_id {
+                    let same = self
+                        .message_id
+                        .as_deref()
+                        .is_some_and(|seen| eq_ascii(id, seen.as_bytes()));
+                    if !same {
+                        out.end_message();
+                        self.message_id = ascii(id);
+                    }
+                }
+                if has_text {
+                    if out.takes_units() {
+                        out.delta_units(text);
+                    } else {
+                        out.delta(&String::from_utf16_lossy(text));
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// Copilot reports a failed model call as the turn's text ("Error: 400
@@ -351,7 +454,7 @@ impl AcpReader {
             .unwrap_or(base);
         let detail = str_field(data, "message").or_else(|| str_field(data, "details"));
         let message = match detail {
-            Some(detail) if !base.contains(detail) => format!("{base}: {detail}"),
+            Some(detail) if find(base, detail).is_none() => format!("{base}: {detail}"),
             _ => base.to_owned(),
         };
         let status = rpc_code
@@ -367,6 +470,19 @@ impl AcpReader {
             .or_else(|| rpc_code.map(|c| c.to_string()));
         out.fail("error", &message, code.as_deref());
     }
+}
+
+/// ASCII units as a string; `None` for anything else.
+fn ascii<U: Unit>(units: &[U]) -> Option<String> {
+    ascii_len(units)?;
+    Some(units.iter().map(|u| char::from(u.value() as u8)).collect())
+}
+
+fn ascii_len<U: Unit>(units: &[U]) -> Option<usize> {
+    units
+        .iter()
+        .all(|u| u.value() < 0x80)
+        .then_some(units.len())
 }
 
 /// The text of an update's `content` block (`{ type: 'text', text }`).
@@ -472,10 +588,28 @@ fn usd(cost: &Value) -> Option<f64> {
 /// An HTTP status in an error message: after "API Error: " (Claude), or
 /// the message's (or its detail's) first word (Qwen's "400 Mock …").
 fn http_status_in(message: &str) -> Option<u64> {
-    if let Some(at) = message.find("API Error: ") {
-        return leading_status(&message[at + "API Error: ".len()..]);
+    const API_ERROR: &str = "API Error: ";
+    if let Some(at) = find(message, API_ERROR) {
+        return leading_status(&message[at + API_ERROR.len()..]);
     }
-    message.split(": ").find_map(leading_status)
+    let mut rest = message;
+    loop {
+        if let Some(status) = leading_status(rest) {
+            return Some(status);
+        }
+        rest = &rest[find(rest, ": ")? + 2..];
+    }
+}
+
+/// Where `needle` first occurs in `text` (a plain loop: error messages are
+/// short, and the standard two-way searcher is kilobytes of code).
+fn find(text: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    text.as_bytes()
+        .windows(needle.len())
+        .position(|window| window == needle.as_bytes())
 }
 
 /// `text` starting with a 4xx/5xx status and a space.

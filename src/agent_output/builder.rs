@@ -213,6 +213,11 @@ impl ReplyBuilder {
         !self.text.is_empty()
     }
 
+    /// Whether a session id is known.
+    pub fn has_session(&self) -> bool {
+        self.session_id.is_some()
+    }
+
     /// The first session id seen wins.
     pub fn session(&mut self, id: &str) {
         if self.session_id.is_none() && !id.is_empty() {

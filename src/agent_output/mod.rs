@@ -235,7 +235,10 @@ impl LineReader<'_> {
     /// A line as the CLI printed it (UTF-8 not checked yet).
     fn bytes(&mut self, line: &[u8], terminated: bool) {
         if let Some(acp) = self.acp.as_deref_mut() {
-            return read_acp_line(acp, self.reply, &decode(line));
+            if !acp.read_fast(line, self.reply, self.scratch) {
+                read_acp_line(acp, self.reply, &decode(line));
+            }
+            return;
         }
         if !self.scanned(line) {
             read_line(self.format, self.reply, &decode(line), terminated);
@@ -246,7 +249,12 @@ impl LineReader<'_> {
     /// U+FFFD, as they do when the string is written as UTF-8).
     fn utf16(&mut self, line: &[u16], terminated: bool) {
         if let Some(acp) = self.acp.as_deref_mut() {
-            return read_acp_line(acp, self.reply, &String::from_utf16_lossy(line));
+            // One scanner, of UTF-8: the units are made UTF-8 first.
+            let text = String::from_utf16_lossy(line);
+            if !acp.read_fast(text.as_bytes(), self.reply, self.scratch) {
+                read_acp_line(acp, self.reply, &text);
+            }
+            return;
         }
         let scanned = self.format == OutputFormat::GeminiStreamJson
             && gemini_scan::read_message_line_utf16(line, self.reply, self.scratch);
@@ -263,7 +271,10 @@ impl LineReader<'_> {
     /// A line known to be UTF-8.
     fn text(&mut self, line: &str, terminated: bool) {
         if let Some(acp) = self.acp.as_deref_mut() {
-            return read_acp_line(acp, self.reply, line);
+            if !acp.read_fast(line.as_bytes(), self.reply, self.scratch) {
+                read_acp_line(acp, self.reply, line);
+            }
+            return;
         }
         if !self.scanned(line.as_bytes()) {
             read_line(self.format, self.reply, line, terminated);
@@ -305,7 +316,11 @@ pub fn parse_agent_output_in(
     output: Output<'_>,
     form: TextForm,
 ) -> (AgentReply, Vec<u16>) {
-    whole(agent_type, protocol, form, |p| match output {
+    whole(agent_type, protocol, form, |p| feed(p, output))
+}
+
+fn feed(p: &mut AgentOutputParser, output: Output<'_>) {
+    match output {
         Output::Bytes(bytes) => {
             p.push(bytes);
         }
@@ -324,7 +339,22 @@ pub fn parse_agent_output_in(
                 reader.utf16(rest, false);
             }
         }
-    })
+    }
+}
+
+/// [`parse_agent_output_in`] for ACP output with every line read by the
+/// general (serde_json) reader, none by the byte scanner: for tests that
+/// check both give the same reply.
+#[doc(hidden)]
+pub fn parse_acp_output_general(
+    agent_type: &str,
+    output: Output<'_>,
+    form: TextForm,
+) -> (AgentReply, Vec<u16>) {
+    let mut parser = AgentOutputParser::for_protocol(agent_type, Protocol::Cli, false, form);
+    parser.acp = Some(Box::new(acp::AcpReader::general_only(agent_type)));
+    feed(&mut parser, output);
+    parser.finish_utf16()
 }
 
 /// Output to parse: bytes as the CLI printed them, text already decoded, or

@@ -89,11 +89,14 @@ pub fn parse_agent_output_with(
     let agent_type = js_result(known_agent_type(&agent_type))?;
     let protocol = js_result(protocol_option(options))?;
     // A string is read as its UTF-16 units where the engine can copy them
-    // out (Node), else as UTF-8.
-    let output = match output_value
-        .dyn_ref::<js_sys::JsString>()
-        .and_then(utf16_of)
-    {
+    // out (Node), else as UTF-8. ACP lines are scanned as UTF-8 only.
+    let units = match protocol {
+        agent_output::Protocol::Cli => output_value
+            .dyn_ref::<js_sys::JsString>()
+            .and_then(utf16_of),
+        agent_output::Protocol::Acp => None,
+    };
+    let output = match units {
         Some(units) => Output::Units(units),
         None => js_result(output(output_value, "output"))?,
     };

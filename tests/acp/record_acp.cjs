@@ -12,6 +12,10 @@
 // (ACP_ADAPTERS overrides that folder). The other CLIs are the ones the live
 // tests use (tests/cli/harness.cjs, tests/cli/openai_chat_agents.cjs).
 //
+// Scenarios: plain, tool (read notes.txt), error (HTTP 400), and shell for
+// Qwen, Copilot and opencode (a shell command, which Copilot asks permission
+// for). ACP_SCENARIOS=plain,tool picks some.
+//
 // Each run: its mock on 127.0.0.1, its own HOME (the CLI tests' sandboxes),
 // and this script started a second time as the driver (`--drive <command>
 // <args…>`) inside that sandbox. The driver spawns the agent, sends
@@ -36,6 +40,8 @@ const PROMPTS = {
   plain: 'What UI framework should we use, and why?',
   tool: 'Read notes.txt and tell me the launch code.',
   error: 'What UI framework should we use, and why?',
+  // Qwen, Copilot, opencode: a shell command, which asks for permission.
+  shell: 'Run cat notes.txt and tell me the launch code.',
 };
 
 function version(manifestDir) {
@@ -71,7 +77,7 @@ const AGENTS = {
 /** The mock scenario each of our scenarios plays, per mock family. */
 const MOCK_SCENARIO = {
   harness: { plain: 'plain', tool: 'tool', error: 'error' },
-  chat: { plain: 'plain', tool: 'tool', error: 'error400' },
+  chat: { plain: 'plain', tool: 'tool', error: 'error400', shell: 'shell' },
 };
 
 function driverInvocation(agentCommand, scenario) {
@@ -129,6 +135,7 @@ async function record(name, scenarios) {
   const dir = path.join(FIXTURES, name, agentVersion);
   fs.mkdirSync(dir, { recursive: true });
   for (const scenario of scenarios) {
+    if (!MOCK_SCENARIO[agent.family][scenario]) continue;
     const started = Date.now();
     const result = agent.family === 'chat' ? await runChat(agent, scenario) : await runHarness(agent, scenario);
     const file = path.join(dir, `${scenario}.jsonl`);
@@ -257,7 +264,7 @@ if (process.argv[2] === '--drive') {
   const names = process.argv.slice(2);
   const chosen = names.length ? names : Object.keys(AGENTS);
   for (const n of chosen) if (!AGENTS[n]) throw new Error(`record_acp: unknown agent "${n}" (${Object.keys(AGENTS).join(', ')})`);
-  const scenarios = (process.env.ACP_SCENARIOS || 'plain,tool,error').split(',');
+  const scenarios = (process.env.ACP_SCENARIOS || 'plain,tool,error,shell').split(',');
   (async () => {
     for (const n of chosen) {
       try {

@@ -40,6 +40,17 @@ for (const event of parser.push('{"type":"system","subtype":"init","session_id":
 // @ts-expect-error a chunk is a string or bytes
 parser.push(42);
 const finished: AgentReply = parser.finish();
+// Over the Agent Client Protocol: the same reply, thoughts and plan apart.
+const acpReply: AgentReply = parseAgentOutput('qwen-code', '', { protocol: 'acp' });
+const thoughts: string | undefined = acpReply.thoughts;
+const firstStep: string | undefined = acpReply.plan?.[0]?.content;
+for (const event of new AgentOutputParser('opencode', { protocol: 'acp' }).push('')) {
+  if (event.type === 'thought') void (event.text satisfies string);
+  if (event.type === 'plan') void (event.entries satisfies { content: string }[]);
+}
+// @ts-expect-error the protocol is 'cli' or 'acp'
+parseAgentOutput('qwen-code', '', { protocol: 'jsonrpc' });
+void [thoughts, firstStep];
 const run = buildCliInvocation('google-gemini', { prompt: 'hi' }, { model: 'gemini-2.5-pro' });
 const argv: string[] = run.args;
 

@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acp_update;
 pub mod gemini_message;
 pub mod json_string;
 pub mod unit;

@@ -1,0 +1,100 @@
+// Family: ACP `session/update` lines through the core's reply model
+// (`protocol: 'acp'`) against `JSON.parse` alone on the same lines, in the
+// same run. The lines are the recorded transcripts' (tests/fixtures/acp/, six
+// real agents), every `session/update` of each, repeated in their order until
+// there are 100 000; each agent's lines go to a parser for that agent. A
+// runner over ACP pays `JSON.parse` anyway (the SDK parses every line): the
+// reply model must cost less than a fifth of that.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { measure, report, smoke } from '../measure.mjs';
+
+const pkg = createRequire(import.meta.url)('agent-context');
+const FIXTURES = new URL('../../tests/fixtures/acp/', import.meta.url);
+const AGENTS = {
+  claude: 'claude-code',
+  codex: 'openai-codex',
+  gemini: 'google-gemini',
+  qwen: 'qwen-code',
+  copilot: 'github-copilot',
+  opencode: 'opencode',
+};
+// Qwen's list of commands is one 560 KB line, sent once per session: 100 000
+// lines repeating it would be a benchmark of that one line.
+const LONGEST = 64 * 1024;
+
+const recorded = [];
+for (const [dir, agentType] of Object.entries(AGENTS)) {
+  for (const version of readdirSync(new URL(`${dir}/`, FIXTURES))) {
+    for (const file of readdirSync(new URL(`${dir}/${version}/`, FIXTURES)).sort()) {
+      const text = readFileSync(new URL(`${dir}/${version}/${file}`, FIXTURES), 'utf8');
+      for (const line of text.split('\n')) {
+        if (line.includes('"method":"session/update"') && line.length <= LONGEST) recorded.push({ agentType, line });
+      }
+    }
+  }
+}
+const COUNT = smoke ? 2_000 : 100_000;
+const lines = [];
+const perAgent = new Map();
+for (let i = 0; lines.length < COUNT; i++) {
+  const { agentType, line } = recorded[i % recorded.length];
+  lines.push(line);
+  if (!perAgent.has(agentType)) perAgent.set(agentType, []);
+  perAgent.get(agentType).push(line);
+}
+const streams = [...perAgent].map(([agentType, ls]) => {
+  const text = `${ls.join('\n')}\n`;
+  const buffer = Buffer.from(text, 'utf8');
+  const chunks = [];
+  for (let at = 0; at < buffer.length; at += 64 * 1024) chunks.push(buffer.subarray(at, at + 64 * 1024));
+  return { agentType, text, chunks };
+});
+const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+
+const jsonParse = () => {
+  let n = 0;
+  for (const line of lines) n += JSON.parse(line).params ? 1 : 0;
+  return n;
+};
+const whole = () => streams.map(({ agentType, text }) => pkg.parseAgentOutput(agentType, text, { protocol: 'acp' }));
+const chunked = () =>
+  streams.map(({ agentType, chunks }) => {
+    const parser = new pkg.AgentOutputParser(agentType, { protocol: 'acp' });
+    for (const chunk of chunks) parser.push(chunk);
+    const reply = parser.finish();
+    parser.free();
+    return reply;
+  });
+
+assert.equal(jsonParse(), COUNT);
+const replies = whole();
+assert.deepEqual(chunked(), replies);
+for (const reply of replies) {
+  assert.ok(reply.text.length > 0 && reply.sessionId, reply.sessionId);
+  assert.deepEqual(reply.nonJsonLines, []);
+}
+
+const options = { smoke, warmup: 3, minMs: 3000, maxIterations: 40 };
+const base = measure(jsonParse, options);
+const core = measure(whole, options);
+const pushed = measure(chunked, options);
+const scenario = `ACP: ${COUNT} session/update lines`;
+report({ family: 'acp-parse', scenario, impl: 'JSON.parse', lines: COUNT, bytes, ...base });
+report({ family: 'acp-parse', scenario, impl: 'c', lines: COUNT, bytes, ...core });
+report({ family: 'acp-parse', scenario, impl: 'c, 64 KiB Buffer chunks', lines: COUNT, bytes, ...pushed });
+const ms = (ns) => (ns / 1e6).toFixed(1);
+for (const [how, r] of [['whole string', core], ['64 KiB Buffer chunks (the runner)', pushed]]) {
+  const ratio = r.medianNs / base.medianNs;
+  report({
+    family: 'acp-parse',
+    scenario: `${scenario}, ${how}: ratio`,
+    target: {
+      name: `ACP reply model, ${COUNT} session/update lines, ${how}: core / JSON.parse`,
+      measured: `${ratio.toFixed(3)}× (core ${ms(r.medianNs)} ms, JSON.parse ${ms(base.medianNs)} ms, ${(bytes / 1e6).toFixed(1)} MB)`,
+      required: '< 0.2×',
+      met: ratio < 0.2,
+    },
+  });
+}

@@ -1,0 +1,500 @@
+//! An ACP `session/update` notification line (JSON-RPC, the Agent Client
+//! Protocol) read from its UTF-8 bytes or the UTF-16 units of a JS string,
+//! for the kinds that make up most of an agent's output: message and thought
+//! chunks, `usage_update`, and the kinds that say nothing to a reply
+//! (`available_commands_update`, …), which are skipped at the speed of a
+//! string scan.
+//!
+//! The whole line is checked to be one JSON object (strings without `\u`
+//! escapes or control characters, numbers without exponents, nesting below
+//! [`MAX_DEPTH`]); anything else, or any field this reader does not take
+//! (`_meta`, `cost`, another method, a repeated key), is `None`, for a full
+//! JSON parser to decide. A line taken here reads the same as it would there
+//! (agent-context's property tests and fuzz target check it).
+
+use crate::json_string::string_end;
+use crate::unit::{eq_ascii, Unit};
+
+/// Deeper nesting is left to the full parser.
+pub const MAX_DEPTH: u32 = 64;
+
+/// What an update line is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    MessageChunk,
+    ThoughtChunk,
+    Usage,
+    /// Known, and nothing a reply holds.
+    Quiet,
+}
+
+/// The fields of an update line that matter.
+#[derive(Debug)]
+pub struct Update<'a, U> {
+    /// `params.sessionId`, without escapes.
+    pub session_id: Option<&'a [U]>,
+    pub kind: Kind,
+    /// `content.text` was a string (decoded into the caller's buffer) in a
+    /// `content` of type `text` (or none).
+    pub text: bool,
+    /// The chunk's `messageId` (opencode), without escapes.
+    pub message_id: Option<&'a [U]>,
+    /// `usage_update.used` and `.size`, when whole numbers.
+    pub used: Option<u64>,
+    pub size: Option<u64>,
+    /// `cost.amount` (a number, raw) when `cost.currency` is `USD`.
+    pub cost_usd: Option<&'a [U]>,
+}
+
+/// A line of UTF-8 bytes as an update this reader takes, its content text
+/// decoded into `text` as UTF-16; or `None`.
+#[inline(never)]
+pub fn scan<'a>(line: &'a [u8], text: &mut Vec<u16>) -> Option<Update<'a, u8>> {
+    scan_units(line, text)
+}
+
+/// [`scan`] for a line of UTF-16 units (a JS string's).
+#[inline(never)]
+pub fn scan_utf16<'a>(line: &'a [u16], text: &mut Vec<u16>) -> Option<Update<'a, u16>> {
+    scan_units(line, text)
+}
+
+fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Update<'a, U>> {
+    let mut update = None;
+    let mut method = false;
+    let mut seen = [false; 3];
+    let end = object(line, skip_ws(line, 0), &mut |key, at| {
+        let which = [&b"jsonrpc"[..], b"method", b"params"]
+            .iter()
+            .position(|name| eq_ascii(key, name))?;
+        if std::mem::replace(&mut seen[which], true) {
+            return None;
+        }
+        match which {
+            0 => skip_value(line, at, 1),
+            1 => {
+                let (value, end) = plain_string(line, at)?;
+                method = eq_ascii(value, b"session/update");
+                Some(end)
+            }
+            _ => {
+                let (found, end) = params(line, at, text)?;
+                update = Some(found);
+                Some(end)
+            }
+        }
+    })?;
+    if !method || skip_ws(line, end) != line.len() {
+        return None;
+    }
+    update
+}
+
+/// `params`: `sessionId` and `update`; other keys skipped.
+#[inline(never)]
+fn params<'a, U: Unit>(
+    line: &'a [U],
+    at: usize,
+    text: &mut Vec<u16>,
+) -> Option<(Update<'a, U>, usize)> {
+    let mut session_id = None;
+    let mut update = None;
+    let end = object(line, at, &mut |key, at| {
+        if eq_ascii(key, b"sessionId") {
+            if session_id.is_some() {
+                return None;
+            }
+            let (value, end) = plain_string(line, at)?;
+            session_id = Some(value);
+            Some(end)
+        } else if eq_ascii(key, b"update") {
+            if update.is_some() {
+                return None;
+            }
+            let (found, end) = update_object(line, at, text)?;
+            update = Some(found);
+            Some(end)
+        } else {
+            skip_value(line, at, 2)
+        }
+    })?;
+    let mut update = update?;
+    update.session_id = session_id;
+    Some((update, end))
+}
+
+#[inline(never)]
+fn update_object<'a, U: Unit>(
+    line: &'a [U],
+    at: usize,
+    text: &mut Vec<u16>,
+) -> Option<(Update<'a, U>, usize)> {
+    let mut kind = None;
+    let mut has_text = false;
+    let mut message_id = None;
+    let (mut used, mut size) = (None, None);
+    let mut cost_usd = None;
+    let mut seen = [false; 6];
+    let end = object(line, at, &mut |key, at| {
+        let which = [
+            &b"sessionUpdate"[..],
+            b"content",
+            b"messageId",
+            b"used",
+            b"size",
+            b"cost",
+        ]
+        .iter()
+        .position(|name| eq_ascii(key, name));
+        let Some(which) = which else {
+            // Read by the full reader: Qwen's usage.
+            if eq_ascii(key, b"_meta") {
+                return None;
+            }
+            return skip_value(line, at, 3);
+        };
+        if std::mem::replace(&mut seen[which], true) {
+            return None;
+        }
+        match which {
+            0 => {
+                let (value, end) = plain_string(line, at)?;
+                kind = Some(value);
+                Some(end)
+            }
+            1 => {
+                let (found, end) = content(line, at, text)?;
+                has_text = found;
+                Some(end)
+            }
+            2 => {
+                let (value, end) = plain_string(line, at)?;
+                message_id = Some(value);
+                Some(end)
+            }
+            3 => {
+                let (value, end) = whole_number(line, at)?;
+                used = Some(value);
+                Some(end)
+            }
+            4 => {
+                let (value, end) = whole_number(line, at)?;
+                size = Some(value);
+                Some(end)
+            }
+            _ => {
+                let (amount, end) = cost(line, at)?;
+                cost_usd = amount;
+                Some(end)
+            }
+        }
+    })?;
+    let kind = kind?;
+    let kind = if eq_ascii(kind, b"agent_message_chunk") {
+        Kind::MessageChunk
+    } else if eq_ascii(kind, b"agent_thought_chunk") {
+        Kind::ThoughtChunk
+    } else if eq_ascii(kind, b"usage_update") {
+        Kind::Usage
+    } else if [
+        &b"user_message_chunk"[..],
+        b"available_commands_update",
+        b"current_mode_update",
+        b"config_option_update",
+        b"session_info_update",
+    ]
+    .iter()
+    .any(|name| eq_ascii(kind, name))
+    {
+        Kind::Quiet
+    } else {
+        return None;
+    };
+    let update = Update {
+        session_id: None,
+        kind,
+        text: has_text,
+        message_id,
+        used,
+        size,
+        cost_usd,
+    };
+    Some((update, end))
+}
+
+/// A cost object: its `amount` (raw) when a number and `currency` is
+/// `USD`.
+#[inline(never)]
+fn cost<U: Unit>(line: &[U], at: usize) -> Option<(Option<&[U]>, usize)> {
+    let (mut amount, mut usd) = (None, false);
+    let mut seen = [false; 2];
+    let end = object(line, at, &mut |key, at| {
+        if eq_ascii(key, b"amount") {
+            if std::mem::replace(&mut seen[0], true) {
+                return None;
+            }
+            let end = number(line, at)?;
+            amount = Some(&line[at..end]);
+            Some(end)
+        } else if eq_ascii(key, b"currency") {
+            if std::mem::replace(&mut seen[1], true) {
+                return None;
+            }
+            let (value, end) = plain_string(line, at)?;
+            usd = eq_ascii(value, b"USD");
+            Some(end)
+        } else {
+            skip_value(line, at, 4)
+        }
+    })?;
+    Some((amount.filter(|_| usd), end))
+}
+
+/// A content block: whether it is text (`type` `text` or none) with a
+/// string `text`, decoded into `text`.
+#[inline(never)]
+fn content<U: Unit>(line: &[U], at: usize, text: &mut Vec<u16>) -> Option<(bool, usize)> {
+    let mut is_text = true;
+    let mut has_text = false;
+    let mut seen = [false; 2];
+    let end = object(line, at, &mut |key, at| {
+        if eq_ascii(key, b"type") {
+            if std::mem::replace(&mut seen[0], true) {
+                return None;
+            }
+            let (value, end) = plain_string(line, at)?;
+            is_text = eq_ascii(value, b"text");
+            Some(end)
+        } else if eq_ascii(key, b"text") {
+            if std::mem::replace(&mut seen[1], true) {
+                return None;
+            }
+            expect(line, at, b'"')?;
+            has_text = true;
+            U::decode_string(line, at + 1, text)
+        } else {
+            skip_value(line, at, 4)
+        }
+    })?;
+    Some((is_text && has_text, end))
+}
+
+/// An object at `at` (whitespace before it skipped by the caller): each
+/// key (raw, without escapes) and the position of its value go to
+/// `value`, which returns where the value ends. Returns the end of the
+/// object.
+fn object<U: Unit>(
+    line: &[U],
+    at: usize,
+    value: &mut dyn FnMut(&[U], usize) -> Option<usize>,
+) -> Option<usize> {
+    expect(line, at, b'{')?;
+    let mut i = skip_ws(line, at + 1);
+    if line.get(i)?.value() == u32::from(b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        expect(line, i, b'"')?;
+        let (key_end, escaped) = string_end(line, i + 1)?;
+        if escaped {
+            return None;
+        }
+        let key = &line[i + 1..key_end - 1];
+        i = skip_ws(line, key_end);
+        expect(line, i, b':')?;
+        i = skip_ws(line, value(key, skip_ws(line, i + 1))?);
+        match line.get(i)?.value() {
+            0x2c => i = skip_ws(line, i + 1),
+            0x7d => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Any JSON value at `at`, checked and skipped; its end.
+fn skip_value<U: Unit>(line: &[U], at: usize, depth: u32) -> Option<usize> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match line.get(at)?.value() {
+        0x22 => string_end(line, at + 1).map(|(end, _)| end),
+        0x7b => object(line, at, &mut |_, value| skip_value(line, value, depth + 1)),
+        0x5b => {
+            let mut i = skip_ws(line, at + 1);
+            if line.get(i)?.value() == u32::from(b']') {
+                return Some(i + 1);
+            }
+            loop {
+                i = skip_ws(line, skip_value(line, i, depth + 1)?);
+                match line.get(i)?.value() {
+                    0x2c => i = skip_ws(line, i + 1),
+                    0x5d => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        0x74 => literal(line, at, b"true"),
+        0x66 => literal(line, at, b"false"),
+        0x6e => literal(line, at, b"null"),
+        _ => number(line, at),
+    }
+}
+
+fn literal<U: Unit>(line: &[U], at: usize, word: &[u8]) -> Option<usize> {
+    let end = at + word.len();
+    (line.len() >= end && eq_ascii(&line[at..end], word)).then_some(end)
+}
+
+/// A number without an exponent (`-`, digits without a leading zero, a
+/// fraction), at most 300 digits: its end.
+fn number<U: Unit>(line: &[U], at: usize) -> Option<usize> {
+    let digit = |i: usize| {
+        line.get(i)
+            .is_some_and(|u| (0x30..=0x39).contains(&u.value()))
+    };
+    let mut i = at;
+    if line.get(i)?.value() == u32::from(b'-') {
+        i += 1;
+    }
+    let start = i;
+    if !digit(i) {
+        return None;
+    }
+    if line[i].value() == u32::from(b'0') {
+        i += 1;
+    } else {
+        while digit(i) {
+            i += 1;
+        }
+    }
+    if line.get(i).is_some_and(|u| u.value() == u32::from(b'.')) {
+        i += 1;
+        if !digit(i) {
+            return None;
+        }
+        while digit(i) {
+            i += 1;
+        }
+    }
+    if line
+        .get(i)
+        .is_some_and(|u| matches!(u.value(), 0x45 | 0x65))
+        || i - start > 300
+    {
+        return None;
+    }
+    Some(i)
+}
+
+/// A whole number `>= 0` that fits in 53 bits (what the full reader reads
+/// exactly too); its value and end.
+fn whole_number<U: Unit>(line: &[U], at: usize) -> Option<(u64, usize)> {
+    let end = number(line, at)?;
+    let digits = &line[at..end];
+    if digits.len() > 15 || digits.iter().any(|u| !(0x30..=0x39).contains(&u.value())) {
+        return None;
+    }
+    let value = digits
+        .iter()
+        .fold(0u64, |n, u| n * 10 + u64::from(u.value() - 0x30));
+    Some((value, end))
+}
+
+/// A string without escapes at `at`: its raw units and end.
+fn plain_string<U: Unit>(line: &[U], at: usize) -> Option<(&[U], usize)> {
+    expect(line, at, b'"')?;
+    let (end, escaped) = string_end(line, at + 1)?;
+    (!escaped).then(|| (&line[at + 1..end - 1], end))
+}
+
+fn expect<U: Unit>(line: &[U], at: usize, ascii: u8) -> Option<()> {
+    (line.get(at)?.value() == u32::from(ascii)).then_some(())
+}
+
+fn skip_ws<U: Unit>(line: &[U], mut i: usize) -> usize {
+    while let Some(0x20 | 0x09 | 0x0d | 0x0a) = line.get(i).map(|u| u.value()) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taken(line: &str) -> Option<(Kind, String)> {
+        let units: Vec<u16> = line.encode_utf16().collect();
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        let bytes = scan(line.as_bytes(), &mut a).map(|u| (u.kind, u.text));
+        let utf16 = scan_utf16(&units, &mut b).map(|u| (u.kind, u.text));
+        assert_eq!(bytes, utf16, "{line}");
+        if bytes.is_some() {
+            assert_eq!(a, b, "{line}");
+        }
+        bytes.map(|(kind, text)| {
+            (
+                kind,
+                if text {
+                    String::from_utf16(&a).unwrap()
+                } else {
+                    String::new()
+                },
+            )
+        })
+    }
+
+    const HEAD: &str =
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":"#;
+
+    #[test]
+    fn takes_the_common_updates() {
+        let chunk = format!(
+            r#"{HEAD}{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"Hi \"x\" é"}}}}}}}}"#
+        );
+        assert_eq!(
+            taken(&chunk),
+            Some((Kind::MessageChunk, "Hi \"x\" é".into()))
+        );
+        let usage =
+            format!(r#"{HEAD}{{"sessionUpdate":"usage_update","used":129,"size":258400}}}}}}"#);
+        assert_eq!(taken(&usage), Some((Kind::Usage, String::new())));
+        let quiet = format!(
+            r#"{HEAD}{{"sessionUpdate":"available_commands_update","availableCommands":[{{"name":"a","n":-1.5,"x":[true,false,null,{{}},[]]}}]}}}}}}"#
+        );
+        assert_eq!(taken(&quiet), Some((Kind::Quiet, String::new())));
+    }
+
+    #[test]
+    fn leaves_everything_else_to_the_full_parser() {
+        for rest in [
+            r#"{"sessionUpdate":"tool_call","toolCallId":"t"}}}"#,
+            r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":""},"_meta":{}}}}"#,
+            r#"{"sessionUpdate":"usage_update","used":1,"cost":{"amount":"0"}}}}"#,
+            r#"{"sessionUpdate":"usage_update","used":1,"cost":null}}}"#,
+            r#"{"sessionUpdate":"usage_update","used":1.5}}}"#,
+            r#"{"sessionUpdate":"usage_update","used":1e3}}}"#,
+            r#"{"sessionUpdate":"agent_message_chunk","content":{"text":"\u0041"}}}}"#,
+            r#"{"sessionUpdate":"agent_message_chunk","sessionUpdate":"plan"}}}"#,
+            r#"{"sessionUpdate":"agent_message_chunk","x":01}}}"#,
+            r#"{"sessionUpdate":"agent_message_chunk","x":[1,]}}}"#,
+            r#"{"sessionUpdate":"agent_message_chunk"}}} x"#,
+            r#"{"sessionUpdate":"agent_message_chunk"}}"#,
+            r#"{"sessionUpdate":"zz"}}}"#,
+        ] {
+            assert_eq!(taken(&format!("{HEAD}{rest}")), None, "{rest}");
+        }
+        assert_eq!(taken(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
+        assert_eq!(
+            taken(r#"{"method":"session/update","params":{"update":{"sessionUpdate":"plan"}}}"#),
+            None
+        );
+        assert_eq!(taken(""), None);
+        let deep = format!(
+            r#"{HEAD}{{"sessionUpdate":"session_info_update","x":{}{}}}}}}}"#,
+            "[".repeat(80),
+            "]".repeat(80)
+        );
+        assert_eq!(taken(&deep), None);
+    }
+}
