@@ -9,8 +9,9 @@
 // AssemblerInput with the main module's `assemble`, finds the executable
 // (the platform layer's resolveAgentCommand, ./agent-platform.cjs), writes
 // the files the command line names (Claude's long system prompt) and removes
-// them after, and drives the process layer (./agent-process.cjs over
-// ./spawn-agent.cjs).
+// them after, makes way for the files the agent writes for the reply and
+// hands them to the core (Copilot's usage file), and drives the process
+// layer (./agent-process.cjs over ./spawn-agent.cjs).
 'use strict';
 
 const fs = require('node:fs');
@@ -94,6 +95,28 @@ function writeFiles(files) {
   }
 }
 
+/** The plan's output files (Copilot's usage file): none left from before, their folder there. */
+function clearOutputs(outputs) {
+  for (const output of outputs ?? []) {
+    fs.mkdirSync(path.dirname(output.path), { recursive: true });
+    fs.rmSync(output.path, { force: true });
+  }
+}
+
+/** Hands what the agent wrote to the core, then removes it. */
+function readOutputs(run, outputs) {
+  for (const output of outputs ?? []) {
+    let content;
+    try {
+      content = fs.readFileSync(output.path, 'utf8');
+    } catch {
+      continue; // not written (the agent failed before it could)
+    }
+    run.pushOutput(output.path, content);
+    fs.rmSync(output.path, { force: true });
+  }
+}
+
 /** The working directory's problem as the run's message, or null. */
 function cdProblem(plan, cwd) {
   const problem = directoryProblem(cwd);
@@ -110,6 +133,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
   for (let n = 0; n < plan.maxAttempts; n += 1) {
     if (signal?.aborted) return run.abort();
     run.startAttempt();
+    clearOutputs(plan.outputs);
     const control = {};
     const end = await runProcess({
       file: plan.command,
@@ -133,6 +157,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
       },
       onStderr: (chunk) => run.pushStderr(chunk),
     });
+    readOutputs(run, plan.outputs);
     const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);
     if (gone) return run.reject(`options.cd does not exist: ${plan.cd}`);
     const wait = run.endAttempt(end.exitCode, end.signal, end.spawnError, end.stopped, Date.now() - started);
@@ -159,7 +184,7 @@ async function runAgent(api, agentType, request, options) {
   }
   const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md') }, command);
+  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json') }, command);
   let hostError;
   try {
     if (problem) run.reject(problem);

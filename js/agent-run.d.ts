@@ -16,7 +16,11 @@ export interface RunAgentOptions {
    */
   protocol?: 'cli' | 'acp';
   model?: string;
-  /** Resume this session; another id (or none) coming back is `session_not_found`. */
+  /**
+   * Resume this session; another id (or none) coming back, or the agent
+   * saying it does not know it, is `session_not_found` (GitHub Copilot CLI
+   * is resumed with `--resume=<id> -C .`, which fails on an unknown id).
+   */
   sessionId?: string;
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
   yolo?: boolean;
@@ -66,7 +70,11 @@ export interface AgentRun {
   sessionId?: string;
   /** The `sessionId` asked for. */
   requestedSessionId?: string;
-  /** The last attempt's reply (§6). */
+  /**
+   * The last attempt's reply (§6). GitHub Copilot CLI's token usage is read
+   * back from its `--usage-output-file` (a temp file the runner names and
+   * removes); after a resumed run it counts the whole session.
+   */
   reply: AgentReply;
   error?: {
     kind: AgentErrorKind;

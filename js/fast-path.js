@@ -40,7 +40,11 @@ function createFastPath(raw) {
     return n;
   }
 
-  const layouts = new Map();
+  // The registered agents' layouts and the known input keys, asked of the
+  // core by scripts/finish-pkg.mjs when the package was built (the same
+  // answers as at run time, with no wasm call, nor its first compile, on a
+  // new process's first call); any other agent type asks the core here.
+  const layouts = new Map(Object.entries(raw.preset.layouts));
   function layout(agentType) {
     let info = layouts.get(agentType);
     if (info === undefined) {
@@ -230,7 +234,7 @@ function createFastPath(raw) {
   // the core words the warning (src/input_keys.rs). 0: AssemblerInput, 1: PromptInput.
   let knownKeys = null;
   function onlyKnownKeys(input, which) {
-    if (knownKeys === null) knownKeys = raw.knownInputKeys().map((keys) => new Set(keys));
+    if (knownKeys === null) knownKeys = raw.preset.knownInputKeys.map((keys) => new Set(keys));
     const known = knownKeys[which];
     for (const key in input) if (!known.has(key)) return false;
     return true;

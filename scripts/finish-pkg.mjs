@@ -18,7 +18,9 @@
 // 5. a package.json per build saying which module kind it is, and a lib
 //    reference in the declarations for Symbol.dispose;
 // 6. from the core's registry of agents (knownAgents()): which classes get
-//    the fast path (2.) and the KnownAgentType union in the declarations.
+//    the fast path (2.) and the KnownAgentType union in the declarations;
+//    and, asked of the core, each agent's layout and the known input keys,
+//    which the fast path (2.) then has from its first call.
 import { appendFileSync, copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +54,15 @@ const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages
 // Dropped from require's cache at once: the entry is required again below,
 // once everything is appended.
 const requireNode = createRequire(import.meta.url);
-const registry = requireNode(node).knownAgents();
+const built = requireNode(node);
+const registry = built.knownAgents();
+// What the fast path would ask the core on its first calls, asked now: each
+// registered agent's layout and the known input keys (a new process's first
+// call then makes no extra wasm call, js/fast-path.js).
+const preset = {
+  layouts: Object.fromEntries(registry.map((a) => [a.agentType, JSON.parse(built.__layoutInfo(a.agentType))])),
+  knownInputKeys: built.__knownInputKeys(),
+};
 delete requireNode.cache[requireNode.resolve(node)];
 const CLASSES = [
   ...registry.filter((a) => a.assemblerClass).map((a) => [a.assemblerClass, a.agentType]),
@@ -68,7 +78,7 @@ const wiring = (kind) =>
   [
     '',
     glue,
-    'const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep, knownInputKeys: __knownInputKeys });',
+    `const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep, preset: ${JSON.stringify(preset)} });`,
     ...CLASSES.map(([cls, agent]) => `__fast.patchClass(${cls}, ${JSON.stringify(agent)});`),
     'patchAgentOutputParser(AgentOutputParser);',
     'const __fastBuilder = createFastBuilder({ buildLlmMessagesFromConversation, composeSystemPrompt, planMessages: __planMessages });',

@@ -80,6 +80,11 @@ pub struct InvocationOptions {
     pub model: Option<String>,
     /// Resume this session (the `sessionId` a parsed reply gave).
     pub session_id: Option<String>,
+    /// Resume `session_id` only if it exists, with the CLI's flag that
+    /// fails on an unknown id where its usual one would silently create a
+    /// session (`CliExtras::resume_existing`): what `runAgent` asks, as it
+    /// verifies resume. Not read from the options.
+    pub resume_existing: bool,
     pub sandbox: Option<Sandbox>,
     /// Skip approval prompts.
     pub yolo: Option<bool>,
@@ -152,6 +157,7 @@ impl InvocationOptions {
             command: text("command")?,
             model: text("model")?,
             session_id: text("sessionId")?,
+            resume_existing: false,
             sandbox,
             yolo: o.opt_bool("yolo")?,
             system_prompt_file: text("systemPromptFile")?,
@@ -193,6 +199,13 @@ pub enum OutputKind {
 impl OutputKind {
     pub fn parse(name: &str) -> Option<OutputKind> {
         (name == "usage").then_some(OutputKind::Usage)
+    }
+
+    /// Its name in `outputs` (`"usage"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputKind::Usage => "usage",
+        }
     }
 }
 
@@ -264,7 +277,13 @@ pub fn build_cli_invocation(
     push_value(&mut args, cli.model_flag, given(&options.model));
     let session = given(&options.session_id);
     if let SessionArg::Flag(name) = cli.session {
-        push_value(&mut args, name, session);
+        match cli.extras.resume_existing {
+            Some(strict) if options.resume_existing && session.is_some() => {
+                push_value(&mut args, strict.flag, session);
+                args.extend(strict.here.iter().map(|a| (*a).to_owned()));
+            }
+            _ => push_value(&mut args, name, session),
+        }
     }
     match cli.approval {
         ApprovalArg::Mode {

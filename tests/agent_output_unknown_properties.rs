@@ -217,3 +217,52 @@ proptest! {
         prop_assert_eq!(AgentReply { text: reply.text.clone(), ..utf16_reply }, reply);
     }
 }
+
+/// Every fixture of every release of every agent (not a sample): unknown
+/// lines of each shape at the start, in the middle and at the end change
+/// nothing but `unknownEvents`, whole and streamed in chunks of 7 bytes.
+#[test]
+fn every_fixture_with_unknown_lines_at_the_start_middle_and_end() {
+    let all = fixtures();
+    let mut agents_seen: Vec<&str> = Vec::new();
+    for (agent, name, bytes) in &all {
+        let line_count = String::from_utf8_lossy(bytes).split_inclusive('\n').count();
+        let insertions: Vec<(usize, String, String)> = [0, line_count / 2, line_count]
+            .into_iter()
+            .zip(0u8..)
+            .map(|(at, shape)| {
+                let (line, counted) = unknown_line(agent, shape, "new_kind", "text é");
+                (at, line, counted)
+            })
+            .collect();
+        let (changed, order) = insert(bytes, &insertions);
+        let original = parse_agent_output(agent, bytes);
+        assert!(original.unknown_events.is_empty(), "{name}");
+        let reply = parse_agent_output(agent, &changed);
+        assert_eq!(reply.unknown_events, counts(&order), "{name}");
+        assert_eq!(without_unknown(&reply), original, "{name}");
+        let cuts: Vec<usize> = (7..changed.len()).step_by(7).collect();
+        let (events, streamed_reply) = streamed(agent, &changed, &cuts);
+        assert_eq!(streamed_reply, reply, "{name}");
+        let unknown = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::Unknown { .. }))
+            .count();
+        assert_eq!(unknown, insertions.len(), "{name}");
+        if !agents_seen.contains(agent) {
+            agents_seen.push(agent);
+        }
+    }
+    agents_seen.sort_unstable();
+    assert_eq!(
+        agents_seen,
+        [
+            "claude-code",
+            "github-copilot",
+            "google-gemini",
+            "openai-codex",
+            "opencode",
+            "qwen-code"
+        ]
+    );
+}

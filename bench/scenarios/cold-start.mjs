@@ -6,6 +6,9 @@
 // second set of processes, timing marks around the module compile and
 // instantiation; they cost nothing measurable).
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { report, smoke } from '../measure.mjs';
 
@@ -23,23 +26,45 @@ const script = `
 const bareCpu = "const u = process.cpuUsage(); process.stdout.write(String(u.user + u.system));";
 // The same, with the module compile and instantiation timed (WebAssembly.Module
 // and WebAssembly.Instance wrapped; the package calls them once each).
+// Also timed: resolving the package name (Node's resolver of the "exports"
+// map, which the require then finds cached), reading the .wasm file
+// (fs.readFileSync wrapped), and what runs after the instantiation (the
+// glue's wiring). "Rest" is what is left: reading and compiling the JS glue.
 const phases = `
   const now = () => process.hrtime.bigint();
-  const times = { compile: 0n, instantiate: 0n };
+  const times = { compile: 0n, instantiate: 0n, read: 0n };
+  let instantiated = 0n;
   const { Module, Instance } = WebAssembly;
   WebAssembly.Module = function (bytes) { const t = now(); try { return new Module(bytes); } finally { times.compile += now() - t; } };
-  WebAssembly.Instance = function (m, i) { const t = now(); try { return new Instance(m, i); } finally { times.instantiate += now() - t; } };
+  WebAssembly.Instance = function (m, i) { const t = now(); try { return new Instance(m, i); } finally { instantiated = now(); times.instantiate += instantiated - t; } };
+  const fs = require('fs');
+  const { readFileSync } = fs;
+  fs.readFileSync = function (file, ...rest) { const t = now(); try { return readFileSync.call(this, file, ...rest); } finally { if (String(file).endsWith('.wasm')) times.read += now() - t; } };
   const t0 = now();
+  require.resolve('agent-context');
+  const tr = now();
   const { assemble } = require('agent-context');
   const t1 = now();
   ${CALL}
   const t2 = now();
-  process.stdout.write(JSON.stringify({ load: Number(t1 - t0), compile: Number(times.compile), instantiate: Number(times.instantiate), firstCall: Number(t2 - t1) }));
+  process.stdout.write(JSON.stringify({ load: Number(t1 - t0), resolve: Number(tr - t0), read: Number(times.read), compile: Number(times.compile), instantiate: Number(times.instantiate), wiring: Number(t1 - instantiated), firstCall: Number(t2 - t1) }));
 `;
+// The floor: the same kind of process requiring a package that does nothing,
+// with the same "exports" map (Node's resolver of such a map is part of every
+// such package's cold start), from a temporary folder.
+const floorDir = mkdtempSync(join(tmpdir(), 'agent-context-floor-'));
+const floorPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+mkdirSync(join(floorDir, 'node_modules/agent-context/pkg/node'), { recursive: true });
+mkdirSync(join(floorDir, 'node_modules/agent-context/pkg/web'), { recursive: true });
+writeFileSync(join(floorDir, 'node_modules/agent-context/package.json'), JSON.stringify({ name: floorPkg.name, version: floorPkg.version, main: floorPkg.main, exports: floorPkg.exports }));
+for (const entry of ['pkg/node/agent_context.js', 'pkg/web/agent_context.js']) {
+  writeFileSync(join(floorDir, 'node_modules/agent-context', entry), 'exports.assemble = function assemble() {};\n');
+}
+writeFileSync(join(floorDir, 'node_modules/agent-context/pkg/node/package.json'), '{"type":"commonjs"}');
 
-function wall(args) {
+function wall(args, cwd = root) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, args, { cwd, encoding: 'utf8' });
   const ns = Number(process.hrtime.bigint() - t);
   if (r.status !== 0) throw new Error(r.stderr);
   return { ns, stdout: r.stdout };
@@ -52,8 +77,13 @@ const inside = [];
 const cpuBare = [];
 const cpuFull = [];
 const split = [];
+const floor = [];
+const cpuFloor = [];
 for (let i = 0; i < runs; i++) {
   bare.push(wall(['-e', '0']).ns);
+  const f = wall(['-e', script], floorDir);
+  floor.push(f.ns);
+  cpuFloor.push(JSON.parse(f.stdout).cpuUs * 1000);
   const r = wall(['-e', script]);
   full.push(r.ns);
   const { ns, cpuUs } = JSON.parse(r.stdout);
@@ -65,6 +95,9 @@ for (let i = 0; i < runs; i++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 report({ family: 'cold-start', scenario: 'cold start: bare node -e 0 (process wall time)', impl: 'node', medianNs: median(bare), iterations: runs });
 report({ family: 'cold-start', scenario: 'cold start: node -e load + first call (process wall time)', impl: 'c', medianNs: median(full), iterations: runs });
+rmSync(floorDir, { recursive: true, force: true });
+report({ family: 'cold-start', scenario: 'cold start: an empty package with the same exports map (process wall time)', impl: 'floor', medianNs: median(floor), iterations: runs });
+report({ family: 'cold-start', scenario: 'cold start: an empty package with the same exports map (process CPU time)', impl: 'floor', medianNs: median(cpuFloor), iterations: runs });
 report({ family: 'cold-start', scenario: 'cold start: load + first call', impl: 'c', medianNs: median(inside), iterations: runs });
 report({ family: 'cold-start', scenario: 'cold start: process CPU time', impl: 'c', bareNs: median(cpuBare), medianNs: median(cpuFull), iterations: runs });
 const load = median(split.map((s) => s.load));
@@ -74,9 +107,12 @@ report({
   family: 'cold-start',
   scenario: 'cold start phases',
   impl: 'c',
+  resolveNs: median(split.map((s) => s.resolve)),
+  readNs: median(split.map((s) => s.read)),
   compileNs: compile,
   instantiateNs: instantiate,
-  restOfLoadNs: median(split.map((s) => s.load - s.compile - s.instantiate)),
+  wiringNs: median(split.map((s) => s.wiring)),
+  restOfLoadNs: median(split.map((s) => s.load - s.resolve - s.read - s.compile - s.instantiate - s.wiring)),
   loadNs: load,
   firstCallNs: median(split.map((s) => s.firstCall)),
   iterations: runs,

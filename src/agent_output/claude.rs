@@ -50,7 +50,21 @@ fn system(event: &Value, out: &mut ReplyBuilder) {
                 out.note("system", message, Some("permission_denied"));
             }
         }
-        _ => {}
+        // A notice to the user (2.1.287: `level` `warning`, text in
+        // `content`): a note, not the reply.
+        Some("informational") => {
+            if let Some(text) = str_field(event, "content").filter(|t| !t.is_empty()) {
+                out.note("system", text, Some("informational"));
+            }
+        }
+        // A subtype not modelled: counted as `system/<subtype>`, never lost.
+        subtype => {
+            let event_type = match subtype {
+                Some(subtype) => format!("system/{subtype}"),
+                None => "system".to_owned(),
+            };
+            out.unknown(&event_type, event);
+        }
     }
 }
 

@@ -29,7 +29,7 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
         "turn.started" => {}
         "item.started" | "item.updated" | "item.completed" => {
             if let Some(item) = event.get("item") {
-                read_item(item, kind, out);
+                read_item(event, item, kind, out);
             }
         }
         "turn.completed" => {
@@ -62,7 +62,8 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     }
 }
 
-fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
+/// Reads the `item` of `event` (an `item.*` line).
+fn read_item(event: &Value, item: &Value, kind: &str, out: &mut ReplyBuilder) {
     let completed = kind == "item.completed";
     // `item_type` and `assistant_message` in the releases between the schemas.
     let item_type = str_field(item, "type")
@@ -113,7 +114,12 @@ fn read_item(item: &Value, kind: &str, out: &mut ReplyBuilder) {
             let input = json!({ "prompt": item.get("prompt").cloned().unwrap_or(Value::Null) });
             tool(out, item, kind, name, &input, None);
         }
-        _ => {}
+        // Kinds known to carry nothing the reply keeps: the model's
+        // reasoning summary, its plan, and messages or errors still being
+        // written (read once completed).
+        "reasoning" | "todo_list" | "agent_message" | "assistant_message" | "error" => {}
+        // A kind not modelled: counted as `<event>/<item type>`, never lost.
+        other => out.unknown(&format!("{kind}/{other}"), event),
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::builder::ReplyBuilder;
 use super::json::{count_field, is_true, output_text, str_field};
-use super::reply::ToolStatus;
+use super::reply::{ToolStatus, Usage};
 
 /// The types Copilot 1.0 prints that carry nothing the reply keeps (deltas,
 /// turn and call bookkeeping, session notices): known, so not counted as
@@ -56,6 +56,7 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
                 .filter(|m| !m.is_empty())
                 .unwrap_or("GitHub Copilot CLI reported an error without a message");
             let code = count_field(data, "statusCode")
+                .or_else(|| capi_status(message))
                 .map(|s| format!("http_{s}"))
                 .or_else(|| str_field(data, "errorType").map(str::to_owned));
             out.fail(kind, message, code.as_deref());
@@ -76,9 +77,31 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     }
 }
 
+/// The HTTP status of a failure after retries in 1.0.67, which has no
+/// `statusCode`: "… Last error: CAPIError: 500 …".
+fn capi_status(message: &str) -> Option<u64> {
+    // Searched and read by hand: `str::find` and `str::parse` would link a
+    // substring searcher and an integer parser (~2.6 KB) into the .wasm for
+    // this alone.
+    const MARK: &[u8] = b"CAPIError: ";
+    let bytes = message.as_bytes();
+    let at = bytes.windows(MARK.len()).position(|w| w == MARK)? + MARK.len();
+    bytes.get(at..at + 3)?.iter().try_fold(0, |n, &b| {
+        b.is_ascii_digit().then(|| n * 10 + u64::from(b - b'0'))
+    })
+}
+
 fn message(data: &Value, out: &mut ReplyBuilder) {
     if let Some(text) = str_field(data, "content").filter(|t| !t.is_empty()) {
         out.message(text);
+    }
+    // Releases before the usage file (1.0.67) count each message's output
+    // tokens here; the usage file, when merged, replaces the count.
+    if let Some(tokens) = count_field(data, "outputTokens") {
+        out.add_usage(&Usage {
+            output_tokens: Some(tokens),
+            ..Usage::default()
+        });
     }
     for request in data
         .get("toolRequests")

@@ -10,7 +10,8 @@
 //!   (`cache_read_input_tokens` is their part), unlike Claude's;
 //! - an API failure comes as an ordinary assistant text `[API Error: …]`
 //!   (no `is_api_error_message`), then a `result` with `is_error` whose
-//!   message is in `error.message` (no `result` text);
+//!   message is in `error.message` (no `result` text); before 0.24 a
+//!   `result` of subtype `success` whose `result` is that text, exit 0;
 //! - a run cut short by `--max-session-turns` exits 53 with no `result`
 //!   line: the reply stays `incomplete`.
 
@@ -68,12 +69,20 @@ fn assistant(event: &Value, out: &mut ReplyBuilder) {
 }
 
 fn result(event: &Value, out: &mut ReplyBuilder) {
+    // Before 0.24 (0.12.0, 0.15.10, 0.21.10 recorded) an API failure ends in
+    // a `result` of subtype `success`, `is_error: false` and the
+    // `[API Error: …]` text as its `result`, exit code 0: a failure all the same.
+    let api_error_result = str_field(event, "result").is_some_and(is_api_error);
     let failed = is_true(event, "is_error")
-        || str_field(event, "subtype").is_some_and(|s| s.starts_with("error"));
+        || str_field(event, "subtype").is_some_and(|s| s.starts_with("error"))
+        || api_error_result;
     // Claude's reader, minus the cumulative usage.
     let mut without_usage = event.clone();
     if let Some(map) = without_usage.as_object_mut() {
         map.remove("usage");
+        if api_error_result {
+            map.insert("is_error".into(), Value::Bool(true));
+        }
     }
     if failed && str_field(event, "result").is_none() {
         // Qwen's message is in `error.message`: Claude's reader finds it

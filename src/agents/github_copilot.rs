@@ -27,7 +27,8 @@ pub const AGENT: AgentSpec = AgentSpec {
         base_args: &["--output-format", "json", "--no-ask-user"],
         system_prompt: SystemPromptArg::None,
         model_flag: "--model",
-        // Creates the session when it does not exist yet, resumes it else.
+        // Creates the session when it does not exist yet, resumes it else;
+        // `--resume` (runAgent's) fails on an unknown id.
         session: SessionArg::Flag("--session-id"),
         approval: ApprovalArg::Flags {
             read_only: &["--mode=plan"],
@@ -38,6 +39,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         extras: CliExtras {
             usage_file: Some("--usage-output-file"),
             args_may_hold_spaces: true,
+            // `--resume` works in the session's first folder, not the one
+            // it is started in, unless `-C .` is given.
+            resume_existing: Some(ResumeExisting {
+                flag: "--resume",
+                here: &["-C", "."],
+            }),
         },
     },
     acp: Some(AcpLaunch {

@@ -40,6 +40,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         extras: CliExtras {
             usage_file: None,
             args_may_hold_spaces: false,
+            resume_existing: None,
         },
     },
     acp: Some(AcpLaunch {

@@ -82,12 +82,30 @@ pub struct CliExtras {
     /// False when the CLI mangles an argument holding whitespace (opencode
     /// wraps it in literal quotes), so no argument may hold any.
     pub args_may_hold_spaces: bool,
+    /// A session flag that resumes only an existing session, failing on an
+    /// unknown id, when the usual one ([`SessionArg::Flag`]) creates a new
+    /// session for it instead (Copilot: `--session-id` creates, `--resume`
+    /// fails with "No session, task, or name matched"). `runAgent` uses it:
+    /// SPEC §10 wants an unknown id to be `session_not_found`.
+    pub resume_existing: Option<ResumeExisting>,
+}
+
+/// How to resume only an existing session ([`CliExtras::resume_existing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumeExisting {
+    /// `--flag=id`.
+    pub flag: &'static str,
+    /// Arguments that keep the resumed session in the folder the CLI is
+    /// started in (Copilot's `--resume` moves back to the session's first
+    /// folder unless `-C .` says otherwise).
+    pub here: &'static [&'static str],
 }
 
 impl CliExtras {
     pub const NONE: CliExtras = CliExtras {
         usage_file: None,
         args_may_hold_spaces: true,
+        resume_existing: None,
     };
 }
 

@@ -4,7 +4,8 @@
 //! ([`super::signs`]), in this order: stopped by the runner, not started,
 //! another session answered, success, command not found (exit 127), the
 //! session unknown, an exit code with one meaning, the CLI's error code, the
-//! HTTP status, the wording, no final event (`incomplete`), anything else.
+//! HTTP status (a parser's `http_NNN` code, else in the text), the wording,
+//! no final event (`incomplete`), anything else.
 
 use super::attempt_end::{AttemptEnd, StopReason};
 use crate::agent_output::{AgentReply, ReplyStatus};
@@ -218,10 +219,22 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
         return with(kind, format!("{name} failed ({})", kind.as_str()));
     }
     let marked = evidence().find_map(|t| marker(signs, t));
-    let status = fatal
+    // A parser that read the API's status as a number keeps it as the
+    // error's code `http_NNN` (Copilot, opencode): first, then the wording.
+    let coded = e
+        .reply
+        .errors
         .iter()
-        .chain(plain.iter())
-        .find_map(|t| http_status(t, signs.status_prefixes))
+        .rev()
+        .filter(|err| err.fatal)
+        .find_map(|err| err.code.as_deref().and_then(status_from_code));
+    let status = coded
+        .or_else(|| {
+            fatal
+                .iter()
+                .chain(plain.iter())
+                .find_map(|t| http_status(t, signs.status_prefixes))
+        })
         .or_else(|| {
             signs
                 .exit_is_http_status
@@ -322,6 +335,15 @@ pub fn http_status(message: &str, prefixes: &[&str]) -> Option<u16> {
         }
     }
     None
+}
+
+/// The status in a parser's error code `http_NNN` (100 to 599).
+fn status_from_code(code: &str) -> Option<u16> {
+    let digits = code.strip_prefix("http_")?;
+    match (digits.len(), digits.parse::<u16>()) {
+        (3, Ok(status @ 100..=599)) => Some(status),
+        _ => None,
+    }
 }
 
 /// An exit code read as an HTTP status mod 256: 144..=255 → 400..=511.

@@ -37,4 +37,6 @@ pub use runner::{retry_wait, AgentRunner, RunPlan};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
 
 #[cfg(test)]
+mod more_agents_tests;
+#[cfg(test)]
 mod tests;

@@ -34,6 +34,10 @@ pub struct RunOptions {
     /// Where a system prompt too long for an argument is written (the Node
     /// runner names a temp file).
     pub system_prompt_file: Option<String>,
+    /// Where the agent is told to write its usage (GitHub Copilot's
+    /// `--usage-output-file`; the Node runner names a temp file, reads it
+    /// after each attempt and removes it). Ignored for agents without one.
+    pub usage_file: Option<String>,
     /// `extraArgs`: more arguments, after ours and before any positional one.
     pub extra_args: Vec<String>,
     /// The system the command runs on (set by the host, not read from the
@@ -84,6 +88,7 @@ impl RunOptions {
             max_duration_ms: seconds(&o, "maxDuration", DEFAULT_MAX_DURATION_S)?,
             max_retries: retries(&o)?,
             system_prompt_file: text("systemPromptFile")?,
+            usage_file: text("usageFile")?,
             extra_args: o
                 .opt_str_list("extraArgs")?
                 .unwrap_or_default()
@@ -101,11 +106,12 @@ impl RunOptions {
             command: Some(self.command.clone()),
             model: self.model.clone(),
             session_id: self.session_id.clone(),
+            // Resume is verified: never a new session for an unknown id.
+            resume_existing: true,
             sandbox: self.sandbox,
             yolo: self.yolo,
             system_prompt_file: self.system_prompt_file.clone(),
-            // Copilot's usage file is not read back by runAgent yet.
-            usage_file: None,
+            usage_file: self.usage_file.clone(),
             extra_args: self.extra_args.clone(),
             platform: self.platform,
             env: self.env.clone(),

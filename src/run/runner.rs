@@ -26,7 +26,7 @@ use super::backoff::{backoff_ms, MIN_ATTEMPT_MS};
 use crate::agent_output::{parse_agent_output, AgentEvent, AgentReply};
 use crate::agents::{self, AgentSpec};
 use crate::error::{AgentContextError, ErrorCode, Result};
-use crate::invocation::{build_cli_invocation, CliInvocation};
+use crate::invocation::{build_cli_invocation, CliInvocation, InvocationOutput};
 use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
 use crate::platform::limits::{self, CommandLine};
@@ -48,6 +48,10 @@ pub struct RunPlan<'a> {
     /// Files to write before spawning and remove after (Claude's long
     /// system prompt).
     pub files: &'a [crate::invocation::InvocationFile],
+    /// Files the agent writes for the reply (Copilot's usage file): made
+    /// absent before each attempt, read after it ([`AgentRunner::push_output`])
+    /// and removed.
+    pub outputs: &'a [InvocationOutput],
     pub cd: &'a str,
     pub idle_timeout_ms: u64,
     pub max_duration_ms: u64,
@@ -194,6 +198,7 @@ impl AgentRunner {
             args: &invocation.args,
             stdin: &invocation.stdin,
             files: &invocation.files,
+            outputs: &invocation.outputs,
             cd: &options.cd,
             idle_timeout_ms: options.idle_timeout_ms,
             max_duration_ms: options.max_duration_ms,
@@ -217,6 +222,26 @@ impl AgentRunner {
     pub fn push_stderr(&mut self, chunk: &[u8]) {
         if let Some(attempt) = &mut self.attempt {
             attempt.push_stderr(chunk);
+        }
+    }
+
+    /// The content of the plan's output file at `path`, read once the
+    /// attempt's process ended (before [`AgentRunner::end_attempt`]); merged
+    /// into the attempt's reply. Returns whether `path` is one of the plan's
+    /// outputs (anything else is ignored).
+    pub fn push_output(&mut self, path: &str, content: String) -> bool {
+        let Some((_, invocation)) = self.ready.as_ref() else {
+            return false;
+        };
+        let Some(output) = invocation.outputs.iter().find(|o| o.path == path) else {
+            return false;
+        };
+        match &mut self.attempt {
+            Some(attempt) => {
+                attempt.push_output(output.kind, content);
+                true
+            }
+            None => false,
         }
     }
 

@@ -98,23 +98,60 @@ const GEMINI: Signs = Signs {
     ],
 };
 
-/// Qwen Code 0.24, from its recorded runs (tests/fixtures/cli/qwen-code/):
-/// an API error is the assistant text and `result` `[API Error: 400 …]`
-/// (exit 1). Not yet seen through `runAgent` against the mock.
+/// Qwen Code 0.24.4, seen through `runAgent` against the mock
+/// (tests/cli/run_agent_openai_chat.test.cjs): an API error is the
+/// assistant text and `result` `[API Error: 401 …]` (exit 1), after its own
+/// retries for 429 and 5xx; an unknown `--resume` id prints `No saved
+/// session found with ID …` (or `with title "…"` for an id that is no UUID)
+/// on stderr and exits 1 before any API call; at `--max-session-turns` it
+/// exits 53 without a `result` line (the parser's `incomplete`).
 const QWEN: Signs = Signs {
     exit_codes: &[],
     exit_is_http_status: false,
     error_codes: &[],
     status_prefixes: &["API Error: "],
-    unknown_session: &[],
+    unknown_session: &["No saved session found"],
     markers: &[],
 };
 
-/// GitHub Copilot CLI 1.0 and opencode 1.18, from their recorded runs: an
-/// API error carries its status as a number (`statusCode`), which the
-/// parsers read; no wording of their own is known yet. Not yet seen through
-/// `runAgent` against the mock.
-const COPILOT_OPENCODE: Signs = PLAIN;
+/// GitHub Copilot CLI 1.0.102, seen through `runAgent` against the mock: a
+/// failed run ends with `session.error` (exit 1) whose `statusCode` the
+/// parser keeps as the code `http_401`, `http_429`, … (read as the status
+/// for every agent, see [`super::classify`]); its `errorType` (the code when
+/// there is no status) says `authentication`, `rate_limit`, `query`. It
+/// retries 401 twice ("transient_auth_error") and 429 and 5xx five times
+/// (a 429 took 66 s) before giving up. `--resume=<id>` (runAgent's, see
+/// `CliExtras::resume_existing`) of an unknown id prints `Error: No session,
+/// task, or name matched '<id>'.` on stderr, exit 1, before any API call;
+/// `--session-id` would have created that session.
+const COPILOT: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[("authentication", AuthError), ("rate_limit", QuotaExceeded)],
+    status_prefixes: &["Last error: ", "(HTTP "],
+    unknown_session: &["No session, task, or name matched"],
+    markers: &[("Authentication failed with provider", AuthError)],
+};
+
+/// opencode 1.18.33, seen through `runAgent` against the mock: a failed run
+/// prints an `error` line (`error.name` `APIError`, `data.statusCode` kept
+/// by the parser as the code `http_NNN`) and exits 1; 429 and 5xx are
+/// retried for 1–2 minutes first. An unknown `--session` id (any form)
+/// prints `Error: Session not found` on stderr and exits 1 after ~20 s,
+/// before any API call. A run that ends without `step_finish` reason `stop`
+/// is the parser's `incomplete`. `ProviderAuthError` and
+/// `ContextOverflowError` are error names in its binary, not seen offline.
+const OPENCODE: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[
+        ("ProviderAuthError", AuthError),
+        ("ContextOverflowError", ContextTooLong),
+    ],
+    status_prefixes: &[],
+    unknown_session: &["Session not found"],
+    markers: &[],
+};
 
 const PLAIN: Signs = Signs {
     exit_codes: &[],
@@ -158,7 +195,8 @@ pub fn signs(format: OutputFormat) -> &'static Signs {
         OutputFormat::CodexJson => &CODEX,
         OutputFormat::GeminiStreamJson => &GEMINI,
         OutputFormat::QwenStreamJson => &QWEN,
-        OutputFormat::CopilotJson | OutputFormat::OpencodeJson => &COPILOT_OPENCODE,
+        OutputFormat::CopilotJson => &COPILOT,
+        OutputFormat::OpencodeJson => &OPENCODE,
         OutputFormat::PlainText => &PLAIN,
     }
 }

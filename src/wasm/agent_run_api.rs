@@ -11,7 +11,7 @@ use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::gemini_tool::AttemptEnd;
-use crate::invocation::InvocationFile;
+use crate::invocation::{InvocationFile, InvocationOutput};
 use crate::run::AgentRunner;
 
 /// What the runner spawns and how it times it.
@@ -22,6 +22,7 @@ struct PlanJs<'a> {
     args: &'a [String],
     stdin: &'a str,
     files: &'a [InvocationFile],
+    outputs: &'a [InvocationOutput],
     cd: &'a str,
     idle_timeout_ms: u64,
     max_duration_ms: u64,
@@ -75,8 +76,8 @@ impl AgentRunnerJs {
         AgentRunnerJs { inner }
     }
 
-    /// `{ command, args, stdin, files, cd, idleTimeoutMs, maxDurationMs,
-    /// maxAttempts }`, or `undefined` when the run is over.
+    /// `{ command, args, stdin, files, outputs, cd, idleTimeoutMs,
+    /// maxDurationMs, maxAttempts }`, or `undefined` when the run is over.
     pub fn plan(&self) -> Result<JsValue, JsValue> {
         match self.inner.plan() {
             None => Ok(JsValue::UNDEFINED),
@@ -85,6 +86,7 @@ impl AgentRunnerJs {
                 args: p.args,
                 stdin: p.stdin,
                 files: p.files,
+                outputs: p.outputs,
                 cd: p.cd,
                 idle_timeout_ms: p.idle_timeout_ms,
                 max_duration_ms: p.max_duration_ms,
@@ -135,6 +137,13 @@ impl AgentRunnerJs {
             return Ok(JsValue::UNDEFINED);
         }
         js_result(from_serializable(&completed))
+    }
+
+    /// The content of the plan's output file at `path`, read after the
+    /// attempt's process ended; returns whether it is one of the plan's.
+    #[wasm_bindgen(js_name = pushOutput)]
+    pub fn push_output(&mut self, path: String, content: String) -> bool {
+        self.inner.push_output(&path, content)
     }
 
     #[wasm_bindgen(js_name = pushStderr)]

@@ -394,7 +394,7 @@ export interface AgentModelUsage {
 
 /** How many JSON lines of one type the parser did not know. */
 export interface AgentUnknownEventCount {
-  /** The line's `type` (Codex's older schema: `msg.type`); `''` for an object without one. */
+  /** The line's `type` (Codex's older schema: `msg.type`); `<type>/<kind>` for a known type whose inner kind is not modelled (Claude's `system/<subtype>`, Codex's `item.completed/<item type>`); `''` for an object without one. */
   type: string;
   count: number;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Qwen Code, GitHub Copilot CLI and opencode versions the live
-# tests pin (tests/cli/openai_chat_agents.cjs, AGENTS) outside the project,
-# one folder each under AGENT_CLI_ROOT (default ~/.cache/agent-context/agents):
+# Installs the Qwen Code, GitHub Copilot CLI and opencode releases pinned in
+# tests/cli/openai_chat_agents.json (exact versions) outside the project, one
+# folder each under AGENT_CLI_ROOT (default ~/.cache/agent-context/agents):
 #
 #   bash tests/cli/install_openai_chat_agents.sh
+#
+# A release found there at its version is kept: a warm machine installs
+# nothing, and CI keeps that folder between runs like the npm cache.
 #
 # They are not in the root package.json: a lock file written where the
 # registry serves only this platform's optional packages (opencode's and
@@ -11,13 +14,26 @@
 set -euo pipefail
 root="${AGENT_CLI_ROOT:-$HOME/.cache/agent-context/agents}"
 cd "$(dirname "$0")"
-specs=$(node -e "const { AGENTS } = require('./openai_chat_agents.cjs'); for (const a of Object.values(AGENTS)) console.log(a.pkg + '@' + a.version)")
-for spec in $specs; do
-  dir="$root/${spec/\//+}"
-  bin="$dir/node_modules/.bin/$(node -e "const { AGENTS } = require('./openai_chat_agents.cjs'); console.log(Object.values(AGENTS).find((a) => '$spec' === a.pkg + '@' + a.version).bin)")"
-  if [ -x "$bin" ]; then continue; fi
+# One line per CLI: package, version, executable; a version that is not
+# exact (a range, a tag) is refused.
+node -e '
+  const { agents } = require("./openai_chat_agents.json");
+  for (const [cli, a] of Object.entries(agents)) {
+    if (!/^\d+\.\d+\.\d+$/.test(a.version)) {
+      console.error(`openai_chat_agents.json: ${cli}.version must be an exact version, got ${JSON.stringify(a.version)}`);
+      process.exit(2);
+    }
+    console.log(`${a.package} ${a.version} ${a.bin}`);
+  }
+' | while read -r pkg version bin; do
+  dir="$root/${pkg/\//+}@$version"
+  installed="$dir/node_modules/$pkg/package.json"
+  if [ -x "$dir/node_modules/.bin/$bin" ] && [ -f "$installed" ] &&
+    [ "$(node -p "require('$installed').version")" = "$version" ]; then
+    continue
+  fi
   mkdir -p "$dir"
   [ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
-  echo "installing $spec into $dir" >&2
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$spec" >&2
+  echo "installing $pkg@$version into $dir" >&2
+  npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error "$pkg@$version" >&2
 done

@@ -5,7 +5,8 @@
 // invocation (`{ command, args, stdin }`), killed with its group after
 // RUN_LIMIT_MS, and the mock stopped by its PID.
 //
-// The CLIs come from AGENT_CLI_ROOT/<pkg>@<version>/node_modules/.bin (default
+// The CLIs, pinned in openai_chat_agents.json, come from
+// AGENT_CLI_ROOT/<pkg>@<version>/node_modules/.bin (default
 // ~/.cache/agent-context/agents) or, when pinned in the project, node_modules/.bin.
 'use strict';
 const { spawn } = require('node:child_process');
@@ -21,12 +22,10 @@ const NOTES_TEXT = 'The launch code is 4217.\n';
 const RUN_LIMIT_MS = 90_000;
 const MOCK_START_MS = 15_000;
 
-/** Each CLI: agent type, npm package, version tested, executable. */
-const AGENTS = {
-  qwen: { agentType: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
-  copilot: { agentType: 'github-copilot', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
-  opencode: { agentType: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
-};
+/** Each CLI: agent type, npm package, version tested (exact, from the manifest), executable. */
+const AGENTS = Object.fromEntries(
+  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [cli, { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin }]),
+);
 
 /** Copilot's first run unpacks ~235 MB into $XDG_CACHE_HOME/copilot: shared by every run. */
 const SHARED_CACHE = process.env.AGENT_CLI_CACHE || path.join(os.homedir(), '.cache');
@@ -183,9 +182,12 @@ function spawnCli(invocation, { cwd, env, limitMs = RUN_LIMIT_MS }) {
 /**
  * One run: `makeInvocation(ctx)` builds `{ command, args, stdin }` given
  * `{ cli, executable, home, cwd, port }`. `reuse` (an earlier run) keeps its
- * HOME and folder (resume). Resolves the run; `cleanUp(run)` removes its files.
+ * HOME and folder (resume); `command` runs another release than the pinned
+ * one, and `env` changes its environment (a `null` removes a variable): the
+ * recorder's, for older releases. Resolves the run; `cleanUp(run)` removes
+ * its files.
  */
-async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitMs } = {}) {
+async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitMs, command, env: changes = {} } = {}) {
   const dir = reuse ? reuse.dir : fs.mkdtempSync(path.join(os.tmpdir(), `ac-${cli}-`));
   const home = path.join(dir, 'home');
   const cwd = path.join(dir, 'work');
@@ -197,7 +199,11 @@ async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitM
   const mock = await startMock(scenario, runDir, notesPath);
   try {
     const env = sandbox(cli, home, mock.port);
-    const ctx = { cli, executable: executable(cli), home, cwd, port: mock.port, runDir };
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null) delete env[name];
+      else env[name] = value;
+    }
+    const ctx = { cli, executable: command ?? executable(cli), home, cwd, port: mock.port, runDir };
     const invocation = makeInvocation(ctx);
     for (const f of invocation.files ?? []) fs.writeFileSync(f.path, f.content);
     const result = await spawnCli(invocation, { cwd, env, limitMs });
@@ -211,4 +217,4 @@ function cleanUp(run) {
   fs.rmSync(run.dir, { recursive: true, force: true });
 }
 
-module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, ROOT, startMock, stopMock, sandbox, readRequests };
+module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, ROOT, startMock, stopMock, readRequests, sandbox };

@@ -22,9 +22,11 @@ const QUESTIONS = {
 /**
  * Runs `cli` on the mock's `scenario`. `overrides` change the assembled
  * input, `options` the invocation, `edit(invocation)` the command line;
- * `reuse` runs in an earlier run's HOME and folder (resume).
+ * `reuse` runs in an earlier run's HOME and folder (resume); `command` is
+ * the executable of another release than the pinned one, `env` changes to
+ * its environment.
  */
-async function runChatScenario(cli, scenario, { overrides = {}, options = {}, edit, reuse, limitMs } = {}) {
+async function runChatScenario(cli, scenario, { overrides = {}, options = {}, edit, reuse, limitMs, command, env } = {}) {
   const { agentType } = require('./openai_chat_agents.cjs').AGENTS[cli];
   let assembled;
   const run = await runAgentCli(
@@ -40,7 +42,7 @@ async function runChatScenario(cli, scenario, { overrides = {}, options = {}, ed
       if (edit) invocation = edit(invocation);
       return invocation;
     },
-    { reuse, limitMs },
+    { reuse, limitMs, command, env },
   );
   const streamed = new pkg.AgentOutputParser(agentType);
   const events = [];

@@ -8,7 +8,10 @@
 //     ~/.cache/agent-context/record/<package>@<version>, reused when present),
 //     runs it on its scenarios and writes
 //     tests/fixtures/cli/<cli>/<version>/<scenario>.jsonl and run.json
-//     (which scenarios, their exit codes, when).
+//     (which scenarios, their exit codes, when). Claude Code, Codex and
+//     Gemini CLI run against their own APIs' mocks; Qwen Code, GitHub Copilot
+//     CLI and opencode against the OpenAI Chat Completions mock, in
+//     tests/fixtures/cli/<agent-type>/<version>/ (record_openai_chat_agents.cjs).
 //   npm run record
 //     records the pinned CLIs of tests/agents/node_modules (the live tests' versions) as
 //     tests/fixtures/cli/<cli>-<scenario>.jsonl, and versions.json.
@@ -22,6 +25,8 @@ const os = require('node:os');
 const path = require('node:path');
 const harness = require('./harness.cjs');
 const { runScenario, cleanUp } = require('./scenarios.cjs');
+const chatAgents = require('./openai_chat_agents.cjs');
+const { recordRelease: recordChatRelease } = require('./record_openai_chat_agents.cjs');
 
 const FIXTURES = path.join(harness.ROOT, 'tests', 'fixtures', 'cli');
 const INSTALLS = path.join(os.homedir(), '.cache', 'agent-context', 'record');
@@ -35,22 +40,29 @@ const RECORDED = {
   gemini: ['plain', 'tool', 'error', 'empty'],
 };
 
-/** `<package>@<version>` → `{ cli, pkg, version }`, or a usage error. */
+/** Every CLI that can be recorded: `{ cli, pkg, bin, chat }` (`chat`: the
+ * OpenAI Chat Completions agents). */
+const RECORDABLE = [
+  ...Object.entries(harness.CLIS).map(([cli, { pkg, bin }]) => ({ cli, pkg, bin, chat: false })),
+  ...Object.entries(chatAgents.AGENTS).map(([cli, { pkg, bin }]) => ({ cli, pkg, bin, chat: true })),
+];
+
+/** `<package>@<version>` → `{ cli, pkg, bin, chat, version }`, or a usage error. */
 function parseSpec(spec) {
   const at = spec.lastIndexOf('@');
   const pkg = spec.slice(0, at);
   const version = spec.slice(at + 1);
-  const cli = Object.keys(harness.CLIS).find((c) => harness.CLIS[c].pkg === pkg);
-  if (at <= 0 || !cli || !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
-    const known = Object.values(harness.CLIS).map((c) => c.pkg).join(', ');
-    throw new Error(`record: "${spec}" is not <package>@<version> with a package of ${known} and an exact version`);
+  const known = RECORDABLE.find((c) => c.pkg === pkg);
+  if (at <= 0 || !known || !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
+    const names = RECORDABLE.map((c) => c.pkg).join(', ');
+    throw new Error(`record: "${spec}" is not <package>@<version> with a package of ${names} and an exact version`);
   }
-  return { cli, pkg, version };
+  return { ...known, version };
 }
 
 /** Installs `pkg@version` in its own directory outside the project (once);
  * returns the path of its executable. */
-function install({ cli, pkg, version }) {
+function install({ pkg, bin, version }) {
   const dir = path.join(INSTALLS, `${pkg.replace('/', '+')}@${version}`);
   const done = path.join(dir, '.installed');
   if (!fs.existsSync(done)) {
@@ -65,7 +77,7 @@ function install({ cli, pkg, version }) {
   }
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', ...pkg.split('/'), 'package.json'), 'utf8'));
   if (manifest.version !== version) throw new Error(`record: ${dir} holds ${pkg} ${manifest.version}, not ${version}`);
-  return path.join(dir, 'node_modules', '.bin', harness.CLIS[cli].bin);
+  return path.join(dir, 'node_modules', '.bin', bin);
 }
 
 /** Runs `cli` (the executable `command`) on each of its scenarios; `write`
@@ -90,6 +102,7 @@ async function recordScenarios(cli, command, write) {
 async function recordVersion(spec) {
   const target = parseSpec(spec);
   const command = install(target);
+  if (target.chat) return recordChatRelease(target.cli, target.version, command);
   const dir = path.join(FIXTURES, target.cli, target.version);
   fs.mkdirSync(dir, { recursive: true });
   const runs = await recordScenarios(target.cli, command, (scenario, stdout) => {

@@ -54,3 +54,52 @@ for (const cli of Object.keys(AGENTS)) {
     });
   }
 }
+
+// Qwen Code, GitHub Copilot CLI and opencode, recorded against the OpenAI
+// Chat Completions mock (tests/fixtures/cli/<agent-type>/<version>/), every
+// release and every scenario, with Copilot's usage file merged where the
+// release wrote one.
+for (const agentType of ['qwen-code', 'github-copilot', 'opencode']) {
+  for (const version of fs.readdirSync(path.join(FIXTURES, agentType))) {
+    const dir = path.join(FIXTURES, agentType, version);
+    const scenarios = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => f.slice(0, -'.jsonl'.length));
+    test(`${agentType} ${version}: every recorded scenario reads to its reply`, () => {
+      assert.ok(scenarios.length >= 5, `${agentType} ${version}: ${scenarios}`);
+      for (const scenario of scenarios) {
+        const what = `${agentType} ${version} ${scenario}`;
+        let { whole, events } = parseBoth(agentType, fs.readFileSync(path.join(dir, `${scenario}.jsonl`)));
+        const usageFile = path.join(dir, `${scenario}.usage.json`);
+        if (fs.existsSync(usageFile)) {
+          whole = pkg.mergeAgentOutputFile(agentType, whole, { kind: 'usage', content: fs.readFileSync(usageFile, 'utf8') });
+        }
+        assert.equal(whole.unknownEvents, undefined, what);
+        assert.ok(!events.some((e) => e.type === 'unknown'), what);
+        assert.equal(typeof whole.sessionId, 'string', what);
+        if (['plain', 'resume', 'resume-first'].includes(scenario)) {
+          assert.equal(whole.status, 'success', what);
+          assert.equal(whole.text, PLAIN, what);
+          assert.deepEqual(whole.errors, [], what);
+        } else if (scenario === 'tool') {
+          assert.equal(whole.status, 'success', what);
+          assert.equal(whole.text, TOOL, what);
+          assert.equal(whole.toolUses.length, 1, what);
+          assert.equal(whole.toolUses[0].status, 'success', what);
+          assert.equal(whole.usage.outputTokens, 18, what);
+        } else if (scenario === 'max-turns') {
+          assert.equal(whole.status, 'incomplete', what);
+        } else if (scenario === 'denied') {
+          assert.equal(whole.status, 'success', what);
+          assert.equal(whole.toolUses[0].status, 'error', what);
+        } else {
+          assert.match(scenario, /^error(400|500)$/, what);
+          assert.equal(whole.status, 'error', what);
+          assert.equal(whole.text, '', what);
+          assert.equal(whole.errors.filter((e) => e.fatal).length, 1, what);
+        }
+      }
+    });
+  }
+}

@@ -69,7 +69,11 @@ test('every recorded run parses to its reply; Buffer and string chunks give the 
 });
 
 test("Copilot's usage file merges into its reply; the session id comes from the last line", () => {
-  for (const { agentType, scenario, bytes, dir } of fixtures().filter((f) => f.agentType === 'github-copilot')) {
+  // The releases that write a usage file (1.0.89 on; 1.0.67 has no
+  // --usage-output-file and is checked in cli_versions.test.cjs).
+  const withFile = fixtures().filter((f) => f.agentType === 'github-copilot' && fs.existsSync(path.join(f.dir, `${f.scenario}.usage.json`)));
+  assert.ok(new Set(withFile.map((f) => f.version)).size >= 2, 'usage files of two releases');
+  for (const { agentType, scenario, bytes, dir } of withFile) {
     const reply = pkg.parseAgentOutput(agentType, bytes);
     assert.equal(reply.usage, undefined, scenario);
     const lines = bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));

@@ -7,11 +7,12 @@
 // reading tool on the notes file, then an answer quoting its output),
 // `shell` (a call of its shell tool, `cat notes.txt`, then an answer),
 // `error400` (every call rejected, HTTP 400), `error500` (every call fails,
-// HTTP 500), `write` / `writeOutside` (a call of its file-writing tool on
-// WRITE_FILE in the notes' folder / the folder above, then an answer quoting
-// the tool's result: Qwen's `write_file`, opencode's `apply_patch`). A call that offers no tools (a title, a memory extraction) is a
-// side call (so is Qwen's memory extraction, which offers tools): it gets
-// SIDE_TEXT, with SIDE_USAGE.
+// HTTP 500), `error401` (a bad key), `error429` (rate limited), `write` /
+// `writeOutside` (a call of its file-writing tool on WRITE_FILE in the notes'
+// folder / the folder above, then an answer quoting the tool's result:
+// Qwen's `write_file`, opencode's `apply_patch`). A call that offers no tools
+// (a title, a memory extraction) is a side call (so is Qwen's memory
+// extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
 'use strict';
 const path = require('node:path');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
@@ -23,6 +24,8 @@ const SIDE_USAGE = { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 }
 const SIDE_TEXT = 'Mock side answer';
 const ERROR_400 = { error: { message: 'Mock rejects this request: bad parameter.', type: 'invalid_request_error', code: 'invalid_request' } };
 const ERROR_500 = { error: { message: 'Mock server error: the model is unavailable.', type: 'server_error', code: 'server_error' } };
+const ERROR_401 = { error: { message: 'Incorrect API key provided: sk-mock. You can find your API key in your account settings.', type: 'invalid_request_error', code: 'invalid_api_key' } };
+const ERROR_429 = { error: { message: 'Rate limit reached for requests. Please try again later.', type: 'requests', code: 'rate_limit_exceeded' } };
 
 /** The file-reading tools the CLIs offer, with the argument naming the path. */
 const READ_TOOLS = [
@@ -124,6 +127,8 @@ function respond(req, res, scenario, notesPath) {
   }
   if (scenario === 'error400') return json(res, 400, ERROR_400);
   if (scenario === 'error500') return json(res, 500, ERROR_500);
+  if (scenario === 'error401') return json(res, 401, ERROR_401);
+  if (scenario === 'error429') return json(res, 429, ERROR_429);
   const main = (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
   let answer;
   if (!main) answer = { pieces: [SIDE_TEXT], usage: SIDE_USAGE };
@@ -154,4 +159,4 @@ function respond(req, res, scenario, notesPath) {
   return whole(res, answer);
 }
 
-module.exports = { respond, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500 };
+module.exports = { respond, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500, ERROR_401, ERROR_429 };
