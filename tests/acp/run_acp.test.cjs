@@ -50,7 +50,8 @@ function processesWithHome(home) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      if (environ.includes(`HOME=${home}`)) pids.push(Number(entry));
+      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
+      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
     } catch {
       // gone, or not ours to read
     }
@@ -88,6 +89,8 @@ async function within(cli, scenario, body) {
   const ctx = await setUp(cli, scenario);
   try {
     await body(ctx);
+    // The tree was sent SIGKILL; on a loaded machine a killed process can take a moment to go.
+    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
   } finally {
     ctx.mock.stop();
