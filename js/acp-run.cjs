@@ -231,6 +231,17 @@ async function attempt(sdk, run, plan, { cwd, env, started, signal, onEvent, onP
       promptSent = true;
       const response = await ctx.request('session/prompt', run.promptParams());
       run.promptEnded(response ?? {});
+      // Ask the agent to finish the session (Claude's adapter writes it to disk after the
+      // turn; it is killed at the end), bounded by the grace; its failure changes nothing.
+      const close = run.closeParams();
+      if (close !== undefined && stopped === null) {
+        let timer;
+        const grace = new Promise((resolve) => {
+          timer = setTimeout(resolve, plan.cancelGraceMs);
+        });
+        await Promise.race([ctx.request('session/close', close).catch(() => {}), grace]);
+        clearTimeout(timer);
+      }
     })
     .catch((err) => {
       const error = rpcErrorOf(err);

@@ -103,6 +103,8 @@ struct Attempt {
     /// Decided before the agent was asked (the session cannot be opened).
     decided: Option<Failure>,
     rejected: u32,
+    /// The agent advertised `sessionCapabilities.close`.
+    can_close: bool,
 }
 
 #[derive(Debug)]
@@ -325,6 +327,9 @@ impl AcpRunner {
     pub fn session_request(&mut self, initialized: &Value) -> Option<(&'static str, Value)> {
         let (launch, options, agent) = (self.launch?, self.options.as_ref()?, self.agent?);
         let attempt = self.attempt.as_mut()?;
+        attempt.can_close = initialized
+            .pointer("/agentCapabilities/sessionCapabilities/close")
+            .is_some_and(|c| !c.is_null() && c != &Value::Bool(false));
         let asked = options.session_id.as_deref();
         let step = match plan_session(launch, initialized, asked) {
             Ok(step) => step,
@@ -403,6 +408,16 @@ impl AcpRunner {
             "sessionId": attempt.session_id,
             "prompt": [{"type": "text", "text": text}],
         })
+    }
+
+    /// `session/close`'s params once the turn is over, when the agent
+    /// advertised it: an adapter that is killed at the end (Claude's writes
+    /// its session to disk after the turn) is asked to finish the session
+    /// first, so that it can be resumed. `None` otherwise.
+    pub fn close_params(&self) -> Option<Value> {
+        let attempt = self.attempt.as_ref()?;
+        let id = attempt.session_id.clone()?;
+        (attempt.can_close && attempt.stop_reason.is_some()).then(|| json!({ "sessionId": id }))
     }
 
     /// `session/cancel`'s params (a notification).

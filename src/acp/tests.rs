@@ -464,3 +464,22 @@ fn the_reply_is_the_parsers_from_the_prompt_on() {
     assert_eq!(v["success"], false, "{v}");
     assert_eq!(v["error"]["kind"], "upstream_error", "{v}");
 }
+
+#[test]
+fn the_session_is_closed_when_the_agent_can() {
+    let mut r = run("claude-code", json!({"cd": "/w"}));
+    r.start_attempt();
+    r.session_request(&json!({"agentCapabilities": {"sessionCapabilities": {"close": {}}}}));
+    r.session_opened(&json!({"sessionId": "c"}));
+    r.prompt_params();
+    assert_eq!(r.close_params(), None, "not before the turn ended");
+    r.prompt_ended(&json!({"stopReason": "end_turn"}));
+    assert_eq!(r.close_params(), Some(json!({"sessionId": "c"})));
+    let mut r = run("google-gemini", json!({"cd": "/w"}));
+    r.start_attempt();
+    r.session_request(&json!({"agentCapabilities": {}}));
+    r.session_opened(&json!({"sessionId": "g"}));
+    r.prompt_params();
+    r.prompt_ended(&json!({"stopReason": "end_turn"}));
+    assert_eq!(r.close_params(), None);
+}

@@ -159,6 +159,15 @@ impl AcpRunnerJs {
         out(&self.inner.prompt_params())
     }
 
+    /// `session/close`'s params once the turn is over, or `undefined`.
+    #[wasm_bindgen(js_name = closeParams)]
+    pub fn close_params(&self) -> Result<JsValue, JsValue> {
+        match self.inner.close_params() {
+            None => Ok(JsValue::UNDEFINED),
+            Some(params) => out(&params),
+        }
+    }
+
     #[wasm_bindgen(js_name = cancelParams)]
     pub fn cancel_params(&self) -> Result<JsValue, JsValue> {
         out(&self.inner.cancel_params())
