@@ -100,7 +100,7 @@ Ctrl-C aborts the call (its process group is killed) and exits 1.
 `,
   run: `usage: agent-context run <agentType> --cd DIR [options] [--json] [--input FILE|-]
 
-Runs the agent's CLI (runAgent, SPEC §10) on the prompt read from --input or standard
+Runs the agent's CLI (runAgent, SPEC §10; --protocol acp: over ACP, §12) on the prompt read from --input or standard
 input (with --json, an AssemblerInput assembled with the agent's layout, or an
 AssemblerOutput) and prints the AgentRun as JSON.
 
@@ -111,6 +111,8 @@ options:
   --sandbox MODE        read-only, workspace-write or danger-full-access
   --yolo                skip approval prompts
   --command PATH        the executable (default the agent's command on PATH)
+  --protocol P          cli (the agent's JSON output, default) or acp (the Agent Client
+                        Protocol; permissions answered by --sandbox/--yolo, see README)
   --timeout S           seconds without output before the run is stopped (default 300)
   --max-duration S      seconds for the whole call, retries included (default 1800)
   --max-retries N       retries of retryable failures, 0 to 10 (default 1)
@@ -424,6 +426,7 @@ async function runAgentCommand(argv) {
         sandbox: { type: 'string' },
         yolo: { type: 'boolean' },
         command: { type: 'string' },
+        protocol: { type: 'string' },
         timeout: { type: 'string' },
         'max-duration': { type: 'string' },
         'max-retries': { type: 'string' },
@@ -446,6 +449,7 @@ async function runAgentCommand(argv) {
     sandbox: values.sandbox,
     yolo: values.yolo,
     command: values.command,
+    protocol: values.protocol,
     timeout: seconds(values, 'timeout'),
     maxDuration: seconds(values, 'max-duration'),
     maxRetries: seconds(values, 'max-retries'),

@@ -52,7 +52,10 @@ function hostOptions(options) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
   const { signal: _s, onEvent: _o, env: _e, ...rest } = options;
-  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest };
+  // Any protocol but 'cli' goes to the ACP runner, which names the two it takes.
+  const acp = rest.protocol != null && rest.protocol !== 'cli';
+  if (!acp) delete rest.onPermission; // ACP only
+  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
 }
 
 let AgentRunner;
@@ -174,10 +177,14 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
  * finished core runner is turned into instead of the AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
-  const { signal, onEvent, env, rest } = hostOptions(options);
+  const { signal, onEvent, env, rest, acp } = hostOptions(options);
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem } = toOutput(api, agentType, request);
+  if (acp) {
+    // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
+    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem });
+  }
   const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json') }, command);

@@ -9,8 +9,12 @@ export type AgentErrorKind =
 export interface RunAgentOptions {
   /** The agent's working directory (required). */
   cd: string;
-  /** Only `'cli'` (the agent's stream-json / JSON lines) for now. */
-  protocol?: 'cli';
+  /**
+   * `'cli'` (default: the agent's stream-json / JSON lines) or `'acp'` (the
+   * Agent Client Protocol, SPEC §12: `claude-agent-acp`, `codex-acp`,
+   * `gemini --acp`, `qwen --acp`, `copilot --acp`, `opencode acp`).
+   */
+  protocol?: 'cli' | 'acp';
   model?: string;
   /**
    * Resume this session; another id (or none) coming back, or the agent
@@ -42,6 +46,20 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** The parser's events, live, as the agent prints them. */
   onEvent?: (event: AgentOutputEvent) => void;
+  /**
+   * ACP only: answers the agent's `session/request_permission` (its params:
+   * `{ sessionId, toolCall, options }`). Without it the policy of `sandbox`
+   * and `yolo` answers (README: read-only allows reads; workspace-write, the
+   * default, also edits inside `cd`; danger-full-access or yolo allow all).
+   */
+  onPermission?: (request: AcpPermissionRequest) => 'allow' | 'allow_always' | 'reject' | Promise<'allow' | 'allow_always' | 'reject'>;
+}
+
+/** An ACP `session/request_permission`'s params, as the agent sent them. */
+export interface AcpPermissionRequest {
+  sessionId: string;
+  toolCall: { toolCallId: string; title?: string; kind?: string; locations?: { path: string }[]; rawInput?: unknown; [key: string]: unknown };
+  options: { optionId: string; name: string; kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' }[];
 }
 
 /** What `runAgent` resolves. */

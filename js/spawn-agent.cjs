@@ -38,10 +38,11 @@ function describeError(err) {
 }
 
 /**
- * Spawns `plan` = `{ file, args, cwd, env, stdin, platform? }` (`stdin`: a
- * string or Buffer written then closed; `null`/`undefined`: closed at once).
+ * Spawns `plan` = `{ file, args, cwd, env, stdin, keepStdin?, platform? }`
+ * (`stdin`: a string or Buffer written then closed; `null`/`undefined`:
+ * closed at once; `keepStdin`: left open for the caller, as `stdin`).
  * `handlers.onStdout(chunk)` / `onStderr(chunk)` get Buffers as they come.
- * Returns `{ pid, exited, kill }`: `exited` resolves once, with
+ * Returns `{ pid, exited, kill, stdin }`: `exited` resolves once, with
  * `{ exitCode, signal, error }` (`error` set when the process could not be
  * started: EINVAL, EACCES, E2BIG, ENAMETOOLONG, ENOENT…); `kill()` stops
  * the whole tree and resolves `{ by, tried }` once its steps ran.
@@ -90,7 +91,10 @@ function spawnAgent(plan, handlers = {}) {
   child.stderr.on('data', (chunk) => handlers.onStderr?.(chunk));
   // The child may exit without reading its stdin: EPIPE is not an error here.
   child.stdin.on('error', () => {});
-  if (plan.stdin === undefined || plan.stdin === null) child.stdin.end();
+  // `keepStdin`: the caller writes and closes it (a JSON-RPC peer, ACP).
+  if (plan.keepStdin) {
+    // left open
+  } else if (plan.stdin === undefined || plan.stdin === null) child.stdin.end();
   else child.stdin.end(plan.stdin);
 
   // Resolves `{ by, tried }`: the step that stopped the tree (`signalGroup`,
@@ -131,7 +135,7 @@ function spawnAgent(plan, handlers = {}) {
     installExitHook();
     running.set(child.pid, kill);
   }
-  return { pid: child.pid, exited, kill: () => kill(false) };
+  return { pid: child.pid, exited, kill: () => kill(false), stdin: child.stdin };
 }
 
 module.exports = { spawnAgent };

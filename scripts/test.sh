@@ -54,6 +54,9 @@ node --test tests/bundlers/
 step "real agent CLIs against mock APIs on 127.0.0.1 (node --test)"
 node --test tests/cli/
 
+step "the six agents over ACP against the mock APIs (node --test; files run concurrently)"
+node --test --test-concurrency=2 tests/acp/
+
 step "playground in headless Chromium (playwright-core)"
 node --test tests/playwright/
 

@@ -22,6 +22,7 @@
 // The core is safe Rust; the binding layer's generated glue is not ours.
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
 
+pub mod acp;
 pub mod agent_output;
 pub mod agent_tool;
 pub mod agents;

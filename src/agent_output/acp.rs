@@ -315,7 +315,13 @@ impl AcpReader {
         let Some(rest) = text.strip_prefix("Error: ") else {
             return false;
         };
-        match leading_status(rest) {
+        // After its own retries of a 5xx: "Error: Failed to get response
+        // from the AI model; retried 5 times (…) Last error: 500 …".
+        let status = leading_status(rest).or_else(|| {
+            let at = rest.find("Last error: ")?;
+            leading_status(&rest[at + "Last error: ".len()..])
+        });
+        match status {
             Some(status) => {
                 out.api_error_status(status);
                 out.fail("agent_message_chunk", rest, None);

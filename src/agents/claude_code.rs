@@ -41,6 +41,17 @@ pub const AGENT: AgentSpec = AgentSpec {
         trailing_args: &[],
         extras: CliExtras::NONE,
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "claude-agent-acp",
+        package: "@zed-industries/claude-agent-acp",
+        args: &[],
+        model: AcpModel::Env("ANTHROPIC_MODEL"),
+        system_prompt_meta: true,
+        load_broken: None,
+        missing_file_is_empty: false,
+        ask_mode: None,
+        ask_env: None,
+        exits_on_eof: false,
+    }),
     mcp_tool: "claude",
 };

@@ -47,6 +47,17 @@ pub const AGENT: AgentSpec = AgentSpec {
             }),
         },
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "copilot",
+        package: "@github/copilot",
+        args: &["--acp"],
+        model: AcpModel::Flag("--model"),
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        ask_mode: None,
+        ask_env: None,
+        exits_on_eof: true,
+    }),
     mcp_tool: "copilot",
 };

@@ -41,6 +41,19 @@ pub const AGENT: AgentSpec = AgentSpec {
         trailing_args: &[],
         extras: CliExtras::NONE,
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "gemini",
+        package: "@google/gemini-cli",
+        args: &["--acp"],
+        model: AcpModel::Flag("-m"),
+        system_prompt_meta: false,
+        load_broken: Some(
+            "Gemini CLI 0.61 erases the session's history when asked to load it after a restart",
+        ),
+        missing_file_is_empty: true,
+        ask_mode: None,
+        ask_env: None,
+        exits_on_eof: true,
+    }),
     mcp_tool: "gemini",
 };

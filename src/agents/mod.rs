@@ -32,7 +32,7 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AgentSpec, ApprovalArg, CliExtras, CliSpec, OutputFormat, ResumeExisting,
+    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliSpec, OutputFormat, ResumeExisting,
     SessionArg, SystemPromptArg,
 };
 

@@ -36,6 +36,17 @@ pub const AGENT: AgentSpec = AgentSpec {
         trailing_args: &["-"],
         extras: CliExtras::NONE,
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "codex-acp",
+        package: "@zed-industries/codex-acp",
+        args: &[],
+        model: AcpModel::CodexConfig,
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        ask_mode: None,
+        ask_env: None,
+        exits_on_eof: false,
+    }),
     mcp_tool: "codex",
 };

@@ -43,6 +43,20 @@ pub const AGENT: AgentSpec = AgentSpec {
             resume_existing: None,
         },
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "opencode",
+        package: "opencode-ai",
+        args: &["acp"],
+        model: AcpModel::Config,
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        ask_mode: None,
+        ask_env: Some((
+            "OPENCODE_PERMISSION",
+            r#"{"edit":"ask","bash":"ask","external_directory":"ask","webfetch":"ask"}"#,
+        )),
+        exits_on_eof: true,
+    }),
     mcp_tool: "opencode",
 };

@@ -38,6 +38,17 @@ pub const AGENT: AgentSpec = AgentSpec {
         trailing_args: &[],
         extras: CliExtras::NONE,
     },
-    acp: None,
+    acp: Some(AcpLaunch {
+        command: "qwen",
+        package: "@qwen-code/qwen-code",
+        args: &["--acp"],
+        model: AcpModel::Flag("--model"),
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        ask_mode: Some("default"),
+        ask_env: None,
+        exits_on_eof: true,
+    }),
     mcp_tool: "qwen",
 };

@@ -157,11 +157,52 @@ pub enum ApprovalArg {
     },
 }
 
-/// How an agent is started for ACP: `command args…` speaking JSON-RPC on
-/// its stdio.
+/// How an agent is started for the Agent Client Protocol (SPEC §12):
+/// `command args…` speaking JSON-RPC on its stdio, and what it does and
+/// does not do there (each seen on a real run, `docs/acp.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AcpLaunch {
+    /// The executable (`gemini`, or an adapter such as `claude-agent-acp`).
     pub command: &'static str,
+    /// The npm package that installs it.
     pub package: &'static str,
+    /// Always, first (`--acp`, `acp`).
     pub args: &'static [&'static str],
+    pub model: AcpModel,
+    /// True when `session/new` takes the system prompt as
+    /// `_meta.systemPrompt: { append }` (Claude's adapter); else the
+    /// instructions open the prompt (inline layout).
+    pub system_prompt_meta: bool,
+    /// Why `session/load` must not be tried even when advertised (Gemini
+    /// CLI 0.61 erases the history it was asked to load), or `None`.
+    pub load_broken: Option<&'static str>,
+    /// True when a file the agent reads through the client's `fs` and that
+    /// does not exist must be answered with empty content (Gemini CLI
+    /// creates files that way); else `resourceNotFound` (-32002).
+    pub missing_file_is_empty: bool,
+    /// The session mode in which it asks the client before every edit and
+    /// command, set with `session/set_mode` when its default mode approves
+    /// some by itself (Qwen Code's `auto` asks a classifier model): the
+    /// policy of `sandbox`/`yolo` then answers. `None`: its default asks.
+    pub ask_mode: Option<&'static str>,
+    /// An environment variable that makes it ask the client before edits
+    /// and commands it would otherwise run unasked (opencode's
+    /// `OPENCODE_PERMISSION`), set unless the caller's environment has it.
+    pub ask_env: Option<(&'static str, &'static str)>,
+    /// False when it keeps running after its stdin closes (Claude's and
+    /// Codex's adapters): it is killed at the end of the run.
+    pub exits_on_eof: bool,
+}
+
+/// How the model reaches an agent started for ACP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AcpModel {
+    /// `flag value` on the command line (`-m`, `--model`).
+    Flag(&'static str),
+    /// `-c model="value"` (Codex's config override).
+    CodexConfig,
+    /// An environment variable of the child (`ANTHROPIC_MODEL`).
+    Env(&'static str),
+    /// Not settable at launch: the agent's own configuration decides.
+    Config,
 }

@@ -24,7 +24,9 @@ mod tail;
 
 pub use attempt_end::{AttemptEnd, StopReason};
 pub use backoff::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
-pub use classify::{classify, command_not_found, http_status, status_from_exit, Evidence, Failure};
+pub use classify::{
+    aborted, classify, command_not_found, http_status, status_from_exit, Evidence, Failure,
+};
 pub use kind::AgentErrorKind;
 pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,

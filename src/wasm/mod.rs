@@ -8,6 +8,8 @@
 //! loaded second module. The helpers that
 //! read and write JS values serve both.
 
+#[cfg(feature = "gemini-tool")]
+mod acp_run_api;
 #[cfg(feature = "api")]
 mod agent_output_api;
 #[cfg(feature = "gemini-tool")]
@@ -52,6 +54,8 @@ mod selection_api;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "gemini-tool")]
+pub use acp_run_api::*;
 #[cfg(feature = "api")]
 pub use agent_output_api::*;
 #[cfg(feature = "gemini-tool")]

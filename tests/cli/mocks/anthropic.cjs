@@ -2,7 +2,7 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { stall, NOTES_FILE, PLAIN_PIECES, LONG_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -92,6 +92,18 @@ function respond(req, res, scenario) {
       ], 'tool_use');
     }
     return stream(res, body, [{ type: 'text', pieces: [answerAfterTool(output)] }], 'end_turn');
+  }
+  if (scenario === 'write' || scenario === 'writeOutside') {
+    const output = toolOutput(body);
+    if (output === null) {
+      const cwd = findCwd(body);
+      const file = scenario === 'write' ? path.join(cwd, WRITE_FILE) : path.join(path.dirname(cwd), WRITE_FILE);
+      return stream(res, body, [
+        { type: 'text', pieces: ['Let me write the file.'] },
+        { type: 'tool_use', id: 'toolu_mock_w', name: 'Write', input: { file_path: file, content: WRITE_TEXT } },
+      ], 'tool_use');
+    }
+    return stream(res, body, [{ type: 'text', pieces: [answerAfterWrite(output)] }], 'end_turn');
   }
   return stream(res, body, [{ type: 'text', pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }], 'end_turn');
 }

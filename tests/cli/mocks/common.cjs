@@ -5,6 +5,16 @@
 const NOTES_FILE = 'notes.txt';
 const NOTES_TEXT = 'The launch code is 4217.\n';
 
+/** The file the write scenarios ask the CLI to write (`write`: in its
+ * folder; `writeOutside`: in the folder above it), and what it writes. */
+const WRITE_FILE = 'written.txt';
+const WRITE_TEXT = 'Written by the mock.\n';
+
+/** The answer after a write's result came back. */
+function answerAfterWrite(toolOutput) {
+  return `The write tool answered: ${JSON.stringify(String(toolOutput).slice(0, 300))}`;
+}
+
 /** The plain answer, sent in these pieces (deltas). */
 const PLAIN_PIECES = ['Mock reply: ', 'use React ', 'for the dashboard.'];
 
@@ -42,4 +52,4 @@ function stall(res) {
   res.flushHeaders();
 }
 
-module.exports = { stall, NOTES_FILE, NOTES_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, sse, json, startSse };
+module.exports = { stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };

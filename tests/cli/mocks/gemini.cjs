@@ -9,7 +9,7 @@
 //   error500     every call fails with HTTP 500
 //   flaky500     the first call fails with HTTP 500, later calls answer `plain`
 'use strict';
-const { stall, NOTES_FILE, PLAIN_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let mainCalls = 0;
 const TRICKLE_MS = 200;
@@ -97,6 +97,23 @@ function respond(req, res, scenario) {
       return res.end();
     }
     return streamText(res, [answerAfterTool(output)]);
+  }
+  if (scenario === 'write' || scenario === 'writeOutside') {
+    const output = toolOutput(req.body);
+    if (output === null) {
+      const file = scenario === 'write' ? WRITE_FILE : `../${WRITE_FILE}`;
+      startSse(res);
+      sse(res, null, {
+        candidates: [{
+          content: { role: 'model', parts: [{ functionCall: { name: 'write_file', args: { file_path: file, content: WRITE_TEXT } } }] },
+          finishReason: 'STOP',
+          index: 0,
+        }],
+        usageMetadata: USAGE,
+      });
+      return res.end();
+    }
+    return streamText(res, [answerAfterWrite(output)]);
   }
   if (scenario === 'empty') return streamText(res, ['']);
   return streamText(res, PLAIN_PIECES);

@@ -7,12 +7,15 @@
 // reading tool on the notes file, then an answer quoting its output),
 // `shell` (a call of its shell tool, `cat notes.txt`, then an answer),
 // `error400` (every call rejected, HTTP 400), `error500` (every call fails,
-// HTTP 500), `error401` (a bad key), `error429` (rate limited). A call that
-// offers no tools (a title, a memory extraction) is a side call (so is
-// Qwen's memory extraction, which offers tools): it gets SIDE_TEXT, with
-// SIDE_USAGE.
+// HTTP 500), `error401` (a bad key), `error429` (rate limited), `write` /
+// `writeOutside` (a call of its file-writing tool on WRITE_FILE in the notes'
+// folder / the folder above, then an answer quoting the tool's result:
+// Qwen's `write_file`, opencode's `apply_patch`). A call that offers no tools
+// (a title, a memory extraction) is a side call (so is Qwen's memory
+// extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
 'use strict';
-const { PLAIN_PIECES, answerAfterTool, json, startSse } = require('./common.cjs');
+const path = require('node:path');
+const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
 
 const MODEL = 'gpt-mock';
 /** Each main call's usage; its prompt tokens include 20 cached ones. */
@@ -42,6 +45,17 @@ function systemText(body) {
     .filter((m) => m.role === 'system')
     .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
     .join('\n');
+}
+
+/** The call that writes `file` with the file-writing tool `body` offers, or null. */
+function writeCall(body, file) {
+  const names = (body.tools ?? []).map((t) => t.function?.name ?? t.name);
+  if (names.includes('write_file')) return { name: 'write_file', arguments: JSON.stringify({ file_path: file, content: WRITE_TEXT }) };
+  if (names.includes('apply_patch')) {
+    const patchText = `*** Begin Patch\n*** Add File: ${file}\n+${WRITE_TEXT.trimEnd()}\n*** End Patch`;
+    return { name: 'apply_patch', arguments: JSON.stringify({ patchText }) };
+  }
+  return null;
 }
 
 /** The shell tools the CLIs offer. */
@@ -134,6 +148,12 @@ function respond(req, res, scenario, notesPath) {
     } else {
       answer = { pieces: [answerAfterTool(results ?? '')], usage: MAIN_USAGE };
     }
+  } else if (scenario === 'write' || scenario === 'writeOutside') {
+    const results = toolResults(body);
+    const folder = path.dirname(notesPath);
+    const call = writeCall(body, path.join(scenario === 'write' ? folder : path.dirname(folder), WRITE_FILE));
+    if (results === null && call) answer = { call, usage: MAIN_USAGE };
+    else answer = { pieces: [answerAfterWrite(results ?? '')], usage: MAIN_USAGE };
   } else answer = { pieces: PLAIN_PIECES, usage: MAIN_USAGE };
   if (body?.stream) return stream(res, body, answer);
   return whole(res, answer);

@@ -2,7 +2,7 @@
 // event stream (response.created … response.completed); GET /v1/models lists
 // one model.
 'use strict';
-const { stall, NOTES_FILE, PLAIN_PIECES, LONG_PIECES, answerAfterTool, sse, json, startSse } = require('./common.cjs');
+const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -13,7 +13,7 @@ const USAGE = {
 
 /** The output of every function call the CLI sent back, or null when none. */
 function toolOutput(body) {
-  const outputs = (body?.input ?? []).filter((i) => i.type === 'function_call_output').map((i) => JSON.stringify(i.output));
+  const outputs = (body?.input ?? []).filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output').map((i) => JSON.stringify(i.output));
   return outputs.length ? outputs.join('\n') : null;
 }
 
@@ -95,6 +95,16 @@ function respond(req, res, scenario) {
       return stream(res, [{ pieces: ['Let me read the notes.'] }, readNotesCall(req.body)]);
     }
     return stream(res, [{ pieces: [answerAfterTool(output)] }]);
+  }
+  if (scenario === 'write' || scenario === 'writeOutside') {
+    const output = toolOutput(req.body);
+    if (output === null) {
+      // Codex edits with its freeform `apply_patch` tool; paths are relative to its folder.
+      const file = scenario === 'write' ? WRITE_FILE : `../${WRITE_FILE}`;
+      const patch = `*** Begin Patch\n*** Add File: ${file}\n+${WRITE_TEXT.trimEnd()}\n*** End Patch\n`;
+      return stream(res, [{ pieces: ['Let me write the file.'] }, { type: 'custom_tool_call', name: 'apply_patch', input: patch }]);
+    }
+    return stream(res, [{ pieces: [answerAfterWrite(output)] }]);
   }
   return stream(res, [{ pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }]);
 }

@@ -1,0 +1,259 @@
+// runAgent over the Agent Client Protocol (SPEC §12) on the real agents,
+// offline against the mock APIs on 127.0.0.1: Claude Code through
+// @zed-industries/claude-agent-acp, Codex through @zed-industries/codex-acp
+// (both pinned in tests/agents/package.json), `gemini --acp`.
+//
+// Each test has its own folder (under target/: codex-acp refuses a
+// CODEX_HOME under /tmp) with a HOME holding a fake key and the mock's URL,
+// the agent's own retries off, a mock stopped by its PID, and checks that no
+// process with its HOME is left running. Tests of one agent run
+// concurrently: they share no state.
+'use strict';
+const { describe, test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const pkg = require('agent-context');
+const harness = require('../cli/harness.cjs');
+const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
+
+const TEST_TIMEOUT_MS = 120_000;
+const PLAIN_TEXT = PLAIN_PIECES.join('');
+const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
+const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
+const ADAPTERS = { claude: 'claude-agent-acp', codex: 'codex-acp', gemini: 'gemini' };
+// codex-acp wants a model slug Codex knows (else a warning comes as text).
+const ACP_MODELS = { ...harness.MODELS, codex: 'gpt-5.3-codex' };
+const BASE = path.join(harness.ROOT, 'target', 'acp-live');
+const SYSTEM_MARK = 'Answer as the mock team lead (system mark 7741).';
+
+/** A folder, a mock playing `scenario`, a sandboxed HOME with the agent's retries off. */
+async function setUp(cli, scenario) {
+  fs.mkdirSync(BASE, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(BASE, `${cli}-${scenario}-`));
+  const mock = await harness.startMock(harness.CLIS[cli].api, scenario, dir);
+  const box = harness.sandbox(cli, mock, dir, { geminiSettings: { general: { maxAttempts: 1 } } });
+  if (cli === 'claude') box.env.CLAUDE_CODE_MAX_RETRIES = '0';
+  if (cli === 'codex') {
+    const config = path.join(box.home, '.codex', 'config.toml');
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('stream_max_retries = 1', 'stream_max_retries = 0'));
+  }
+  return { cli, dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd) };
+}
+
+/** The PIDs of processes whose environment has this run's HOME. */
+function processesWithHome(home) {
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
+      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+function mainCalls(ctx) {
+  return ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]));
+}
+
+function strings(value, out = []) {
+  if (typeof value === 'string') out.push(value);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
+  return out;
+}
+
+/** runAgent over ACP in `ctx`. */
+function runAcp(ctx, { request, ...options } = {}) {
+  return pkg.runAgent(harness.CLIS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, {
+    protocol: 'acp',
+    cd: ctx.cwd,
+    command: path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', ADAPTERS[ctx.cli]),
+    model: ACP_MODELS[ctx.cli],
+    env: ctx.env,
+    timeout: 30,
+    maxDuration: 90,
+    maxRetries: 0,
+    ...options,
+  });
+}
+
+/** Runs `body(ctx)` in a fresh setup, then checks nothing is left running and cleans up. */
+async function within(cli, scenario, body) {
+  const ctx = await setUp(cli, scenario);
+  try {
+    await body(ctx);
+    // The tree was sent SIGKILL; on a loaded machine a killed process can take a moment to go.
+    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
+  } finally {
+    ctx.mock.stop();
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+}
+
+function succeeded(result) {
+  assert.equal(result.success, true, JSON.stringify(result.error));
+  assert.equal(result.error, undefined);
+}
+
+function failedWith(result, kind) {
+  assert.equal(result.success, false, JSON.stringify(result));
+  assert.equal(result.error.kind, kind, JSON.stringify(result.error));
+}
+
+const written = (ctx) => path.join(ctx.cwd, WRITE_FILE);
+const writtenOutside = (ctx) => path.join(path.dirname(ctx.cwd), WRITE_FILE);
+
+for (const cli of ['claude', 'gemini', 'codex']) {
+  describe(`runAgent over ACP: ${cli}`, { concurrency: CONCURRENCY }, () => {
+    test('hello: a plain answer in a new session, the system prompt where the agent takes it', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const result = await runAcp(ctx);
+        succeeded(result);
+        assert.equal(result.reply.text, PLAIN_TEXT);
+        assert.equal(result.agentType, harness.CLIS[cli].agentType);
+        assert.ok(typeof result.sessionId === 'string' && result.sessionId.length > 0, JSON.stringify(result));
+        assert.equal(result.reply.sessionId, result.sessionId);
+        assert.equal(result.reply.status, 'success');
+        assert.equal(result.attempts, 1);
+        const [call] = mainCalls(ctx);
+        assert.ok(call, `${cli} called its API`);
+        if (cli === 'claude') {
+          // `_meta.systemPrompt.append` on session/new: in the system prompt, not the message.
+          assert.ok(strings(call.body.system).join('\n').includes(SYSTEM_MARK), 'the system prompt holds our systemFlag');
+          assert.ok(!strings(call.body.messages).join('\n').includes(SYSTEM_MARK));
+        } else {
+          assert.ok(strings(call.body).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`)), 'the instructions open the prompt');
+        }
+      }));
+
+    test('the same prompt and mock answer give the same reply.text over cli and over acp', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const request = { prompt: 'Which UI framework should we use?' };
+        const overAcp = await runAcp(ctx, { request });
+        const overCli = await pkg.runAgent(harness.CLIS[cli].agentType, request, {
+          cd: ctx.cwd, command: harness.executable(cli), model: harness.MODELS[cli], env: ctx.env, timeout: 30, maxDuration: 90, maxRetries: 0,
+        });
+        succeeded(overAcp);
+        succeeded(overCli);
+        assert.equal(overAcp.reply.text, overCli.reply.text);
+        assert.equal(overAcp.reply.text, PLAIN_TEXT);
+      }));
+
+    test('an HTTP 500 is upstream_error (the agent does not retry)', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'error500', async (ctx) => {
+        const result = await runAcp(ctx);
+        failedWith(result, 'upstream_error');
+        assert.equal(result.error.retryable, true);
+        assert.equal(result.reply.status, 'error');
+      }));
+
+    test('abort during the turn: cancelled, the tree killed, nothing left running', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'stall', async (ctx) => {
+        const controller = new AbortController();
+        const started = Date.now();
+        const pending = runAcp(ctx, { signal: controller.signal });
+        // Once the model call hangs, the turn is under way.
+        for (let i = 0; i < 300 && mainCalls(ctx).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+        assert.ok(mainCalls(ctx).length > 0, `${cli} called its API`);
+        controller.abort();
+        const result = await pending;
+        failedWith(result, 'aborted');
+        assert.ok(Date.now() - started < 60_000);
+      }));
+
+    test('an idle timeout: session/cancel, then the kill', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'stall', async (ctx) => {
+        const result = await runAcp(ctx, { timeout: 4 });
+        failedWith(result, 'idle_timeout');
+      }));
+
+    {
+      test('a write allowed by the policy (workspace-write) lands in cd', { timeout: TEST_TIMEOUT_MS }, () =>
+        within(cli, 'write', async (ctx) => {
+          const result = await runAcp(ctx, { sandbox: 'workspace-write' });
+          succeeded(result);
+          assert.equal(fs.readFileSync(written(ctx), 'utf8'), WRITE_TEXT);
+          assert.match(result.reply.text, /The write tool answered/);
+          assert.ok(result.reply.toolUses.length >= 1, JSON.stringify(result.reply));
+        }));
+
+      test('a write rejected: by the read-only policy, and by onPermission', { timeout: TEST_TIMEOUT_MS }, async () => {
+        await within(cli, 'write', async (ctx) => {
+          await runAcp(ctx, { sandbox: 'read-only' });
+          assert.equal(fs.existsSync(written(ctx)), false, 'read-only: nothing written');
+        });
+        await within(cli, 'write', async (ctx) => {
+          const asked = [];
+          await runAcp(ctx, { yolo: true, onPermission: (request) => (asked.push(request), 'reject') });
+          assert.equal(fs.existsSync(written(ctx)), false, 'rejected: nothing written');
+          assert.equal(asked.length, 1, `${cli} asked once`);
+          assert.equal(asked[0].toolCall.kind, 'edit');
+        });
+      });
+
+      test('a write outside cd is refused', { timeout: TEST_TIMEOUT_MS }, () =>
+        within(cli, 'writeOutside', async (ctx) => {
+          await runAcp(ctx);
+          assert.equal(fs.existsSync(writtenOutside(ctx)), false, 'nothing written outside cd');
+        }));
+    }
+  });
+}
+
+describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
+  for (const cli of ['claude', 'codex']) test(`${cli}: resume the session of a first run; an unknown id is session_not_found`, { timeout: TEST_TIMEOUT_MS }, () =>
+    within(cli, 'plain', async (ctx) => {
+      const first = await runAcp(ctx);
+      succeeded(first);
+      const second = await runAcp(ctx, { sessionId: first.sessionId, request: { prompt: 'And for the admin pages?' } });
+      succeeded(second);
+      assert.equal(second.sessionId, first.sessionId);
+      assert.equal(second.requestedSessionId, first.sessionId);
+      // The resumed conversation reached the API with the first turn in it.
+      const last = mainCalls(ctx).at(-1);
+      assert.ok(strings(last.body.messages ?? last.body.input).some((s) => s.includes('Which UI framework')));
+      assert.ok(strings(last.body.messages ?? last.body.input).some((s) => s.includes('And for the admin pages?')));
+      const unknown = await runAcp(ctx, { sessionId: UNKNOWN_ID });
+      failedWith(unknown, 'session_not_found');
+    }));
+
+  test("gemini: a session id is session_not_found (0.61's load erases the history)", { timeout: TEST_TIMEOUT_MS }, () =>
+    within('gemini', 'plain', async (ctx) => {
+      const first = await runAcp(ctx);
+      succeeded(first);
+      const calls = mainCalls(ctx).length;
+      const second = await runAcp(ctx, { sessionId: first.sessionId });
+      failedWith(second, 'session_not_found');
+      assert.match(second.error.message, /erases/);
+      assert.equal(mainCalls(ctx).length, calls, 'no model call: no silent new session');
+    }));
+
+  test('gemini: a write outside cd through the client fs is refused even with yolo', { timeout: TEST_TIMEOUT_MS }, () =>
+    within('gemini', 'writeOutside', async (ctx) => {
+      await runAcp(ctx, { yolo: true });
+      assert.equal(fs.existsSync(writtenOutside(ctx)), false);
+    }));
+});
+
+test('agent-context run --protocol acp prints the AgentRun (Claude)', { timeout: TEST_TIMEOUT_MS }, () =>
+  within('claude', 'plain', async (ctx) => {
+    const bin = path.join(harness.ROOT, 'bin', 'agent-context.js');
+    const adapter = path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', 'claude-agent-acp');
+    const child = spawn(process.execPath, [bin, 'run', 'claude-code', '--protocol', 'acp', '--cd', ctx.cwd, '--command', adapter, '--timeout', '30', '--max-retries', '0'], { env: ctx.env });
+    const out = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stdin.end('Which UI framework should we use?');
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    const result = JSON.parse(Buffer.concat(out).toString('utf8'));
+    assert.equal(result.success, true);
+    assert.equal(result.reply.text, PLAIN_TEXT);
+  }));

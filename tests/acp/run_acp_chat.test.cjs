@@ -1,0 +1,219 @@
+// runAgent over the Agent Client Protocol (SPEC §12) on Qwen Code
+// (`qwen --acp`), GitHub Copilot CLI (`copilot --acp`) and opencode
+// (`opencode acp`), offline against the OpenAI Chat Completions mock
+// (tests/cli/openai_chat_server.cjs). The CLIs are the ones
+// tests/cli/install_openai_chat_agents.sh installs; a CLI that is not
+// installed is skipped with the reason printed.
+//
+// Each test has its own folder with a fresh HOME pointing at its own mock,
+// and checks that no process with that HOME is left running.
+'use strict';
+const { describe, test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const pkg = require('agent-context');
+const chat = require('../cli/openai_chat_agents.cjs');
+const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
+
+const TEST_TIMEOUT_MS = 240_000;
+const PLAIN_TEXT = PLAIN_PIECES.join('');
+const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
+const BASE = path.join(chat.ROOT, 'target', 'acp-live');
+const SYSTEM_MARK = 'Answer as the mock team lead (system mark 7741).';
+
+/** A folder with notes.txt, a mock playing `scenario`, a fresh HOME. */
+async function setUp(cli, scenario) {
+  fs.mkdirSync(BASE, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(BASE, `${cli}-${scenario}-`));
+  const home = path.join(dir, 'home');
+  const cwd = path.join(dir, 'work');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(cwd, { recursive: true });
+  const notes = path.join(cwd, 'notes.txt');
+  fs.writeFileSync(notes, chat.NOTES_TEXT);
+  const mock = await chat.startMock(scenario, dir, notes);
+  return { cli, dir, home, cwd: fs.realpathSync(cwd), mock, env: chat.sandbox(cli, home, mock.port) };
+}
+
+function processesWithHome(home) {
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
+      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+async function within(cli, scenario, body) {
+  const ctx = await setUp(cli, scenario);
+  try {
+    await body(ctx);
+    // The tree was sent SIGKILL; on a loaded machine a killed process can take a moment to go.
+    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
+  } finally {
+    chat.stopMock(ctx.mock);
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+}
+
+const requests = (ctx) => chat.readRequests(ctx.mock.log);
+const strings = (value, out = []) => {
+  if (typeof value === 'string') out.push(value);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
+  return out;
+};
+/** Whether a tool result holding the notes went back to the model. */
+const notesReachedModel = (ctx) => requests(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
+
+function runAcp(ctx, { request, ...options } = {}) {
+  return pkg.runAgent(chat.AGENTS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, {
+    protocol: 'acp',
+    cd: ctx.cwd,
+    command: chat.executable(ctx.cli),
+    env: ctx.env,
+    timeout: 60,
+    maxDuration: 150,
+    maxRetries: 0,
+    ...options,
+  });
+}
+
+function succeeded(result) {
+  assert.equal(result.success, true, JSON.stringify(result.error));
+}
+
+function failedWith(result, kind) {
+  assert.equal(result.success, false, JSON.stringify(result));
+  assert.equal(result.error.kind, kind, JSON.stringify(result.error));
+}
+
+for (const cli of ['qwen', 'copilot', 'opencode']) {
+  const skip = chat.available(cli) ? false : `${cli} is not installed (tests/cli/install_openai_chat_agents.sh)`;
+  describe(`runAgent over ACP: ${cli}`, { concurrency: CONCURRENCY, skip }, () => {
+    test('hello, the instructions inline; then the session resumed; an unknown id is session_not_found', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const first = await runAcp(ctx);
+        succeeded(first);
+        assert.equal(first.reply.text, PLAIN_TEXT);
+        assert.ok(first.sessionId, JSON.stringify(first));
+        assert.equal(first.reply.status, 'success');
+        assert.ok(requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`))), 'the instructions open the prompt');
+        const second = await runAcp(ctx, { sessionId: first.sessionId, request: { prompt: 'And for the admin pages?' } });
+        succeeded(second);
+        assert.equal(second.sessionId, first.sessionId);
+        // The first turn's answer went back to the model with the second prompt.
+        const last = requests(ctx).filter((r) => strings(r.body?.messages).some((s) => s.includes('And for the admin pages?'))).at(-1);
+        assert.ok(last, 'the second prompt reached the model');
+        assert.ok(last.body.messages.some((m) => m.role === 'assistant' && strings(m.content).some((s) => s.includes(PLAIN_TEXT))));
+        const unknown = await runAcp(ctx, { sessionId: cli === 'opencode' ? 'ses_unknown0000000000000000' : UNKNOWN_ID });
+        failedWith(unknown, 'session_not_found');
+      }));
+
+    test('the same prompt and mock answer give the same reply.text over cli and over acp', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const request = { prompt: 'Which UI framework should we use?' };
+        const overAcp = await runAcp(ctx, { request });
+        const overCli = await pkg.runAgent(chat.AGENTS[cli].agentType, request, {
+          cd: ctx.cwd, command: chat.executable(cli), env: ctx.env, timeout: 60, maxDuration: 150, maxRetries: 0,
+        });
+        succeeded(overAcp);
+        succeeded(overCli);
+        assert.equal(overAcp.reply.text, overCli.reply.text);
+        assert.equal(overAcp.reply.text, PLAIN_TEXT);
+      }));
+
+    test('an HTTP 500 fails the run', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'error500', async (ctx) => {
+        // Qwen (~100 s) and opencode (~66 s) retry in silence before they answer the error.
+        const result = await runAcp(ctx, { timeout: 160, maxDuration: 170 });
+        assert.equal(result.success, false, JSON.stringify(result));
+        // opencode's JSON-RPC error names no HTTP status ("Internal error: <the API's message>",
+        // data.errorName "APIError"), nor does its stderr: the kind cannot say 5xx.
+        assert.equal(result.error.kind, cli === 'opencode' ? 'process_error' : 'upstream_error', JSON.stringify(result.error));
+        assert.match(result.error.message, /Mock server error/);
+      }));
+
+    test('a read allowed by the policy reaches the model', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'tool', async (ctx) => {
+        const result = await runAcp(ctx, { sandbox: 'read-only' });
+        succeeded(result);
+        assert.ok(notesReachedModel(ctx), 'the notes went back to the model');
+        assert.match(result.reply.text, /The notes say the launch code is 4217\./);
+      }));
+
+    test('a shell command: rejected by onPermission, allowed by yolo', { timeout: TEST_TIMEOUT_MS }, async () => {
+      await within(cli, 'shell', async (ctx) => {
+        const asked = [];
+        await runAcp(ctx, { onPermission: (r) => (asked.push(r), 'reject') });
+        // Qwen runs a read-only command (`cat`) without asking even in its 'default' mode
+        // (docs/acp.md); Copilot asks, and so does opencode with the OPENCODE_PERMISSION runAgent sets.
+        if (cli === 'qwen') assert.equal(asked.length, 0, 'qwen asked nothing for cat');
+        else {
+          assert.ok(asked.length > 0, `${cli} asked`);
+          assert.equal(notesReachedModel(ctx), false, 'rejected: the command did not run');
+        }
+      });
+      await within(cli, 'shell', async (ctx) => {
+        const result = await runAcp(ctx, { yolo: true });
+        succeeded(result);
+        assert.ok(notesReachedModel(ctx), 'allowed: the command ran');
+      });
+    });
+
+    // The mock writes with Qwen's `write_file` and opencode's `apply_patch`; Copilot offers
+    // neither to an OpenAI-compatible provider.
+    if (cli !== 'copilot') {
+      test('a write: allowed by workspace-write, rejected by onPermission, refused outside cd', { timeout: TEST_TIMEOUT_MS }, async () => {
+        await within(cli, 'write', async (ctx) => {
+          const result = await runAcp(ctx, { sandbox: 'workspace-write' });
+          succeeded(result);
+          assert.equal(fs.readFileSync(path.join(ctx.cwd, WRITE_FILE), 'utf8'), WRITE_TEXT);
+          assert.match(result.reply.text, /The write tool answered/);
+        });
+        await within(cli, 'write', async (ctx) => {
+          const asked = [];
+          await runAcp(ctx, { sandbox: 'read-only', onPermission: (r) => (asked.push(r), 'reject') });
+          assert.equal(asked.length, 1, `${cli} asked`);
+          assert.equal(asked[0].toolCall.kind, 'edit');
+          assert.equal(fs.existsSync(path.join(ctx.cwd, WRITE_FILE)), false, 'rejected: nothing written');
+        });
+        await within(cli, 'writeOutside', async (ctx) => {
+          await runAcp(ctx);
+          assert.equal(fs.existsSync(path.join(path.dirname(ctx.cwd), WRITE_FILE)), false, 'nothing written outside cd');
+        });
+      });
+    }
+
+    test('abort while starting: the tree killed, nothing left running', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 1500);
+        const result = await runAcp(ctx, { signal: controller.signal });
+        failedWith(result, 'aborted');
+      }));
+
+    test('abort during the turn (the agent retrying a 500): session/cancel, then the end', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'error500', async (ctx) => {
+        const controller = new AbortController();
+        const pending = runAcp(ctx, { signal: controller.signal, request: { prompt: 'Abort me (mark 5521).' } });
+        const asked = () => requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes('mark 5521')));
+        for (let i = 0; i < 600 && !asked(); i += 1) await new Promise((r) => setTimeout(r, 100));
+        assert.ok(asked(), `${cli} sent the prompt to the model`);
+        const abortedAt = Date.now();
+        controller.abort();
+        const result = await pending;
+        failedWith(result, 'aborted');
+        // Cancelled, or killed 5 s after the cancel at the latest.
+        assert.ok(Date.now() - abortedAt < 10_000, `${Date.now() - abortedAt} ms`);
+      }));
+  });
+}
