@@ -277,7 +277,7 @@ function checkPermissionHandler(options) {
  */
 async function runAcpAgent(agentType, options, host) {
   const onPermission = checkPermissionHandler(options);
-  const { signal, onEvent, env, output, problem } = host;
+  const { signal, onEvent, env, output, problem, finish } = host;
   const { onPermission: _p, command, ...rest } = host.rest;
   const started = Date.now();
   const Runner = loadRunner();
@@ -325,7 +325,8 @@ async function runAcpAgent(agentType, options, host) {
       }
     }
     if (hostError !== undefined) throw hostError;
-    return run.result(Date.now() - started);
+    // `finish` (internal: the MCP tools') turns the finished core runner into their envelope.
+    return finish ? finish(run, Date.now() - started) : run.result(Date.now() - started);
   } finally {
     run.free();
   }

@@ -183,7 +183,7 @@ async function runAgent(api, agentType, request, options, finish) {
   const { output, problem } = toOutput(api, agentType, request);
   if (acp) {
     // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
-    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem });
+    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish });
   }
   const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);

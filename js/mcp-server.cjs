@@ -80,8 +80,9 @@ async function callTool({ lib, tool, args, signal, command }) {
       const events = call.keepsEvents() ? [] : undefined;
       const onEvent = events && ((event) => events.push(event));
       const { runAgent } = require('./agent-run.cjs');
+      const acp = plan.options.protocol === 'acp';
       const done = await runAgent(lib, tool.agentType, { prompt: plan.prompt }, { ...plan.options, signal, onEvent }, (runner, ms) =>
-        call.runEnvelope(runner, events, ms),
+        acp ? call.runEnvelopeAcp(runner, events, ms) : call.runEnvelope(runner, events, ms),
       );
       if (done.metricsLine) process.stderr.write(`${done.metricsLine}\n`);
       envelope = done.envelope;

@@ -1,15 +1,17 @@
 //! The tools as an MCP client lists them: one per agent of the registry,
 //! named by `AgentSpec::mcp_tool`. `gemini` is seed 003's definition; the
 //! others have the same parameters, described for their agent (no default
-//! model: the CLI's own), plus `max_result_chars`. `gemini` keeps seed
-//! 003's schema exactly (no other parameter is accepted there): its result
-//! is bounded by the default.
+//! model: the CLI's own), plus `max_result_chars` and `protocol` (`cli` or
+//! `acp`). `gemini` keeps seed 003's schema exactly (no other parameter is
+//! accepted there): its result is bounded by the default, and it runs over
+//! the CLI only (docs/mcp.md).
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::params::{
-    DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS, MAX_RESULT_CHARS_LIMIT, MIN_RESULT_CHARS,
+    DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS, MAX_RESULT_CHARS_LIMIT, MIN_RESULT_CHARS, PROTOCOL,
+    PROTOCOLS,
 };
 use crate::agents::{AgentSpec, AGENTS};
 use crate::gemini_tool::{input_schema, tool_definition, TOOL_NAME};
@@ -66,6 +68,15 @@ fn tool_of(spec: &AgentSpec) -> AgentTool {
                 "maximum": MAX_RESULT_CHARS_LIMIT,
                 "default": DEFAULT_MAX_RESULT_CHARS,
                 "description": "The longest `result` returned, in characters. A longer reply is cut in the middle (head and tail kept, with a `[... truncated N bytes ...]` marker) and written whole to the file named by `result_file`."
+            }),
+        );
+        properties.insert(
+            PROTOCOL.to_owned(),
+            json!({
+                "type": "string",
+                "enum": PROTOCOLS,
+                "default": PROTOCOLS[0],
+                "description": format!("How {} is driven: cli (its command line and JSON output) or acp (the Agent Client Protocol).", spec.name),
             }),
         );
     }
@@ -135,6 +146,11 @@ mod tests {
             let mut expected: Vec<&str> = PARAMETER_NAMES.to_vec();
             if tool.name != "gemini" {
                 expected.push(MAX_RESULT_CHARS);
+                expected.push(PROTOCOL);
+                assert_eq!(
+                    tool.input_schema["properties"][PROTOCOL]["enum"],
+                    json!(["cli", "acp"])
+                );
                 assert_eq!(
                     tool.input_schema["properties"][MAX_RESULT_CHARS]["default"],
                     20_000

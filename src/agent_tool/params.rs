@@ -11,6 +11,10 @@ use crate::json_read::type_name;
 
 /// The parameter every tool has besides seed 003's.
 pub const MAX_RESULT_CHARS: &str = "max_result_chars";
+/// The other one: `cli` (the default) or `acp` (SPEC §12).
+pub const PROTOCOL: &str = "protocol";
+/// What `protocol` takes.
+pub const PROTOCOLS: [&str; 2] = ["cli", "acp"];
 /// Fits Claude Code's default 25 000-token limit on an MCP result even at
 /// one token per character.
 pub const DEFAULT_MAX_RESULT_CHARS: u64 = 20_000;
@@ -89,6 +93,10 @@ impl ToolCall {
         if let Some(value) = rest.remove(MAX_RESULT_CHARS) {
             self.max_result_chars = max_result_chars(&value)?;
         }
+        let protocol = match rest.remove(PROTOCOL) {
+            Some(value) => protocol(&value)?,
+            None => PROTOCOLS[0],
+        };
         let rest = Value::Object(rest);
         let p = GeminiToolParams::read_for(&rest, self.agent.name, self.agent.name)?;
         self.limits = p.limits();
@@ -114,10 +122,28 @@ impl ToolCall {
         if let Some(id) = &p.session_id {
             options["sessionId"] = json!(id);
         }
+        if protocol != PROTOCOLS[0] {
+            options["protocol"] = json!(protocol);
+        }
         Ok(CallPlan::Run {
             prompt: p.prompt,
             options,
         })
+    }
+}
+
+fn protocol(value: &Value) -> Result<&'static str> {
+    match value {
+        Value::Null => Ok(PROTOCOLS[0]),
+        Value::String(s) => PROTOCOLS.iter().copied().find(|p| p == s).ok_or_else(|| {
+            AgentContextError::invalid(format!(
+                "{PROTOCOL} must be \"cli\" or \"acp\", got \"{s}\""
+            ))
+        }),
+        other => Err(AgentContextError::invalid(format!(
+            "{PROTOCOL} must be \"cli\" or \"acp\", got {}",
+            type_name(other)
+        ))),
     }
 }
 
@@ -181,6 +207,35 @@ mod tests {
             panic!()
         };
         assert_eq!(options["model"], "opus");
+    }
+
+    #[test]
+    fn protocol_acp_is_passed_on_and_anything_else_refused() {
+        let call = plan(
+            "claude",
+            json!({"PROMPT": "x", "cd": "/w", "protocol": "acp"}),
+        );
+        let CallPlan::Run { options, .. } = call.plan else {
+            panic!()
+        };
+        assert_eq!(options["protocol"], "acp");
+        // `cli` is the default and is not written.
+        let call = plan(
+            "codex",
+            json!({"PROMPT": "x", "cd": "/w", "protocol": "cli"}),
+        );
+        let CallPlan::Run { options, .. } = call.plan else {
+            panic!()
+        };
+        assert!(options.get("protocol").is_none());
+        for bad in [json!("ACP"), json!(1)] {
+            match plan("qwen", json!({"PROMPT": "x", "cd": "/w", "protocol": bad})).plan {
+                CallPlan::Invalid(m) => {
+                    assert!(m.starts_with("protocol must be \"cli\" or \"acp\""), "{m}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]

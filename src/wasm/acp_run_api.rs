@@ -43,6 +43,13 @@ fn out<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     js_result(from_serializable(value))
 }
 
+impl AcpRunnerJs {
+    /// The core runner (for the MCP tools' envelope).
+    pub(crate) fn runner(&self) -> &AcpRunner {
+        &self.inner
+    }
+}
+
 #[wasm_bindgen(js_class = __AcpRunner)]
 impl AcpRunnerJs {
     /// `request`: `{ prompt, systemFlag? }`; `options`: `RunAgentOptions`

@@ -5,6 +5,7 @@
 
 use wasm_bindgen::prelude::*;
 
+use super::acp_run_api::AcpRunnerJs;
 use super::agent_run_api::AgentRunnerJs;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
@@ -12,6 +13,7 @@ use crate::agent_tool::{
     agent_tools, bound_envelope, invalid_envelope, metrics_line, run_envelope, without_result_file,
     CallPlan, ToolCall,
 };
+use crate::run::AgentRun;
 
 fn ms(value: f64) -> u64 {
     value.max(0.0) as u64
@@ -90,16 +92,19 @@ impl AgentToolCallJs {
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let run = js_result(runner.runner().result(ms(duration_ms)))?;
-        let events = if events.is_undefined() {
-            None
-        } else {
-            Some(js_result(to_json(&events, "events"))?)
-        };
-        let envelope = run_envelope(&self.inner, &run, events);
-        let line = metrics_line(&self.inner, &run);
-        js_result(from_serializable(
-            &serde_json::json!({ "envelope": envelope, "metricsLine": line }),
-        ))
+        envelope_of(&self.inner, &run, events)
+    }
+
+    /// [`run_envelope`](Self::run_envelope) for a run over ACP.
+    #[wasm_bindgen(js_name = runEnvelopeAcp)]
+    pub fn run_envelope_acp(
+        &self,
+        runner: &AcpRunnerJs,
+        events: JsValue,
+        duration_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let run = js_result(runner.runner().result(ms(duration_ms)))?;
+        envelope_of(&self.inner, &run, events)
     }
 
     /// `{ envelope, fullResult? }`: `envelope` with its `result` within
@@ -124,4 +129,18 @@ impl AgentToolCallJs {
         let envelope = js_result(to_json(&envelope, "envelope"))?;
         js_result(from_serializable(&without_result_file(envelope, &error)))
     }
+}
+
+/// `{ envelope, metricsLine? }` of a finished run.
+fn envelope_of(call: &ToolCall, run: &AgentRun, events: JsValue) -> Result<JsValue, JsValue> {
+    let events = if events.is_undefined() {
+        None
+    } else {
+        Some(js_result(to_json(&events, "events"))?)
+    };
+    let envelope = run_envelope(call, run, events);
+    let line = metrics_line(call, run);
+    js_result(from_serializable(
+        &serde_json::json!({ "envelope": envelope, "metricsLine": line }),
+    ))
 }

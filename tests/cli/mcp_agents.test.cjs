@@ -120,7 +120,8 @@ test('agent-context mcp: one tool per agent found, claude and codex answer with 
     assert.deepEqual(byName.gemini.inputSchema, pkg.geminiToolDefinition().inputSchema);
     for (const name of ['claude', 'codex']) {
       const { properties, required } = byName[name].inputSchema;
-      assert.deepEqual(Object.keys(properties), [...Object.keys(pkg.geminiToolDefinition().inputSchema.properties), 'max_result_chars']);
+      assert.deepEqual(Object.keys(properties), [...Object.keys(pkg.geminiToolDefinition().inputSchema.properties), 'max_result_chars', 'protocol']);
+      assert.deepEqual(properties.protocol.enum, ['cli', 'acp']);
       assert.deepEqual(required, ['PROMPT', 'cd']);
       assert.equal(properties.max_result_chars.default, 20000);
       assert.doesNotMatch(JSON.stringify(byName[name]), /Gemini/);
@@ -142,6 +143,15 @@ test('agent-context mcp: one tool per agent found, claude and codex answer with 
     const claude = await callEnvelope(client, 'claude', { PROMPT: 'What UI framework should we use?', cd: ctx.cwd, model: harness.MODELS.claude, yolo, max_retries: 0 });
     checkSuccess(claude, 'claude');
     assert.equal(claude.result, PLAIN_TEXT);
+
+    // The same tool over ACP (SPEC §12): Claude through its adapter (on PATH beside it), the same reply.
+    const overAcp = await callEnvelope(client, 'claude', { PROMPT: 'What UI framework should we use?', cd: ctx.cwd, model: harness.MODELS.claude, yolo, max_retries: 0, protocol: 'acp' });
+    checkSuccess(overAcp, 'claude');
+    assert.equal(overAcp.result, PLAIN_TEXT);
+    assert.notEqual(overAcp.SESSION_ID, claude.SESSION_ID);
+    const badProtocol = await callEnvelope(client, 'codex', { PROMPT: 'x', cd: ctx.cwd, protocol: 'grpc' });
+    assert.equal(badProtocol.error_kind, 'invalid_params');
+    assert.match(badProtocol.error, /protocol must be "cli" or "acp", got "grpc"/);
 
     // Bad parameters: invalid_params, naming the parameter; an agent's failure: its kind.
     const bad = await callEnvelope(client, 'claude', { PROMPT: 'x', cd: ctx.cwd, max_result_chars: 5 });
