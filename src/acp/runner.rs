@@ -36,14 +36,14 @@ use crate::agent_output::{
     ReplyStatus, TextForm,
 };
 use crate::agents::{self, AcpLaunch, AcpModel, AgentSpec};
-use crate::error::{AgentContextError, ErrorCode, Result};
+use crate::error::{AgentContextError, Result};
 use crate::invocation::Sandbox;
 use crate::json_read::Obj;
 use crate::platform::limits::{self, CommandLine};
 use crate::platform::Platform;
 use crate::run::{
     aborted, classify, command_not_found, retry_wait, AgentErrorKind, AgentRun, AttemptEnd,
-    Evidence, Failure, OutputTail, RunError, RunOptions, Stream,
+    Evidence, Failure, LastAttempt, OutputTail, RunOptions, Stream,
 };
 
 /// After `session/cancel`, how long the turn may take to end before the
@@ -620,34 +620,18 @@ impl AcpRunner {
 
     /// The finished call, `duration_ms` after it began.
     pub fn result(&self, duration_ms: u64) -> Result<AgentRun<'_>> {
-        let outcome = self.outcome.as_ref().ok_or_else(|| {
-            AgentContextError::new(
-                ErrorCode::Internal,
-                "runAgent: the result was asked for before the run ended",
-            )
-        })?;
-        let last = self.last.as_ref();
-        let reply = match last {
-            Some(report) => std::borrow::Cow::Borrowed(&report.reply),
-            None => std::borrow::Cow::Owned(parse_agent_output(&self.agent_type, b"")),
-        };
-        let error = outcome.as_ref().err().map(|f| RunError {
-            kind: f.kind,
-            message: f.message.clone(),
-            retryable: f.kind.is_retryable(),
-            exit_code: last.and_then(|r| r.exit_code),
-            last_lines: last.map_or_else(Vec::new, |r| r.last_lines.clone()),
-        });
-        Ok(AgentRun {
-            success: outcome.is_ok(),
-            agent_type: &self.agent_type,
-            session_id: reply.session_id.clone(),
-            requested_session_id: self.options.as_ref().and_then(|o| o.session_id.as_deref()),
-            reply,
-            error,
+        AgentRun::finished(
+            &self.agent_type,
+            self.outcome.as_ref(),
+            self.last.as_ref().map(|r| LastAttempt {
+                reply: &r.reply,
+                exit_code: r.exit_code,
+                last_lines: &r.last_lines,
+            }),
+            self.options.as_ref().and_then(|o| o.session_id.as_deref()),
             duration_ms,
-            attempts: self.attempts,
-        })
+            self.attempts,
+        )
     }
 }
 

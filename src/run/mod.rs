@@ -32,7 +32,7 @@ pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,
     MAX_SECONDS,
 };
-pub use result::{AgentRun, RunError};
+pub use result::{AgentRun, LastAttempt, RunError};
 pub use runner::{retry_wait, AgentRunner, RunPlan};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
 

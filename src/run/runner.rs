@@ -23,9 +23,9 @@ use serde_json::Value;
 
 use super::attempt_end::AttemptEnd;
 use super::backoff::{backoff_ms, MIN_ATTEMPT_MS};
-use crate::agent_output::{parse_agent_output, AgentEvent, AgentReply, TextForm};
+use crate::agent_output::{AgentEvent, AgentReply, TextForm};
 use crate::agents::{self, AgentSpec};
-use crate::error::{AgentContextError, ErrorCode, Result};
+use crate::error::{AgentContextError, Result};
 use crate::invocation::{build_cli_invocation, CliInvocation, InvocationOutput};
 use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
@@ -36,7 +36,7 @@ use super::attempt::RunAttempt;
 use super::classify::{aborted, classify, command_not_found, Evidence, Failure};
 use super::kind::AgentErrorKind;
 use super::options::RunOptions;
-use super::result::{AgentRun, RunError};
+use super::result::{AgentRun, LastAttempt};
 
 /// What the runner spawns and how it times it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -341,35 +341,19 @@ impl AgentRunner {
     /// kept as UTF-16 units (then `reply.text` is empty and the units hold
     /// it; otherwise the units are empty).
     pub fn result_parts(&self, duration_ms: u64) -> Result<(AgentRun<'_>, &[u16])> {
-        let outcome = self.outcome.as_ref().ok_or_else(|| {
-            AgentContextError::new(
-                ErrorCode::Internal,
-                "runAgent: the result was asked for before the run ended",
-            )
-        })?;
         let last = self.last.as_ref();
-        let reply = match last {
-            Some(report) => std::borrow::Cow::Borrowed(&report.reply),
-            None => std::borrow::Cow::Owned(parse_agent_output(&self.agent_type, b"")),
-        };
-        let error = outcome.as_ref().err().map(|f| RunError {
-            kind: f.kind,
-            message: f.message.clone(),
-            retryable: f.kind.is_retryable(),
-            exit_code: last.and_then(|r| r.exit_code),
-            last_lines: last.map_or_else(Vec::new, |r| r.last_lines.clone()),
-        });
-        let session_id = reply.session_id.clone();
-        let run = AgentRun {
-            success: outcome.is_ok(),
-            agent_type: &self.agent_type,
-            session_id,
-            requested_session_id: self.requested_session.as_deref(),
-            reply,
-            error,
+        let run = AgentRun::finished(
+            &self.agent_type,
+            self.outcome.as_ref(),
+            last.map(|r| LastAttempt {
+                reply: &r.reply,
+                exit_code: r.exit_code,
+                last_lines: &r.last_lines,
+            }),
+            self.requested_session.as_deref(),
             duration_ms,
-            attempts: self.attempts,
-        };
+            self.attempts,
+        )?;
         Ok((run, last.map_or(&[][..], |r| r.units.as_slice())))
     }
 
