@@ -18,14 +18,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
-const { directoryProblem, sleep, launchFor } = require('./agent-process.cjs');
+const { directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
 
-function inputError(message) {
-  const err = new Error(message);
-  err.name = 'AgentContextError';
-  err.code = 'INVALID_INPUT';
-  return err;
-}
 
 let sdkPromise;
 /** The SDK, imported once (ESM), on the first ACP run. */

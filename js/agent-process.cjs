@@ -12,6 +12,15 @@ const { spawnAgent } = require('./spawn-agent.cjs');
 const { resolveAgentCommand } = require('./agent-platform.cjs');
 
 /** Why `dir` cannot be the working directory: `'missing'`, `'not_a_directory'`, an error code, or null. */
+/**
+ * An INVALID_INPUT error of the package's own class (the Node entry's,
+ * beside this file in pkg/node), so `err instanceof AgentContextError` holds.
+ */
+function inputError(message) {
+  const { AgentContextError } = require('./agent_context.js');
+  return new AgentContextError('INVALID_INPUT', message);
+}
+
 function directoryProblem(dir) {
   try {
     return fs.statSync(dir).isDirectory() ? null : 'not_a_directory';
@@ -100,4 +109,4 @@ function runProcess({ file, args, stdin, cwd, env, idleTimeoutMs, deadline, sign
   });
 }
 
-module.exports = { runProcess, directoryProblem, sleep, launchFor };
+module.exports = { runProcess, directoryProblem, sleep, launchFor, inputError };

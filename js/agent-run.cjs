@@ -17,14 +17,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { runProcess, directoryProblem, sleep, launchFor } = require('./agent-process.cjs');
+const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
 
-function inputError(message) {
-  const err = new Error(message);
-  err.name = 'AgentContextError';
-  err.code = 'INVALID_INPUT';
-  return err;
-}
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);

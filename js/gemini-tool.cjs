@@ -19,6 +19,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 /** The process layer, required when a call first spawns. */
 const processLayer = () => require('./agent-process.cjs');
+const inputError = (message) => processLayer().inputError(message);
 
 /** Points at the gemini executable when `options.command` does not. */
 const COMMAND_ENV = 'AGENT_CONTEXT_GEMINI_BIN';
@@ -26,12 +27,6 @@ const COMMAND_ENV = 'AGENT_CONTEXT_GEMINI_BIN';
 /** Seed 003's engineering context, relative to `cd`, in its order. */
 const ENGINEERING_CONTEXT_FILES = ['ai/contracts/current.md', 'ai/engineering_codex.md', 'ai/PROJECT_CONTEXT.md'];
 
-function inputError(message) {
-  const err = new Error(message);
-  err.name = 'AgentContextError';
-  err.code = 'INVALID_INPUT';
-  return err;
-}
 
 function describe(value) {
   if (value === null) return 'null';

@@ -100,6 +100,7 @@ test("the host's options are checked: a bad one rejects with AgentContextError",
   ];
   for (const [options, message] of cases) {
     await assert.rejects(pkg.runGeminiTool({ PROMPT: 'x', cd }, options), (err) => {
+      assert.ok(err instanceof pkg.AgentContextError, 'the runtime class');
       assert.equal(err.name, 'AgentContextError');
       assert.equal(err.code, 'INVALID_INPUT');
       assert.equal(err.message, message);

@@ -56,12 +56,14 @@ test('stdin is written whole and closed; the prompt of an AssemblerInput is the 
 
 test('what only JS holds is checked and rejects; the rest is an invalid_params run', async () => {
   const ok = stub('ok.cjs', `${INIT}${TEXT}${RESULT}`);
-  const reject = (options, pattern) => assert.rejects(pkg.runAgent('claude-code', { prompt: 'x' }, options), (err) => err.name === 'AgentContextError' && err.code === 'INVALID_INPUT' && pattern.test(err.message));
+  const reject = (options, pattern) => assert.rejects(pkg.runAgent('claude-code', { prompt: 'x' }, options), (err) => err instanceof pkg.AgentContextError && err.name === 'AgentContextError' && err.code === 'INVALID_INPUT' && pattern.test(err.message));
   await reject(undefined, /options must be an object, got undefined/);
   await reject({ cd: dir, signal: {} }, /options.signal must be an AbortSignal/);
   await reject({ cd: dir, onEvent: 'no' }, /options.onEvent must be a function/);
   await reject({ cd: dir, env: [] }, /options.env must be an object/);
   await reject({ cd: dir, command: '' }, /options.command must be a non-empty string/);
+  // Over ACP too (js/acp-run.cjs checks onPermission).
+  await reject({ cd: dir, protocol: 'acp', onPermission: 5 }, /options.onPermission must be a function/);
   for (const [options, says] of [
     [{ command: ok }, /options.cd must be a string/],
     [{ cd: dir, command: ok, timeout: -1 }, /options.timeout must be more than 0/],
