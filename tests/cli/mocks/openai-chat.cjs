@@ -126,7 +126,14 @@ function respond(req, res, scenario, notesPath) {
     return json(res, 404, { error: { message: `not mocked: ${req.method} ${url}`, type: 'invalid_request_error' } });
   }
   if (scenario === 'error400') return json(res, 400, ERROR_400);
-  if (scenario === 'error500') return json(res, 500, ERROR_500);
+  if (scenario === 'error500') {
+    // Retry soon, as a server may say: the OpenAI SDK's clients (opencode,
+    // Copilot) then retry within milliseconds instead of their own backoff
+    // (opencode's 500 run: ~96 s -> ~4 s, Copilot's ~18 s -> ~6 s), the same
+    // number of times. Qwen Code's own retry loop does not read it.
+    res.setHeader('retry-after-ms', '10');
+    return json(res, 500, ERROR_500);
+  }
   if (scenario === 'error401') return json(res, 401, ERROR_401);
   if (scenario === 'error429') return json(res, 429, ERROR_429);
   const main = (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
