@@ -13,9 +13,10 @@
 // Qwen's `write_file`, opencode's `apply_patch`). A call that offers no tools
 // (a title, a memory extraction) is a side call (so is Qwen's memory
 // extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
+// `stall`: every call gets its response headers and then nothing, ever.
 'use strict';
 const path = require('node:path');
-const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
+const { stall, PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
 
 const MODEL = 'gpt-mock';
 /** Each main call's usage; its prompt tokens include 20 cached ones. */
@@ -125,6 +126,7 @@ function respond(req, res, scenario, notesPath) {
   if (!/\/chat\/completions$/.test(url.split('?')[0])) {
     return json(res, 404, { error: { message: `not mocked: ${req.method} ${url}`, type: 'invalid_request_error' } });
   }
+  if (scenario === 'stall') return stall(res);
   if (scenario === 'error400') return json(res, 400, ERROR_400);
   if (scenario === 'error500') {
     // Retry soon, as a server may say: the OpenAI SDK's clients (opencode,
