@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 crate=agent_context
 tool=${crate}_gemini_tool
-release=target/wasm32-unknown-unknown/release
+release="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release"
 build() { cargo build --quiet --release --lib --target wasm32-unknown-unknown "$@"; }
 
 # Both builds write $release/$crate.wasm: the tool's goes first and is kept
