@@ -463,14 +463,16 @@ test(`gemini ${version}: over MCP, a long call reports progress and the client's
     const pending = client.callTool({ name: 'gemini', arguments: { PROMPT: QUESTION, cd: ctx.cwd, model: MODEL, timeout: 60 } }, {
       signal: controller.signal,
       timeout: 60_000,
+      // Cancelled once Gemini waits on the API (on a loaded machine its start
+      // can outlast the first progress notification).
       onprogress: (p) => {
         progress.push(p);
-        controller.abort();
+        if (mainCalls(ctx.mock.requests()).length >= 1) controller.abort();
       },
     });
     await assert.rejects(pending, /abort/i);
-    assert.equal(progress.length, 1);
-    assert.match(progress[0].message, /^Gemini CLI has been running for \d+ s$/);
+    assert.ok(progress.length >= 1);
+    for (const p of progress) assert.match(p.message, /^Gemini CLI has been running for \d+ s$/);
     assert.equal(mainCalls(ctx.mock.requests()).length, 1, 'the run was waiting on the API');
     // The server aborted the run: its process group is gone.
     await waitFor(() => processesIn(ctx.cwd).length === 0, 10_000, 'the run to be killed');
