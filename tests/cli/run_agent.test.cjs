@@ -89,6 +89,9 @@ async function within(cli, scenario, body) {
   const ctx = await setUp(cli, scenario);
   try {
     await body(ctx);
+    // Its tree was sent SIGKILL before runAgent resolved; on a loaded machine
+    // a killed process can take a moment to go.
+    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
   } finally {
     cleanUp(ctx);
