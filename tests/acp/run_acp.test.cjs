@@ -201,7 +201,8 @@ for (const cli of ['claude', 'gemini', 'codex']) {
 
       test('a write outside cd is refused', { timeout: TEST_TIMEOUT_MS }, () =>
         within(cli, 'writeOutside', async (ctx) => {
-          await runAcp(ctx);
+          const result = await runAcp(ctx);
+          assert.ok(JSON.stringify(result.reply.toolUses).includes(WRITE_FILE), `${cli} tried the write: ${JSON.stringify(result.reply.toolUses)}`);
           assert.equal(fs.existsSync(writtenOutside(ctx)), false, 'nothing written outside cd');
         }));
     }
@@ -238,7 +239,8 @@ describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
 
   test('gemini: a write outside cd through the client fs is refused even with yolo', { timeout: TEST_TIMEOUT_MS }, () =>
     within('gemini', 'writeOutside', async (ctx) => {
-      await runAcp(ctx, { yolo: true });
+      const result = await runAcp(ctx, { yolo: true });
+      assert.ok(JSON.stringify(result.reply.toolUses).includes(WRITE_FILE), `gemini tried the write: ${JSON.stringify(result.reply.toolUses)}`);
       assert.equal(fs.existsSync(writtenOutside(ctx)), false);
     }));
 });

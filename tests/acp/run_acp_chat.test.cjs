@@ -169,29 +169,28 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
       });
     });
 
-    // The mock writes with Qwen's `write_file` and opencode's `apply_patch`; Copilot offers
-    // neither to an OpenAI-compatible provider.
-    if (cli !== 'copilot') {
-      test('a write: allowed by workspace-write, rejected by onPermission, refused outside cd', { timeout: TEST_TIMEOUT_MS }, async () => {
-        await within(cli, 'write', async (ctx) => {
-          const result = await runAcp(ctx, { sandbox: 'workspace-write' });
-          succeeded(result);
-          assert.equal(fs.readFileSync(path.join(ctx.cwd, WRITE_FILE), 'utf8'), WRITE_TEXT);
-          assert.match(result.reply.text, /The write tool answered/);
-        });
-        await within(cli, 'write', async (ctx) => {
-          const asked = [];
-          await runAcp(ctx, { sandbox: 'read-only', onPermission: (r) => (asked.push(r), 'reject') });
-          assert.equal(asked.length, 1, `${cli} asked`);
-          assert.equal(asked[0].toolCall.kind, 'edit');
-          assert.equal(fs.existsSync(path.join(ctx.cwd, WRITE_FILE)), false, 'rejected: nothing written');
-        });
-        await within(cli, 'writeOutside', async (ctx) => {
-          await runAcp(ctx);
-          assert.equal(fs.existsSync(path.join(path.dirname(ctx.cwd), WRITE_FILE)), false, 'nothing written outside cd');
-        });
+    // The mock writes with Qwen's `write_file`, opencode's `apply_patch` and Copilot's
+    // freeform (`custom`) `apply_patch`.
+    test('a write: allowed by workspace-write, rejected by onPermission, refused outside cd', { timeout: TEST_TIMEOUT_MS }, async () => {
+      await within(cli, 'write', async (ctx) => {
+        const result = await runAcp(ctx, { sandbox: 'workspace-write' });
+        succeeded(result);
+        assert.equal(fs.readFileSync(path.join(ctx.cwd, WRITE_FILE), 'utf8'), WRITE_TEXT);
+        assert.match(result.reply.text, /The write tool answered/);
       });
-    }
+      await within(cli, 'write', async (ctx) => {
+        const asked = [];
+        await runAcp(ctx, { sandbox: 'read-only', onPermission: (r) => (asked.push(r), 'reject') });
+        assert.equal(asked.length, 1, `${cli} asked`);
+        assert.equal(asked[0].toolCall.kind, 'edit');
+        assert.equal(fs.existsSync(path.join(ctx.cwd, WRITE_FILE)), false, 'rejected: nothing written');
+      });
+      await within(cli, 'writeOutside', async (ctx) => {
+        const result = await runAcp(ctx);
+        assert.ok(JSON.stringify(result.reply.toolUses).includes(WRITE_FILE), `${cli} tried the write: ${JSON.stringify(result.reply.toolUses)}`);
+        assert.equal(fs.existsSync(path.join(path.dirname(ctx.cwd), WRITE_FILE)), false, 'nothing written outside cd');
+      });
+    });
 
     // The model never answers, so the abort ends the run wherever it lands (a
     // fast agent, Copilot, once finished a plain turn within the 1.5 s).

@@ -52,10 +52,10 @@ function systemText(body) {
 function writeCall(body, file) {
   const names = (body.tools ?? []).map((t) => t.function?.name ?? t.name);
   if (names.includes('write_file')) return { name: 'write_file', arguments: JSON.stringify({ file_path: file, content: WRITE_TEXT }) };
-  if (names.includes('apply_patch')) {
-    const patchText = `*** Begin Patch\n*** Add File: ${file}\n+${WRITE_TEXT.trimEnd()}\n*** End Patch`;
-    return { name: 'apply_patch', arguments: JSON.stringify({ patchText }) };
-  }
+  const patchText = `*** Begin Patch\n*** Add File: ${file}\n+${WRITE_TEXT.trimEnd()}\n*** End Patch`;
+  if (names.includes('apply_patch')) return { name: 'apply_patch', arguments: JSON.stringify({ patchText }) };
+  // Copilot offers apply_patch as a freeform (`custom`) tool: its input is the patch itself.
+  if ((body.tools ?? []).some((t) => t.type === 'custom' && t.custom?.name === 'apply_patch')) return { name: 'apply_patch', custom: true, input: `${patchText}\n` };
   return null;
 }
 
@@ -98,7 +98,10 @@ function stream(res, body, { pieces = [], call = null, usage }) {
   const write = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
   write(chunk(id, { role: 'assistant', content: '' }, null));
   for (const piece of pieces) write(chunk(id, { content: piece }, null));
-  if (call) {
+  if (call?.custom) {
+    write(chunk(id, { tool_calls: [{ index: 0, id: `call_mock_${counter}`, type: 'custom', custom: { name: call.name, input: '' } }] }, null));
+    write(chunk(id, { tool_calls: [{ index: 0, custom: { input: call.input } }] }, null));
+  } else if (call) {
     write(chunk(id, { tool_calls: [{ index: 0, id: `call_mock_${counter}`, type: 'function', function: { name: call.name, arguments: '' } }] }, null));
     write(chunk(id, { tool_calls: [{ index: 0, function: { arguments: call.arguments } }] }, null));
   }
