@@ -60,7 +60,7 @@ impl RunOptions {
         if let Some(protocol) = o.opt_str("protocol")? {
             if protocol != "cli" {
                 return Err(AgentContextError::invalid(format!(
-                    "options.protocol must be 'cli' (ACP is not supported yet), got \"{protocol}\""
+                    "options.protocol must be 'cli' for a command-line run (runs over 'acp' go to the ACP runner), got \"{protocol}\""
                 )));
             }
         }
@@ -190,7 +190,8 @@ mod tests {
         assert!(err(json!({"cd": "/w", "maxRetries": 1.5})).starts_with("options.maxRetries"));
         assert!(err(json!({"cd": "/w", "sandbox": "none"}))
             .starts_with("options.sandbox must be one of"));
-        assert!(err(json!({"cd": "/w", "protocol": "acp"})).contains("ACP is not supported yet"));
+        assert!(err(json!({"cd": "/w", "protocol": "acp"}))
+            .starts_with("options.protocol must be 'cli' for a command-line run"));
         assert!(err(json!({"cd": ""})).contains("options.cd"));
     }
 }
