@@ -20,6 +20,50 @@ function installExitHook() {
   });
 }
 
+// A signal that ends the host by default (Ctrl-C, `kill`, a closed terminal)
+// does not run 'exit' hooks, and the agents run in process groups of their
+// own: without these listeners they would outlive the host. While children
+// run, the host's signals are watched; when nothing else in the host listens
+// to that signal (Node's default would end the process), the trees are
+// killed, the listeners removed and the signal raised again, so the host
+// still ends by it. When the host listens itself, it decides; if it then
+// exits, the exit hook kills the trees.
+const HOST_SIGNALS = process.platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGBREAK'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const signalListeners = new Map();
+
+function onHostSignal(signal) {
+  // Prepended, so a host's `once` listener has not removed itself yet.
+  if (process.listenerCount(signal) > 1) return;
+  for (const kill of running.values()) kill(true);
+  removeSignalHooks();
+  process.kill(process.pid, signal);
+}
+
+function installSignalHooks() {
+  if (signalListeners.size > 0) return;
+  for (const signal of HOST_SIGNALS) {
+    const listener = () => onHostSignal(signal);
+    signalListeners.set(signal, listener);
+    process.prependListener(signal, listener);
+  }
+}
+
+function removeSignalHooks() {
+  for (const [signal, listener] of signalListeners) process.removeListener(signal, listener);
+  signalListeners.clear();
+}
+
+function track(pid, kill) {
+  installExitHook();
+  installSignalHooks();
+  running.set(pid, kill);
+}
+
+function untrack(pid) {
+  running.delete(pid);
+  if (running.size === 0) removeSignalHooks();
+}
+
 /** After the child exited: SIGKILL to its process group, if the plan has one; gone already is fine. */
 function sweepGroup(steps) {
   for (const step of steps) {
@@ -60,7 +104,7 @@ function spawnAgent(plan, handlers = {}) {
   const finish = (result) => {
     if (done) return;
     done = true;
-    if (child?.pid) running.delete(child.pid);
+    if (child?.pid) untrack(child.pid);
     settle(result);
   };
   try {
@@ -131,10 +175,7 @@ function spawnAgent(plan, handlers = {}) {
     }
     return { by: null, tried };
   };
-  if (child.pid !== undefined) {
-    installExitHook();
-    running.set(child.pid, kill);
-  }
+  if (child.pid !== undefined) track(child.pid, kill);
   return { pid: child.pid, exited, kill: () => kill(false), stdin: child.stdin };
 }
 

@@ -129,3 +129,48 @@ test('an idle agent is retried, then reported as idle_timeout', async () => {
   assert.equal(result.error.retryable, true);
   assert.deepEqual(processesRunning('silent.cjs'), []);
 });
+
+/** A host process running `stubFile` through runAgent; `setup` is host code run first. Resolves once the stub has started. */
+function startHost(stubFile, marker, setup = '') {
+  const { spawn } = require('node:child_process');
+  const host = spawn(process.execPath, ['-e', `${setup}\nrequire(${JSON.stringify(require.resolve('agent-context'))}).runAgent('claude-code', { prompt: 'x' }, { cd: ${JSON.stringify(dir)}, command: ${JSON.stringify(stubFile)}, timeout: 60 });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => host.on('exit', (code, signal) => resolve({ code, signal })));
+  const started = (async () => {
+    for (let i = 0; i < 100 && processesRunning(marker).length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(processesRunning(marker).length > 0, `${marker} started`);
+  })();
+  return { host, exited, started };
+}
+
+async function gone(needle) {
+  for (let i = 0; i < 20 && processesRunning(needle).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+  return processesRunning(needle);
+}
+
+test('a host ended by a signal it does not handle takes the agent tree with it, and still ends by that signal', { skip: process.platform === 'win32' && 'POSIX signals' }, async () => {
+  const file = stub('signalled.cjs', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'grandchild-of-signalled'], { stdio: 'ignore' });\nsetInterval(() => {}, 1000);");
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+    const { host, exited, started } = startHost(file, 'grandchild-of-signalled');
+    await started;
+    host.kill(signal);
+    assert.deepEqual(await exited, { code: null, signal });
+    assert.deepEqual(await gone('grandchild-of-signalled'), [], `${signal}: the grandchild is gone`);
+    assert.deepEqual(await gone('signalled.cjs'), [], `${signal}: the agent is gone`);
+  }
+});
+
+test('a host that handles the signal itself decides: the agent runs on until the host exits', { skip: process.platform === 'win32' && 'POSIX signals' }, async () => {
+  const file = stub('handled.cjs', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'grandchild-of-handled'], { stdio: 'ignore' });\nsetInterval(() => {}, 1000);");
+  const setup = "process.on('SIGTERM', () => { process.stdout.write('handled\\n'); setTimeout(() => process.exit(7), 800); });";
+  const { host, exited, started } = startHost(file, 'grandchild-of-handled', setup);
+  await started;
+  let out = '';
+  host.stdout.on('data', (c) => (out += c));
+  host.kill('SIGTERM');
+  for (let i = 0; i < 40 && !out.includes('handled'); i += 1) await new Promise((r) => setTimeout(r, 25));
+  assert.equal(out, 'handled\n');
+  assert.ok(processesRunning('handled.cjs').length > 0, 'still running while the host decides');
+  assert.deepEqual(await exited, { code: 7, signal: null });
+  assert.deepEqual(await gone('handled.cjs'), [], 'the exit hook killed the agent');
+  assert.deepEqual(await gone('grandchild-of-handled'), [], 'and its tree');
+});
