@@ -48,6 +48,10 @@ const PLATFORM_FUNCTIONS = [
   'commandNotFoundMessage',
   'planKill',
 ];
+// The other function only Node has (src/wasm/mod.rs, js/node-only.d.ts),
+// also in the Node-only module: out of the main module, which browsers
+// download and every new process compiles.
+const NODE_ONLY_FUNCTIONS = ['buildCliInvocation'];
 const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages', '__knownInputKeys'];
 // Each registered agent's assembler class (the core's registry, read from
 // the module wasm-bindgen just wrote), and the plain-text fallback's.
@@ -107,7 +111,7 @@ appendFileSync(
     '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
     "// core's platform functions in the second module, required on first use.",
     "exports.resolveAgentCommand = function resolveAgentCommand(agentType, options) { return require('./agent-platform.cjs').resolveAgentCommand(agentType, options); };",
-    ...PLATFORM_FUNCTIONS.map(
+    ...[...PLATFORM_FUNCTIONS, ...NODE_ONLY_FUNCTIONS].map(
       (name) => `exports.${name} = function ${name}(...args) { return require('./agent-platform.cjs').platformCore().${name}(...args); };`,
     ),
     '',
@@ -115,6 +119,7 @@ appendFileSync(
 );
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/node-only.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
 
 // AgentContextError, a runtime class in both builds: the module's errors get
