@@ -21,6 +21,9 @@ const script = `
   const u = process.cpuUsage();
   process.stdout.write(JSON.stringify({ ns: Number(process.hrtime.bigint() - t0), cpuUs: u.user + u.system }));
 `;
+// The same through the ESM entry (\`import\`), against a bare ES-module
+// process started the same way (info: the bar is the require above).
+const esmScript = `import { assemble } from 'agent-context';\n${CALL}`;
 // CPU time (every thread) of a whole bare process, for the same comparison
 // in CPU time: less moved by other processes on the machine than wall time.
 const bareCpu = "const u = process.cpuUsage(); process.stdout.write(String(u.user + u.system));";
@@ -77,6 +80,8 @@ const inside = [];
 const cpuBare = [];
 const cpuFull = [];
 const split = [];
+const bareEsm = [];
+const esm = [];
 const floor = [];
 const cpuFloor = [];
 for (let i = 0; i < runs; i++) {
@@ -91,10 +96,14 @@ for (let i = 0; i < runs; i++) {
   cpuFull.push(cpuUs * 1000);
   cpuBare.push(Number(wall(['-e', bareCpu]).stdout) * 1000);
   split.push(JSON.parse(wall(['-e', phases]).stdout));
+  bareEsm.push(wall(['--input-type=module', '-e', '0']).ns);
+  esm.push(wall(['--input-type=module', '-e', esmScript]).ns);
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 report({ family: 'cold-start', scenario: 'cold start: bare node -e 0 (process wall time)', impl: 'node', medianNs: median(bare), iterations: runs });
 report({ family: 'cold-start', scenario: 'cold start: node -e load + first call (process wall time)', impl: 'c', medianNs: median(full), iterations: runs });
+report({ family: 'cold-start', scenario: 'cold start: bare node --input-type=module -e 0 (process wall time)', impl: 'node', medianNs: median(bareEsm), iterations: runs });
+report({ family: 'cold-start', scenario: 'cold start: import + first call (process wall time)', impl: 'c', medianNs: median(esm), iterations: runs });
 rmSync(floorDir, { recursive: true, force: true });
 report({ family: 'cold-start', scenario: 'cold start: an empty package with the same exports map (process wall time)', impl: 'floor', medianNs: median(floor), iterations: runs });
 report({ family: 'cold-start', scenario: 'cold start: an empty package with the same exports map (process CPU time)', impl: 'floor', medianNs: median(cpuFloor), iterations: runs });
