@@ -198,7 +198,7 @@ const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n 
 // It imports it through a two-line CommonJS file: Node's ESM loader scans
 // every CommonJS file an ES module imports for its export names
 // (cjs-module-lexer, in JS, cold), and on the ~100 KB glue that scan took
-// ~60 ms of a new process's `import` (docs/cold-start.md). The entry names
+// ~50 ms of a new process's `import` (docs/cold-start.md). The entry names
 // every export itself, so it needs no scan; the bridge's `module.exports =
 // lib` is not a form the scanner follows into the glue.
 writeFileSync(
