@@ -1,5 +1,5 @@
-//! The platform this runs on, for `buildCliInvocation` (main module) and
-//! the platform functions (Node's second module).
+//! The platform this runs on, for `buildCliInvocation`, the runners and the
+//! platform functions (all in Node's second module).
 
 use crate::platform::Platform;
 

@@ -3,10 +3,10 @@
 //!
 //! Two WebAssembly modules are built from it (Cargo features, see
 //! Cargo.toml): `api` compiles the main module's bindings, every export of
-//! the package; `gemini-tool` compiles only the runners (`__AgentRunner`
-//! for `runAgent`, `__GeminiToolRun` for the Gemini tool), Node's lazily
-//! loaded second module. The helpers that
-//! read and write JS values serve both.
+//! the package but the Node-only ones; `gemini-tool` compiles the runners
+//! (`__AgentRunner` for `runAgent`, `__GeminiToolRun` for the Gemini tool)
+//! and the other functions only Node has (`buildCliInvocation`, the
+//! platform functions), Node's lazily loaded second module. The helpers that read and write JS values serve both.
 
 #[cfg(feature = "gemini-tool")]
 mod acp_run_api;
@@ -20,7 +20,8 @@ mod agent_tool_api;
 mod agents_api;
 #[cfg(feature = "api")]
 mod assemble_api;
-#[cfg(feature = "api")]
+// `buildCliInvocation` (in the runners' module) warns through it too.
+#[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod call_options;
 #[cfg(feature = "api")]
 mod context_api;
@@ -32,7 +33,7 @@ mod fast_path_api;
 mod gemini_tool_prompt_api;
 #[cfg(feature = "gemini-tool")]
 mod gemini_tool_run_api;
-#[cfg(feature = "api")]
+#[cfg(feature = "gemini-tool")]
 mod invocation_api;
 mod js_error;
 // The runner module reads its parameters through `json_bridge` alone, which
@@ -43,6 +44,7 @@ mod js_input;
 mod js_long_text;
 #[cfg(feature = "api")]
 mod js_output;
+#[cfg(feature = "gemini-tool")]
 mod js_platform;
 #[cfg(feature = "api")]
 mod js_text;
@@ -76,7 +78,7 @@ pub use fast_path_api::*;
 pub use gemini_tool_prompt_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use gemini_tool_run_api::*;
-#[cfg(feature = "api")]
+#[cfg(feature = "gemini-tool")]
 pub use invocation_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use platform_api::*;

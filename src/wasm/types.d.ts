@@ -548,16 +548,6 @@ export function mergeAgentOutputFile(
   file: { kind: 'usage'; content: string },
 ): AgentReply;
 
-/**
- * The command line that runs `agentType`'s CLI on an assembled prompt, which
- * always travels on stdin. Throws `AgentContextError` (`INVALID_INPUT`).
- */
-export function buildCliInvocation(
-  agentType: KnownAgentType,
-  assemblerOutput: AssemblerOutput,
-  options?: CliInvocationOptions,
-): CliInvocation;
-
 /** Seed 003's task types; the Chinese words are accepted too. */
 export type GeminiToolTaskType = 'consult' | 'review' | 'execute' | '咨询' | '审核' | '执行';
 
@@ -583,12 +573,6 @@ export interface GeminiToolPromptInput {
   /** Put first, under 【工程上下文】; left out when empty. */
   engineeringContext?: EngineeringContext | null;
 }
-
-/** Seed 003's template filled in. Throws `AgentContextError` (`INVALID_INPUT`) naming the field. */
-export function composeGeminiToolPrompt(input: GeminiToolPromptInput): string;
-
-/** The template's engineering-context paragraph alone; `''` when there is nothing in it. */
-export function formatEngineeringContext(context: EngineeringContext | null | undefined): string;
 
 /** The Gemini tool's parameters: seed 003's names and defaults. */
 export interface GeminiToolParams {
@@ -686,6 +670,12 @@ export interface GeminiToolFailure extends GeminiToolExtras {
 
 /** Seed 003's result envelope. */
 export type GeminiToolEnvelope = GeminiToolSuccess | GeminiToolFailure;
+
+/** Seed 003's template filled in. Throws `AgentContextError` (`INVALID_INPUT`) naming the field. */
+export function composeGeminiToolPrompt(input: GeminiToolPromptInput): string;
+
+/** The template's engineering-context paragraph alone; `''` when there is nothing in it. */
+export function formatEngineeringContext(context: EngineeringContext | null | undefined): string;
 
 /** The tool as an agent sees it (an MCP `tools/list` entry). */
 export interface GeminiToolDefinition {

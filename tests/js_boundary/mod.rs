@@ -1,6 +1,7 @@
 //! Tests across the JS boundary: real JS values in, real JS values out.
-//! Included by `tests/node.rs` and `tests/web.rs`; `gemini_tool_run` needs
-//! the `gemini-tool` feature (the runner's own module in the package).
+//! Included by `tests/node.rs` and `tests/web.rs`; `gemini_tool_run`
+//! and `invocation` need the `gemini-tool` feature
+//! (the Node-only module of the package, which has those bindings).
 
 mod agent_output;
 mod assemble;
@@ -8,6 +9,7 @@ mod context;
 mod gemini_tool_prompt;
 #[cfg(feature = "gemini-tool")]
 mod gemini_tool_run;
+#[cfg(feature = "gemini-tool")]
 mod invocation;
 mod manager;
 mod selection;
