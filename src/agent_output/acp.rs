@@ -234,12 +234,11 @@ impl AcpReader {
     }
 
     /// What [`update`](Self::update) does with the same line.
-    fn apply<U: Unit>(
-        &mut self,
-        update: &Update<'_, U>,
-        out: &mut ReplyBuilder,
-        text: &[u16],
-    ) -> bool {
+    fn apply(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder, text: &[u16]) -> bool {
+        let tool = matches!(update.kind, Kind::ToolCall | Kind::ToolCallUpdate);
+        if tool || (update.kind == Kind::MessageChunk && update.raw.meta.is_some()) {
+            return self.apply_fields(update, out);
+        }
         let has_text = update.text;
         if self.agent == Agent::Copilot
             && update.kind == Kind::MessageChunk
@@ -248,12 +247,8 @@ impl AcpReader {
         {
             return false; // "Error: ", maybe Copilot's error as text
         }
-        let session = match update.session_id {
-            Some(id) if !out.has_session() => match ascii(id) {
-                Some(id) => Some(id),
-                None => return false,
-            },
-            _ => None,
+        let Some(session) = new_session(update, out) else {
+            return false;
         };
         if update.message_id.is_some_and(|id| ascii_len(id).is_none()) {
             return false;
@@ -277,6 +272,8 @@ impl AcpReader {
         let history = self.phase == Phase::SettingUp;
         match update.kind {
             Kind::Quiet => {}
+            // Read by `apply_fields`.
+            Kind::ToolCall | Kind::ToolCallUpdate => return false,
             Kind::Usage => self.usage_update(update.used, update.size, cost, out),
             Kind::ThoughtChunk if !history && has_text => {
                 out.thought(&String::from_utf16_lossy(text));
@@ -303,6 +300,72 @@ impl AcpReader {
                 }
             }
         }
+        true
+    }
+
+    /// A tool call, or a message chunk with `_meta` (Qwen's usage): the
+    /// fields [`update`](Self::update) reads, each parsed alone from the
+    /// raw text the scanner checked, then read by `update` itself. Fields
+    /// only a finished tool's output needs are parsed for it only, `_meta`
+    /// only where it is read. False, nothing done, when a field is not
+    /// UTF-8 (the general reader decides).
+    fn apply_fields(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder) -> bool {
+        let Some(session) = new_session(update, out) else {
+            return false;
+        };
+        let raw = &update.raw;
+        // As text: `from_str` is the reader the general path links already.
+        let parse = |raw: Option<&[u8]>| {
+            raw.map(|raw| match std::str::from_utf8(raw) {
+                Ok(text) => serde_json::from_str::<Value>(text),
+                Err(e) => Err(serde::de::Error::custom(e)),
+            })
+        };
+        let mut fields = serde_json::Map::new();
+        let mut put = |key: &str, value: Option<serde_json::Result<Value>>| match value {
+            Some(Ok(value)) => {
+                fields.insert(key.to_owned(), value);
+                true
+            }
+            Some(Err(_)) => false,
+            None => true,
+        };
+        let kind = match update.kind {
+            Kind::ToolCall => "tool_call",
+            Kind::ToolCallUpdate => "tool_call_update",
+            _ => "agent_message_chunk",
+        };
+        let read = if kind == "agent_message_chunk" {
+            let id = update.message_id.map(|id| {
+                std::str::from_utf8(id)
+                    .map(|id| Value::String(id.to_owned()))
+                    .map_err(serde::de::Error::custom)
+            });
+            put("_meta", parse(raw.meta))
+                && put("content", parse(raw.content))
+                && put("messageId", id)
+        } else {
+            let named_in_meta = matches!(self.agent, Agent::Claude | Agent::Qwen);
+            let status = parse(raw.status);
+            let finished =
+                matches!(&status, Some(Ok(Value::String(s))) if s == "completed" || s == "failed");
+            put("status", status)
+                && put("toolCallId", parse(raw.tool_call_id))
+                && put("kind", parse(raw.kind))
+                && put("title", parse(raw.title))
+                && put("rawInput", parse(raw.raw_input))
+                && (!named_in_meta || put("_meta", parse(raw.meta)))
+                && (!finished
+                    || put("content", parse(raw.content))
+                        && put("rawOutput", parse(raw.raw_output)))
+        };
+        if !read {
+            return false;
+        }
+        if let Some(id) = session {
+            out.session(&id);
+        }
+        self.update(kind, &Value::Object(fields), out);
         true
     }
 
@@ -469,6 +532,16 @@ impl AcpReader {
             .map(str::to_owned)
             .or_else(|| rpc_code.map(|c| c.to_string()));
         out.fail("error", &message, code.as_deref());
+    }
+}
+
+/// The update's session id when the reply has none yet (`Some(None)` when
+/// it has one or the line names none); `None` when the id is not ASCII
+/// (the general reader decides).
+fn new_session(update: &Update<'_, u8>, out: &ReplyBuilder) -> Option<Option<String>> {
+    match update.session_id {
+        Some(id) if !out.has_session() => ascii(id).map(Some),
+        _ => Some(None),
     }
 }
 

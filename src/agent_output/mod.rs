@@ -169,6 +169,11 @@ impl AgentOutputParser {
         }
     }
 
+    /// Whether the output is read as ACP JSON-RPC lines.
+    pub fn is_acp(&self) -> bool {
+        self.acp.is_some()
+    }
+
     pub fn format(&self) -> OutputFormat {
         self.format
     }

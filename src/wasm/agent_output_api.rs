@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use super::js_input::{self, type_name};
 use super::js_result;
-use super::js_text::{from_utf16, utf16_of};
+use super::js_text::{from_utf16, utf16_of, utf8_of};
 use super::json_bridge::from_serializable;
 use crate::agent_output;
 use crate::agents;
@@ -90,15 +90,15 @@ pub fn parse_agent_output_with(
     let protocol = js_result(protocol_option(options))?;
     // A string is read as its UTF-16 units where the engine can copy them
     // out (Node), else as UTF-8. ACP lines are scanned as UTF-8 only.
-    let units = match protocol {
-        agent_output::Protocol::Cli => output_value
-            .dyn_ref::<js_sys::JsString>()
-            .and_then(utf16_of),
-        agent_output::Protocol::Acp => None,
-    };
-    let output = match units {
-        Some(units) => Output::Units(units),
-        None => js_result(output(output_value, "output"))?,
+    let string = output_value.dyn_ref::<js_sys::JsString>();
+    let output = match (protocol, string) {
+        (agent_output::Protocol::Cli, Some(string)) => match utf16_of(string) {
+            Some(units) => Output::Units(units),
+            None => js_result(output(output_value, "output"))?,
+        },
+        // ACP lines are scanned as UTF-8 only.
+        (agent_output::Protocol::Acp, Some(string)) => Output::Bytes(utf8_of(string)),
+        (_, None) => js_result(output(output_value, "output"))?,
     };
     let (reply, units) = agent_output::parse_agent_output_in(
         &agent_type,
@@ -172,8 +172,13 @@ impl AgentOutputParser {
     /// no JSON is made of it.
     #[wasm_bindgen(js_name = __push, skip_typescript)]
     pub fn push_parts(&mut self, chunk: JsValue) -> std::result::Result<js_sys::Array, JsValue> {
-        let chunk = js_result(output(chunk, "chunk"))?;
         let parser = js_result(self.live())?;
+        // An ACP string chunk crosses as UTF-8 written by the engine (a
+        // line is scanned as UTF-8 either way).
+        let chunk = match chunk.dyn_ref::<js_sys::JsString>() {
+            Some(string) if parser.is_acp() => Output::Bytes(utf8_of(string)),
+            _ => js_result(output(chunk, "chunk"))?,
+        };
         let events = match chunk {
             Output::Text(text) => parser.push_str(&text),
             Output::Bytes(bytes) => parser.push(&bytes),

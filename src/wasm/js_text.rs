@@ -19,6 +19,8 @@ extern "C" {
     fn view(buffer: &JsValue, byte_offset: u32, length: u32) -> NodeBuffer;
     #[wasm_bindgen(method, js_name = toString)]
     fn to_string_as(this: &NodeBuffer, encoding: &JsValue) -> JsString;
+    #[wasm_bindgen(static_method_of = NodeBuffer, js_class = "Buffer", js_name = byteLength)]
+    fn byte_length(string: &JsString, encoding: &JsValue) -> u32;
     #[wasm_bindgen(method, js_name = write)]
     fn write_as(
         this: &NodeBuffer,
@@ -27,6 +29,12 @@ extern "C" {
         length: u32,
         encoding: &JsValue,
     ) -> u32;
+
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    #[wasm_bindgen(method)]
+    fn encode(this: &TextEncoder, string: &JsString) -> js_sys::Uint8Array;
 
     type TextDecoder;
     #[wasm_bindgen(constructor)]
@@ -80,6 +88,38 @@ pub fn utf16_of(string: &JsString) -> Option<Vec<u16>> {
         }
         Decoder::Standard(_) => None,
     })
+}
+
+/// The UTF-8 bytes of `string` (a lone surrogate as U+FFFD, as
+/// `String::from_utf16_lossy` reads it), written by the engine itself:
+/// Node's `Buffer#write(…, 'utf8')` straight into WebAssembly memory, else
+/// `TextEncoder#encode` and one copy. wasm-bindgen's own string passing
+/// copies the ASCII prefix one `charCodeAt` at a time, several times slower
+/// on a long transcript (docs/acp-output.md, Speed).
+pub fn utf8_of(string: &JsString) -> Vec<u8> {
+    DECODER.with(|decoder| match decoder {
+        Decoder::Node(_) => {
+            let utf8 = JsValue::from_str("utf8");
+            let len = NodeBuffer::byte_length(string, &utf8) as usize;
+            let mut bytes = vec![0u8; len];
+            if len == 0 {
+                return bytes;
+            }
+            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+            // SAFETY (as in `utf16_of`): the view covers exactly `bytes`'
+            // allocation, made before the view; nothing allocates between
+            // the write and the view's last use.
+            let view = NodeBuffer::view(&memory.buffer(), bytes.as_mut_ptr() as u32, len as u32);
+            let written = view.write_as(string, 0, len as u32, &utf8) as usize;
+            bytes.truncate(written);
+            bytes
+        }
+        Decoder::Standard(_) => ENCODER.with(|encoder| encoder.encode(string).to_vec()),
+    })
+}
+
+thread_local! {
+    static ENCODER: TextEncoder = TextEncoder::new();
 }
 
 /// The JS string of `units`.

@@ -8,8 +8,11 @@
 //! The whole line is checked to be one JSON object (strings without `\u`
 //! escapes or control characters, numbers without exponents, nesting below
 //! [`MAX_DEPTH`]); anything else, or any field this reader does not take
-//! (`_meta`, `cost`, another method, a repeated key), is `None`, for a full
-//! JSON parser to decide. A line taken here reads the same as it would there
+//! (a `cost` it cannot read, another method, a repeated key), is `None`, for
+//! a full JSON parser to decide. Tool calls, and the values a caller reads
+//! with a JSON parser of its own (`_meta`, `rawInput`, …), come back as
+//! their raw text ([`Raw`]): the line has been checked, so those values can
+//! be parsed alone. A line taken here reads the same as it would there
 //! (agent-context's property tests and fuzz target check it).
 
 use crate::json_string::string_end;
@@ -24,8 +27,41 @@ pub enum Kind {
     MessageChunk,
     ThoughtChunk,
     Usage,
+    /// `tool_call`: its fields in [`Raw`].
+    ToolCall,
+    /// `tool_call_update`: its fields in [`Raw`].
+    ToolCallUpdate,
     /// Known, and nothing a reply holds.
     Quiet,
+}
+
+/// The raw JSON text (checked, whitespace around it left out) of the
+/// update's fields a caller parses itself, when present.
+#[derive(Debug)]
+pub struct Raw<'a, U> {
+    pub meta: Option<&'a [U]>,
+    pub content: Option<&'a [U]>,
+    pub tool_call_id: Option<&'a [U]>,
+    pub status: Option<&'a [U]>,
+    pub kind: Option<&'a [U]>,
+    pub title: Option<&'a [U]>,
+    pub raw_input: Option<&'a [U]>,
+    pub raw_output: Option<&'a [U]>,
+}
+
+impl<U> Default for Raw<'_, U> {
+    fn default() -> Self {
+        Raw {
+            meta: None,
+            content: None,
+            tool_call_id: None,
+            status: None,
+            kind: None,
+            title: None,
+            raw_input: None,
+            raw_output: None,
+        }
+    }
 }
 
 /// The fields of an update line that matter.
@@ -44,6 +80,8 @@ pub struct Update<'a, U> {
     pub size: Option<u64>,
     /// `cost.amount` (a number, raw) when `cost.currency` is `USD`.
     pub cost_usd: Option<&'a [U]>,
+    /// The fields read from their JSON text.
+    pub raw: Raw<'a, U>,
 }
 
 /// A line of UTF-8 bytes as an update this reader takes, its content text
@@ -134,7 +172,8 @@ fn update_object<'a, U: Unit>(
     let mut message_id = None;
     let (mut used, mut size) = (None, None);
     let mut cost_usd = None;
-    let mut seen = [false; 6];
+    let mut raw = Raw::default();
+    let mut seen = [false; 13];
     let end = object(line, at, &mut |key, at| {
         let which = [
             &b"sessionUpdate"[..],
@@ -143,51 +182,72 @@ fn update_object<'a, U: Unit>(
             b"used",
             b"size",
             b"cost",
+            b"_meta",
+            b"toolCallId",
+            b"status",
+            b"kind",
+            b"title",
+            b"rawInput",
+            b"rawOutput",
         ]
         .iter()
         .position(|name| eq_ascii(key, name));
         let Some(which) = which else {
-            // Read by the full reader: Qwen's usage.
-            if eq_ascii(key, b"_meta") {
-                return None;
-            }
             return skip_value(line, at, 3);
         };
         if std::mem::replace(&mut seen[which], true) {
             return None;
         }
-        match which {
+        let field = match which {
             0 => {
                 let (value, end) = plain_string(line, at)?;
                 kind = Some(value);
-                Some(end)
+                return Some(end);
             }
             1 => {
-                let (found, end) = content(line, at, text)?;
-                has_text = found;
-                Some(end)
+                // A message's text block is decoded here; any other value
+                // (a tool's list of blocks) is only kept raw.
+                let end = if line.get(at)?.value() == u32::from(b'{') {
+                    let (found, end) = content(line, at, text)?;
+                    has_text = found;
+                    end
+                } else {
+                    skip_value(line, at, 3)?
+                };
+                raw.content = Some(&line[at..end]);
+                return Some(end);
             }
             2 => {
                 let (value, end) = plain_string(line, at)?;
                 message_id = Some(value);
-                Some(end)
+                return Some(end);
             }
             3 => {
                 let (value, end) = whole_number(line, at)?;
                 used = Some(value);
-                Some(end)
+                return Some(end);
             }
             4 => {
                 let (value, end) = whole_number(line, at)?;
                 size = Some(value);
-                Some(end)
+                return Some(end);
             }
-            _ => {
+            5 => {
                 let (amount, end) = cost(line, at)?;
                 cost_usd = amount;
-                Some(end)
+                return Some(end);
             }
-        }
+            6 => &mut raw.meta,
+            7 => &mut raw.tool_call_id,
+            8 => &mut raw.status,
+            9 => &mut raw.kind,
+            10 => &mut raw.title,
+            11 => &mut raw.raw_input,
+            _ => &mut raw.raw_output,
+        };
+        let end = skip_value(line, at, 3)?;
+        *field = Some(&line[at..end]);
+        Some(end)
     })?;
     let kind = kind?;
     let kind = if eq_ascii(kind, b"agent_message_chunk") {
@@ -196,6 +256,10 @@ fn update_object<'a, U: Unit>(
         Kind::ThoughtChunk
     } else if eq_ascii(kind, b"usage_update") {
         Kind::Usage
+    } else if eq_ascii(kind, b"tool_call") {
+        Kind::ToolCall
+    } else if eq_ascii(kind, b"tool_call_update") {
+        Kind::ToolCallUpdate
     } else if [
         &b"user_message_chunk"[..],
         b"available_commands_update",
@@ -218,6 +282,7 @@ fn update_object<'a, U: Unit>(
         used,
         size,
         cost_usd,
+        raw,
     };
     Some((update, end))
 }
@@ -311,33 +376,71 @@ fn object<U: Unit>(
     }
 }
 
-/// Any JSON value at `at`, checked and skipped; its end.
+/// Any JSON value at `at`, nested `depth` deep, checked and skipped; its
+/// end. One loop over the value's tokens (no call per value): `stack` has a
+/// bit per open container, set for an object.
 fn skip_value<U: Unit>(line: &[U], at: usize, depth: u32) -> Option<usize> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    match line.get(at)?.value() {
-        0x22 => string_end(line, at + 1).map(|(end, _)| end),
-        0x7b => object(line, at, &mut |_, value| skip_value(line, value, depth + 1)),
-        0x5b => {
-            let mut i = skip_ws(line, at + 1);
-            if line.get(i)?.value() == u32::from(b']') {
-                return Some(i + 1);
-            }
-            loop {
-                i = skip_ws(line, skip_value(line, i, depth + 1)?);
-                match line.get(i)?.value() {
-                    0x2c => i = skip_ws(line, i + 1),
-                    0x5d => return Some(i + 1),
-                    _ => return None,
+    let (mut stack, mut open) = (0u64, 0u32);
+    let mut i = at;
+    loop {
+        // A value at `i`, `depth + open` deep.
+        if depth + open > MAX_DEPTH {
+            return None;
+        }
+        match line.get(i)?.value() {
+            0x22 => i = string_end(line, i + 1)?.0,
+            c @ (0x7b | 0x5b) => {
+                let object = c == 0x7b;
+                i = skip_ws(line, i + 1);
+                if line.get(i)?.value() == c + 2 {
+                    i += 1; // `{}` or `[]`
+                } else {
+                    stack = (stack << 1) | u64::from(object);
+                    open += 1;
+                    if object {
+                        i = skip_key(line, i)?;
+                    }
+                    continue;
                 }
             }
+            0x74 => i = literal(line, i, b"true")?,
+            0x66 => i = literal(line, i, b"false")?,
+            0x6e => i = literal(line, i, b"null")?,
+            _ => i = number(line, i)?,
         }
-        0x74 => literal(line, at, b"true"),
-        0x66 => literal(line, at, b"false"),
-        0x6e => literal(line, at, b"null"),
-        _ => number(line, at),
+        // After a value: the containers it ends, then the next value.
+        loop {
+            if open == 0 {
+                return Some(i);
+            }
+            i = skip_ws(line, i);
+            let object = stack & 1 == 1;
+            match (line.get(i)?.value(), object) {
+                (0x2c, _) => {
+                    i = skip_ws(line, i + 1);
+                    if object {
+                        i = skip_key(line, i)?;
+                    }
+                    break;
+                }
+                (0x7d, true) | (0x5d, false) => {
+                    i += 1;
+                    stack >>= 1;
+                    open -= 1;
+                }
+                _ => return None,
+            }
+        }
     }
+}
+
+/// A key and its colon at `at`: where its value starts.
+fn skip_key<U: Unit>(line: &[U], at: usize) -> Option<usize> {
+    expect(line, at, b'"')?;
+    let (end, _) = string_end(line, at + 1)?;
+    let i = skip_ws(line, end);
+    expect(line, i, b':')?;
+    Some(skip_ws(line, i + 1))
 }
 
 fn literal<U: Unit>(line: &[U], at: usize, word: &[u8]) -> Option<usize> {
@@ -466,10 +569,36 @@ mod tests {
     }
 
     #[test]
+    fn keeps_the_raw_text_of_tool_fields_and_meta() {
+        let line = format!(
+            r#"{HEAD}{{"_meta":{{"toolName":"Read"}},"toolCallId":"t1","sessionUpdate":"tool_call_update","status" : "completed" ,"rawInput":{{"p":[1,"\n"]}},"locations":[],"content":[{{"type":"content"}}],"rawOutput":"x","title":"T","kind":"read"}}}}}}"#
+        );
+        let mut text = Vec::new();
+        let update = scan(line.as_bytes(), &mut text).unwrap();
+        assert_eq!(update.kind, Kind::ToolCallUpdate);
+        let raw = |r: Option<&[u8]>| std::str::from_utf8(r.unwrap()).unwrap().to_owned();
+        assert_eq!(raw(update.raw.meta), r#"{"toolName":"Read"}"#);
+        assert_eq!(raw(update.raw.tool_call_id), r#""t1""#);
+        assert_eq!(raw(update.raw.status), r#""completed""#);
+        assert_eq!(raw(update.raw.raw_input), r#"{"p":[1,"\n"]}"#);
+        assert_eq!(raw(update.raw.content), r#"[{"type":"content"}]"#);
+        assert_eq!(raw(update.raw.raw_output), r#""x""#);
+        assert_eq!(raw(update.raw.title), r#""T""#);
+        assert_eq!(raw(update.raw.kind), r#""read""#);
+        let chunk = format!(
+            r#"{HEAD}{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":""}},"_meta":{{"usage":{{}}}}}}}}}}"#
+        );
+        let update = scan(chunk.as_bytes(), &mut text).unwrap();
+        assert_eq!(update.kind, Kind::MessageChunk);
+        assert_eq!(raw(update.raw.meta), r#"{"usage":{}}"#);
+        assert_eq!(raw(update.raw.content), r#"{"type":"text","text":""}"#);
+    }
+
+    #[test]
     fn leaves_everything_else_to_the_full_parser() {
         for rest in [
-            r#"{"sessionUpdate":"tool_call","toolCallId":"t"}}}"#,
-            r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":""},"_meta":{}}}}"#,
+            r#"{"sessionUpdate":"tool_call","toolCallId":"t","rawInput":{"a":1e3}}}}"#,
+            r#"{"sessionUpdate":"tool_call","toolCallId":"t","status":"a","status":"b"}}}"#,
             r#"{"sessionUpdate":"usage_update","used":1,"cost":{"amount":"0"}}}}"#,
             r#"{"sessionUpdate":"usage_update","used":1,"cost":null}}}"#,
             r#"{"sessionUpdate":"usage_update","used":1.5}}}"#,
