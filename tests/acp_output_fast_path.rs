@@ -104,6 +104,7 @@ fn kinds() -> impl Strategy<Value = &'static str> {
         "user_message_chunk",
         "session_info_update",
         "tool_call",
+        "tool_call_update",
         "plan",
         "zz_new",
     ])
@@ -121,6 +122,25 @@ fn numbers() -> impl Strategy<Value = &'static str> {
         "\"7\"",
         "null",
     ])
+}
+
+/// Every recorded `session/update` line is read by the scanner (none falls
+/// back to serde_json), so the benchmark measures the scanner.
+#[test]
+fn every_recorded_update_is_scanned() {
+    let mut text = Vec::new();
+    let mut count = 0;
+    for (agent, lines) in transcripts() {
+        for line in lines
+            .iter()
+            .filter(|l| l.contains(r#""method":"session/update""#))
+        {
+            let update = agent_context_scan::acp_update::scan(line.as_bytes(), &mut text);
+            assert!(update.is_some(), "{agent}: {line}");
+            count += 1;
+        }
+    }
+    assert!(count > 100, "{count}");
 }
 
 proptest! {
@@ -183,13 +203,30 @@ proptest! {
                 _ => String::new(),
             };
             let more = match extra % 5 {
-                0 => r#","availableCommands":[{"name":"x","input":{"hint":""}}],"n":-0.5"#,
-                1 => r#","_meta":{"usage":{"inputTokens":3}}"#,
-                2 => r#","cost":{"amount":0.5,"currency":"USD"}"#,
-                _ => "",
+                0 => r#","availableCommands":[{"name":"x","input":{"hint":""}}],"n":-0.5"#.to_owned(),
+                1 => r#","_meta":{"usage":{"inputTokens":3},"durationMs":5}"#.to_owned(),
+                2 => r#","cost":{"amount":0.5,"currency":"USD"}"#.to_owned(),
+                _ => String::new(),
             };
+            // A tool call's fields, as the six agents send them.
+            let status = ["completed", "failed", "pending", "in_progress", "done"][usize::from(*extra) % 5];
+            let tool = match extra % 7 {
+                0 => format!(
+                    r#","toolCallId":"read_file__t{i}","status":"{status}","title":{text},"kind":"read","rawInput":{{"path":{text},"n":[1,-2.5,null]}},"content":[{{"type":"content","content":{{"type":"text","text":{text}}}}}],"locations":[]"#
+                ),
+                1 => format!(
+                    r#","_meta":{{"claudeCode":{{"toolName":{text}}},"toolName":"q"}},"toolCallId":"t","status":"{status}","rawOutput":{{"output":{text},"x":{{}}}},"rawInput":{{}}"#
+                ),
+                2 => format!(
+                    r#","toolCallId":"t{extra}","status":"{status}","content":[{{"type":"diff","path":"a","newText":{text}}},{{"type":"other"}}],"rawOutput":{text}"#
+                ),
+                3 => format!(r#","toolCallId":{text},"status":"{status}","rawOutput":"","content":[]"#),
+                4 => format!(r#","toolCallId":"t","kind":null,"title":7,"status":{used}"#),
+                _ => String::new(),
+            };
+            let sizes = if tool.is_empty() { format!(r#","used":{used},"size":{size}"#) } else { String::new() };
             let line = format!(
-                r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s{i}","update":{{"sessionUpdate":"{kind}"{content},"used":{used},"size":{size}{more}}}}}}}"#
+                r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s{i}","update":{{"sessionUpdate":"{kind}"{content}{sizes}{more}{tool}}}}}}}"#
             );
             out.push_str(&if *spaced { line.replace(',', " , ").replace(':', ": ") } else { line });
             out.push('\n');
