@@ -222,6 +222,9 @@ proptest! {
                 ),
                 3 => format!(r#","toolCallId":{text},"status":"{status}","rawOutput":"","content":[]"#),
                 4 => format!(r#","toolCallId":"t","kind":null,"title":7,"status":{used}"#),
+                5 => format!(
+                    r#","_meta":{{"claudeCode":[{text}],"toolName":1,"toolName":{text}}},"toolCallId":"t","status":"{status}","title":"T""#
+                ),
                 _ => String::new(),
             };
             let sizes = if tool.is_empty() { format!(r#","used":{used},"size":{size}"#) } else { String::new() };

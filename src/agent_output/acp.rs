@@ -314,50 +314,37 @@ impl AcpReader {
             return false;
         };
         let raw = &update.raw;
-        // As text: `from_str` is the reader the general path links already.
-        let parse = |raw: Option<&[u8]>| {
-            raw.map(|raw| match std::str::from_utf8(raw) {
-                Ok(text) => serde_json::from_str::<Value>(text),
-                Err(e) => Err(serde::de::Error::custom(e)),
-            })
-        };
         let mut fields = serde_json::Map::new();
-        let mut put = |key: &str, value: Option<serde_json::Result<Value>>| match value {
-            Some(Ok(value)) => {
-                fields.insert(key.to_owned(), value);
-                true
-            }
-            Some(Err(_)) => false,
-            None => true,
-        };
         let kind = match update.kind {
             Kind::ToolCall => "tool_call",
             Kind::ToolCallUpdate => "tool_call_update",
             _ => "agent_message_chunk",
         };
         let read = if kind == "agent_message_chunk" {
-            let id = update.message_id.map(|id| {
-                std::str::from_utf8(id)
-                    .map(|id| Value::String(id.to_owned()))
-                    .map_err(serde::de::Error::custom)
-            });
-            put("_meta", parse(raw.meta))
-                && put("content", parse(raw.content))
-                && put("messageId", id)
+            // `messageId` has no escapes: its raw text is a JSON string.
+            let id = update.message_id.map(|id| [&b"\""[..], id, b"\""].concat());
+            put(&mut fields, "_meta", raw.meta)
+                && put(&mut fields, "content", raw.content)
+                && put(&mut fields, "messageId", id.as_deref())
         } else {
             let named_in_meta = matches!(self.agent, Agent::Claude | Agent::Qwen);
-            let status = parse(raw.status);
-            let finished =
-                matches!(&status, Some(Ok(Value::String(s))) if s == "completed" || s == "failed");
-            put("status", status)
-                && put("toolCallId", parse(raw.tool_call_id))
-                && put("kind", parse(raw.kind))
-                && put("title", parse(raw.title))
-                && put("rawInput", parse(raw.raw_input))
-                && (!named_in_meta || put("_meta", parse(raw.meta)))
-                && (!finished
-                    || put("content", parse(raw.content))
-                        && put("rawOutput", parse(raw.raw_output)))
+            let meta = raw.meta.filter(|_| named_in_meta);
+            let read = put(&mut fields, "status", raw.status)
+                && put(&mut fields, "toolCallId", raw.tool_call_id)
+                && put(&mut fields, "kind", raw.kind)
+                && put(&mut fields, "title", raw.title)
+                && put(&mut fields, "rawInput", raw.raw_input)
+                && meta.map_or(true, |meta| match tool_name_meta(self.agent, meta) {
+                    Some(meta) => fields.insert("_meta".to_owned(), meta).is_none(),
+                    None => false,
+                });
+            let finished = matches!(
+                fields.get("status").and_then(Value::as_str),
+                Some("completed" | "failed")
+            );
+            read && (!finished
+                || put(&mut fields, "content", raw.content)
+                    && put(&mut fields, "rawOutput", raw.raw_output))
         };
         if !read {
             return false;
@@ -532,6 +519,60 @@ impl AcpReader {
             .map(str::to_owned)
             .or_else(|| rpc_code.map(|c| c.to_string()));
         out.fail("error", &message, code.as_deref());
+    }
+}
+
+/// `raw` (when there) read into `fields` under `key`; false when it is not
+/// UTF-8.
+fn put(fields: &mut serde_json::Map<String, Value>, key: &str, raw: Option<&[u8]>) -> bool {
+    match raw.map(json_value) {
+        Some(Some(value)) => {
+            fields.insert(key.to_owned(), value);
+            true
+        }
+        Some(None) => false,
+        None => true,
+    }
+}
+
+/// The raw text of a JSON value the scanner checked, as a `Value`: a string
+/// without escapes made directly, anything else by serde_json (`from_str`,
+/// the reader the general path links already). `None` when it is not UTF-8.
+fn json_value(raw: &[u8]) -> Option<Value> {
+    if let [b'"', inner @ .., b'"'] = raw {
+        if !inner.contains(&b'\\') {
+            return std::str::from_utf8(inner)
+                .ok()
+                .map(|s| Value::String(s.to_owned()));
+        }
+    }
+    serde_json::from_str(std::str::from_utf8(raw).ok()?).ok()
+}
+
+/// The part of a tool update's `_meta` that names the tool (Claude's
+/// `claudeCode.toolName`, Qwen's `toolName`), the rest left out; all of it
+/// when that part cannot be picked from the raw text alone. `None` when it
+/// is not UTF-8.
+fn tool_name_meta(agent: Agent, meta: &[u8]) -> Option<Value> {
+    let picked = (|| {
+        let mut object = serde_json::Map::new();
+        if agent == Agent::Claude {
+            let Some(claude) = acp_update::field(meta, b"claudeCode")? else {
+                return Some(Some(Value::Object(object)));
+            };
+            let mut inner = serde_json::Map::new();
+            if let Some(name) = acp_update::field(claude, b"toolName")? {
+                inner.insert("toolName".to_owned(), json_value(name)?);
+            }
+            object.insert("claudeCode".to_owned(), Value::Object(inner));
+        } else if let Some(name) = acp_update::field(meta, b"toolName")? {
+            object.insert("toolName".to_owned(), json_value(name)?);
+        }
+        Some(Some(Value::Object(object)))
+    })();
+    match picked {
+        Some(value) => value,
+        None => json_value(meta),
     }
 }
 

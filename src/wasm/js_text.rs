@@ -19,8 +19,6 @@ extern "C" {
     fn view(buffer: &JsValue, byte_offset: u32, length: u32) -> NodeBuffer;
     #[wasm_bindgen(method, js_name = toString)]
     fn to_string_as(this: &NodeBuffer, encoding: &JsValue) -> JsString;
-    #[wasm_bindgen(static_method_of = NodeBuffer, js_class = "Buffer", js_name = byteLength)]
-    fn byte_length(string: &JsString, encoding: &JsValue) -> u32;
     #[wasm_bindgen(method, js_name = write)]
     fn write_as(
         this: &NodeBuffer,
@@ -33,8 +31,14 @@ extern "C" {
     type TextEncoder;
     #[wasm_bindgen(constructor)]
     fn new() -> TextEncoder;
-    #[wasm_bindgen(method)]
-    fn encode(this: &TextEncoder, string: &JsString) -> js_sys::Uint8Array;
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    fn encode_into(this: &TextEncoder, string: &JsString, into: &js_sys::Uint8Array) -> Progress;
+    /// What `encodeInto` did: UTF-16 units read, bytes written.
+    type Progress;
+    #[wasm_bindgen(method, getter)]
+    fn read(this: &Progress) -> u32;
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &Progress) -> u32;
 
     type TextDecoder;
     #[wasm_bindgen(constructor)]
@@ -91,30 +95,38 @@ pub fn utf16_of(string: &JsString) -> Option<Vec<u16>> {
 }
 
 /// The UTF-8 bytes of `string` (a lone surrogate as U+FFFD, as
-/// `String::from_utf16_lossy` reads it), written by the engine itself:
-/// Node's `Buffer#write(…, 'utf8')` straight into WebAssembly memory, else
-/// `TextEncoder#encode` and one copy. wasm-bindgen's own string passing
-/// copies the ASCII prefix one `charCodeAt` at a time, several times slower
-/// on a long transcript (docs/acp-output.md, Speed).
+/// `String::from_utf16_lossy` reads it), written by the engine's
+/// `TextEncoder#encodeInto` straight into WebAssembly memory: room for the
+/// string as ASCII first, then for the rest at 3 bytes a unit. wasm-bindgen's
+/// own string passing copies the ASCII prefix one `charCodeAt` at a time,
+/// several times slower on a long transcript (docs/acp-output.md, Speed).
 pub fn utf8_of(string: &JsString) -> Vec<u8> {
-    DECODER.with(|decoder| match decoder {
-        Decoder::Node(_) => {
-            let utf8 = JsValue::from_str("utf8");
-            let len = NodeBuffer::byte_length(string, &utf8) as usize;
-            let mut bytes = vec![0u8; len];
-            if len == 0 {
-                return bytes;
-            }
-            let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-            // SAFETY (as in `utf16_of`): the view covers exactly `bytes`'
-            // allocation, made before the view; nothing allocates between
-            // the write and the view's last use.
-            let view = NodeBuffer::view(&memory.buffer(), bytes.as_mut_ptr() as u32, len as u32);
-            let written = view.write_as(string, 0, len as u32, &utf8) as usize;
-            bytes.truncate(written);
-            bytes
+    let units = string.length();
+    let mut bytes: Vec<u8> = Vec::new();
+    let (mut read, mut rest) = (0, string.clone());
+    ENCODER.with(|encoder| loop {
+        let room = if read == 0 { units + 16 } else { (units - read) * 3 };
+        let at = bytes.len();
+        bytes.resize(at + room as usize, 0);
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        // SAFETY (as in `utf16_of`): the view covers exactly the room just
+        // made at the end of `bytes` (after the allocation that may grow the
+        // memory); nothing allocates between the write and the view's last
+        // use.
+        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
+            &memory.buffer(),
+            bytes.as_ptr() as u32 + at as u32,
+            room,
+        );
+        let done = encoder.encode_into(&rest, &view);
+        bytes.truncate(at + done.written() as usize);
+        read += done.read();
+        if read >= units {
+            return bytes;
         }
-        Decoder::Standard(_) => ENCODER.with(|encoder| encoder.encode(string).to_vec()),
+        // `encodeInto` never splits a surrogate pair: the rest starts on a
+        // character.
+        rest = string.slice(read, units);
     })
 }
 

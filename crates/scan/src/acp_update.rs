@@ -287,6 +287,27 @@ fn update_object<'a, U: Unit>(
     Some((update, end))
 }
 
+/// In `value`, the raw text of a JSON value this scanner took (a field of
+/// [`Raw`]): the value of `key` when it is an object (`Some(None)` when it
+/// is not an object or has no such key); `None` when that cannot be told
+/// without a full parser (a repeated key, a key with escapes).
+pub fn field<'a, U: Unit>(value: &'a [U], key: &[u8]) -> Option<Option<&'a [U]>> {
+    if value.first()?.value() != u32::from(b'{') {
+        return Some(None);
+    }
+    let mut found = None;
+    let mut clear = true;
+    object(value, 0, &mut |name, at| {
+        let end = skip_value(value, at, 1)?;
+        if eq_ascii(name, key) && found.replace(&value[at..end]).is_some() {
+            clear = false;
+        }
+        Some(end)
+    })
+    .filter(|_| clear)?;
+    Some(found)
+}
+
 /// A cost object: its `amount` (raw) when a number and `currency` is
 /// `USD`.
 #[inline(never)]
@@ -592,6 +613,18 @@ mod tests {
         assert_eq!(update.kind, Kind::MessageChunk);
         assert_eq!(raw(update.raw.meta), r#"{"usage":{}}"#);
         assert_eq!(raw(update.raw.content), r#"{"type":"text","text":""}"#);
+    }
+
+    #[test]
+    fn finds_a_field_of_a_raw_object() {
+        let value = br#"{"a":{"b":[1]},"toolName" : "Read","c":"\n"}"#;
+        assert_eq!(field(value, b"toolName"), Some(Some(&br#""Read""#[..])));
+        assert_eq!(field(value, b"a"), Some(Some(&br#"{"b":[1]}"#[..])));
+        assert_eq!(field(value, b"z"), Some(None));
+        assert_eq!(field(&b"[1]"[..], b"a"), Some(None));
+        assert_eq!(field(&b"\"x\""[..], b"a"), Some(None));
+        assert_eq!(field(&br#"{"a":1,"a":2}"#[..], b"a"), None);
+        assert_eq!(field(&br#"{"\n":1}"#[..], b"a"), None);
     }
 
     #[test]

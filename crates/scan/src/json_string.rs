@@ -2,12 +2,24 @@
 //! and its text decoded from JSON escapes (and UTF-8) into UTF-16 code units
 //! in one pass.
 
-use crate::unit::{lane_below, lane_is, zero_lane, Unit};
+use crate::unit::{zero_lane, Unit};
 use crate::utf16::put_code_point;
 
 /// Whether a lane of `x` is `"`, `\` or a control character (< 0x20).
 fn special<U: Unit>(x: u64) -> bool {
-    lane_is::<U>(x, b'"') || lane_is::<U>(x, b'\\') || lane_below::<U>(x, 0x20)
+    specials::<U>(x) != 0
+}
+
+/// The top bit of each lane of `x` that is `"`, `\` or a control character
+/// (< 0x20), without a branch; lanes above the first such one may be set
+/// wrongly (a borrow), the lowest set one is always exact.
+fn specials<U: Unit>(x: u64) -> u64 {
+    let quote = x ^ (U::ONES * u64::from(b'"'));
+    let backslash = x ^ (U::ONES * u64::from(b'\\'));
+    (quote.wrapping_sub(U::ONES) & !quote
+        | backslash.wrapping_sub(U::ONES) & !backslash
+        | x.wrapping_sub(U::ONES * 0x20) & !x)
+        & U::HIGHS
 }
 
 /// The end (after the closing quote) of the string whose first unit is at
@@ -17,7 +29,13 @@ pub fn string_end<U: Unit>(line: &[U], start: usize) -> Option<(usize, bool)> {
     let mut i = start;
     let mut escaped = false;
     loop {
-        while line.len() >= i + U::LANES && !special::<U>(U::word(&line[i..])) {
+        // A word at a time up to the first special unit.
+        while let Some(units) = line.get(i..i + U::LANES) {
+            let found = specials::<U>(U::word(units));
+            if found != 0 {
+                i += found.trailing_zeros() as usize / (64 / U::LANES);
+                break;
+            }
             i += U::LANES;
         }
         match line.get(i)?.value() {
