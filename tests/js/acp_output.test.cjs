@@ -90,3 +90,34 @@ test("protocol: 'cli' is the default; anything else is INVALID_INPUT naming prot
     }
   }
 });
+
+test('a string is read as its UTF-8 bytes: non-ASCII text, a lone surrogate, string chunks', () => {
+  // Mostly non-ASCII (the string's UTF-8 is longer than its length: the
+  // core writes it in more than one step) and a lone surrogate, which reads
+  // as U+FFFD as in Buffer.from(string) (raw: JSON.stringify would escape
+  // it, and serde_json refuses an escaped lone surrogate).
+  const chunk = (text) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+    });
+  const lines = [chunk('é日🎉'.repeat(500)), chunk('a-b').replace('-', '\ud800'), chunk('x'.repeat(70)), '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}'];
+  const text = `${lines.join('\n')}\n`;
+  const whole = pkg.parseAgentOutput('opencode', text, { protocol: 'acp' });
+  assert.equal(whole.text, `${'é日🎉'.repeat(500)}a\ufffdb${'x'.repeat(70)}`);
+  assert.equal(whole.status, 'success');
+  assert.deepEqual(pkg.parseAgentOutput('opencode', Buffer.from(text), { protocol: 'acp' }), whole);
+  for (const size of [1, 7, 1000]) {
+    const parser = new pkg.AgentOutputParser('opencode', { protocol: 'acp' });
+    let events = '';
+    for (let i = 0; i < text.length; i += size) {
+      for (const event of parser.push(text.slice(i, i + size))) if (event.type === 'text') events += event.text;
+    }
+    const reply = parser.finish();
+    // A string chunk cut between the halves of a pair has two lone halves.
+    if (size === 1000) assert.deepEqual(reply, whole, `${size}-unit chunks`);
+    assert.equal(events, reply.text, `${size}-unit chunks`);
+    assert.equal(reply.status, 'success');
+  }
+});
