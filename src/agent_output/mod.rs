@@ -398,6 +398,18 @@ pub enum Output<'a> {
     Utf16(&'a [u16]),
 }
 
+/// The whole output given piece by piece by `feed` (which calls
+/// [`AgentOutputParser::push`]): as [`parse_agent_output_in`] on the pieces
+/// joined, without holding them all at once.
+pub fn parse_agent_output_fed(
+    agent_type: &str,
+    protocol: Protocol,
+    form: TextForm,
+    feed: impl FnOnce(&mut AgentOutputParser),
+) -> (AgentReply, Vec<u16>) {
+    whole(agent_type, protocol, form, feed)
+}
+
 fn whole(
     agent_type: &str,
     protocol: Protocol,

@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use super::js_input::{self, type_name};
 use super::js_result;
-use super::js_text::{from_utf16, utf16_of, utf8_of};
+use super::js_text::{from_utf16, utf16_of, utf8_pieces};
 use super::json_bridge::from_serializable;
 use crate::agent_output;
 use crate::agents;
@@ -91,21 +91,25 @@ pub fn parse_agent_output_with(
     // A string is read as its UTF-16 units where the engine can copy them
     // out (Node), else as UTF-8. ACP lines are scanned as UTF-8 only.
     let string = output_value.dyn_ref::<js_sys::JsString>();
-    let output = match (protocol, string) {
-        (agent_output::Protocol::Cli, Some(string)) => match utf16_of(string) {
-            Some(units) => Output::Units(units),
-            None => js_result(output(output_value, "output"))?,
-        },
-        // ACP lines are scanned as UTF-8 only.
-        (agent_output::Protocol::Acp, Some(string)) => Output::Bytes(utf8_of(string)),
-        (_, None) => js_result(output(output_value, "output"))?,
+    let form = agent_output::TextForm::Utf16;
+    let (reply, units) = match (protocol, string) {
+        // ACP lines are scanned as UTF-8 only: the string is pushed as its
+        // UTF-8, a piece at a time.
+        (agent_output::Protocol::Acp, Some(string)) => {
+            agent_output::parse_agent_output_fed(&agent_type, protocol, form, |parser| {
+                utf8_pieces(string, |piece| {
+                    parser.push(piece);
+                })
+            })
+        }
+        _ => {
+            let output = match string.and_then(utf16_of) {
+                Some(units) => Output::Units(units),
+                None => js_result(output(output_value, "output"))?,
+            };
+            agent_output::parse_agent_output_in(&agent_type, protocol, output.as_output(), form)
+        }
     };
-    let (reply, units) = agent_output::parse_agent_output_in(
-        &agent_type,
-        protocol,
-        output.as_output(),
-        agent_output::TextForm::Utf16,
-    );
     js_result(reply_to_js(reply, &units))
 }
 
@@ -173,17 +177,20 @@ impl AgentOutputParser {
     #[wasm_bindgen(js_name = __push, skip_typescript)]
     pub fn push_parts(&mut self, chunk: JsValue) -> std::result::Result<js_sys::Array, JsValue> {
         let parser = js_result(self.live())?;
-        // An ACP string chunk crosses as UTF-8 written by the engine (a
-        // line is scanned as UTF-8 either way).
-        let chunk = match chunk.dyn_ref::<js_sys::JsString>() {
-            Some(string) if parser.is_acp() => Output::Bytes(utf8_of(string)),
-            _ => js_result(output(chunk, "chunk"))?,
-        };
-        let events = match chunk {
-            Output::Text(text) => parser.push_str(&text),
-            Output::Bytes(bytes) => parser.push(&bytes),
-            // `output` never reads a chunk as units.
-            Output::Units(units) => parser.push_str(&String::from_utf16_lossy(&units)),
+        let events = match chunk.dyn_ref::<js_sys::JsString>() {
+            // An ACP string chunk crosses as UTF-8 written by the engine, a
+            // piece at a time (a line is scanned as UTF-8 either way).
+            Some(string) if parser.is_acp() => {
+                let mut events = Vec::new();
+                utf8_pieces(string, |piece| events.extend(parser.push(piece)));
+                events
+            }
+            _ => match js_result(output(chunk, "chunk"))? {
+                Output::Text(text) => parser.push_str(&text),
+                Output::Bytes(bytes) => parser.push(&bytes),
+                // `output` never reads a chunk as units.
+                Output::Units(units) => parser.push_str(&String::from_utf16_lossy(&units)),
+            },
         };
         let (lengths, units) = parser.take_text_units();
         let mut lengths = lengths.into_iter();

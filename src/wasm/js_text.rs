@@ -95,40 +95,41 @@ pub fn utf16_of(string: &JsString) -> Option<Vec<u16>> {
 }
 
 /// The UTF-8 bytes of `string` (a lone surrogate as U+FFFD, as
-/// `String::from_utf16_lossy` reads it), written by the engine's
-/// `TextEncoder#encodeInto` straight into WebAssembly memory: room for the
-/// string as ASCII first, then for the rest at 3 bytes a unit. wasm-bindgen's
-/// own string passing copies the ASCII prefix one `charCodeAt` at a time,
-/// several times slower on a long transcript (docs/acp-output.md, Speed).
-pub fn utf8_of(string: &JsString) -> Vec<u8> {
+/// `String::from_utf16_lossy` reads it) in pieces of at most [`PIECE`]
+/// bytes, each ending on a character, written by the engine's
+/// `TextEncoder#encodeInto` straight into one buffer of WebAssembly memory
+/// and handed to `each`: a long transcript is never copied whole.
+/// wasm-bindgen's own string passing copies the ASCII prefix one
+/// `charCodeAt` at a time, several times slower (docs/acp-output.md, Speed).
+pub fn utf8_pieces(string: &JsString, mut each: impl FnMut(&[u8])) {
     let units = string.length();
-    let mut bytes: Vec<u8> = Vec::new();
+    let room = PIECE.min(units as usize * 3 + 4);
+    let piece = vec![0u8; room];
     let (mut read, mut rest) = (0, string.clone());
     ENCODER.with(|encoder| loop {
-        let room = if read == 0 { units + 16 } else { (units - read) * 3 };
-        let at = bytes.len();
-        bytes.resize(at + room as usize, 0);
         let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-        // SAFETY (as in `utf16_of`): the view covers exactly the room just
-        // made at the end of `bytes` (after the allocation that may grow the
-        // memory); nothing allocates between the write and the view's last
-        // use.
+        // SAFETY (as in `utf16_of`): the view covers exactly `piece`, made
+        // before it; nothing allocates between the write and the view's
+        // last use.
         let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
             &memory.buffer(),
-            bytes.as_ptr() as u32 + at as u32,
-            room,
+            piece.as_ptr() as u32,
+            room as u32,
         );
         let done = encoder.encode_into(&rest, &view);
-        bytes.truncate(at + done.written() as usize);
+        each(&piece[..done.written() as usize]);
         read += done.read();
         if read >= units {
-            return bytes;
+            return;
         }
-        // `encodeInto` never splits a surrogate pair: the rest starts on a
-        // character.
+        // `encodeInto` never splits a surrogate pair (and a piece has room
+        // for any character): the rest starts on a character.
         rest = string.slice(read, units);
     })
 }
+
+/// The most bytes [`utf8_pieces`] hands over at once.
+pub const PIECE: usize = 256 * 1024;
 
 thread_local! {
     static ENCODER: TextEncoder = TextEncoder::new();
