@@ -12,6 +12,7 @@ use agent_context_scan::acp_update::{self, Kind, Update};
 use agent_context_scan::unit::{eq_ascii, Unit};
 use serde_json::Value;
 
+use super::acp_value::checked_value;
 use super::builder::ReplyBuilder;
 use super::json::{count_field, number_field, output_text, str_field};
 use super::reply::{ModelUsage, ToolStatus, Usage};
@@ -535,18 +536,12 @@ fn put(fields: &mut serde_json::Map<String, Value>, key: &str, raw: Option<&[u8]
     }
 }
 
-/// The raw text of a JSON value the scanner checked, as a `Value`: a string
-/// without escapes made directly, anything else by serde_json (`from_str`,
-/// the reader the general path links already). `None` when it is not UTF-8.
+/// The raw text of a JSON value the scanner checked, as a `Value`: read
+/// directly ([`checked_value`]) where that reads it as serde_json would,
+/// else by serde_json (`from_str`, the reader the general path links
+/// already). `None` when it is not UTF-8.
 fn json_value(raw: &[u8]) -> Option<Value> {
-    if let [b'"', inner @ .., b'"'] = raw {
-        if !inner.contains(&b'\\') {
-            return std::str::from_utf8(inner)
-                .ok()
-                .map(|s| Value::String(s.to_owned()));
-        }
-    }
-    serde_json::from_str(std::str::from_utf8(raw).ok()?).ok()
+    checked_value(raw).or_else(|| serde_json::from_str(std::str::from_utf8(raw).ok()?).ok())
 }
 
 /// The part of a tool update's `_meta` that names the tool (Claude's

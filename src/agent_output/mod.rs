@@ -23,6 +23,7 @@
 //! ```
 
 mod acp;
+mod acp_value;
 mod ansi;
 mod builder;
 mod claude;
