@@ -138,13 +138,13 @@ impl AcpReader {
                 if let Some(id) = str_field(params, "sessionId") {
                     out.session(id);
                 }
-                self.update(kind, update, out);
+                self.update(kind, update, None, out);
             }
             // The tool call asking for permission, as the agent describes it;
             // the answer is the client's, not in this output.
             "session/request_permission" => {
                 if let Some(tool) = params.get("toolCall") {
-                    self.tool(tool, false, out);
+                    self.tool(tool, None, false, out);
                 }
             }
             // The client's file access: the tool calls around it tell the story.
@@ -154,7 +154,15 @@ impl AcpReader {
     }
 
     /// An update of one of the [`KNOWN_UPDATES`].
-    fn update(&mut self, kind: &str, update: &Value, out: &mut ReplyBuilder) {
+    /// `raw_input`: the tool's `rawInput` when the caller has taken it out
+    /// of `update` (the scanner's route: no copy of it is made).
+    fn update(
+        &mut self,
+        kind: &str,
+        update: &Value,
+        raw_input: Option<Value>,
+        out: &mut ReplyBuilder,
+    ) {
         let history = self.phase == Phase::SettingUp;
         match kind {
             "agent_message_chunk" => {
@@ -186,7 +194,7 @@ impl AcpReader {
                 }
             }
             "tool_call" | "tool_call_update" if !history => {
-                self.tool(update, kind == "tool_call", out)
+                self.tool(update, raw_input, kind == "tool_call", out)
             }
             "plan" if !history => {
                 if let Some(entries) = update.get("entries") {
@@ -353,7 +361,8 @@ impl AcpReader {
         if let Some(id) = session {
             out.session(&id);
         }
-        self.update(kind, &Value::Object(fields), out);
+        let raw_input = fields.remove("rawInput");
+        self.update(kind, &Value::Object(fields), raw_input, out);
         true
     }
 
@@ -384,11 +393,18 @@ impl AcpReader {
 
     /// A `tool_call` (`started`) or `tool_call_update`, or the tool call of a
     /// permission request.
-    fn tool(&mut self, update: &Value, started: bool, out: &mut ReplyBuilder) {
+    /// `raw_input`: its `rawInput` when taken out of `update` already.
+    fn tool(
+        &mut self,
+        update: &Value,
+        raw_input: Option<Value>,
+        started: bool,
+        out: &mut ReplyBuilder,
+    ) {
         let id = str_field(update, "toolCallId").unwrap_or_default();
         let name = self.tool_name(update, started);
-        let input = update
-            .get("rawInput")
+        let input = raw_input
+            .or_else(|| update.get("rawInput").cloned())
             .filter(|v| !v.is_null() && v.as_object().map_or(true, |o| !o.is_empty()));
         let status = match str_field(update, "status") {
             Some("completed") => Some(ToolStatus::Success),
@@ -396,7 +412,7 @@ impl AcpReader {
             _ => None,
         };
         let output = status.and_then(|_| tool_output(update));
-        out.tool(id, name, input, status.map(|s| (s, output.as_deref())));
+        out.tool_owned(id, name, input, status.map(|s| (s, output.as_deref())));
     }
 
     /// The tool's own name where the agent gives it, else the ACP `kind`

@@ -247,6 +247,17 @@ impl ReplyBuilder {
         input: Option<&Value>,
         finished: Option<(ToolStatus, Option<&str>)>,
     ) {
+        self.tool_owned(id, name, input.cloned(), finished);
+    }
+
+    /// [`tool`](Self::tool) with an input the caller gives up (no copy).
+    pub fn tool_owned(
+        &mut self,
+        id: &str,
+        name: Option<&str>,
+        input: Option<Value>,
+        finished: Option<(ToolStatus, Option<&str>)>,
+    ) {
         self.end_message();
         let index = self.tool_entry(id);
         let tool = &mut self.tool_uses[index];
@@ -254,7 +265,7 @@ impl ReplyBuilder {
             tool.name = name.to_owned();
         }
         if let Some(input) = input {
-            tool.input = input.clone();
+            tool.input = input;
         }
         if let Some((status, output)) = finished {
             tool.status = status;
