@@ -351,9 +351,11 @@ impl AcpReader {
                 fields.get("status").and_then(Value::as_str),
                 Some("completed" | "failed")
             );
+            // `rawOutput` is read only when `content` has no text.
             read && (!finished
                 || put(&mut fields, "content", raw.content)
-                    && put(&mut fields, "rawOutput", raw.raw_output))
+                    && (content_output(fields.get("content")).is_some()
+                        || put(&mut fields, "rawOutput", raw.raw_output)))
         };
         if !read {
             return false;
@@ -623,7 +625,12 @@ fn content_text(update: &Value) -> Option<&str> {
 /// path and new text), else `rawOutput` (a string, or the `output` /
 /// `content` / `stdout` string of an object, else its JSON).
 fn tool_output(update: &Value) -> Option<String> {
-    let blocks = update.get("content").and_then(Value::as_array);
+    content_output(update.get("content")).or_else(|| raw_output(update))
+}
+
+/// The text of a tool's `content` blocks, when there is any.
+fn content_output(content: Option<&Value>) -> Option<String> {
+    let blocks = content.and_then(Value::as_array);
     let texts: Vec<String> = blocks
         .into_iter()
         .flatten()
@@ -640,9 +647,11 @@ fn tool_output(update: &Value) -> Option<String> {
             _ => None,
         })
         .collect();
-    if !texts.is_empty() {
-        return Some(texts.join("\n"));
-    }
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// The text of a tool's `rawOutput`.
+fn raw_output(update: &Value) -> Option<String> {
     match update.get("rawOutput")? {
         Value::String(s) if s.is_empty() => None,
         Value::Object(o) => ["output", "content", "stdout"]
