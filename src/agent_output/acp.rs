@@ -10,6 +10,8 @@
 
 use agent_context_scan::acp_update::{self, Kind, Update};
 use agent_context_scan::unit::{eq_ascii, Unit};
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::acp_value::checked_value;
@@ -138,13 +140,14 @@ impl AcpReader {
                 if let Some(id) = str_field(params, "sessionId") {
                     out.session(id);
                 }
-                self.update(kind, update, None, out);
+                self.update(kind, update, out);
             }
             // The tool call asking for permission, as the agent describes it;
             // the answer is the client's, not in this output.
             "session/request_permission" => {
                 if let Some(tool) = params.get("toolCall") {
-                    self.tool(tool, None, false, out);
+                    let input = tool.get("rawInput").cloned();
+                    self.tool(&ToolFields::of(tool), input, false, out);
                 }
             }
             // The client's file access: the tool calls around it tell the story.
@@ -154,15 +157,7 @@ impl AcpReader {
     }
 
     /// An update of one of the [`KNOWN_UPDATES`].
-    /// `raw_input`: the tool's `rawInput` when the caller has taken it out
-    /// of `update` (the scanner's route: no copy of it is made).
-    fn update(
-        &mut self,
-        kind: &str,
-        update: &Value,
-        raw_input: Option<Value>,
-        out: &mut ReplyBuilder,
-    ) {
+    fn update(&mut self, kind: &str, update: &Value, out: &mut ReplyBuilder) {
         let history = self.phase == Phase::SettingUp;
         match kind {
             "agent_message_chunk" => {
@@ -194,7 +189,8 @@ impl AcpReader {
                 }
             }
             "tool_call" | "tool_call_update" if !history => {
-                self.tool(update, raw_input, kind == "tool_call", out)
+                let input = update.get("rawInput").cloned();
+                self.tool(&ToolFields::of(update), input, kind == "tool_call", out)
             }
             "plan" if !history => {
                 if let Some(entries) = update.get("entries") {
@@ -323,48 +319,79 @@ impl AcpReader {
             return false;
         };
         let raw = &update.raw;
-        let mut fields = serde_json::Map::new();
-        let kind = match update.kind {
-            Kind::ToolCall => "tool_call",
-            Kind::ToolCallUpdate => "tool_call_update",
-            _ => "agent_message_chunk",
+        let started = match update.kind {
+            Kind::ToolCall => true,
+            Kind::ToolCallUpdate => false,
+            _ => {
+                // Qwen's chunk with `_meta`: read by `update` itself.
+                let mut fields = serde_json::Map::new();
+                // `messageId` has no escapes: its raw text is a JSON string.
+                let id = update.message_id.map(|id| [&b"\""[..], id, b"\""].concat());
+                let read = put(&mut fields, "_meta", raw.meta)
+                    && put(&mut fields, "content", raw.content)
+                    && put(&mut fields, "messageId", id.as_deref());
+                if !read {
+                    return false;
+                }
+                if let Some(id) = session {
+                    out.session(&id);
+                }
+                self.update("agent_message_chunk", &Value::Object(fields), out);
+                return true;
+            }
         };
-        let read = if kind == "agent_message_chunk" {
-            // `messageId` has no escapes: its raw text is a JSON string.
-            let id = update.message_id.map(|id| [&b"\""[..], id, b"\""].concat());
-            put(&mut fields, "_meta", raw.meta)
-                && put(&mut fields, "content", raw.content)
-                && put(&mut fields, "messageId", id.as_deref())
-        } else {
-            let named_in_meta = matches!(self.agent, Agent::Claude | Agent::Qwen);
-            let meta = raw.meta.filter(|_| named_in_meta);
-            let read = put(&mut fields, "status", raw.status)
-                && put(&mut fields, "toolCallId", raw.tool_call_id)
-                && put(&mut fields, "kind", raw.kind)
-                && put(&mut fields, "title", raw.title)
-                && put(&mut fields, "rawInput", raw.raw_input)
-                && meta.map_or(true, |meta| match tool_name_meta(self.agent, meta) {
-                    Some(meta) => fields.insert("_meta".to_owned(), meta).is_none(),
-                    None => false,
-                });
-            let finished = matches!(
-                fields.get("status").and_then(Value::as_str),
-                Some("completed" | "failed")
-            );
-            // `rawOutput` is read only when `content` has no text.
-            read && (!finished
-                || put(&mut fields, "content", raw.content)
-                    && (content_output(fields.get("content")).is_some()
-                        || put(&mut fields, "rawOutput", raw.raw_output)))
-        };
-        if !read {
+        // A tool call: the fields `tool` reads, strings borrowed from the
+        // line where they have no escapes.
+        let (Some(id), Some(status), Some(kind), Some(title)) = (
+            raw_str(raw.tool_call_id),
+            raw_str(raw.status),
+            raw_str(raw.kind),
+            raw_str(raw.title),
+        ) else {
             return false;
-        }
+        };
+        let meta = match raw.meta {
+            Some(meta) if matches!(self.agent, Agent::Claude | Agent::Qwen) => {
+                match tool_name_meta(self.agent, meta) {
+                    Some(meta) => Some(meta),
+                    None => return false,
+                }
+            }
+            _ => None,
+        };
+        let finished = matches!(status.as_deref(), Some("completed" | "failed"));
+        let read = |raw: Option<&[u8]>| raw.filter(|_| finished).map(json_value);
+        let content = match read(raw.content) {
+            Some(None) => return false,
+            other => other.flatten(),
+        };
+        // `rawOutput` is read only when `content` has no text.
+        let raw_output = match read(
+            raw.raw_output
+                .filter(|_| content_output(content.as_ref()).is_none()),
+        ) {
+            Some(None) => return false,
+            other => other.flatten(),
+        };
+        let input = match raw.raw_input.map(json_value) {
+            Some(None) => return false,
+            other => other.flatten(),
+        };
         if let Some(id) = session {
             out.session(&id);
         }
-        let raw_input = fields.remove("rawInput");
-        self.update(kind, &Value::Object(fields), raw_input, out);
+        if self.phase != Phase::SettingUp {
+            let fields = ToolFields {
+                id: id.as_deref(),
+                status: status.as_deref(),
+                kind: kind.as_deref(),
+                title: title.as_deref(),
+                meta: meta.as_ref(),
+                content: content.as_ref(),
+                raw_output: raw_output.as_ref(),
+            };
+            self.tool(&fields, input, started, out);
+        }
         true
     }
 
@@ -394,49 +421,42 @@ impl AcpReader {
     }
 
     /// A `tool_call` (`started`) or `tool_call_update`, or the tool call of a
-    /// permission request.
-    /// `raw_input`: its `rawInput` when taken out of `update` already.
+    /// permission request: its fields, and its `rawInput`.
     fn tool(
         &mut self,
-        update: &Value,
-        raw_input: Option<Value>,
+        tool: &ToolFields<'_>,
+        input: Option<Value>,
         started: bool,
         out: &mut ReplyBuilder,
     ) {
-        let id = str_field(update, "toolCallId").unwrap_or_default();
-        let name = self.tool_name(update, started);
-        let input = raw_input
-            .or_else(|| update.get("rawInput").cloned())
-            .filter(|v| !v.is_null() && v.as_object().map_or(true, |o| !o.is_empty()));
-        let status = match str_field(update, "status") {
+        let id = tool.id.unwrap_or_default();
+        let name = self.tool_name(tool, started);
+        let input = input.filter(|v| !v.is_null() && v.as_object().map_or(true, |o| !o.is_empty()));
+        let status = match tool.status {
             Some("completed") => Some(ToolStatus::Success),
             Some("failed") => Some(ToolStatus::Error),
             _ => None,
         };
-        let output = status.and_then(|_| tool_output(update));
+        let output = status.and_then(|_| {
+            content_output(tool.content).or_else(|| tool.raw_output.and_then(raw_output))
+        });
         out.tool_owned(id, name, input, status.map(|s| (s, output.as_deref())));
     }
 
     /// The tool's own name where the agent gives it, else the ACP `kind`
     /// (`read`, `edit`, `execute`, …) or the title, on the first sight.
-    fn tool_name<'a>(&self, update: &'a Value, started: bool) -> Option<&'a str> {
-        let meta = update.get("_meta");
+    fn tool_name<'a>(&self, tool: &ToolFields<'a>, started: bool) -> Option<&'a str> {
+        let meta = tool.meta;
         let named = match self.agent {
             Agent::Claude => meta
                 .and_then(|m| m.get("claudeCode"))
                 .and_then(|c| str_field(c, "toolName")),
             Agent::Qwen => meta.and_then(|m| str_field(m, "toolName")),
             // Gemini's call ids are `<tool>__<tool>_<time>_<n>`.
-            Agent::Gemini if started => {
-                str_field(update, "toolCallId").and_then(|id| Some(&id[..find(id, "__")?]))
-            }
+            Agent::Gemini if started => tool.id.and_then(|id| Some(&id[..find(id, "__")?])),
             _ => None,
         };
-        named.or_else(|| {
-            started
-                .then(|| str_field(update, "kind").or_else(|| str_field(update, "title")))
-                .flatten()
-        })
+        named.or_else(|| started.then(|| tool.kind.or(tool.title)).flatten())
     }
 
     /// A successful response: the session (`sessionId`), the turn's end
@@ -621,14 +641,52 @@ fn content_text(update: &Value) -> Option<&str> {
     }
 }
 
-/// A finished tool's output: its `content` blocks' text (a diff as its
-/// path and new text), else `rawOutput` (a string, or the `output` /
-/// `content` / `stdout` string of an object, else its JSON).
-fn tool_output(update: &Value) -> Option<String> {
-    content_output(update.get("content")).or_else(|| raw_output(update))
+/// What [`AcpReader::tool`] reads of a tool call.
+struct ToolFields<'a> {
+    id: Option<&'a str>,
+    status: Option<&'a str>,
+    kind: Option<&'a str>,
+    title: Option<&'a str>,
+    meta: Option<&'a Value>,
+    content: Option<&'a Value>,
+    raw_output: Option<&'a Value>,
 }
 
-/// The text of a tool's `content` blocks, when there is any.
+impl<'a> ToolFields<'a> {
+    /// The fields of a tool call read by the general reader.
+    fn of(tool: &'a Value) -> Self {
+        ToolFields {
+            id: str_field(tool, "toolCallId"),
+            status: str_field(tool, "status"),
+            kind: str_field(tool, "kind"),
+            title: str_field(tool, "title"),
+            meta: tool.get("_meta"),
+            content: tool.get("content"),
+            raw_output: tool.get("rawOutput"),
+        }
+    }
+}
+
+/// A field's raw text (checked by the scanner) as `str_field` reads it: the
+/// string it is, borrowed when it has no escapes, `Some(None)` when it is
+/// no string or not there; `None` when it is not UTF-8.
+fn raw_str(raw: Option<&[u8]>) -> Option<Option<Cow<'_, str>>> {
+    match raw {
+        Some([b'"', inner @ .., b'"']) if !inner.contains(&b'\\') => std::str::from_utf8(inner)
+            .ok()
+            .map(|s| Some(Cow::Borrowed(s))),
+        Some(raw @ [b'"', ..]) => match json_value(raw)? {
+            Value::String(s) => Some(Some(Cow::Owned(s))),
+            _ => Some(None),
+        },
+        _ => Some(None),
+    }
+}
+
+/// A finished tool's output: its `content` blocks' text (a diff as its
+/// path and new text), else `rawOutput` (a string, or the `output` /
+/// `content` / `stdout` string of an object, else its JSON). This is the
+/// first part; [`raw_output`] the second.
 fn content_output(content: Option<&Value>) -> Option<String> {
     let blocks = content.and_then(Value::as_array);
     let texts: Vec<String> = blocks
@@ -651,8 +709,8 @@ fn content_output(content: Option<&Value>) -> Option<String> {
 }
 
 /// The text of a tool's `rawOutput`.
-fn raw_output(update: &Value) -> Option<String> {
-    match update.get("rawOutput")? {
+fn raw_output(raw_output: &Value) -> Option<String> {
+    match raw_output {
         Value::String(s) if s.is_empty() => None,
         Value::Object(o) => ["output", "content", "stdout"]
             .iter()
