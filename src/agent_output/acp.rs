@@ -161,14 +161,7 @@ impl AcpReader {
         let history = self.phase == Phase::SettingUp;
         match kind {
             "agent_message_chunk" => {
-                if let Some(usage) = update.get("_meta").and_then(|m| m.get("usage")) {
-                    // Qwen: each model call's usage, on an empty chunk.
-                    let mut turn = acp_usage(usage, self.agent);
-                    turn.duration_ms = update
-                        .get("_meta")
-                        .and_then(|m| count_field(m, "durationMs"));
-                    self.add_usage(&turn, out);
-                }
+                self.chunk_usage(update.get("_meta"), out);
                 if history {
                     return;
                 }
@@ -209,6 +202,16 @@ impl AcpReader {
         }
     }
 
+    /// Qwen's usage of each model call, in the `_meta` of an (empty)
+    /// message chunk: added.
+    fn chunk_usage(&mut self, meta: Option<&Value>, out: &mut ReplyBuilder) {
+        if let Some(usage) = meta.and_then(|m| m.get("usage")) {
+            let mut turn = acp_usage(usage, self.agent);
+            turn.duration_ms = meta.and_then(|m| count_field(m, "durationMs"));
+            self.add_usage(&turn, out);
+        }
+    }
+
     /// `usage_update`: how full the context window is, and the session's
     /// cost so far (the latest stands).
     fn usage_update(
@@ -240,10 +243,21 @@ impl AcpReader {
 
     /// What [`update`](Self::update) does with the same line.
     fn apply(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder, text: &[u16]) -> bool {
-        let tool = matches!(update.kind, Kind::ToolCall | Kind::ToolCallUpdate);
-        if tool || (update.kind == Kind::MessageChunk && update.raw.meta.is_some()) {
-            return self.apply_fields(update, out);
+        if matches!(update.kind, Kind::ToolCall | Kind::ToolCallUpdate) {
+            return self.apply_tool(update, out);
         }
+        // A message chunk's `_meta` (Qwen's usage), read alone.
+        let meta = match update
+            .raw
+            .meta
+            .filter(|_| update.kind == Kind::MessageChunk)
+        {
+            Some(raw) => match json_value(raw) {
+                Some(meta) => Some(meta),
+                None => return false,
+            },
+            None => None,
+        };
         let has_text = update.text;
         if self.agent == Agent::Copilot
             && update.kind == Kind::MessageChunk
@@ -274,10 +288,11 @@ impl AcpReader {
         if let Some(id) = session {
             out.session(&id);
         }
+        self.chunk_usage(meta.as_ref(), out);
         let history = self.phase == Phase::SettingUp;
         match update.kind {
             Kind::Quiet => {}
-            // Read by `apply_fields`.
+            // Read by `apply_tool`.
             Kind::ToolCall | Kind::ToolCallUpdate => return false,
             Kind::Usage => self.usage_update(update.used, update.size, cost, out),
             Kind::ThoughtChunk if !history && has_text => {
@@ -308,38 +323,17 @@ impl AcpReader {
         true
     }
 
-    /// A tool call, or a message chunk with `_meta` (Qwen's usage): the
-    /// fields [`update`](Self::update) reads, each parsed alone from the
-    /// raw text the scanner checked, then read by `update` itself. Fields
-    /// only a finished tool's output needs are parsed for it only, `_meta`
-    /// only where it is read. False, nothing done, when a field is not
-    /// UTF-8 (the general reader decides).
-    fn apply_fields(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder) -> bool {
+    /// A tool call: the fields [`tool`](Self::tool) reads, each from the
+    /// raw text the scanner checked, then read by `tool` itself. Fields only
+    /// a finished tool's output needs are read for it only, `_meta` only
+    /// where it is read. False, nothing done, when a field is not UTF-8
+    /// (the general reader decides).
+    fn apply_tool(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder) -> bool {
         let Some(session) = new_session(update, out) else {
             return false;
         };
         let raw = &update.raw;
-        let started = match update.kind {
-            Kind::ToolCall => true,
-            Kind::ToolCallUpdate => false,
-            _ => {
-                // Qwen's chunk with `_meta`: read by `update` itself.
-                let mut fields = serde_json::Map::new();
-                // `messageId` has no escapes: its raw text is a JSON string.
-                let id = update.message_id.map(|id| [&b"\""[..], id, b"\""].concat());
-                let read = put(&mut fields, "_meta", raw.meta)
-                    && put(&mut fields, "content", raw.content)
-                    && put(&mut fields, "messageId", id.as_deref());
-                if !read {
-                    return false;
-                }
-                if let Some(id) = session {
-                    out.session(&id);
-                }
-                self.update("agent_message_chunk", &Value::Object(fields), out);
-                return true;
-            }
-        };
+        let started = update.kind == Kind::ToolCall;
         // A tool call: the fields `tool` reads, strings borrowed from the
         // line where they have no escapes.
         let (Some(id), Some(status), Some(kind), Some(title)) = (
@@ -558,19 +552,6 @@ impl AcpReader {
             .map(str::to_owned)
             .or_else(|| rpc_code.map(|c| c.to_string()));
         out.fail("error", &message, code.as_deref());
-    }
-}
-
-/// `raw` (when there) read into `fields` under `key`; false when it is not
-/// UTF-8.
-fn put(fields: &mut serde_json::Map<String, Value>, key: &str, raw: Option<&[u8]>) -> bool {
-    match raw.map(json_value) {
-        Some(Some(value)) => {
-            fields.insert(key.to_owned(), value);
-            true
-        }
-        Some(None) => false,
-        None => true,
     }
 }
 
