@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# npm run fuzz [-- SECONDS]: runs every cargo-fuzz target for SECONDS each
-# (default 60) and prints the executions. Works on the stable toolchain:
+# npm run fuzz [-- SECONDS]: runs every cargo-fuzz target for SECONDS (default
+# 60), all at once, and prints the executions. Works on the stable toolchain:
 # libFuzzer's coverage guidance without a sanitizer (--sanitizer none); the
 # targets check properties with assertions, and Rust checks bounds itself.
 set -euo pipefail
@@ -17,19 +17,33 @@ cd fuzz
 build_log=$(mktemp)
 cargo fuzz build -s none >"$build_log" 2>&1 || { cat "$build_log"; exit 1; }
 rm -f "$build_log"
-total=0
+# The targets run at once (libFuzzer uses one core each; -max_total_time is
+# wall time): the step takes SECONDS, not SECONDS per target.
+logs=()
+pids=()
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target"
   log=$(mktemp)
-  if ! cargo fuzz run -s none "$target" -- -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1; then
+  logs+=("$log")
+  cargo fuzz run -s none "$target" -- -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1 &
+  pids+=($!)
+done
+total=0
+failed=0
+for i in "${!targets[@]}"; do
+  target=${targets[$i]}
+  log=${logs[$i]}
+  if ! wait "${pids[$i]}"; then
     tail -40 "$log"
     echo "fuzz: $target FAILED; the crashing input is in fuzz/artifacts/$target/" >&2
-    exit 1
+    failed=1
+    continue
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
   echo "fuzz: $target: ${runs:-?} executions in ${seconds}s, ${cov:-cov: ?}"
   total=$((total + ${runs:-0}))
-  rm -f "$log"
 done
+rm -f "${logs[@]}"
+[ "$failed" = 0 ] || exit 1
 echo "fuzz: $total executions in all, no failure"

@@ -5,6 +5,10 @@
 // tests/cli/install_openai_chat_agents.sh installs; a CLI that is not
 // installed is skipped with the reason printed.
 //
+// One suite per agent, each run by its own test file
+// (tests/acp/run_acp_<cli>.test.cjs), so that the test runner spreads the
+// three agents' runs over its concurrent files like any other live file.
+//
 // Each test has its own folder with a fresh HOME pointing at its own mock,
 // and checks that no process with that HOME is left running.
 'use strict';
@@ -96,7 +100,8 @@ function failedWith(result, kind) {
   assert.equal(result.error.kind, kind, JSON.stringify(result.error));
 }
 
-for (const cli of ['qwen', 'copilot', 'opencode']) {
+/** The suite of `cli` ('qwen', 'copilot' or 'opencode'). */
+module.exports = function acpChatSuite(cli) {
   const skip = chat.available(cli) ? false : `${cli} is not installed (tests/cli/install_openai_chat_agents.sh)`;
   describe(`runAgent over ACP: ${cli}`, { concurrency: CONCURRENCY, skip }, () => {
     test('hello, the instructions inline; then the session resumed; an unknown id is session_not_found', { timeout: TEST_TIMEOUT_MS }, () =>
@@ -217,4 +222,4 @@ for (const cli of ['qwen', 'copilot', 'opencode']) {
         assert.ok(Date.now() - abortedAt < 10_000, `${Date.now() - abortedAt} ms`);
       }));
   });
-}
+};
