@@ -19,6 +19,7 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
+const { assertNothingLeft } = require('../cli/processes.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -41,28 +42,11 @@ async function setUp(cli, scenario) {
   return { cli, dir, home, cwd: fs.realpathSync(cwd), mock, env: chat.sandbox(cli, home, mock.port) };
 }
 
-function processesWithHome(home) {
-  const pids = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
-      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
-
 async function within(cli, scenario, body) {
   const ctx = await setUp(cli, scenario);
   try {
     await body(ctx);
-    // The tree was sent SIGKILL; on a loaded machine a killed process can take a moment to go.
-    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
+    await assertNothingLeft(ctx.home);
   } finally {
     chat.stopMock(ctx.mock);
     fs.rmSync(ctx.dir, { recursive: true, force: true });

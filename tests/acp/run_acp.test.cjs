@@ -17,6 +17,7 @@ const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
+const { assertNothingLeft } = require('../cli/processes.cjs');
 
 const TEST_TIMEOUT_MS = 120_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -41,22 +42,6 @@ async function setUp(cli, scenario) {
     fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('stream_max_retries = 1', 'stream_max_retries = 0'));
   }
   return { cli, dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd) };
-}
-
-/** The PIDs of processes whose environment has this run's HOME. */
-function processesWithHome(home) {
-  const pids = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
-      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
 }
 
 function mainCalls(ctx) {
@@ -89,9 +74,7 @@ async function within(cli, scenario, body) {
   const ctx = await setUp(cli, scenario);
   try {
     await body(ctx);
-    // The tree was sent SIGKILL; on a loaded machine a killed process can take a moment to go.
-    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
+    await assertNothingLeft(ctx.home);
   } finally {
     ctx.mock.stop();
     fs.rmSync(ctx.dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES, LONG_PIECES } = require('./mocks/common.cjs');
+const { processesWithHome } = require('./processes.cjs');
 
 const TEST_TIMEOUT_MS = 180_000;
 const BIN = path.join(harness.ROOT, 'bin', 'agent-context.js');
@@ -54,19 +55,6 @@ function cleanUp(ctx) {
 }
 
 /** The PIDs of processes whose environment has this HOME. */
-function processesWithHome(home) {
-  const pids = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`HOME=${home}`)) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
-
 async function waitFor(check, ms, what) {
   const until = Date.now() + ms;
   while (!check()) {

@@ -20,6 +20,7 @@ const pkg = require('agent-context');
 const agents = require('./openai_chat_agents.cjs');
 const chat = require('./mocks/openai-chat.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
+const { processesWithHome, assertNothingLeft } = require('./processes.cjs');
 
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const TOOL_ANSWER = 'The notes say the launch code is 4217.';
@@ -49,30 +50,12 @@ async function setUp(cli, scenario) {
   return { cli, dir, home, cwd: fs.realpathSync(cwd), notesPath, mock, env: agents.sandbox(cli, home, mock.port) };
 }
 
-/** The PIDs of processes whose environment has this run's HOME. */
-function processesWithHome(home) {
-  const pids = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      if (environ.includes(`HOME=${home}`)) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
-
 /** Runs `body(ctx)` in a fresh setup, then checks nothing is left running and cleans up. */
 async function within(cli, scenario, body) {
   const ctx = await setUp(cli, scenario);
   try {
     await body(ctx);
-    // Its tree was sent SIGKILL before runAgent resolved; on a loaded machine
-    // a killed process can take a moment to go.
-    for (let i = 0; i < 20 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the run is left running');
+    await assertNothingLeft(ctx.home);
   } finally {
     agents.stopMock(ctx.mock);
     fs.rmSync(ctx.dir, { recursive: true, force: true });

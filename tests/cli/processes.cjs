@@ -1,0 +1,34 @@
+// What the live tests check after each run: that no process of the run is
+// left. Every run has its own HOME, so its processes are the ones whose
+// environment names it (Linux /proc).
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+
+/** The PIDs of live processes (zombies are not running) whose environment has this HOME. */
+function processesWithHome(home) {
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
+      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/**
+ * Asserts that nothing of the run with this HOME is left running. The tree
+ * was sent SIGKILL before the run resolved; on a loaded machine a killed
+ * process can take a moment to go, so it gets up to 2 s.
+ */
+async function assertNothingLeft(home, message = 'nothing of the run is left running') {
+  for (let i = 0; i < 20 && processesWithHome(home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(processesWithHome(home), [], message);
+}
+
+module.exports = { processesWithHome, assertNothingLeft };
