@@ -14,6 +14,8 @@
 // (a title, a memory extraction) is a side call (so is Qwen's memory
 // extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
 // `stall`: every call gets its response headers and then nothing, ever.
+// `toolStall`: `tool`'s call of the file-reading tool, then the call that
+// brings its result back stalls (the run can only end by a kill).
 'use strict';
 const path = require('node:path');
 const { stall, PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
@@ -144,9 +146,10 @@ function respond(req, res, scenario, notesPath) {
   const main = (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
   let answer;
   if (!main) answer = { pieces: [SIDE_TEXT], usage: SIDE_USAGE };
-  else if (scenario === 'tool') {
+  else if (scenario === 'tool' || scenario === 'toolStall') {
     const results = toolResults(body);
     const tool = readTool(body);
+    if (results !== null && scenario === 'toolStall') return stall(res);
     if (results === null && tool) {
       answer = { call: { name: tool.name, arguments: JSON.stringify({ [tool.arg]: notesPath }) }, usage: MAIN_USAGE };
     } else {
