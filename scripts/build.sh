@@ -33,6 +33,13 @@ wasm-bindgen --target web --out-dir pkg/web "$raw"
 # Internal (only pkg/node/gemini-tool.cjs requires it): no declarations.
 wasm-bindgen --target nodejs --no-typescript --out-dir pkg/node "$release/$tool.wasm"
 
+# One parameter list for every import of a module (and the glue's import
+# functions to match): V8 compiles a wrapper per import signature when it
+# compiles the module (cold start; see the script).
+node scripts/canonical-imports.mjs "pkg/node/${crate}_bg.wasm" pkg/node/${crate}.js \
+  -- "pkg/web/${crate}_bg.wasm" pkg/web/${crate}.js \
+  -- "pkg/node/${tool}_bg.wasm" pkg/node/${tool}.js
+
 # The Rust toolchain emits these post-MVP features by default (multi-value
 # aside, turned off above); wasm-opt must be told, or it rejects the module.
 features=(--enable-bulk-memory --enable-mutable-globals --enable-sign-ext
