@@ -21,7 +21,7 @@
 //    the fast path (2.) and the KnownAgentType union in the declarations;
 //    and, asked of the core, each agent's layout and the known input keys,
 //    which the fast path (2.) then has from its first call.
-import { appendFileSync, copyFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -177,7 +177,8 @@ for (const [glue, file] of [[node, `${crate}_bg.wasm`], [`${root}pkg/node/${tool
   const text = readFileSync(glue, 'utf8');
   const READ = `const wasmPath = \`\${__dirname}/${file}\`;\nconst wasmBytes = require('fs').readFileSync(wasmPath);`;
   if (!text.includes(READ)) throw new Error(`finish-pkg: ${glue} does not read ${file} as expected`);
-  writeFileSync(glue, `${text.replace(READ, `const wasmBytes = __agentContextReadWasm('${file}');`)}\n${finder}`);
+  const size = statSync(`${root}pkg/node/${file}`).size;
+  writeFileSync(glue, `${text.replace(READ, `const wasmBytes = __agentContextReadWasm('${file}', ${size});`)}\n${finder}`);
 }
 // The Node-only module's errors are AgentContextErrors too.
 appendFileSync(

@@ -39,8 +39,8 @@ const bareCpu = "const u = process.cpuUsage(); process.stdout.write(String(u.use
 // The same, with the module compile and instantiation timed (WebAssembly.Module
 // and WebAssembly.Instance wrapped; the package calls them once each).
 // Also timed: resolving the package name (Node's resolver of the "exports"
-// map, which the require then finds cached), reading the .wasm file
-// (fs.readFileSync wrapped), and what runs after the instantiation (the
+// map, which the require then finds cached), reading the .wasm file (the
+// fs calls on its path or descriptor wrapped), and what runs after the instantiation (the
 // glue's wiring). "Rest" is what is left: reading and compiling the JS glue.
 const phases = `
   const now = () => process.hrtime.bigint();
@@ -50,8 +50,22 @@ const phases = `
   WebAssembly.Module = function (bytes) { const t = now(); try { return new Module(bytes); } finally { times.compile += now() - t; } };
   WebAssembly.Instance = function (m, i) { const t = now(); try { return new Instance(m, i); } finally { instantiated = now(); times.instantiate += instantiated - t; } };
   const fs = require('fs');
-  const { readFileSync } = fs;
-  fs.readFileSync = function (file, ...rest) { const t = now(); try { return readFileSync.call(this, file, ...rest); } finally { if (String(file).endsWith('.wasm')) times.read += now() - t; } };
+  const wasmFds = new Set();
+  const isWasm = (file) => (typeof file === 'number' ? wasmFds.has(file) : String(file).endsWith('.wasm'));
+  for (const name of ['existsSync', 'statSync', 'openSync', 'readSync', 'readFileSync', 'closeSync']) {
+    const original = fs[name];
+    fs[name] = function (file, ...rest) {
+      const t = now();
+      try {
+        const result = original.call(this, file, ...rest);
+        if (name === 'openSync' && isWasm(file)) wasmFds.add(result);
+        return result;
+      } finally {
+        if (isWasm(file)) times.read += now() - t;
+        if (name === 'closeSync') wasmFds.delete(file);
+      }
+    };
+  }
   const t0 = now();
   require.resolve('agent-context');
   const tr = now();
@@ -82,7 +96,9 @@ function wall(args, cwd = root) {
   return { ns, stdout: r.stdout };
 }
 
-const runs = smoke ? 2 : 25;
+// 41 rounds: with 25, the paired median of two runs minutes apart on a quiet
+// machine still differed by up to 3 ms (8.7 / 12.4 ms).
+const runs = smoke ? 2 : 41;
 const bare = [];
 const full = [];
 const inside = [];

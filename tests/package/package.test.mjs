@@ -110,6 +110,33 @@ test('a .wasm that cannot be found: an error naming the file and the places look
   assert.equal(ok.stdout, 'ok', ok.stderr);
 });
 
+test('a .wasm of another size than the build wrote (one more custom section) is read whole and loads', () => {
+  // The glue reads the size it was built with in one go; a file of any other
+  // size must not be cut or refused.
+  const dir = mkdtempSync(join(tmpdir(), 'agent-context-longer-'));
+  const original = readFileSync(join(project, 'node_modules/agent-context/pkg/web/agent_context_bg.wasm'));
+  const name = Buffer.from('agent-context-test');
+  const payload = Buffer.alloc(70_000, 7); // longer than the read's one spare byte, and than 64 KiB
+  const body = Buffer.concat([Buffer.from([name.length]), name, payload]);
+  const leb = [];
+  for (let n = body.length; ; n >>>= 7) {
+    if (n < 0x80) { leb.push(n); break; }
+    leb.push((n & 0x7f) | 0x80);
+  }
+  writeFileSync(join(dir, 'agent_context_bg.wasm'), Buffer.concat([original, Buffer.from([0, ...leb]), body]));
+  const run = spawnSync(process.execPath, ['-e', `
+    const pkg = require('agent-context');
+    process.stdout.write(pkg.assemble('x', { contextMessages: [], currentMessage: 'longer' }).prompt);`],
+    { cwd: project, encoding: 'utf8', env: { ...process.env, AGENT_CONTEXT_WASM_DIR: dir } });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, 'longer');
+  // Shorter: cut before its last section, the module is invalid, and says so.
+  writeFileSync(join(dir, 'agent_context_bg.wasm'), original.subarray(0, original.length - 10));
+  const short = spawnSync(process.execPath, ['-e', "require('agent-context')"], { cwd: project, encoding: 'utf8', env: { ...process.env, AGENT_CONTEXT_WASM_DIR: dir } });
+  assert.notEqual(short.status, 0);
+  assert.match(short.stderr, /CompileError/);
+});
+
 test('require() by name works with no init call (CommonJS, an Electron main process)', () => {
   const out = sh(process.execPath, ['-e', `
     const { assemble, templates } = require('agent-context');
