@@ -104,16 +104,17 @@ pub fn utf16_of(string: &JsString) -> Option<Vec<u16>> {
 pub fn utf8_pieces(string: &JsString, mut each: impl FnMut(&[u8])) {
     let units = string.length();
     let room = PIECE.min(units as usize * 3 + 4);
-    let piece = vec![0u8; room];
+    let mut piece = vec![0u8; room];
     let (mut read, mut rest) = (0, string.clone());
     ENCODER.with(|encoder| loop {
         let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
         // SAFETY (as in `utf16_of`): the view covers exactly `piece`, made
-        // before it; nothing allocates between the write and the view's
-        // last use.
+        // before it, and JS writes it through a pointer taken from a mutable
+        // borrow; nothing allocates between the write and the view's last
+        // use.
         let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
             &memory.buffer(),
-            piece.as_ptr() as u32,
+            piece.as_mut_ptr() as u32,
             room as u32,
         );
         let done = encoder.encode_into(&rest, &view);
