@@ -12,44 +12,24 @@
 // default on wasm32 targets; the code itself does not depend on it.
 //   node scripts/without-multivalue.mjs file.wasm...
 import { readFileSync, writeFileSync } from 'node:fs';
+import { WasmReader } from './wasm-reader.mjs';
 
 for (const file of process.argv.slice(2)) {
   const bytes = readFileSync(file);
-  let at = 8;
-  const leb = () => {
-    let value = 0;
-    let shift = 0;
-    let byte;
-    do {
-      byte = bytes[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return value;
-  };
+  const reader = new WasmReader(bytes);
   let found = false;
-  while (at < bytes.length) {
-    const id = bytes[at++];
-    const size = leb();
-    const end = at + size;
-    if (id === 0) {
-      const nameLength = leb();
-      const name = bytes.toString('utf8', at, at + nameLength);
-      at += nameLength;
-      if (name === 'target_features') {
-        const count = leb();
-        for (let i = 0; i < count; i++) {
-          const prefix = at++;
-          const length = leb();
-          if (bytes.toString('utf8', at, at + length) === 'multivalue') {
-            bytes[prefix] = 0x2d; // '-': disallowed
-            found = true;
-          }
-          at += length;
+  for (const id of reader.sections()) {
+    if (id === 0 && reader.name() === 'target_features') {
+      const count = reader.u32();
+      for (let i = 0; i < count; i++) {
+        const prefix = reader.at;
+        reader.byte();
+        if (reader.name() === 'multivalue') {
+          bytes[prefix] = 0x2d; // '-': disallowed
+          found = true;
         }
       }
     }
-    at = end;
   }
   if (!found) throw new Error(`${file}: no multivalue entry in its target_features section`);
   writeFileSync(file, bytes);

@@ -5,54 +5,35 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { WasmReader } from '../../scripts/wasm-reader.mjs';
 
 const root = new URL('../../', import.meta.url);
 
 // The function types of a module's function imports, from its type and import sections.
 function importSignatures(bytes) {
-  let at = 8;
-  const u32 = () => {
-    let value = 0;
-    let shift = 0;
-    let byte;
-    do {
-      byte = bytes[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return value;
-  };
-  const valueTypes = () => Array.from({ length: u32() }, () => bytes[at++]);
+  const reader = new WasmReader(bytes);
+  const valueTypes = () => Array.from({ length: reader.u32() }, () => reader.byte());
+  const limits = () => (reader.byte() & 1 ? (reader.u32(), reader.u32()) : reader.u32());
   const types = [];
   const imports = [];
-  while (at < bytes.length) {
-    const id = bytes[at++];
-    const size = u32();
-    const end = at + size;
+  for (const id of reader.sections()) {
     if (id === 1) {
-      for (let n = u32(); n > 0; n--) {
-        assert.equal(bytes[at++], 0x60, 'a function type');
+      for (let n = reader.u32(); n > 0; n--) {
+        assert.equal(reader.byte(), 0x60, 'a function type');
         types.push({ params: valueTypes(), results: valueTypes() });
       }
     } else if (id === 2) {
-      for (let n = u32(); n > 0; n--) {
-        const name = () => {
-          const length = u32();
-          const text = Buffer.from(bytes.subarray(at, at + length)).toString('utf8');
-          at += length;
-          return text;
-        };
-        const module = name();
-        const field = name();
-        const kind = bytes[at++];
-        if (kind === 0) imports.push({ module, field, ...types[u32()] });
-        else if (kind === 1) (at++, (bytes[at++] & 1 ? (u32(), u32()) : u32())); // table: type, limits
-        else if (kind === 2) (bytes[at++] & 1 ? (u32(), u32()) : u32()); // memory: limits
-        else if (kind === 3) at += 2; // global: type, mutability
+      for (let n = reader.u32(); n > 0; n--) {
+        const module = reader.name();
+        const field = reader.name();
+        const kind = reader.byte();
+        if (kind === 0) imports.push({ module, field, ...types[reader.u32()] });
+        else if (kind === 1) (reader.byte(), limits()); // table: element type, limits
+        else if (kind === 2) limits(); // memory
+        else if (kind === 3) (reader.byte(), reader.byte()); // global: type, mutability
         else throw new Error(`import kind ${kind}`);
       }
     }
-    at = end;
   }
   return imports;
 }
