@@ -40,8 +40,9 @@ const bareCpu = "const u = process.cpuUsage(); process.stdout.write(String(u.use
 // and WebAssembly.Instance wrapped; the package calls them once each).
 // Also timed: resolving the package name (Node's resolver of the "exports"
 // map, which the require then finds cached), reading the .wasm file (the
-// fs calls on its path or descriptor wrapped), and what runs after the instantiation (the
-// glue's wiring). "Rest" is what is left: reading and compiling the JS glue.
+// fs calls on its path or descriptor wrapped), and what runs after the
+// instantiation (the glue's wiring). "Rest" is what is left: reading and
+// compiling the JS glue.
 const phases = `
   const now = () => process.hrtime.bigint();
   const times = { compile: 0n, instantiate: 0n, read: 0n };
