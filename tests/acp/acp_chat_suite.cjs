@@ -19,7 +19,7 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
-const { assertNothingLeft } = require('../cli/processes.cjs');
+const { inFreshRun } = require('../cli/processes.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -42,15 +42,11 @@ async function setUp(cli, scenario) {
   return { cli, dir, home, cwd: fs.realpathSync(cwd), mock, env: chat.sandbox(cli, home, mock.port) };
 }
 
-async function within(cli, scenario, body) {
-  const ctx = await setUp(cli, scenario);
-  try {
-    await body(ctx);
-    await assertNothingLeft(ctx.home);
-  } finally {
+function within(cli, scenario, body) {
+  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
     chat.stopMock(ctx.mock);
     fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }
+  }, body);
 }
 
 const requests = (ctx) => chat.readRequests(ctx.mock.log);

@@ -17,7 +17,7 @@ const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
-const { assertNothingLeft } = require('../cli/processes.cjs');
+const { inFreshRun } = require('../cli/processes.cjs');
 
 const TEST_TIMEOUT_MS = 120_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -70,15 +70,11 @@ function runAcp(ctx, { request, ...options } = {}) {
 }
 
 /** Runs `body(ctx)` in a fresh setup, then checks nothing is left running and cleans up. */
-async function within(cli, scenario, body) {
-  const ctx = await setUp(cli, scenario);
-  try {
-    await body(ctx);
-    await assertNothingLeft(ctx.home);
-  } finally {
+function within(cli, scenario, body) {
+  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
     ctx.mock.stop();
     fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }
+  }, body);
 }
 
 function succeeded(result) {

@@ -1,5 +1,5 @@
 // What the live tests check after each run: that no process of the run is
-// left. Every run has its own HOME, so its processes are the ones whose
+// left (and `inFreshRun`, which checks it after each test's body). Every run has its own HOME, so its processes are the ones whose
 // environment names it (Linux /proc).
 'use strict';
 const assert = require('node:assert/strict');
@@ -31,4 +31,18 @@ async function assertNothingLeft(home, message = 'nothing of the run is left run
   assert.deepEqual(processesWithHome(home), [], message);
 }
 
-module.exports = { processesWithHome, assertNothingLeft };
+/**
+ * Runs `body(ctx)` on `ctx = await setUp()`, then checks that nothing of
+ * the run (`ctx.home`) is left running; `cleanUp(ctx)` runs either way.
+ */
+async function inFreshRun(setUp, cleanUp, body) {
+  const ctx = await setUp();
+  try {
+    await body(ctx);
+    await assertNothingLeft(ctx.home);
+  } finally {
+    cleanUp(ctx);
+  }
+}
+
+module.exports = { processesWithHome, assertNothingLeft, inFreshRun };

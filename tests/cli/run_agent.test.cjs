@@ -18,7 +18,7 @@ const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
-const { processesWithHome, assertNothingLeft } = require('./processes.cjs');
+const { processesWithHome, inFreshRun } = require('./processes.cjs');
 
 const TEST_TIMEOUT_MS = 90_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -71,14 +71,8 @@ function run(ctx, { request, ...options } = {}) {
 }
 
 /** Runs `body(ctx)` in a fresh setup, then checks nothing is left running and cleans up. */
-async function within(cli, scenario, body) {
-  const ctx = await setUp(cli, scenario);
-  try {
-    await body(ctx);
-    await assertNothingLeft(ctx.home);
-  } finally {
-    cleanUp(ctx);
-  }
+function within(cli, scenario, body) {
+  return inFreshRun(() => setUp(cli, scenario), cleanUp, body);
 }
 
 function failedWith(result, kind) {

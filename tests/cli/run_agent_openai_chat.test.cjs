@@ -20,7 +20,7 @@ const pkg = require('agent-context');
 const agents = require('./openai_chat_agents.cjs');
 const chat = require('./mocks/openai-chat.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
-const { processesWithHome, assertNothingLeft } = require('./processes.cjs');
+const { processesWithHome, inFreshRun } = require('./processes.cjs');
 
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const TOOL_ANSWER = 'The notes say the launch code is 4217.';
@@ -51,15 +51,11 @@ async function setUp(cli, scenario) {
 }
 
 /** Runs `body(ctx)` in a fresh setup, then checks nothing is left running and cleans up. */
-async function within(cli, scenario, body) {
-  const ctx = await setUp(cli, scenario);
-  try {
-    await body(ctx);
-    await assertNothingLeft(ctx.home);
-  } finally {
+function within(cli, scenario, body) {
+  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
     agents.stopMock(ctx.mock);
     fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }
+  }, body);
 }
 
 /** runAgent in `ctx` on the sample conversation (or `request`). */
