@@ -28,25 +28,9 @@ const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
 const BASE = path.join(chat.ROOT, 'target', 'acp-live');
 const SYSTEM_MARK = 'Answer as the mock team lead (system mark 7741).';
 
-/** A folder with notes.txt, a mock playing `scenario`, a fresh HOME. */
-async function setUp(cli, scenario) {
-  fs.mkdirSync(BASE, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(BASE, `${cli}-${scenario}-`));
-  const home = path.join(dir, 'home');
-  const cwd = path.join(dir, 'work');
-  fs.mkdirSync(home, { recursive: true });
-  fs.mkdirSync(cwd, { recursive: true });
-  const notes = path.join(cwd, 'notes.txt');
-  fs.writeFileSync(notes, chat.NOTES_TEXT);
-  const mock = await chat.startMock(scenario, dir, notes);
-  return { cli, dir, home, cwd: fs.realpathSync(cwd), mock, env: chat.sandbox(cli, home, mock.port) };
-}
-
+/** A folder with notes.txt, a mock playing `scenario`, a fresh HOME; then nothing left running. */
 function within(cli, scenario, body) {
-  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
-    chat.stopMock(ctx.mock);
-    fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }, body);
+  return inFreshRun(() => chat.freshRun(cli, scenario, BASE), chat.endFreshRun, body);
 }
 
 const requests = (ctx) => chat.readRequests(ctx.mock.log);

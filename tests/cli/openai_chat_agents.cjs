@@ -189,12 +189,7 @@ function spawnCli(invocation, { cwd, env, limitMs = RUN_LIMIT_MS }) {
  */
 async function runAgentCli(cli, scenario, makeInvocation, { reuse = null, limitMs, command, env: changes = {} } = {}) {
   const dir = reuse ? reuse.dir : fs.mkdtempSync(path.join(os.tmpdir(), `ac-${cli}-`));
-  const home = path.join(dir, 'home');
-  const cwd = path.join(dir, 'work');
-  fs.mkdirSync(home, { recursive: true });
-  fs.mkdirSync(cwd, { recursive: true });
-  const notesPath = path.join(cwd, 'notes.txt');
-  fs.writeFileSync(notesPath, NOTES_TEXT);
+  const { home, cwd, notesPath } = workspace(dir);
   const runDir = fs.mkdtempSync(path.join(dir, 'run-'));
   const mock = await startMock(scenario, runDir, notesPath);
   try {
@@ -217,4 +212,33 @@ function cleanUp(run) {
   fs.rmSync(run.dir, { recursive: true, force: true });
 }
 
-module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, ROOT, startMock, stopMock, readRequests, sandbox };
+/** In `dir`: a HOME (`home`) and a working folder (`work`) holding notes.txt. */
+function workspace(dir) {
+  const home = path.join(dir, 'home');
+  const cwd = path.join(dir, 'work');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(cwd, { recursive: true });
+  const notesPath = path.join(cwd, 'notes.txt');
+  fs.writeFileSync(notesPath, NOTES_TEXT);
+  return { home, cwd, notesPath };
+}
+
+/**
+ * A new folder under `parent` with a workspace, a mock playing `scenario`
+ * and `cli`'s sandboxed environment: what a runAgent test runs in.
+ * `endFreshRun` stops the mock and removes the folder.
+ */
+async function freshRun(cli, scenario, parent) {
+  fs.mkdirSync(parent, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(parent, `${cli}-${scenario}-`));
+  const { home, cwd, notesPath } = workspace(dir);
+  const mock = await startMock(scenario, dir, notesPath);
+  return { cli, dir, home, cwd: fs.realpathSync(cwd), notesPath, mock, env: sandbox(cli, home, mock.port) };
+}
+
+function endFreshRun(ctx) {
+  stopMock(ctx.mock);
+  fs.rmSync(ctx.dir, { recursive: true, force: true });
+}
+
+module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, freshRun, endFreshRun, ROOT, startMock, stopMock, readRequests, sandbox };

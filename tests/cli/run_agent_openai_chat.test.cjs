@@ -37,25 +37,9 @@ const SESSION_FORM = { qwen: /^[0-9a-f-]{36}$/, copilot: /^[0-9a-f-]{36}$/, open
 const UNKNOWN_SAID = { qwen: /No saved session found/, copilot: /No session, task, or name matched/, opencode: /Session not found/ };
 const TOOL_NAMES = { qwen: 'read_file', copilot: 'view', opencode: 'read' };
 
-/** A folder, a mock playing `scenario`, a sandboxed HOME for `cli`. */
-async function setUp(cli, scenario) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `run-agent-${cli}-${scenario}-`));
-  const home = path.join(dir, 'home');
-  const cwd = path.join(dir, 'work');
-  fs.mkdirSync(home, { recursive: true });
-  fs.mkdirSync(cwd, { recursive: true });
-  const notesPath = path.join(cwd, 'notes.txt');
-  fs.writeFileSync(notesPath, agents.NOTES_TEXT);
-  const mock = await agents.startMock(scenario, dir, notesPath);
-  return { cli, dir, home, cwd: fs.realpathSync(cwd), notesPath, mock, env: agents.sandbox(cli, home, mock.port) };
-}
-
-/** Runs `body(ctx)` in a fresh setup, then checks nothing is left running and cleans up. */
+/** A folder, a mock playing `scenario`, a sandboxed HOME for `cli`; then nothing left running. */
 function within(cli, scenario, body) {
-  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
-    agents.stopMock(ctx.mock);
-    fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }, body);
+  return inFreshRun(() => agents.freshRun(cli, scenario, path.join(os.tmpdir(), 'agent-context-live-runs')), agents.endFreshRun, body);
 }
 
 /** runAgent in `ctx` on the sample conversation (or `request`). */
