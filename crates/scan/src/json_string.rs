@@ -89,6 +89,28 @@ pub fn decode_string_utf8(line: &[u8], start: usize, out: &mut Vec<u16>) -> Opti
     out.resize(line.len().saturating_sub(start), 0);
     let (mut i, mut o) = (start, 0);
     loop {
+        // Eight bytes at a time: all eight are widened to units, and `i`
+        // and `o` move past the ASCII ones before the first byte that is
+        // `"`, `\`, a control character or not ASCII (the lowest lane
+        // `specials` finds is exact, and a lane's top bit is its own). Text
+        // mixing ASCII with other characters (accents, CJK, emoji) keeps
+        // its ASCII runs on this path; a run of eight clean bytes is not
+        // needed. There is room: `o` is never ahead of `i - start`.
+        while let Some(word) = line.get(i..i + 8) {
+            let x = u8::word(word);
+            let stop = (x & u8::HIGHS) | specials::<u8>(x);
+            for (unit, &byte) in out[o..o + 8].iter_mut().zip(word) {
+                *unit = u16::from(byte);
+            }
+            if stop != 0 {
+                let clean = stop.trailing_zeros() as usize / 8;
+                i += clean;
+                o += clean;
+                break;
+            }
+            i += 8;
+            o += 8;
+        }
         let b = *line.get(i)?;
         if b < 0x80 {
             match b {
@@ -100,26 +122,14 @@ pub fn decode_string_utf8(line: &[u8], start: usize, out: &mut Vec<u16>) -> Opti
                     out[o] = escape(line, i)?;
                     i += 2;
                     o += 1;
-                    continue;
                 }
                 0..=0x1f => return None,
-                _ => {}
-            }
-            out[o] = u16::from(b);
-            i += 1;
-            o += 1;
-            // After an ASCII byte, more are likely: eight at a time while
-            // none of them is anything else.
-            while let Some(word) = line.get(i..i + 8) {
-                let x = u8::word(word);
-                if x & u8::HIGHS != 0 || special::<u8>(x) {
-                    break;
+                // The last few bytes of the line, fewer than eight.
+                _ => {
+                    out[o] = u16::from(b);
+                    i += 1;
+                    o += 1;
                 }
-                for (unit, &byte) in out[o..o + 8].iter_mut().zip(word) {
-                    *unit = u16::from(byte);
-                }
-                i += 8;
-                o += 8;
             }
             continue;
         }
@@ -232,6 +242,109 @@ mod tests {
             out,
             units("a\"b\\c/d\n\t\r\u{8}\u{c} café 日 🎉 plain ascii run")
         );
+    }
+
+    /// What `decode_string_utf8` must give, decoded a character at a time:
+    /// the units up to the closing quote and where it ends, or `None`.
+    fn reference(line: &[u8]) -> Option<(Vec<u16>, usize)> {
+        // Only the part before the closing quote needs to be UTF-8.
+        let mut units = Vec::new();
+        let mut i = 0;
+        loop {
+            match *line.get(i)? {
+                b'"' => return Some((units, i + 1)),
+                b'\\' => {
+                    let c = match *line.get(i + 1)? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        _ => return None,
+                    };
+                    units.push(c as u16);
+                    i += 2;
+                }
+                0..=0x1f => return None,
+                _ => {
+                    let len = (1..=4).find(|&n| {
+                        line.get(i..i + n)
+                            .is_some_and(|s| std::str::from_utf8(s).is_ok())
+                    })?;
+                    let c = std::str::from_utf8(&line[i..i + len])
+                        .ok()?
+                        .chars()
+                        .next()?;
+                    if c == '\u{9b}' {
+                        return None;
+                    }
+                    let mut buf = [0; 2];
+                    units.extend_from_slice(c.encode_utf16(&mut buf));
+                    i += len;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decodes_as_a_character_at_a_time_would() {
+        // Lines made of fragments (ASCII runs of every length, escapes,
+        // quotes, control bytes, two- to four-byte characters, U+009B,
+        // stray and cut sequences), so that every word boundary meets each.
+        const FRAGMENTS: [&[u8]; 22] = [
+            b"a",
+            b"ab",
+            b"abc",
+            b"abcdefg",
+            b"abcdefghijklmnop",
+            b" ",
+            b"\\n",
+            b"\\\"",
+            b"\\u0041",
+            b"\\x",
+            b"\"",
+            b"\x01",
+            b"\x7f",
+            "\u{e9}".as_bytes(),
+            "\u{65e5}".as_bytes(),
+            "\u{1f389}".as_bytes(),
+            "\u{9b}".as_bytes(),
+            b"\x80",
+            b"\xe6\x97",
+            b"\xc3",
+            b"~",
+            b"\\/",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut out = Vec::new();
+        for _ in 0..20_000 {
+            let mut line = Vec::new();
+            for _ in 0..next(24) {
+                line.extend_from_slice(FRAGMENTS[next(FRAGMENTS.len())]);
+            }
+            // Mostly closed, sometimes not; something after the quote.
+            if next(8) != 0 {
+                line.extend_from_slice(b"\" rest");
+            }
+            let start = next(3).min(line.len());
+            let want = reference(&line[start..]).map(|(units, end)| (units, end + start));
+            let got = decode_string_utf8(&line, start, &mut out).map(|end| (out.clone(), end));
+            assert_eq!(
+                got,
+                want,
+                "{:?} from {start}",
+                String::from_utf8_lossy(&line)
+            );
+        }
     }
 
     #[test]
