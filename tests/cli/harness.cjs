@@ -72,12 +72,22 @@ function startMock(api, scenario, dir) {
   });
 }
 
-function readRequests(logPath) {
-  return fs
-    .readFileSync(logPath, 'utf8')
+/**
+ * The complete lines of a mock's request log, parsed. The mock appends a
+ * line per request while a test polls the file: a reader can see a long
+ * line half written (the kernel extends the file a page at a time), so a
+ * last line without its newline is left for the next read.
+ */
+function completeJsonLines(text) {
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line));
+}
+
+function readRequests(logPath) {
+  return completeJsonLines(fs.readFileSync(logPath, 'utf8'));
 }
 
 /** Sends SIGTERM to one process we started, by its PID; gone already is fine. */
@@ -217,4 +227,4 @@ function tempDir(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `agent-context-${label}-`));
 }
 
-module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, run, tempDir };
+module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, run, tempDir, completeJsonLines };

@@ -14,6 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
+const { completeJsonLines } = require('./harness.cjs');
 
 const ROOT = path.join(__dirname, '..', '..');
 const MODEL = 'gpt-mock';
@@ -76,7 +77,7 @@ function stopMock(mock) {
 }
 
 function readRequests(log) {
-  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return completeJsonLines(fs.readFileSync(log, 'utf8'));
 }
 
 /** A fresh HOME for `cli`: its settings and environment, pointing at `port`. */
