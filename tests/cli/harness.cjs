@@ -78,16 +78,13 @@ function startMock(api, scenario, dir) {
  * line half written (the kernel extends the file a page at a time), so a
  * last line without its newline is left for the next read.
  */
-function completeJsonLines(text) {
+function readRequests(logPath) {
+  const text = fs.readFileSync(logPath, 'utf8');
   return text
     .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line));
-}
-
-function readRequests(logPath) {
-  return completeJsonLines(fs.readFileSync(logPath, 'utf8'));
 }
 
 /** Sends SIGTERM to one process we started, by its PID; gone already is fine. */
@@ -227,4 +224,4 @@ function tempDir(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `agent-context-${label}-`));
 }
 
-module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, run, tempDir, completeJsonLines };
+module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, run, tempDir, readRequests };

@@ -14,7 +14,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { completeJsonLines } = require('./harness.cjs');
+// The mock's request log is read as the CLI mocks' is: up to its last complete line.
+const { readRequests } = require('./harness.cjs');
 
 const ROOT = path.join(__dirname, '..', '..');
 const MODEL = 'gpt-mock';
@@ -74,10 +75,6 @@ function startMock(scenario, dir, notesPath) {
 
 function stopMock(mock) {
   if (mock.child.exitCode === null) mock.child.kill('SIGTERM');
-}
-
-function readRequests(log) {
-  return completeJsonLines(fs.readFileSync(log, 'utf8'));
 }
 
 /** A fresh HOME for `cli`: its settings and environment, pointing at `port`. */
