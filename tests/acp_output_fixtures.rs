@@ -8,7 +8,7 @@
 
 use agent_context::agent_output::{
     parse_agent_output_in, AgentEvent, AgentOutputParser, AgentReply, Output, Protocol,
-    ReplyStatus, TextForm, ToolStatus, Usage,
+    ReplyStatus, TextForm, ToolStatus, ToolUse, Usage,
 };
 
 const PLAIN: &str = "Mock reply: use React for the dashboard.";
@@ -48,6 +48,18 @@ fn parse(agent_type: &str, bytes: &[u8]) -> AgentReply {
         })
         .collect();
     assert_eq!(text, whole.text);
+    // A `toolUse` event is the call's state when it changed: never the same
+    // state twice in a row, and the last one is the reply's.
+    let mut last: std::collections::HashMap<&str, &ToolUse> = Default::default();
+    for event in &events {
+        if let AgentEvent::ToolUse { tool_use } = event {
+            let before = last.insert(&tool_use.id, tool_use);
+            assert_ne!(before, Some(tool_use), "{agent_type}: an unchanged toolUse event");
+        }
+    }
+    for tool in &whole.tool_uses {
+        assert_eq!(last.get(tool.id.as_str()), Some(&tool), "{agent_type}: {}", tool.id);
+    }
     // The UTF-16 form (what JS gets) holds the same reply.
     let (utf16, units) = parse_agent_output_in(
         agent_type,

@@ -259,21 +259,29 @@ impl ReplyBuilder {
         finished: Option<(ToolStatus, Option<&str>)>,
     ) {
         self.end_message();
+        let known = self.tool_uses.len();
         let index = self.tool_entry(id);
+        // An update that changes nothing the reply keeps (ACP's
+        // `in_progress` updates, a title) is not a new `toolUse` event.
+        let mut changed = index == known;
         let tool = &mut self.tool_uses[index];
-        if let Some(name) = name {
+        if let Some(name) = name.filter(|name| *name != tool.name) {
             tool.name = name.to_owned();
+            changed = true;
         }
-        if let Some(input) = input {
+        if let Some(input) = input.filter(|input| *input != tool.input) {
             tool.input = input;
+            changed = true;
         }
         if let Some((status, output)) = finished {
+            changed |= status != tool.status;
             tool.status = status;
-            if let Some(output) = output {
-                tool.output = Some(strip_ansi(output).into_owned());
+            if let Some(output) = output.map(strip_ansi).filter(|o| tool.output.as_deref() != Some(o)) {
+                tool.output = Some(output.into_owned());
+                changed = true;
             }
         }
-        if self.events.is_some() {
+        if changed && self.events.is_some() {
             let tool_use = self.tool_uses[index].clone();
             self.emit(|| AgentEvent::ToolUse { tool_use });
         }
