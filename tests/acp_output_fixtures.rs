@@ -54,12 +54,38 @@ fn parse(agent_type: &str, bytes: &[u8]) -> AgentReply {
     for event in &events {
         if let AgentEvent::ToolUse { tool_use } = event {
             let before = last.insert(&tool_use.id, tool_use);
-            assert_ne!(before, Some(tool_use), "{agent_type}: an unchanged toolUse event");
+            assert_ne!(
+                before,
+                Some(tool_use),
+                "{agent_type}: an unchanged toolUse event"
+            );
         }
     }
     for tool in &whole.tool_uses {
-        assert_eq!(last.get(tool.id.as_str()), Some(&tool), "{agent_type}: {}", tool.id);
+        assert_eq!(
+            last.get(tool.id.as_str()),
+            Some(&tool),
+            "{agent_type}: {}",
+            tool.id
+        );
     }
+    // A `usage` event is the usage when it changed; the last is the reply's.
+    let usages: Vec<&Usage> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Usage { usage } => Some(usage),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        usages.windows(2).all(|w| w[0] != w[1]),
+        "{agent_type}: an unchanged usage event"
+    );
+    assert_eq!(
+        usages.last().copied(),
+        whole.usage.as_ref(),
+        "{agent_type}: the last usage event"
+    );
     // The UTF-16 form (what JS gets) holds the same reply.
     let (utf16, units) = parse_agent_output_in(
         agent_type,

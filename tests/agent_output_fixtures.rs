@@ -39,13 +39,21 @@ fn parse(agent: &str, bytes: &[u8]) -> AgentReply {
     for size in 1..=64 {
         let mut parser = AgentOutputParser::new(agent);
         let mut text = String::new();
+        let mut usages = Vec::new();
         for chunk in bytes.chunks(size) {
             for event in parser.push(chunk) {
-                if let AgentEvent::Text { text: piece } = event {
-                    text.push_str(&piece);
+                match event {
+                    AgentEvent::Text { text: piece } => text.push_str(&piece),
+                    AgentEvent::Usage { usage } => usages.push(usage),
+                    _ => {}
                 }
             }
         }
+        // A `usage` event is the usage when it changed.
+        assert!(
+            usages.windows(2).all(|w| w[0] != w[1]),
+            "an unchanged usage event"
+        );
         let streamed = parser.finish();
         assert_eq!(streamed, whole, "chunks of {size} bytes");
         // A last line without `\n` is read by finish(), which reports no events.

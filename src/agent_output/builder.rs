@@ -276,7 +276,10 @@ impl ReplyBuilder {
         if let Some((status, output)) = finished {
             changed |= status != tool.status;
             tool.status = status;
-            if let Some(output) = output.map(strip_ansi).filter(|o| tool.output.as_deref() != Some(o)) {
+            if let Some(output) = output
+                .map(strip_ansi)
+                .filter(|o| tool.output.as_deref() != Some(o))
+            {
                 tool.output = Some(output.into_owned());
                 changed = true;
             }
@@ -382,15 +385,22 @@ impl ReplyBuilder {
     }
 
     /// Replaces the usage (a final event's totals).
+    /// A report of the same usage again is no new `usage` event.
     pub fn set_usage(&mut self, usage: Usage) {
-        self.usage = Some(usage);
-        self.emit_usage();
+        if self.usage.as_ref() != Some(&usage) {
+            self.usage = Some(usage);
+            self.emit_usage();
+        }
     }
 
     /// Adds to the usage (one turn's counts).
     pub fn add_usage(&mut self, usage: &Usage) {
-        self.usage.get_or_insert_with(Usage::default).add(usage);
-        self.emit_usage();
+        let before = self.usage.clone();
+        let now = self.usage.get_or_insert_with(Usage::default);
+        now.add(usage);
+        if before.as_ref() != Some(now) {
+            self.emit_usage();
+        }
     }
 
     fn emit_usage(&mut self) {
