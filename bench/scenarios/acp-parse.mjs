@@ -37,20 +37,23 @@ for (const [dir, agentType] of Object.entries(AGENTS)) {
 }
 const COUNT = smoke ? 2_000 : 100_000;
 const lines = [];
+const agentOf = [];
 const perAgent = new Map();
 for (let i = 0; lines.length < COUNT; i++) {
   const { agentType, line } = recorded[i % recorded.length];
   lines.push(line);
+  agentOf.push(agentType);
   if (!perAgent.has(agentType)) perAgent.set(agentType, []);
   perAgent.get(agentType).push(line);
 }
-const streams = [...perAgent].map(([agentType, ls]) => {
+function streamOf(agentType, ls) {
   const text = `${ls.join('\n')}\n`;
   const buffer = Buffer.from(text, 'utf8');
   const chunks = [];
   for (let at = 0; at < buffer.length; at += 64 * 1024) chunks.push(buffer.subarray(at, at + 64 * 1024));
   return { agentType, text, chunks };
-});
+}
+const streams = [...perAgent].map(([agentType, ls]) => streamOf(agentType, ls));
 const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
 
 const jsonParse = () => {
@@ -85,6 +88,7 @@ report({ family: 'acp-parse', scenario, impl: 'JSON.parse', lines: COUNT, bytes,
 report({ family: 'acp-parse', scenario, impl: 'c', lines: COUNT, bytes, ...core });
 report({ family: 'acp-parse', scenario, impl: 'c, 64 KiB Buffer chunks', lines: COUNT, bytes, ...pushed });
 const ms = (ns) => (ns / 1e6).toFixed(1);
+
 for (const [how, r] of [['whole string', core], ['64 KiB Buffer chunks (the runner)', pushed]]) {
   const ratio = r.medianNs / base.medianNs;
   report({
@@ -95,6 +99,50 @@ for (const [how, r] of [['whole string', core], ['64 KiB Buffer chunks (the runn
       measured: `${ratio.toFixed(3)}× (core ${ms(r.medianNs)} ms, JSON.parse ${ms(base.medianNs)} ms, ${(bytes / 1e6).toFixed(1)} MB)`,
       required: '< 0.2×',
       met: ratio < 0.2,
+    },
+  });
+}
+
+// Where the time goes, by kind of update (info): each kind's lines alone,
+// per agent as above, whole and in 64 KiB chunks, against JSON.parse of the
+// same lines. A kind read alone misses what the lines before it set up (a
+// tool call's start for its updates), which the reader tolerates.
+const byKind = new Map();
+for (let i = 0; i < lines.length; i++) {
+  const [line, agentType] = [lines[i], agentOf[i]];
+  const kind = JSON.parse(line).params.update.sessionUpdate;
+  if (!byKind.has(kind)) byKind.set(kind, { lines: [], bytes: 0, perAgent: new Map() });
+  const entry = byKind.get(kind);
+  entry.lines.push(line);
+  entry.bytes += Buffer.byteLength(line) + 1;
+  if (!entry.perAgent.has(agentType)) entry.perAgent.set(agentType, []);
+  entry.perAgent.get(agentType).push(line);
+}
+const kindOptions = { smoke, warmup: 2, minMs: 400, maxIterations: 20 };
+for (const [kind, entry] of [...byKind].sort((a, b) => b[1].bytes - a[1].bytes)) {
+  const kindStreams = [...entry.perAgent].map(([agentType, ls]) => streamOf(agentType, ls));
+  const parse = measure(() => {
+    for (const line of entry.lines) JSON.parse(line);
+  }, kindOptions);
+  const kindWhole = measure(() => kindStreams.map(({ agentType, text }) => pkg.parseAgentOutput(agentType, text, { protocol: 'acp' })), kindOptions);
+  let events = 0;
+  const kindChunked = measure(() => {
+    events = 0;
+    for (const { agentType, chunks } of kindStreams) {
+      const parser = new pkg.AgentOutputParser(agentType, { protocol: 'acp' });
+      for (const chunk of chunks) events += parser.push(chunk).length;
+      parser.finish();
+      parser.free();
+    }
+  }, kindOptions);
+  report({
+    family: 'acp-parse',
+    scenario: `${scenario}, ${kind} alone`,
+    target: {
+      name: `  ${kind}: ${entry.lines.length} lines, ${((100 * entry.bytes) / bytes).toFixed(0)} % of the bytes`,
+      measured: `${(kindWhole.medianNs / parse.medianNs).toFixed(2)}× whole, ${(kindChunked.medianNs / parse.medianNs).toFixed(2)}× in chunks with ${events} event${events === 1 ? '' : 's'} (JSON.parse ${ms(parse.medianNs)} ms, core ${ms(kindWhole.medianNs)} / ${ms(kindChunked.medianNs)} ms)`,
+      required: 'info',
+      met: null,
     },
   });
 }
