@@ -62,15 +62,44 @@ pub struct OutputTail {
 
 impl OutputTail {
     pub fn push(&mut self, stream: Stream, chunk: &[u8]) {
-        let mut rest = chunk;
-        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
-            self.pending(stream).add(&rest[..at]);
-            if let Some((head, dropped)) = self.pending(stream).take() {
-                self.keep(head, dropped);
-            }
-            rest = &rest[at + 1..];
+        let Some(first) = memchr::memchr(b'\n', chunk) else {
+            self.pending(stream).add(chunk);
+            return;
+        };
+        // The line that was pending ends here.
+        self.pending(stream).add(&chunk[..first]);
+        if let Some((head, dropped)) = self.pending(stream).take() {
+            self.keep(head, dropped);
         }
-        self.pending(stream).add(rest);
+        let last = memchr::memrchr(b'\n', chunk).unwrap_or(first);
+        // The chunk's other complete lines: only the last LAST_LINES of them
+        // that are not blank can be kept, so they are looked for from the
+        // end, and the lines before them are never copied or cleaned (a
+        // long stream's every byte goes through here).
+        let mut found = Vec::new();
+        if last > first {
+            let body = &chunk[first + 1..last];
+            let mut end = body.len();
+            loop {
+                let start = memchr::memrchr(b'\n', &body[..end]).map_or(0, |at| at + 1);
+                let line = &body[start..end];
+                let take = line.len().min(PENDING_MAX_BYTES);
+                if let Some(kept) = kept(line[..take].to_vec(), line.len() - take) {
+                    found.push(kept);
+                    if found.len() == LAST_LINES {
+                        break;
+                    }
+                }
+                if start == 0 {
+                    break;
+                }
+                end = start - 1;
+            }
+        }
+        for kept in found.into_iter().rev() {
+            self.push_kept(kept);
+        }
+        self.pending(stream).add(&chunk[last + 1..]);
     }
 
     /// The kept lines, unfinished ones (stdout's, then stderr's) included.
@@ -97,18 +126,26 @@ impl OutputTail {
     }
 
     fn keep(&mut self, head: Vec<u8>, dropped: usize) {
-        let kept = if surely_shown(&head) {
-            Kept::Raw(head, dropped)
-        } else {
-            match clean_line(&head, dropped) {
-                Some(line) => Kept::Line(line),
-                None => return,
-            }
-        };
+        if let Some(kept) = kept(head, dropped) {
+            self.push_kept(kept);
+        }
+    }
+
+    fn push_kept(&mut self, kept: Kept) {
         if self.lines.len() == LAST_LINES {
             self.lines.pop_front();
         }
         self.lines.push_back(kept);
+    }
+}
+
+/// A line (its first bytes, and how many more it had) as it is kept, or
+/// `None` when it is blank once cleaned.
+fn kept(head: Vec<u8>, dropped: usize) -> Option<Kept> {
+    if surely_shown(&head) {
+        Some(Kept::Raw(head, dropped))
+    } else {
+        clean_line(&head, dropped).map(Kept::Line)
     }
 }
 
@@ -189,6 +226,16 @@ mod tests {
         assert_eq!(lines.len(), LAST_LINES);
         assert_eq!(lines[0], "line 30");
         assert_eq!(lines[19], "line 49");
+
+        // The same lines in one chunk, blank ones among them.
+        let mut tail = OutputTail::default();
+        tail.push(Stream::Stderr, b"before\n");
+        let out: String = (0..50).map(|i| format!("line {i}\n \n")).collect();
+        tail.push(Stream::Stdout, out.as_bytes());
+        let lines = tail.finish();
+        assert_eq!(lines.len(), LAST_LINES);
+        assert_eq!(lines[0], "line 30");
+        assert_eq!(lines[19], "line 49");
     }
 
     #[test]
@@ -205,5 +252,96 @@ mod tests {
         let expected = format!("{} … [{} more bytes]", "é".repeat(1000), 6000 - 2000);
         assert_eq!(lines[0], expected);
         assert_eq!(lines[1], "short");
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The tail as it was first written: every line of every chunk kept in
+    /// turn, the oldest dropped. `push` must keep the same lines.
+    #[derive(Default)]
+    struct LineByLine {
+        tail: OutputTail,
+    }
+
+    impl LineByLine {
+        fn push(&mut self, stream: Stream, chunk: &[u8]) {
+            let mut rest = chunk;
+            while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+                self.tail.pending(stream).add(&rest[..at]);
+                if let Some((head, dropped)) = self.tail.pending(stream).take() {
+                    self.tail.keep(head, dropped);
+                }
+                rest = &rest[at + 1..];
+            }
+            self.tail.pending(stream).add(rest);
+        }
+    }
+
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            4 => "[a-z {}\":,]{0,30}".prop_map(String::into_bytes),
+            // Blank once cleaned: spaces, escapes, a lone CR.
+            2 => prop::sample::select(vec!["", "   ", "\x1b[2K", "\r", "\x1b[1m \x1b[0m", "\u{3000}"])
+                .prop_map(|s| s.as_bytes().to_vec()),
+            1 => "\x1b\\[31m[a-z]{1,5}\x1b\\[0m\r?".prop_map(String::into_bytes),
+            // Longer than what is held of a line.
+            1 => (3990usize..4100).prop_map(|n| "é".repeat(n / 2).into_bytes()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn keeps_what_a_line_by_line_tail_keeps(
+            lines in prop::collection::vec((line(), any::<bool>()), 0..200),
+            cuts in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..6),
+            turns in prop::collection::vec(any::<bool>(), 0..16),
+            unfinished in any::<bool>(),
+        ) {
+            // Each stream's output, cut into chunks at random places, the
+            // streams' chunks interleaved.
+            let mut outputs = [Vec::new(), Vec::new()];
+            for (line, stderr) in &lines {
+                let out = &mut outputs[usize::from(*stderr)];
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+            if unfinished {
+                outputs[0].extend_from_slice(b"unfinished");
+            }
+            let mut queues = [Vec::new(), Vec::new()];
+            for (which, output) in outputs.iter().enumerate() {
+                let mut at: Vec<usize> = cuts
+                    .iter()
+                    .filter(|(_, mine)| usize::from(*mine) == which)
+                    .map(|(index, _)| index.index(output.len() + 1))
+                    .collect();
+                at.push(0);
+                at.push(output.len());
+                at.sort_unstable();
+                queues[which] = at.windows(2).map(|pair| &output[pair[0]..pair[1]]).collect();
+                queues[which].reverse();
+            }
+            // Each stream's chunks in their order, the streams taking turns
+            // as `turns` says.
+            let mut chunks = Vec::new();
+            for stderr in turns.iter().copied().chain(std::iter::repeat(false).take(20)).chain(std::iter::repeat(true).take(20)) {
+                let (which, stream) = if stderr { (1, Stream::Stderr) } else { (0, Stream::Stdout) };
+                if let Some(chunk) = queues[which].pop() {
+                    chunks.push((stream, chunk));
+                }
+            }
+            prop_assert!(queues.iter().all(Vec::is_empty));
+            let (mut fast, mut reference) = (OutputTail::default(), LineByLine::default());
+            for (stream, chunk) in &chunks {
+                fast.push(*stream, chunk);
+                reference.push(*stream, chunk);
+            }
+            prop_assert_eq!(fast.finish(), reference.tail.finish());
+        }
     }
 }
