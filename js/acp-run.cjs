@@ -129,6 +129,7 @@ async function attempt(sdk, run, plan, { cwd, env, started, signal, onEvent, onP
   run.startAttempt();
   const deadline = started + plan.maxDurationMs;
   const wantEvents = onEvent !== undefined;
+  run.setEvents(wantEvents);
   let input;
   const stdout = new ReadableStream({
     start(controller) {

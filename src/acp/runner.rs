@@ -132,6 +132,8 @@ pub struct AcpRunner {
     attempts: u32,
     last: Option<Report>,
     outcome: Option<std::result::Result<(), Failure>>,
+    /// Whether the reply parser records events (see [`AcpRunner::set_events`]).
+    events: bool,
 }
 
 impl AcpRunner {
@@ -157,6 +159,7 @@ impl AcpRunner {
             attempts: 0,
             last: None,
             outcome: None,
+            events: true,
         };
         if let Err(e) = run.read(request, options, command) {
             run.outcome = Some(Err(invalid_params(e.message())));
@@ -403,7 +406,7 @@ impl AcpRunner {
         let Some(attempt) = self.attempt.as_mut() else {
             return Value::Null;
         };
-        attempt.parser = reply_parser(&agent_type);
+        attempt.parser = reply_parser(&agent_type, self.events);
         json!({
             "sessionId": attempt.session_id,
             "prompt": [{"type": "text", "text": text}],
@@ -517,6 +520,14 @@ impl AcpRunner {
             Some(parser) => parser.push(chunk),
             None => Vec::new(),
         }
+    }
+
+    /// Whether the attempts' prompts from now on report the reply parser's
+    /// events from [`push_stdout`](Self::push_stdout) (on by default). Off
+    /// when no one reads them: the parser then makes none (no copy of a
+    /// tool's state or a text for its event).
+    pub fn set_events(&mut self, on: bool) {
+        self.events = on;
     }
 
     pub fn push_stderr(&mut self, chunk: &[u8]) {
@@ -636,10 +647,11 @@ impl AcpRunner {
 }
 
 /// The parser of the agent's ACP lines (SPEC §12's reply model).
-fn reply_parser(agent_type: &str) -> Option<AgentOutputParser> {
-    Some(AgentOutputParser::with_protocol(
+fn reply_parser(agent_type: &str, events: bool) -> Option<AgentOutputParser> {
+    Some(AgentOutputParser::for_protocol(
         agent_type,
         Protocol::Acp,
+        events,
         TextForm::Utf8,
     ))
 }

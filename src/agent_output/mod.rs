@@ -130,7 +130,14 @@ impl AgentOutputParser {
         Self::for_protocol(agent_type, protocol, true, form)
     }
 
-    fn for_protocol(agent_type: &str, protocol: Protocol, events: bool, form: TextForm) -> Self {
+    /// A parser for `agent_type`'s output in `protocol` that reports events
+    /// or not, its text kept in `form`.
+    pub fn for_protocol(
+        agent_type: &str,
+        protocol: Protocol,
+        events: bool,
+        form: TextForm,
+    ) -> Self {
         let mut parser = Self::with_format(OutputFormat::for_agent(agent_type), events, form);
         if protocol == Protocol::Acp {
             parser.acp = Some(Box::new(acp::AcpReader::new(agent_type)));

@@ -226,6 +226,13 @@ impl AcpRunnerJs {
         out(&completed)
     }
 
+    /// Whether the prompts from now on make events (`pushStdout`'s `events`
+    /// then returns them); off when the run has no `onEvent`.
+    #[wasm_bindgen(js_name = setEvents)]
+    pub fn set_events(&mut self, on: bool) {
+        self.inner.set_events(on);
+    }
+
     #[wasm_bindgen(js_name = pushStderr)]
     pub fn push_stderr(&mut self, chunk: &[u8]) {
         self.inner.push_stderr(chunk);

@@ -155,13 +155,19 @@ for (const cli of ['claude', 'gemini', 'codex']) {
       }));
 
     {
-      test('a write allowed by the policy (workspace-write) lands in cd', { timeout: TEST_TIMEOUT_MS }, () =>
+      test('a write allowed by the policy (workspace-write) lands in cd; onEvent gets the reply as it streams', { timeout: TEST_TIMEOUT_MS }, () =>
         within(cli, 'write', async (ctx) => {
-          const result = await runAcp(ctx, { sandbox: 'workspace-write' });
+          const events = [];
+          const result = await runAcp(ctx, { sandbox: 'workspace-write', onEvent: (event) => events.push(event) });
           succeeded(result);
           assert.equal(fs.readFileSync(written(ctx), 'utf8'), WRITE_TEXT);
           assert.match(result.reply.text, /The write tool answered/);
           assert.ok(result.reply.toolUses.length >= 1, JSON.stringify(result.reply));
+          // The events add up to the reply: its text, and each tool's last state.
+          const text = events.filter((e) => e.type === 'text').map((e) => e.text).join('');
+          assert.equal(text, result.reply.text);
+          const lastTools = new Map(events.filter((e) => e.type === 'toolUse').map((e) => [e.toolUse.id, e.toolUse]));
+          assert.deepEqual([...lastTools.values()], result.reply.toolUses);
         }));
 
       test('a write rejected: by the read-only policy, and by onPermission', { timeout: TEST_TIMEOUT_MS }, async () => {
