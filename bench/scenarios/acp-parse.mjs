@@ -10,7 +10,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { measure, report, smoke } from '../measure.mjs';
 
-const pkg = createRequire(import.meta.url)('agent-context');
+const require = createRequire(import.meta.url);
+const pkg = require('agent-context');
+// What runAgent over ACP feeds each stdout chunk to (js/acp-run.cjs): the
+// core's runner in the Node-only module, events made only for an onEvent.
+const { __AcpRunner: AcpRunner } = require('../../pkg/node/agent_context_gemini_tool.js');
 const FIXTURES = new URL('../../tests/fixtures/acp/', import.meta.url);
 const AGENTS = {
   claude: 'claude-code',
@@ -71,9 +75,35 @@ const chunked = () =>
     return reply;
   });
 
+const runner = (events) => () =>
+  streams.map(({ agentType, chunks }) => {
+    const run = new AcpRunner(agentType, { prompt: 'hi' }, { protocol: 'acp' }, '');
+    run.setEvents(events);
+    run.startAttempt();
+    run.promptParams();
+    let count = 0;
+    for (const chunk of chunks) count += run.pushStdout(chunk, events)?.length ?? 0;
+    run.free();
+    return count;
+  });
+const runnerQuiet = runner(false);
+const runnerEvents = runner(true);
+
 assert.equal(jsonParse(), COUNT);
 const replies = whole();
 assert.deepEqual(chunked(), replies);
+// The runner's path reads the same events, and none without onEvent.
+const sum = (counts) => counts.reduce((a, b) => a + b, 0);
+const parserEvents = sum(
+  streams.map(({ agentType, chunks }) => {
+    const parser = new pkg.AgentOutputParser(agentType, { protocol: 'acp' });
+    const count = sum(chunks.map((chunk) => parser.push(chunk).length));
+    parser.free();
+    return count;
+  }),
+);
+assert.equal(sum(runnerEvents()), parserEvents);
+assert.equal(sum(runnerQuiet()), 0);
 for (const reply of replies) {
   assert.ok(reply.text.length > 0 && reply.sessionId, reply.sessionId);
   assert.deepEqual(reply.nonJsonLines, []);
@@ -83,13 +113,20 @@ const options = { smoke, warmup: 3, minMs: 3000, maxIterations: 40 };
 const base = measure(jsonParse, options);
 const core = measure(whole, options);
 const pushed = measure(chunked, options);
+const ranQuiet = measure(runnerQuiet, options);
+const ranEvents = measure(runnerEvents, options);
 const scenario = `ACP: ${COUNT} session/update lines`;
 report({ family: 'acp-parse', scenario, impl: 'JSON.parse', lines: COUNT, bytes, ...base });
 report({ family: 'acp-parse', scenario, impl: 'c', lines: COUNT, bytes, ...core });
 report({ family: 'acp-parse', scenario, impl: 'c, 64 KiB Buffer chunks', lines: COUNT, bytes, ...pushed });
 const ms = (ns) => (ns / 1e6).toFixed(1);
 
-for (const [how, r] of [['whole string', core], ['64 KiB Buffer chunks (the runner)', pushed]]) {
+for (const [how, r] of [
+  ['whole string', core],
+  ['64 KiB Buffer chunks (AgentOutputParser#push)', pushed],
+  ["64 KiB Buffer chunks, runAgent's path without onEvent", ranQuiet],
+  ["64 KiB Buffer chunks, runAgent's path with onEvent", ranEvents],
+]) {
   const ratio = r.medianNs / base.medianNs;
   report({
     family: 'acp-parse',
