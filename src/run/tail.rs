@@ -142,20 +142,21 @@ impl OutputTail {
 /// A line (its first bytes, and how many more it had) as it is kept, or
 /// `None` when it is blank once cleaned.
 fn kept(head: Vec<u8>, dropped: usize) -> Option<Kept> {
-    // A visible ASCII first byte is no escape and survives cleaning: the
-    // line is not blank, and is cleaned only if it is still kept at the end
-    // (most lines of a stream are not, so most are never scanned here).
-    if head.first().is_some_and(u8::is_ascii_graphic) || surely_shown(&head) {
+    if surely_shown(&head) {
         Some(Kept::Raw(head, dropped))
     } else {
         clean_line(&head, dropped).map(Kept::Line)
     }
 }
 
-/// A line that cleaning leaves non-blank: no escape byte (ESC, or 9B of
-/// U+009B) for `strip_ansi` to remove, and a visible ASCII character.
+/// A line that cleaning leaves non-blank (it is cleaned only if it is still
+/// kept at the end): one that starts with a visible ASCII character, which
+/// no escape sequence can take away (most lines, never scanned further), or
+/// one with no escape byte (ESC, or 9B of U+009B) for `strip_ansi` to
+/// remove and a visible ASCII character.
 fn surely_shown(head: &[u8]) -> bool {
-    memchr::memchr2(0x1b, 0x9b, head).is_none() && head.iter().any(u8::is_ascii_graphic)
+    head.first().is_some_and(u8::is_ascii_graphic)
+        || (memchr::memchr2(0x1b, 0x9b, head).is_none() && head.iter().any(u8::is_ascii_graphic))
 }
 
 /// The line as text, or `None` when it is blank.
