@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 bash scripts/setup.sh
 bash scripts/build.sh >&2
+bash scripts/build-bench-reference.sh >&2
 exec node bench/run.mjs "$@"

@@ -85,5 +85,6 @@ step "playground in headless Chromium (playwright-core)"
 node --test tests/playwright/
 
 step "benchmark smoke run (npm run bench -- --smoke: it must run; timings are not checked)"
+bash scripts/build-bench-reference.sh
 node bench/run.mjs --smoke
 step "done"

@@ -140,6 +140,39 @@ for (const [how, r] of [
   });
 }
 
+// What a SIMD JSON parser alone costs on the same lines (info): simd-json
+// built for WebAssembly SIMD (bench/reference, scripts/build-bench-reference.sh),
+// each line parsed into its tape in this process, no mapping at all. The
+// lines are copied into its memory once, outside the timing.
+const simdJsonLines = () => {
+  const file = new URL('../reference/pkg/simd_json_lines.wasm', import.meta.url);
+  let bytesOfModule;
+  try {
+    bytesOfModule = readFileSync(file);
+  } catch (error) {
+    throw new Error(`acp-parse: ${file.pathname} is missing: run scripts/build-bench-reference.sh (${error.code})`);
+  }
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytesOfModule), {});
+  const text = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+  const at = exports.lines_buffer(text.length);
+  new Uint8Array(exports.memory.buffer, at, text.length).set(text);
+  return () => exports.parse_lines(at, text.length);
+};
+const simdJson = simdJsonLines();
+assert.equal(simdJson(), COUNT);
+const simd = measure(simdJson, options);
+report({ family: 'acp-parse', scenario, impl: 'simd-json (wasm simd128), parse only', lines: COUNT, bytes, ...simd });
+report({
+  family: 'acp-parse',
+  scenario: `${scenario}, simd-json alone: ratio`,
+  target: {
+    name: `  reference: simd-json 0.14 (WebAssembly SIMD) parsing the same lines, no mapping: / JSON.parse`,
+    measured: `${(simd.medianNs / base.medianNs).toFixed(3)}× (${ms(simd.medianNs)} ms)`,
+    required: 'info',
+    met: null,
+  },
+});
+
 // Where the time goes, by kind of update (info): each kind's lines alone,
 // per agent as above, whole and in 64 KiB chunks, against JSON.parse of the
 // same lines. A kind read alone misses what the lines before it set up (a
