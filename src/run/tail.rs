@@ -68,9 +68,7 @@ impl OutputTail {
         };
         // The line that was pending ends here.
         self.pending(stream).add(&chunk[..first]);
-        if let Some((head, dropped)) = self.pending(stream).take() {
-            self.keep(head, dropped);
-        }
+        self.line_ends(stream);
         let last = memchr::memrchr(b'\n', chunk).unwrap_or(first);
         // The chunk's other complete lines: only the last LAST_LINES of them
         // that are not blank can be kept, so they are looked for from the
@@ -104,11 +102,8 @@ impl OutputTail {
 
     /// The kept lines, unfinished ones (stdout's, then stderr's) included.
     pub fn finish(mut self) -> Vec<String> {
-        for stream in [Stream::Stdout, Stream::Stderr] {
-            if let Some((head, dropped)) = self.pending(stream).take() {
-                self.keep(head, dropped);
-            }
-        }
+        self.line_ends(Stream::Stdout);
+        self.line_ends(Stream::Stderr);
         self.lines
             .into_iter()
             .filter_map(|kept| match kept {
@@ -125,8 +120,13 @@ impl OutputTail {
         }
     }
 
-    fn keep(&mut self, head: Vec<u8>, dropped: usize) {
-        if let Some(kept) = kept(head, dropped) {
+    /// The stream's pending line is complete: kept unless blank.
+    fn line_ends(&mut self, stream: Stream) {
+        if let Some(kept) = self
+            .pending(stream)
+            .take()
+            .and_then(|(head, dropped)| kept(head, dropped))
+        {
             self.push_kept(kept);
         }
     }
