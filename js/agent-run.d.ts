@@ -98,3 +98,72 @@ export interface AgentRun {
  * with `AgentContextError` (`INVALID_INPUT`).
  */
 export function runAgent(agentType: KnownAgentType, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
+
+/** An MCP server handed to the agent for a session: stdio, or http/sse where the agent takes them. */
+export type McpServerConfig =
+  | { name: string; type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
+  | { name: string; type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+
+/** `openAgentSession`'s options: runAgent's, less the per-turn ones, plus the session's own. */
+export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEvent' | 'onPermission' | 'protocol' | 'extraArgs'> {
+  /** Sessions run over the Agent Client Protocol. */
+  protocol?: 'acp';
+  /** Added to the agent's system prompt (Claude Code), or opening the first prompt (the others). */
+  systemPrompt?: string;
+  mcpServers?: McpServerConfig[];
+  /**
+   * Answers the agent's permission requests: an `optionId` it offered, or
+   * 'allow' / 'allow_always' / 'reject'. Without it the sandbox policy answers.
+   */
+  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | Promise<string | { optionId: string }>;
+  /** Session updates outside a turn's reply: modes, commands, options, and anything between turns. */
+  onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;
+}
+
+/** One turn's result: an AgentRun, with the agent's stopReason. */
+export interface AgentTurn extends AgentRun {
+  stopReason?: string;
+}
+
+/** A content block of a prompt, as the Agent Client Protocol defines it. */
+export type ContentBlock = { type: 'text'; text: string } | { type: string; [key: string]: unknown };
+
+/** An agent kept open for many turns (Node only). */
+export interface AgentSession {
+  readonly sessionId: string | undefined;
+  readonly agentType: string;
+  readonly protocol: 'acp';
+  /** True: one process holds every turn. */
+  readonly persistent: boolean;
+  /** The agent's `agentCapabilities` (load, resume, images, MCP transports, …). */
+  readonly capabilities: Record<string, unknown>;
+  readonly authMethods: { id: string; name?: string; [key: string]: unknown }[];
+  readonly modes: { id: string; name?: string; description?: string }[];
+  readonly mode: string | undefined;
+  readonly configOptions: { id: string; name?: string; category?: string; [key: string]: unknown }[];
+  readonly models: { modelId: string; name?: string; [key: string]: unknown }[];
+  readonly model: string | undefined;
+  readonly commands: { name: string; description?: string; [key: string]: unknown }[];
+  /** A turn; a prompt sent while one runs waits for it. */
+  prompt(
+    request: string | AssemblerInput | AssemblerOutput | ContentBlock[],
+    turn?: { onEvent?: (event: AgentOutputEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number },
+  ): Promise<AgentTurn>;
+  setMode(id: string): Promise<void>;
+  setConfigOption(id: string, value: string | boolean): Promise<void>;
+  /** Through the agent's model option, else its older set_model; else rejects naming the agent. */
+  setModel(id: string): Promise<void>;
+  authenticate(methodId: string): Promise<void>;
+  /** The running turn ends `aborted`, its stopReason `cancelled`; queued prompts go on. */
+  cancel(): Promise<void>;
+  /** Closes the session, then ends its process tree. */
+  close(): Promise<void>;
+}
+
+/**
+ * Node only: starts `agentType` over the Agent Client Protocol and opens a
+ * session (a new one, or `sessionId` resumed or loaded). Rejects with
+ * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
+ * `kind`) when the agent cannot be started or the session opened.
+ */
+export function openAgentSession(agentType: KnownAgentType, options: SessionOptions): Promise<AgentSession>;

@@ -94,7 +94,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'acp-run.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'acp-run.cjs', 'engine-host.cjs', 'session.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
   copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 }
 appendFileSync(
@@ -107,6 +107,8 @@ appendFileSync(
     "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
     '// runAgent (Node only): ./agent-run.cjs, required on first use; it loads the same second module.',
     "exports.runAgent = function runAgent(agentType, request, options) { return require('./agent-run.cjs').runAgent(exports, agentType, request, options); };",
+    '// openAgentSession (Node only): ./session.cjs, required on first use; the same second module.',
+    "exports.openAgentSession = function openAgentSession(agentType, options) { return require('./session.cjs').openAgentSession(exports, agentType, options); };",
     '',
     '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
     "// core's platform functions in the second module, required on first use.",

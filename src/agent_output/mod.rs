@@ -38,7 +38,7 @@ mod copilot;
 mod gemini;
 mod gemini_scan;
 mod json;
-mod lines;
+pub mod lines;
 mod opencode;
 mod qwen;
 mod reply;
@@ -237,6 +237,37 @@ impl AgentOutputParser {
     /// returned, and those events' text as code units, in order.
     pub fn take_text_units(&mut self) -> (Vec<u32>, &[u16]) {
         self.reply.take_text_units()
+    }
+}
+
+impl AgentOutputParser {
+    /// ACP, for a client that splits and routes the lines itself (the
+    /// session engine): one whole line read straight from its bytes when
+    /// it is a common `session/update`; false, nothing read, for any other
+    /// line, which the client parses once and hands to
+    /// [`acp_message`](Self::acp_message).
+    pub fn acp_fast_line(&mut self, line: &[u8]) -> bool {
+        match self.acp.as_deref_mut() {
+            Some(acp) => acp.read_fast(line, &mut self.reply, &mut self.scratch),
+            None => false,
+        }
+    }
+
+    /// ACP: one JSON-RPC message the client already parsed.
+    pub fn acp_message(&mut self, message: &Value) {
+        if let Some(acp) = self.acp.as_deref_mut() {
+            acp.read(message, &mut self.reply);
+        }
+    }
+
+    /// A line that is not JSON, kept aside as `nonJsonLines`.
+    pub fn non_json_line(&mut self, line: &str) {
+        self.reply.non_json(line);
+    }
+
+    /// The events of what was read since the last call, in order.
+    pub fn take_events(&mut self) -> Vec<AgentEvent> {
+        self.reply.take_events()
     }
 }
 

@@ -20,7 +20,7 @@ pub enum Stream {
     Stderr,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Pending {
     head: Vec<u8>,
     /// Bytes of the line past `head`.
@@ -47,13 +47,13 @@ impl Pending {
 /// A kept line: cleaned already, or raw when cleaning it cannot make it
 /// blank (cleaned in `finish`, so only the last lines ever are: a long
 /// stream's lines are not each decoded, stripped and counted).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Kept {
     Line(String),
     Raw(Vec<u8>, usize),
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct OutputTail {
     lines: VecDeque<Kept>,
     stdout: Pending,

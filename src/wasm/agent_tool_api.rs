@@ -5,8 +5,8 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::acp_run_api::AcpRunnerJs;
 use super::agent_run_api::AgentRunnerJs;
+use super::engine_api::EngineJs;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::agent_tool::{
@@ -99,12 +99,17 @@ impl AgentToolCallJs {
     #[wasm_bindgen(js_name = runEnvelopeAcp)]
     pub fn run_envelope_acp(
         &self,
-        runner: &AcpRunnerJs,
+        engine: &EngineJs,
         events: JsValue,
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let run = js_result(runner.runner().result(ms(duration_ms)))?;
-        envelope_of(&self.inner, &run, events)
+        let turn = engine.last_turn(ms(duration_ms)).ok_or_else(|| {
+            super::js_error::to_js(crate::error::AgentContextError::new(
+                crate::error::ErrorCode::Internal,
+                "the run's result was asked for before it ended",
+            ))
+        })?;
+        envelope_of(&self.inner, &turn.as_run(), events)
     }
 
     /// `{ envelope, fullResult? }`: `envelope` with its `result` within

@@ -8,8 +8,6 @@
 //! and the other functions only Node has (`buildCliInvocation`, the
 //! platform functions), Node's lazily loaded second module. The helpers that read and write JS values serve both.
 
-#[cfg(feature = "gemini-tool")]
-mod acp_run_api;
 #[cfg(feature = "api")]
 mod agent_output_api;
 #[cfg(feature = "gemini-tool")]
@@ -27,6 +25,8 @@ mod call_options;
 mod context_api;
 #[cfg(feature = "api")]
 mod context_manager;
+#[cfg(feature = "gemini-tool")]
+mod engine_api;
 #[cfg(feature = "api")]
 mod fast_path_api;
 #[cfg(feature = "api")]
@@ -56,8 +56,6 @@ mod selection_api;
 
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "gemini-tool")]
-pub use acp_run_api::*;
 #[cfg(feature = "api")]
 pub use agent_output_api::*;
 #[cfg(feature = "gemini-tool")]
@@ -72,6 +70,8 @@ pub use assemble_api::*;
 pub use context_api::*;
 #[cfg(feature = "api")]
 pub use context_manager::ContextManager;
+#[cfg(feature = "gemini-tool")]
+pub use engine_api::*;
 #[cfg(feature = "api")]
 pub use fast_path_api::*;
 #[cfg(feature = "api")]

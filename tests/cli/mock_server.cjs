@@ -37,7 +37,7 @@ const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'error500', 'flaky500', 'auth', 'quota', 'reject', 'write', 'writeOutside'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'error500', 'flaky500', 'auth', 'quota', 'reject', 'write', 'writeOutside'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {

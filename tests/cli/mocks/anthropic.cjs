@@ -73,7 +73,7 @@ function respond(req, res, scenario) {
   if (scenario === 'quota') {
     return json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Mock rate limit: too many requests.' } });
   }
-  if (scenario === 'stall') return stall(res);
+  if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1)) return stall(res);
   if (scenario === 'reject') return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: temperature is out of range.' } });
   if (scenario === 'error') {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });

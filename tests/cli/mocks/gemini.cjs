@@ -68,7 +68,7 @@ function respond(req, res, scenario) {
     return json(res, 503, { error: { code: 503, message: 'Mock is overloaded, try again.', status: 'UNAVAILABLE' } });
   }
   if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) return serverError(res);
-  if (scenario === 'stall') return stall(res);
+  if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1)) return stall(res);
   if (scenario === 'reject') return json(res, 400, { error: { code: 400, message: 'Mock rejects this request: temperature is out of range.', status: 'INVALID_ARGUMENT' } });
   if (scenario === 'auth') {
     return json(res, 401, { error: { code: 401, message: 'Mock: request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });

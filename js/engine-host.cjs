@@ -1,0 +1,221 @@
+// The session engine's executor, Node only: the one place that spawns an
+// agent, writes to it, kills it, keeps its timer and asks the host's
+// callbacks, for every agent spoken to over the Agent Client Protocol.
+// Every decision is the core's (`__Engine`, src/engine/); this file carries
+// out its actions (`pollAll()`) and feeds it what happened, with the time.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnAgent } = require('./spawn-agent.cjs');
+
+let EngineClass;
+function engineClass() {
+  EngineClass ??= require('./agent_context_gemini_tool.js').__Engine;
+  return EngineClass;
+}
+
+/** `file` with symbolic links resolved, through its nearest existing folder when it does not exist yet. */
+function realPath(file) {
+  let dir = file;
+  const rest = [];
+  for (let i = 0; i < 4096; i += 1) {
+    try {
+      return path.join(fs.realpathSync(dir), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return file;
+      rest.push(path.basename(dir));
+      dir = parent;
+    }
+  }
+  return file;
+}
+
+/**
+ * Drives one `__Engine`. `env`: the caller's environment for the child;
+ * `launchEnv`: the launcher's variables; `onPermission(params)`,
+ * `onUpdate(update)`, `onHostError(err)`: the host's callbacks.
+ */
+class EngineHost {
+  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError }) {
+    this.engine = engine;
+    this.env = env;
+    this.launchEnv = launchEnv ?? {};
+    this.onPermission = onPermission;
+    this.onUpdate = onUpdate;
+    this.onHostError = onHostError ?? (() => {});
+    this.ops = new Map(); // op → { resolve, onEvent }
+    this.child = null;
+    this.timer = null;
+    this.closed = false;
+    this.closedPromise = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  /** Starts operation `start(now)` of the engine; resolves its `done` action. */
+  run(start, onEvent) {
+    return new Promise((resolve) => {
+      const op = start(Date.now());
+      this.ops.set(op, { resolve, onEvent });
+      this.step();
+    });
+  }
+
+  /** Feeds the engine (`feed(engine, now)`), then carries out what it asks. */
+  feed(feed) {
+    feed(this.engine, Date.now());
+    this.step();
+  }
+
+  step() {
+    if (this.stepping) return; // the running step takes what this one would
+    this.stepping = true;
+    try {
+      for (let actions = this.engine.pollAll(); actions.length > 0; actions = this.closed ? [] : this.engine.pollAll()) {
+        for (const action of actions) this.act(action);
+      }
+    } finally {
+      this.stepping = false;
+    }
+    this.arm();
+  }
+
+  arm() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const at = this.engine.pollTimeout();
+    if (at === undefined || this.closed) return;
+    this.timer = setTimeout(() => this.feed((e, now) => e.timeout(now)), Math.max(0, at - Date.now()));
+  }
+
+  act(action) {
+    switch (action.kind) {
+      case 'spawn':
+        return this.spawn(action);
+      case 'write':
+        if (this.child && !this.child.stdin.destroyed && !this.child.stdin.writableEnded) this.child.stdin.write(action.data);
+        return undefined;
+      case 'closeStdin':
+        if (this.child && !this.child.stdin.writableEnded) this.child.stdin.end();
+        return undefined;
+      case 'kill':
+        if (this.child) this.child.kill();
+        return undefined;
+      case 'host':
+        return this.host(action);
+      case 'event': {
+        const op = this.ops.get(action.op);
+        if (op?.onEvent) {
+          try {
+            op.onEvent(action.event);
+          } catch (err) {
+            this.onHostError(err, action.op);
+          }
+        }
+        return undefined;
+      }
+      case 'update':
+        if (this.onUpdate) {
+          try {
+            this.onUpdate(action.update);
+          } catch (err) {
+            this.onHostError(err);
+          }
+        }
+        return undefined;
+      case 'done': {
+        const op = this.ops.get(action.op);
+        this.ops.delete(action.op);
+        op?.resolve(action);
+        return undefined;
+      }
+      case 'closed':
+        this.closed = true;
+        if (this.timer) clearTimeout(this.timer);
+        this.resolveClosed();
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  spawn(action) {
+    const env = { ...action.defaultEnv, ...this.env, ...action.env, ...this.launchEnv };
+    const child = spawnAgent(
+      { file: action.command, args: action.args, cwd: path.resolve(action.cwd), env, keepStdin: true },
+      {
+        onStdout: (chunk) => this.feed((e, now) => e.stdout(chunk, now)),
+        onStderr: (chunk) => this.feed((e, now) => e.stderr(chunk, now)),
+      },
+    );
+    this.child = child;
+    if (child.pid === undefined) {
+      this.child = null;
+      child.exited.then((end) => this.feed((e, now) => e.spawnFailed(end.error?.code ?? 'UNKNOWN', now)));
+      return;
+    }
+    child.stdin.on('error', () => {});
+    this.engine.spawned(Date.now());
+    child.exited.then((end) => {
+      if (this.child === child) this.child = null;
+      // A failed spawn reported late (ENOENT of the folder, EACCES…).
+      if (end.error && end.exitCode === null && end.signal === null) this.feed((e, now) => e.spawnFailed(end.error.code ?? 'UNKNOWN', now));
+      else this.feed((e, now) => e.exited(end.exitCode ?? undefined, end.signal ?? undefined, now));
+    });
+  }
+
+  async host(action) {
+    let answer;
+    try {
+      if (action.ask === 'permission') {
+        let decision = null;
+        if (this.onPermission) {
+          try {
+            decision = await this.onPermission(action.params);
+          } catch (err) {
+            this.onHostError(err);
+            decision = 'reject';
+          }
+        }
+        answer = permissionAnswer(decision);
+      } else {
+        const real = realPath(action.path);
+        const write = action.ask === 'write';
+        if (!this.engine.pathAllowed(real, write)) answer = { error: 'OUTSIDE' };
+        else if (write) {
+          await fs.promises.mkdir(path.dirname(real), { recursive: true });
+          await fs.promises.writeFile(real, action.content);
+          answer = {};
+        } else answer = { content: await fs.promises.readFile(real, 'utf8') };
+      }
+    } catch (err) {
+      answer = { error: err.code || 'EIO' };
+    }
+    try {
+      this.feed((e, now) => e.hostAnswer(action.call, answer, now));
+    } catch (err) {
+      this.step();
+      this.onHostError(err);
+    }
+  }
+
+  /** Kills what runs now (the host is going away). */
+  kill() {
+    if (this.child) this.child.kill();
+  }
+}
+
+/** What `onPermission` answered, as the engine reads it. */
+function permissionAnswer(decision) {
+  if (decision === null || decision === undefined) return null;
+  if (typeof decision === 'string') {
+    return ['allow', 'allow_always', 'reject'].includes(decision) ? { decision } : { optionId: decision };
+  }
+  if (typeof decision === 'object' && typeof decision.optionId === 'string') return { optionId: decision.optionId };
+  if (typeof decision === 'object' && decision.outcome === 'cancelled') return { cancelled: true };
+  return { decision: String(decision) };
+}
+
+module.exports = { EngineHost, engineClass, realPath };

@@ -1,0 +1,187 @@
+// openAgentSession, Node only: an agent kept open over the Agent Client
+// Protocol for many turns, on the session engine (`__Engine`, src/engine/,
+// driven by ./engine-host.cjs). Shipped as pkg/node/session.cjs; the Node
+// entry requires it on the first call.
+'use strict';
+
+const { inputError } = require('./agent-process.cjs');
+const { startEngine, release, checkPermissionHandler } = require('./acp-run.cjs');
+
+function describe(value) {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+function checkFunction(value, name) {
+  if (value != null && typeof value !== 'function') throw inputError(`${name} must be a function, got ${describe(value)}`);
+  return value ?? undefined;
+}
+
+function checkSignal(signal, name) {
+  if (signal != null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')) {
+    throw inputError(`${name} must be an AbortSignal, got ${describe(signal)}`);
+  }
+  return signal ?? undefined;
+}
+
+/** An operation that failed (`{ kind, message }`), as an Error to throw. */
+function agentError(failed) {
+  const { AgentContextError } = require('./agent_context.js');
+  const code = failed.kind === 'invalid_params' ? 'INVALID_INPUT' : 'AGENT_ERROR';
+  const err = new AgentContextError(code, failed.message.replace(/^invalid parameters: /, ''));
+  err.kind = failed.kind;
+  err.retryable = failed.retryable;
+  return err;
+}
+
+/** `request` as the prompt's content blocks. */
+function blocksOf(api, agentType, request) {
+  if (typeof request === 'string') return [{ type: 'text', text: request }];
+  if (Array.isArray(request)) return request;
+  if (request !== null && typeof request === 'object') {
+    if (typeof request.prompt === 'string') {
+      // The instructions of a later assembled prompt open it (the session's own are set when it opens).
+      const text = request.systemFlag ? `${request.systemFlag}\n\n${request.prompt}` : request.prompt;
+      return [{ type: 'text', text }];
+    }
+    return [{ type: 'text', text: api.assemble(agentType, request).prompt }];
+  }
+  throw inputError(`request must be a string, an AssemblerInput, an AssemblerOutput or an array of content blocks, got ${describe(request)}`);
+}
+
+/** Seconds, as the options take them, to milliseconds; `fallback` when not given. */
+function seconds(value, name, fallback) {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw inputError(`${name} must be a positive number of seconds, got ${describe(value)}`);
+  return Math.round(value * 1000);
+}
+
+/**
+ * Opens a session with `agentType` over ACP and resolves an AgentSession
+ * once the agent is started and the session is open. `options` are
+ * runAgent's (`cd` required) plus `systemPrompt`, `mcpServers`,
+ * `onPermission`, `onUpdate`.
+ */
+async function openAgentSession(api, agentType, options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
+  const onPermission = checkPermissionHandler(options);
+  const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
+  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, ...rest } = options;
+  if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
+  if (rest.protocol != null && rest.protocol !== 'acp') {
+    throw inputError(`options.protocol must be 'acp' for a session (sessions over an agent's command line are not available yet), got ${JSON.stringify(rest.protocol)}`);
+  }
+  const env = givenEnv ?? process.env;
+  let hostError = null;
+  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err) });
+  if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
+  const { host, plan } = started;
+  const opened = await host.run((now) => host.engine.open(now));
+  if (opened.failed) {
+    await host.run((now) => host.engine.close(now));
+    host.engine.free();
+    throw agentError(opened.failed);
+  }
+  release(host);
+  let snapshot = opened.opened;
+  const refresh = () => {
+    if (!host.closed) snapshot = host.engine.snapshot();
+  };
+  const takeHostError = () => {
+    const err = hostError;
+    hostError = null;
+    return err;
+  };
+
+  const session = {
+    get sessionId() {
+      return snapshot.sessionId ?? undefined;
+    },
+    agentType: String(agentType),
+    protocol: 'acp',
+    persistent: true,
+    get capabilities() {
+      return snapshot.capabilities ?? {};
+    },
+    get authMethods() {
+      return snapshot.authMethods ?? [];
+    },
+    get modes() {
+      return snapshot.modes ?? [];
+    },
+    get mode() {
+      return snapshot.mode ?? undefined;
+    },
+    get configOptions() {
+      return snapshot.configOptions ?? [];
+    },
+    get models() {
+      return snapshot.models ?? [];
+    },
+    get model() {
+      return snapshot.model ?? undefined;
+    },
+    get commands() {
+      return snapshot.commands ?? [];
+    },
+    /** One turn; a prompt while one runs waits for it. Resolves an AgentTurn. */
+    async prompt(request, turn = {}) {
+      if (turn === null || typeof turn !== 'object') throw inputError(`turn must be an object, got ${describe(turn)}`);
+      const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
+      const signal = checkSignal(turn.signal, 'turn.signal');
+      const blocks = blocksOf(api, String(agentType), request);
+      const limits = {
+        idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
+        maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
+        maxRetries: plan.maxRetries,
+        events: onEvent !== undefined,
+      };
+      let op;
+      const onAbort = () => host.feed((e, now) => e.abort(op, now));
+      const done = await host.run((now) => {
+        op = host.engine.prompt(blocks, limits, now);
+        if (signal?.aborted) host.engine.abort(op, now);
+        else signal?.addEventListener('abort', onAbort, { once: true });
+        return op;
+      }, onEvent);
+      signal?.removeEventListener('abort', onAbort);
+      refresh();
+      const err = takeHostError();
+      if (err) throw err;
+      return done.turn;
+    },
+    async setMode(id) {
+      return simple((now) => host.engine.setMode(String(id), now));
+    },
+    async setConfigOption(id, value) {
+      return simple((now) => host.engine.setConfigOption(String(id), value, now));
+    },
+    async setModel(id) {
+      return simple((now) => host.engine.setModel(String(id), now));
+    },
+    async authenticate(methodId) {
+      return simple((now) => host.engine.authenticate(String(methodId), now));
+    },
+    /** The running turn ends `aborted` (stopReason `cancelled`). */
+    async cancel() {
+      host.feed((e, now) => e.cancel(now));
+    },
+    /** The session, then its process tree. */
+    async close() {
+      if (host.closed) return;
+      await host.run((now) => host.engine.close(now));
+      await host.closedPromise;
+    },
+  };
+
+  async function simple(start) {
+    const done = await host.run(start);
+    refresh();
+    if (done.failed) throw agentError(done.failed);
+  }
+  return session;
+}
+
+module.exports = { openAgentSession };

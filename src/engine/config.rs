@@ -1,0 +1,304 @@
+//! What a session is opened with: the agent, how it is started for ACP
+//! (command, arguments, environment), the options of a run (the working
+//! folder, the model, the sandbox, the deadlines, the retries), the system
+//! prompt and the MCP servers. Read once, every problem naming its field.
+
+use serde_json::{json, Map, Value};
+
+use crate::agents::{self, AcpLaunch, AcpModel, AgentSpec};
+use crate::error::{AgentContextError, Result};
+use crate::json_read::{type_name, Obj};
+use crate::platform::limits::{self, CommandLine};
+use crate::platform::Platform;
+use crate::run::RunOptions;
+
+/// A session's settings, with the defaults filled in.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    pub agent: &'static AgentSpec,
+    pub launch: &'static AcpLaunch,
+    pub options: RunOptions,
+    /// The executable (the registry's ACP command, or `options.command`),
+    /// replaced by the file the host found once it resolved it.
+    pub command: String,
+    pub args: Vec<String>,
+    /// Variables the session sets in the child's environment (the model).
+    pub env: Vec<(String, String)>,
+    /// Variables set only when the caller's environment lacks them.
+    pub default_env: Vec<(String, String)>,
+    /// Appended to the agent's system prompt where it takes one at
+    /// `session/new`; otherwise it opens the first prompt.
+    pub system_prompt: Option<String>,
+    /// `mcpServers` as the agent receives them (ACP's shape).
+    pub mcp_servers: Vec<McpServer>,
+    /// The file found for the command, named in messages.
+    pub found: Option<String>,
+}
+
+/// One MCP server given for the session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpServer {
+    pub name: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: &'static str,
+    /// ACP's `McpServer` object.
+    pub acp: Value,
+}
+
+impl SessionConfig {
+    /// Reads `options` (`RunAgentOptions` and the session's own keys,
+    /// without the functions and `env`) for `agent_type`; `command`
+    /// overrides the registry's ACP executable when not empty.
+    pub fn read(agent_type: &str, options: &Value, command: &str) -> Result<SessionConfig> {
+        let agent = agents::require(agent_type, "to run over ACP")?;
+        let launch = agent.acp.as_ref().ok_or_else(|| {
+            AgentContextError::invalid(format!("{} cannot be run over ACP", agent.name))
+        })?;
+        let mut rest = options.clone();
+        let mut system_prompt = None;
+        let mut mcp = Value::Null;
+        if let Some(map) = rest.as_object_mut() {
+            check_protocol(map.remove("protocol"))?;
+            system_prompt = match map.remove("systemPrompt") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if s.is_empty() => None,
+                Some(Value::String(s)) => Some(s),
+                Some(other) => {
+                    return Err(AgentContextError::invalid(format!(
+                        "options.systemPrompt must be a string, got {}",
+                        type_name(&other)
+                    )))
+                }
+            };
+            mcp = map.remove("mcpServers").unwrap_or(Value::Null);
+        }
+        let command = if command.is_empty() {
+            launch.command
+        } else {
+            command
+        };
+        let options = RunOptions::read(&rest, command)?;
+        if !options.extra_args.is_empty() {
+            return Err(AgentContextError::invalid(
+                "options.extraArgs is for the CLI protocol; over ACP the agent is started as its registry entry says",
+            ));
+        }
+        let mut args: Vec<String> = launch.args.iter().map(|a| (*a).to_owned()).collect();
+        let mut env = Vec::new();
+        if let Some(model) = &options.model {
+            match launch.model {
+                AcpModel::Flag(flag) => args.extend([flag.to_owned(), model.clone()]),
+                AcpModel::CodexConfig => {
+                    args.extend(["-c".to_owned(), format!("model={}", toml_string(model))])
+                }
+                AcpModel::Env(name) => env.push((name.to_owned(), model.clone())),
+                AcpModel::Config => {
+                    return Err(AgentContextError::invalid(format!(
+                        "options.model cannot be set for {} over ACP (its own configuration chooses the model)",
+                        agent.name
+                    )))
+                }
+            }
+        }
+        let default_env = launch
+            .ask_env
+            .map(|(n, v)| vec![(n.to_owned(), v.to_owned())])
+            .unwrap_or_default();
+        Ok(SessionConfig {
+            agent,
+            launch,
+            options,
+            command: command.to_owned(),
+            args,
+            env,
+            default_env,
+            system_prompt,
+            mcp_servers: read_mcp_servers(&mcp)?,
+            found: None,
+        })
+    }
+
+    /// The command was resolved: spawn `file` with `prefix` first; the
+    /// whole command line is counted against `platform`'s limits with
+    /// `env` (the child's whole environment).
+    pub fn launch(
+        &mut self,
+        platform: Platform,
+        found: &str,
+        file: &str,
+        prefix: &[String],
+        env: &[(String, String)],
+    ) -> Result<()> {
+        let args: Vec<String> = prefix.iter().chain(&self.args).cloned().collect();
+        let line = CommandLine {
+            program: file,
+            args: &args,
+            env,
+        };
+        limits::check(platform, &line).map_err(|over| {
+            AgentContextError::invalid(format!(
+                "the command line does not fit on {}: {}",
+                platform.name(),
+                over.message()
+            ))
+        })?;
+        self.options.platform = Some(platform);
+        self.found = Some(found.to_owned());
+        self.command = file.to_owned();
+        self.args = args;
+        Ok(())
+    }
+
+    /// The MCP servers the agent can take, as `session/new|load|resume`
+    /// send them; a transport it does not advertise is `Err` naming it.
+    pub fn mcp_for(&self, initialized: &Value) -> Result<Value> {
+        let caps = initialized.pointer("/agentCapabilities/mcpCapabilities");
+        let mut out = Vec::new();
+        for server in &self.mcp_servers {
+            let ok = server.transport == "stdio"
+                || caps
+                    .and_then(|c| c.get(server.transport))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+            if !ok {
+                return Err(AgentContextError::invalid(format!(
+                    "options.mcpServers: {} does not take MCP servers over {} (server \"{}\"); give it a stdio server",
+                    self.agent.name, server.transport, server.name
+                )));
+            }
+            out.push(server.acp.clone());
+        }
+        Ok(Value::Array(out))
+    }
+}
+
+fn check_protocol(protocol: Option<Value>) -> Result<()> {
+    match protocol {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(p)) if p == "acp" => Ok(()),
+        Some(Value::String(p)) => Err(AgentContextError::invalid(format!(
+            "options.protocol must be 'cli' or 'acp', got \"{p}\""
+        ))),
+        Some(other) => Err(AgentContextError::invalid(format!(
+            "options.protocol must be 'cli' or 'acp', got {}",
+            type_name(&other)
+        ))),
+    }
+}
+
+/// `mcpServers`: stdio `{ name, command, args?, env? }`, http and sse
+/// `{ name, type, url, headers? }`, made into ACP's shape (`env` and
+/// `headers` as `[{ name, value }]`).
+pub fn read_mcp_servers(value: &Value) -> Result<Vec<McpServer>> {
+    let list = match value {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(list) => list,
+        other => {
+            return Err(AgentContextError::invalid(format!(
+                "options.mcpServers must be an array, got {}",
+                type_name(other)
+            )))
+        }
+    };
+    let mut out: Vec<McpServer> = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let field = format!("options.mcpServers[{i}]");
+        let o = Obj::new(item, &field)?;
+        let name = o.req_str("name")?.to_owned();
+        if name.is_empty() {
+            return Err(AgentContextError::invalid(format!(
+                "{field}.name must not be empty"
+            )));
+        }
+        if out.iter().any(|s| s.name == name) {
+            return Err(AgentContextError::invalid(format!(
+                "{field}.name \"{name}\" is given twice"
+            )));
+        }
+        let transport = match o.opt_str("type")? {
+            None | Some("stdio") => "stdio",
+            Some("http") => "http",
+            Some("sse") => "sse",
+            Some(other) => {
+                return Err(AgentContextError::invalid(format!(
+                    "{field}.type must be 'stdio', 'http' or 'sse', got \"{other}\""
+                )))
+            }
+        };
+        let acp = if transport == "stdio" {
+            let command = o.req_str("command")?;
+            let args = string_list(item.get("args"), &format!("{field}.args"))?;
+            let env = pairs(item.get("env"), &format!("{field}.env"))?;
+            json!({"name": name, "command": command, "args": args, "env": env})
+        } else {
+            let url = o.req_str("url")?;
+            let headers = pairs(item.get("headers"), &format!("{field}.headers"))?;
+            json!({"type": transport, "name": name, "url": url, "headers": headers})
+        };
+        out.push(McpServer {
+            name,
+            transport,
+            acp,
+        });
+    }
+    Ok(out)
+}
+
+fn string_list(value: Option<&Value>, field: &str) -> Result<Vec<String>> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(AgentContextError::invalid(format!(
+                    "{field}[{i}] must be a string, got {}",
+                    type_name(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(AgentContextError::invalid(format!(
+            "{field} must be an array of strings, got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// An object of strings as ACP's `[{ name, value }]`.
+fn pairs(value: Option<&Value>, field: &str) -> Result<Vec<Value>> {
+    let map: &Map<String, Value> = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(AgentContextError::invalid(format!(
+                "{field} must be an object of strings, got {}",
+                type_name(other)
+            )))
+        }
+    };
+    map.iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => Ok(json!({"name": k, "value": s})),
+            other => Err(AgentContextError::invalid(format!(
+                "{field}.{k} must be a string, got {}",
+                type_name(other)
+            ))),
+        })
+        .collect()
+}
+
+/// `value` as a TOML basic string (Codex's `-c key=value` reads TOML).
+pub fn toml_string(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,22 @@
+//! The session engine (sans-IO): one agent process, many turns, over the
+//! Agent Client Protocol. The host (the Node executor, `js/engine-host.cjs`)
+//! spawns, writes, kills, keeps the clock and asks the user's callbacks;
+//! every decision is here. Modelled on `quinn-proto`: events and the time
+//! go in, [`Action`]s come out of `poll()`, and `poll_timeout()` says when
+//! to wake the engine. Its tests script events against a fake clock, with
+//! no process (`tests.rs`).
+
+mod action;
+pub mod config;
+#[allow(clippy::module_inception)]
+mod engine;
+pub mod judge;
+mod turn;
+
+pub use action::{Action, HostRequest, Outcome, Snapshot};
+pub use config::{McpServer, SessionConfig};
+pub use engine::{Engine, AUTH_REQUIRED, CANCEL_GRACE_MS, CLOSE_GRACE_MS};
+pub use turn::{TurnError, TurnLimits, TurnResult};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,174 @@
+// Sessions that stay open (openAgentSession) on the real agents over ACP,
+// offline against the mock APIs on 127.0.0.1: Claude Code (its adapter),
+// Codex (its adapter) and Gemini CLI. Each test has its own folder, HOME and
+// mock, and checks that nothing of its HOME is left running after close().
+'use strict';
+const { describe, test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const pkg = require('agent-context');
+const harness = require('../cli/harness.cjs');
+const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
+const { inFreshRun, processesWithHome } = require('../cli/processes.cjs');
+
+const TEST_TIMEOUT_MS = 180_000;
+const PLAIN_TEXT = PLAIN_PIECES.join('');
+const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
+const ADAPTERS = { claude: 'claude-agent-acp', codex: 'codex-acp', gemini: 'gemini' };
+const ACP_MODELS = { ...harness.MODELS, codex: 'gpt-5.3-codex' };
+const BASE = path.join(harness.ROOT, 'target', 'acp-sessions');
+
+async function setUp(cli, scenario) {
+  fs.mkdirSync(BASE, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(BASE, `${cli}-${scenario}-`));
+  const mock = await harness.startMock(harness.CLIS[cli].api, scenario, dir);
+  const box = harness.sandbox(cli, mock, dir, { geminiSettings: { general: { maxAttempts: 1 } } });
+  if (cli === 'claude') box.env.CLAUDE_CODE_MAX_RETRIES = '0';
+  if (cli === 'codex') {
+    const config = path.join(box.home, '.codex', 'config.toml');
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('stream_max_retries = 1', 'stream_max_retries = 0'));
+  }
+  return { cli, dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd) };
+}
+
+function within(cli, scenario, body) {
+  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
+    ctx.mock.stop();
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }, body);
+}
+
+function open(ctx, options = {}) {
+  return pkg.openAgentSession(harness.CLIS[ctx.cli].agentType, {
+    cd: ctx.cwd,
+    command: path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', ADAPTERS[ctx.cli]),
+    model: ACP_MODELS[ctx.cli],
+    env: ctx.env,
+    timeout: 30,
+    maxDuration: 90,
+    maxRetries: 0,
+    ...options,
+  });
+}
+
+const mainCalls = (ctx) => ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]));
+const bodyText = (request) => JSON.stringify(request.body);
+
+function succeeded(turn) {
+  assert.equal(turn.success, true, JSON.stringify(turn.error));
+}
+
+for (const cli of ['claude', 'gemini', 'codex']) {
+  describe(`sessions over ACP: ${cli}`, { concurrency: 3 }, () => {
+    test('three turns in one process and one session; each model request holds the earlier turns', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const session = await open(ctx);
+        assert.ok(session.sessionId, 'the session is open before the first prompt');
+        const pids = processesWithHome(ctx.home);
+        const prompts = ['First question: alpha-7731?', 'Second question: beta-2294?', 'Third question: gamma-5518?'];
+        for (const text of prompts) {
+          const turn = await session.prompt(text);
+          succeeded(turn);
+          assert.equal(turn.reply.text, PLAIN_TEXT);
+          assert.equal(turn.sessionId, session.sessionId);
+          assert.equal(turn.stopReason, 'end_turn');
+        }
+        assert.deepEqual(processesWithHome(ctx.home).filter((p) => pids.includes(p)).length > 0, true, 'the same process answered');
+        const calls = mainCalls(ctx).filter((c) => prompts.some((p) => bodyText(c).includes(p)));
+        const last = calls[calls.length - 1];
+        for (const text of prompts) assert.ok(bodyText(last).includes(text), `the third request holds "${text}"`);
+        assert.ok(bodyText(last).split(PLAIN_PIECES[1].trim()).length - 1 >= 2, 'the third request holds the earlier replies');
+        await session.close();
+      }));
+
+    test('two prompts sent at once are answered in order', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const session = await open(ctx);
+        const [a, b] = await Promise.all([session.prompt('One: delta-1101?'), session.prompt('Two: epsilon-2202?')]);
+        succeeded(a);
+        succeeded(b);
+        const order = mainCalls(ctx).map(bodyText);
+        const first = order.findIndex((t) => t.includes('delta-1101'));
+        const second = order.findIndex((t) => t.includes('epsilon-2202'));
+        assert.ok(first >= 0 && second > first, 'the second prompt reached the model after the first');
+        await session.close();
+      }));
+
+    test('a cancelled turn, then a good one', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'stallOnce', async (ctx) => {
+        const session = await open(ctx);
+        const stalled = session.prompt('This one stalls.');
+        for (let i = 0; i < 100 && mainCalls(ctx).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+        await session.cancel();
+        const cancelled = await stalled;
+        assert.equal(cancelled.success, false);
+        assert.equal(cancelled.error.kind, 'aborted', JSON.stringify(cancelled.error));
+        const good = await session.prompt('And now?');
+        succeeded(good);
+        assert.equal(good.reply.text, PLAIN_TEXT);
+        assert.equal(good.sessionId, session.sessionId);
+        await session.close();
+      }));
+
+    test('modes are listed and set; setModel works or says why not', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const session = await open(ctx);
+        assert.ok(Array.isArray(session.modes));
+        if (session.modes.length > 1) {
+          const other = session.modes.find((m) => m.id !== session.mode);
+          await session.setMode(other.id);
+          assert.equal(session.mode, other.id);
+        }
+        await assert.rejects(session.setMode('no-such-mode-42'), (err) => err.code === 'INVALID_INPUT' && /no-such-mode-42/.test(err.message));
+        const model = session.models[0]?.modelId;
+        if (model) await session.setModel(model);
+        else await assert.rejects(session.setModel('x'), (err) => err.code === 'INVALID_INPUT' && err.message.includes(session.agentType === 'google-gemini' ? 'Gemini' : ''));
+        const turn = await session.prompt('Still there?');
+        succeeded(turn);
+        await session.close();
+      }));
+
+    test('a permission answered by optionId', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'write', async (ctx) => {
+        const asked = [];
+        const session = await open(ctx, {
+          sandbox: 'read-only',
+          onPermission: (request) => {
+            asked.push(request);
+            const allow = request.options.find((o) => o.kind === 'allow_once') ?? request.options.find((o) => o.kind.startsWith('allow'));
+            return allow.optionId;
+          },
+        });
+        const turn = await session.prompt('Write the file.');
+        assert.ok(asked.length > 0, 'the agent asked');
+        assert.equal(fs.readFileSync(path.join(ctx.cwd, WRITE_FILE), 'utf8').trim(), WRITE_TEXT.trim(), JSON.stringify(turn.error));
+        await session.close();
+      }));
+
+    test('the agent killed between turns: the next turn goes on in the same session, or is session_not_found', { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const session = await open(ctx);
+        succeeded(await session.prompt('Remember: zeta-4410.'));
+        for (const pid of processesWithHome(ctx.home)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone already
+          }
+        }
+        for (let i = 0; i < 50 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+        const next = await session.prompt('What did I ask you to remember?');
+        if (cli === 'gemini') {
+          assert.equal(next.success, false);
+          assert.equal(next.error.kind, 'session_not_found', JSON.stringify(next.error));
+        } else {
+          succeeded(next);
+          assert.equal(next.sessionId, session.sessionId);
+          const last = mainCalls(ctx).pop();
+          assert.ok(bodyText(last).includes('zeta-4410'), 'the resumed session holds the first turn');
+        }
+        await session.close();
+      }));
+  });
+}
