@@ -27,7 +27,7 @@ mod spec;
 
 pub use claude_code::CLAUDE;
 pub use github_copilot::COPILOT;
-pub use google_gemini::GEMINI;
+pub use google_gemini::{AGENT as GOOGLE_GEMINI, GEMINI};
 pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;

@@ -66,6 +66,7 @@ impl Attempt {
             command: context.command,
             session_id: context.session_id,
             limits: context.limits,
+            platform: None,
         });
         AttemptReport {
             verdict,

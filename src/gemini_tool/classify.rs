@@ -1,8 +1,13 @@
-//! What one run of Gemini CLI came to: success, or an `error_kind` with a
-//! summary and the CLI's own message. Decided from how the process ended,
-//! what its `stream-json` output said, and its last lines.
+//! What one run of Gemini CLI came to, in the tool's words. The kind is not
+//! decided here: it is the runner's ([`crate::run::classify`] with Gemini
+//! CLI's signs, [`crate::run::signs`]), so that `runGeminiTool`'s
+//! `error_kind` and `runAgent('google-gemini', …)`'s `error.kind` are the
+//! same for the same output and end (one taxonomy, [`ErrorKind`] being
+//! [`crate::run::AgentErrorKind`]). This module writes the envelope's
+//! one-line summary (`error`) and the most specific message seen
+//! (`error_detail.message`) for that kind.
 //!
-//! The facts it relies on (Gemini CLI 0.61, seen on the real CLI):
+//! What Gemini CLI 0.61 prints, as read here (seen on the real CLI):
 //! - an API error ends with a `result` line `status: "error"` whose message
 //!   holds the API's JSON (`"code":500`), and the exit code is the HTTP
 //!   status mod 256 (500 → 244, 400 → 144);
@@ -11,76 +16,16 @@
 //!   response…", a failed `result`, exit code 0;
 //! - `--resume` with a session it cannot find: `Error resuming session: …`
 //!   on stderr, exit code 42, before any API call;
-//! - exit code 41: no usable authentication.
+//! - exit code 41: no usable authentication; 55: an untrusted folder.
 
 use crate::agent_output::{AgentReply, ReplyStatus};
-use crate::agents::OutputFormat;
+use crate::agents::{OutputFormat, GOOGLE_GEMINI};
+use crate::platform::Platform;
 use crate::run::{self, signs::signs};
-pub use crate::run::{AttemptEnd, StopReason};
+pub use crate::run::{AgentErrorKind as ErrorKind, AttemptEnd, StopReason};
 
 use super::params::{shown, Limits};
 use super::search::contains;
-
-/// The envelope's `error_kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// No output for `timeout` seconds: the process group was killed.
-    IdleTimeout,
-    /// `max_duration` ran out: the process group was killed.
-    Timeout,
-    /// The `gemini` executable was not found.
-    CommandNotFound,
-    /// The API failed on its side (HTTP 5xx, 429, 408, 499).
-    UpstreamError,
-    /// The API refused the request (any other HTTP 4xx: key, model, input).
-    RequestRejected,
-    /// The API could not be reached.
-    NetworkError,
-    /// The model answered nothing.
-    EmptyResponse,
-    /// Gemini CLI has no usable credentials (exit code 41).
-    AuthError,
-    /// `SESSION_ID` names a session Gemini CLI cannot resume.
-    SessionNotFound,
-    /// The parameters (or `cd`) are not usable.
-    InvalidParams,
-    /// The caller aborted the call.
-    Aborted,
-    /// Anything else: a crash, a signal, an unexpected exit.
-    ProcessError,
-}
-
-impl ErrorKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::IdleTimeout => "idle_timeout",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::CommandNotFound => "command_not_found",
-            ErrorKind::UpstreamError => "upstream_error",
-            ErrorKind::RequestRejected => "request_rejected",
-            ErrorKind::NetworkError => "network_error",
-            ErrorKind::EmptyResponse => "empty_response",
-            ErrorKind::AuthError => "auth_error",
-            ErrorKind::SessionNotFound => "session_not_found",
-            ErrorKind::InvalidParams => "invalid_params",
-            ErrorKind::Aborted => "aborted",
-            ErrorKind::ProcessError => "process_error",
-        }
-    }
-
-    /// Whether another attempt may succeed (seed 003: timeouts, network
-    /// errors and the like are retried; `command_not_found` never).
-    pub fn is_retried(self) -> bool {
-        matches!(
-            self,
-            ErrorKind::IdleTimeout
-                | ErrorKind::Timeout
-                | ErrorKind::NetworkError
-                | ErrorKind::UpstreamError
-                | ErrorKind::EmptyResponse
-        )
-    }
-}
 
 /// What an attempt came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,33 +67,48 @@ pub struct Evidence<'a> {
     /// The `SESSION_ID` being resumed, if any.
     pub session_id: Option<&'a str>,
     pub limits: Limits,
+    /// The system it ran on, when the host said (names the limit of a
+    /// spawn refused as too long).
+    pub platform: Option<Platform>,
 }
 
-/// Success only when the CLI reported success and exited 0; otherwise the
-/// first matching kind, in this order: stopped by the runner, not started,
-/// command not found (exit 127), session not resumable, API error by HTTP
-/// status, unreachable API, empty reply, authentication, anything else.
+/// The runner's verdict on the attempt ([`crate::run::classify`] for
+/// Gemini CLI), in the tool's words: success only when the CLI reported
+/// success, exited 0 and answered in the session asked for.
 pub fn classify(e: &Evidence) -> Verdict {
-    if let Some(stop) = e.end.stopped {
-        return Verdict::Failure(stopped(stop, e));
-    }
-    if let Some(code) = &e.end.spawn_error {
-        return Verdict::Failure(not_started(code, e.command));
-    }
-    let exit = e.end.exit_code;
-    if e.reply.status == ReplyStatus::Success && exit == Some(0) {
-        return Verdict::Success {
+    let outcome = run::classify(&run::Evidence {
+        agent: &GOOGLE_GEMINI,
+        end: e.end,
+        reply: e.reply,
+        last_lines: e.last_lines,
+        command: e.command,
+        requested_session: e.session_id,
+        idle_timeout_s: e.limits.idle_timeout_s,
+        max_duration_s: e.limits.max_duration_s,
+        platform: e.platform,
+    });
+    match outcome {
+        Ok(()) => Verdict::Success {
             session_id: e.reply.session_id.clone(),
             text: e.reply.text.clone(),
-        };
+        },
+        Err(failure) => Verdict::Failure(describe(&failure, e)),
     }
-    Verdict::Failure(failure(e, exit))
 }
 
-fn stopped(stop: StopReason, e: &Evidence) -> Failure {
-    match stop {
-        StopReason::IdleTimeout => Failure::new(
-            ErrorKind::IdleTimeout,
+/// The envelope's summary and message for the runner's `failure`.
+fn describe(failure: &run::Failure, e: &Evidence) -> Failure {
+    let kind = failure.kind;
+    let said = said(e);
+    let status = http_status_of(e);
+    let with = |summary: String| Failure::new(kind, summary, said.clone());
+    let api = |what: &str| match status {
+        Some(status) => format!("{what} (HTTP {status})"),
+        None => what.to_owned(),
+    };
+    match kind {
+        ErrorKind::IdleTimeout => Failure::new(
+            kind,
             format!(
                 "Gemini CLI printed nothing for {} s and was stopped (idle timeout)",
                 e.limits.idle_timeout_s
@@ -158,8 +118,8 @@ fn stopped(stop: StopReason, e: &Evidence) -> Failure {
                 e.limits.idle_timeout_s
             ),
         ),
-        StopReason::MaxDuration => Failure::new(
-            ErrorKind::Timeout,
+        ErrorKind::Timeout => Failure::new(
+            kind,
             format!(
                 "the call reached max_duration ({} s) and Gemini CLI was stopped",
                 e.limits.max_duration_s
@@ -169,7 +129,99 @@ fn stopped(stop: StopReason, e: &Evidence) -> Failure {
                 e.limits.max_duration_s
             ),
         ),
-        StopReason::Aborted => aborted(),
+        ErrorKind::Aborted => aborted(),
+        ErrorKind::CommandNotFound => {
+            let message = match e.end.spawn_error.as_deref() {
+                Some(code) => format!("spawn {} {code}", e.command),
+                None => said,
+            };
+            command_not_found(e.command, message)
+        }
+        ErrorKind::SpawnFailed => Failure::new(
+            kind,
+            format!(
+                "Gemini CLI could not be started ({})",
+                e.end.spawn_error.as_deref().unwrap_or("refused")
+            ),
+            // The runner's message says why (which limit, which permission).
+            failure.message.clone(),
+        ),
+        ErrorKind::SessionNotFound => {
+            let id = e.session_id.map(shown).unwrap_or_default();
+            let line = plain_lines(e.last_lines)
+                .find(|l| contains(l, "Error resuming session"))
+                .map(str::to_owned);
+            Failure::new(
+                kind,
+                format!(
+                    "SESSION_ID {id} cannot be resumed: start a new session (leave SESSION_ID out) and give the context again"
+                ),
+                // Else another session answered: the runner says which.
+                line.unwrap_or_else(|| failure.message.clone()),
+            )
+        }
+        ErrorKind::AuthError => match status {
+            Some(status) => with(format!(
+                "the Gemini API refused the credentials (HTTP {status}): check GEMINI_API_KEY"
+            )),
+            None => {
+                // Gemini CLI says what is missing, then what to do: keep both.
+                let lines = meaningful_lines(e.last_lines, 2);
+                Failure::new(
+                    kind,
+                    "Gemini CLI could not authenticate (set GEMINI_API_KEY or sign in)",
+                    if lines.is_empty() || fatal(e).is_some() {
+                        said
+                    } else {
+                        lines.join(" ")
+                    },
+                )
+            }
+        },
+        ErrorKind::QuotaExceeded => with(api("the Gemini API is rate limited or out of quota")),
+        ErrorKind::ContextTooLong => with(api("the prompt does not fit the model's context")),
+        ErrorKind::UpstreamError => with(api("the Gemini API failed")),
+        ErrorKind::RequestRejected => with(api("the Gemini API rejected the request")),
+        ErrorKind::NetworkError => with("the Gemini API could not be reached".to_owned()),
+        ErrorKind::EmptyResponse => {
+            let empty = e
+                .reply
+                .errors
+                .iter()
+                .find(|err| contains(&err.message.to_ascii_lowercase(), "empty response"))
+                .map(|err| err.message.clone());
+            Failure::new(
+                kind,
+                "Gemini returned an empty response",
+                empty.unwrap_or(said),
+            )
+        }
+        ErrorKind::UntrustedFolder => {
+            with("Gemini CLI refused to work in cd (an untrusted folder)".to_owned())
+        }
+        ErrorKind::Incomplete => with(match e.end.exit_code {
+            Some(0) => "Gemini CLI exited without a final result".to_owned(),
+            Some(code) => format!("Gemini CLI exited with code {code} without a final result"),
+            None => format!(
+                "Gemini CLI was ended by {} before its final result",
+                signal_text(e.end)
+            ),
+        }),
+        ErrorKind::InvalidParams => {
+            let message = failure
+                .message
+                .strip_prefix("invalid parameters: ")
+                .unwrap_or(&failure.message);
+            Failure::new(kind, failure.message.clone(), message)
+        }
+        ErrorKind::ProcessError => with(match (e.end.exit_code, e.reply.status) {
+            (Some(0), _) => "Gemini CLI reported a failed run".to_owned(),
+            (Some(code), ReplyStatus::Success) => {
+                format!("Gemini CLI exited with code {code} after reporting success")
+            }
+            (Some(code), _) => format!("Gemini CLI failed (exit code {code})"),
+            (None, _) => format!("Gemini CLI was ended by {}", signal_text(e.end)),
+        }),
     }
 }
 
@@ -179,17 +231,6 @@ pub fn aborted() -> Failure {
         ErrorKind::Aborted,
         "the call was aborted by the caller",
         "aborted; the process group was killed",
-    )
-}
-
-fn not_started(code: &str, command: &str) -> Failure {
-    if code == "ENOENT" {
-        return command_not_found(command, format!("spawn {command} ENOENT"));
-    }
-    Failure::new(
-        ErrorKind::ProcessError,
-        format!("Gemini CLI could not be started ({code})"),
-        format!("spawn {command} {code}"),
     )
 }
 
@@ -208,104 +249,37 @@ fn command_not_found(command: &str, message: String) -> Failure {
     )
 }
 
-fn failure(e: &Evidence, exit: Option<i32>) -> Failure {
-    let fatal = e
-        .reply
+/// The last fatal error's message.
+fn fatal<'a>(e: &Evidence<'a>) -> Option<&'a str> {
+    e.reply
         .errors
         .iter()
         .filter(|err| err.fatal)
         .map(|err| err.message.as_str())
-        .next_back();
-    let stderr_hint = last_meaningful_line(e.last_lines);
-    let message = fatal
-        .or(stderr_hint)
-        .map(str::to_owned)
-        .unwrap_or_else(|| exit_text(e.end));
+        .next_back()
+}
 
-    if exit == Some(127) {
-        return command_not_found(e.command, message);
-    }
-    if let Some(id) = e.session_id {
-        if let Some(line) =
-            plain_lines(e.last_lines).find(|l| contains(l, "Error resuming session"))
-        {
-            return Failure::new(
-                ErrorKind::SessionNotFound,
-                format!(
-                    "SESSION_ID {} cannot be resumed: start a new session (leave SESSION_ID out) and give the context again",
-                    shown(id)
-                ),
-                line.to_owned(),
-            );
-        }
-    }
-    if let Some(status) = fatal
-        .and_then(http_status)
-        .or_else(|| run::status_from_exit(exit))
-    {
-        let upstream = status >= 500 || matches!(status, 408 | 429 | 499);
-        return if upstream {
-            Failure::new(
-                ErrorKind::UpstreamError,
-                format!("the Gemini API failed (HTTP {status})"),
-                message,
-            )
-        } else {
-            Failure::new(
-                ErrorKind::RequestRejected,
-                format!("the Gemini API rejected the request (HTTP {status})"),
-                message,
-            )
-        };
-    }
-    // Not the JSON lines: they carry the prompt and the reply, which may
-    // well talk about `fetch failed`.
-    let network_evidence = fatal
-        .into_iter()
-        .chain(plain_lines(e.last_lines))
-        .any(is_network_error);
-    if network_evidence {
-        return Failure::new(
-            ErrorKind::NetworkError,
-            "the Gemini API could not be reached",
-            message,
-        );
-    }
-    if let Some(empty) = e
-        .reply
+/// The most specific message seen: the last fatal error, else the last
+/// meaningful line, else how the process ended.
+fn said(e: &Evidence) -> String {
+    fatal(e)
+        .or_else(|| last_meaningful_line(e.last_lines))
+        .map(str::to_owned)
+        .unwrap_or_else(|| exit_text(e.end))
+}
+
+/// The HTTP status the API answered, for the summary: read as the runner
+/// reads it (the fatal errors, then the plain lines, then the exit code).
+fn http_status_of(e: &Evidence) -> Option<u16> {
+    e.reply
         .errors
         .iter()
-        .find(|err| contains(&err.message.to_ascii_lowercase(), "empty response"))
-    {
-        return Failure::new(
-            ErrorKind::EmptyResponse,
-            "Gemini returned an empty response",
-            empty.message.clone(),
-        );
-    }
-    if exit == Some(41) {
-        // Gemini CLI says what is missing, then what to do: keep both.
-        let said = meaningful_lines(e.last_lines, 2);
-        return Failure::new(
-            ErrorKind::AuthError,
-            "Gemini CLI could not authenticate (set GEMINI_API_KEY or sign in)",
-            if said.is_empty() {
-                message
-            } else {
-                said.join(" ")
-            },
-        );
-    }
-    let summary = match (exit, e.reply.status) {
-        (Some(0), ReplyStatus::Incomplete) => "Gemini CLI exited without a final result".to_owned(),
-        (Some(0), _) => "Gemini CLI reported a failed run".to_owned(),
-        (Some(code), ReplyStatus::Success) => {
-            format!("Gemini CLI exited with code {code} after reporting success")
-        }
-        (Some(code), _) => format!("Gemini CLI failed (exit code {code})"),
-        (None, _) => format!("Gemini CLI was ended by {}", signal_text(e.end)),
-    };
-    Failure::new(ErrorKind::ProcessError, summary, message)
+        .rev()
+        .filter(|err| err.fatal)
+        .map(|err| err.message.as_str())
+        .chain(plain_lines(e.last_lines))
+        .find_map(http_status)
+        .or_else(|| run::status_from_exit(e.end.exit_code))
 }
 
 fn exit_text(end: &AttemptEnd) -> String {
@@ -323,8 +297,8 @@ fn signal_text(end: &AttemptEnd) -> &str {
 fn plain_lines(lines: &[String]) -> impl Iterator<Item = &str> {
     lines
         .iter()
-        .map(|l| l.as_str())
-        .filter(|l| !l.starts_with('{'))
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('{'))
 }
 
 /// The last line that says something: not a JSON event, not a stack frame.
@@ -355,20 +329,6 @@ pub fn http_status(message: &str) -> Option<u16> {
     )
 }
 
-fn is_network_error(text: &str) -> bool {
-    const MARKERS: [&str; 8] = [
-        "fetch failed",
-        "ECONNREFUSED",
-        "ECONNRESET",
-        "ETIMEDOUT",
-        "ENOTFOUND",
-        "EAI_AGAIN",
-        "socket hang up",
-        "UND_ERR_",
-    ];
-    MARKERS.iter().any(|m| contains(text, m))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,6 +353,7 @@ mod tests {
             command: "gemini",
             session_id: session,
             limits: Limits::default(),
+            platform: None,
         })
     }
 
@@ -428,11 +389,34 @@ mod tests {
         );
     }
 
+    fn api_error(code: u16, message: &str) -> AgentReply {
+        let text = format!(
+            r#"{{"type":"result","status":"error","error":{{"type":"unknown","message":"[API Error: {{\"error\":{{\"code\":{code},\"message\":\"{message}\"}}}}]"}}}}"#
+        );
+        parse_agent_output("google-gemini", text.as_bytes())
+    }
+
     #[test]
     fn api_errors_by_status() {
-        let rejected = failure_of(judge(
+        // A 400 about the key is the runner's auth_error, in the tool's words.
+        let key = failure_of(judge(
             exited(144),
             &fixture("gemini-error.jsonl"),
+            &[],
+            None,
+        ));
+        assert_eq!(key.kind, ErrorKind::AuthError);
+        assert_eq!(
+            key.summary,
+            "the Gemini API refused the credentials (HTTP 400): check GEMINI_API_KEY"
+        );
+        assert!(key.message.contains("Mock rejects this request"));
+        let rejected = failure_of(judge(
+            exited(144),
+            &api_error(
+                400,
+                "Mock rejects this request: temperature is out of range.",
+            ),
             &[],
             None,
         ));
@@ -441,7 +425,29 @@ mod tests {
             rejected.summary,
             "the Gemini API rejected the request (HTTP 400)"
         );
-        assert!(rejected.message.contains("Mock rejects this request"));
+        assert!(rejected.message.contains("temperature is out of range"));
+        let quota = failure_of(judge(
+            exited(173),
+            &api_error(429, "Resource has been exhausted (e.g. check quota)."),
+            &[],
+            None,
+        ));
+        assert_eq!(quota.kind, ErrorKind::QuotaExceeded);
+        assert_eq!(
+            quota.summary,
+            "the Gemini API is rate limited or out of quota (HTTP 429)"
+        );
+        let long = failure_of(judge(
+            exited(144),
+            &api_error(400, "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."),
+            &[],
+            None,
+        ));
+        assert_eq!(long.kind, ErrorKind::ContextTooLong);
+        assert_eq!(
+            long.summary,
+            "the prompt does not fit the model's context (HTTP 400)"
+        );
 
         let text = r#"{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: {\"error\":{\"code\":500,\"message\":\"Mock internal error\"}}]"}}"#;
         let reply = parse_agent_output("google-gemini", text.as_bytes());
@@ -450,16 +456,20 @@ mod tests {
         assert_eq!(upstream.summary, "the Gemini API failed (HTTP 500)");
         // Without a message, the exit code tells the status.
         let bare = parse_agent_output("google-gemini", b"");
-        assert_eq!(
-            failure_of(judge(exited(173), &bare, &[], None)).kind,
-            ErrorKind::UpstreamError
-        );
-        assert_eq!(
-            failure_of(judge(exited(147), &bare, &[], None)).kind,
-            ErrorKind::RequestRejected
-        );
-        assert!(ErrorKind::UpstreamError.is_retried());
-        assert!(!ErrorKind::RequestRejected.is_retried());
+        for (exit, kind) in [
+            (244, ErrorKind::UpstreamError),
+            (173, ErrorKind::QuotaExceeded),
+            (145, ErrorKind::AuthError),
+            (147, ErrorKind::AuthError),
+            (148, ErrorKind::RequestRejected),
+        ] {
+            let f = failure_of(judge(exited(exit), &bare, &[], None));
+            assert_eq!(f.kind, kind, "exit {exit}");
+            assert!(
+                f.summary.contains(&format!("(HTTP {})", exit + 256)),
+                "{f:?}"
+            );
+        }
     }
 
     #[test]
@@ -485,9 +495,10 @@ mod tests {
         let bare = parse_agent_output("google-gemini", b"");
         let echo =
             [r#"{"type":"message","role":"user","content":"Why does fetch failed show up?"}"#];
+        // No final event and nothing that says why: the runner's incomplete.
         assert_eq!(
             failure_of(judge(exited(1), &bare, &echo, None)).kind,
-            ErrorKind::ProcessError
+            ErrorKind::Incomplete
         );
         let stderr = ["Error: connect ECONNREFUSED 127.0.0.1:9"];
         assert_eq!(
@@ -526,8 +537,28 @@ mod tests {
         // Without a SESSION_ID that line cannot be about ours.
         assert_eq!(
             failure_of(judge(exited(42), &bare, &lines, None)).kind,
-            ErrorKind::ProcessError
+            ErrorKind::Incomplete
         );
+        // Another session answering is no resume either.
+        let other = failure_of(judge(
+            exited(0),
+            &fixture("gemini-plain.jsonl"),
+            &[],
+            Some("0e3b3c9a"),
+        ));
+        assert_eq!(other.kind, ErrorKind::SessionNotFound);
+        assert!(
+            other.message.contains("answered in a new session"),
+            "{other:?}"
+        );
+
+        let untrusted = failure_of(judge(
+            exited(55),
+            &bare,
+            &["Gemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`"],
+            None,
+        ));
+        assert_eq!(untrusted.kind, ErrorKind::UntrustedFolder);
     }
 
     #[test]
@@ -575,10 +606,10 @@ mod tests {
             spawn_error: Some("EACCES".into()),
             ..Default::default()
         };
-        assert_eq!(
-            failure_of(judge(eacces, &bare, &[], None)).kind,
-            ErrorKind::ProcessError
-        );
+        let refused = failure_of(judge(eacces, &bare, &[], None));
+        assert_eq!(refused.kind, ErrorKind::SpawnFailed);
+        assert_eq!(refused.summary, "Gemini CLI could not be started (EACCES)");
+        assert!(refused.message.contains("permission denied"), "{refused:?}");
 
         let killed = AttemptEnd {
             signal: Some("SIGSEGV".into()),
@@ -595,10 +626,15 @@ mod tests {
             ],
             None,
         ));
-        assert_eq!(crash.kind, ErrorKind::ProcessError);
-        assert_eq!(crash.summary, "Gemini CLI was ended by SIGSEGV");
+        // Ended before its final event: the runner's incomplete.
+        assert_eq!(crash.kind, ErrorKind::Incomplete);
+        assert_eq!(
+            crash.summary,
+            "Gemini CLI was ended by SIGSEGV before its final result"
+        );
         assert_eq!(crash.message, "Segmentation fault");
         let silent = failure_of(judge(exited(0), &bare, &[], None));
+        assert_eq!(silent.kind, ErrorKind::Incomplete);
         assert_eq!(silent.summary, "Gemini CLI exited without a final result");
         assert_eq!(silent.message, "exited with code 0");
     }

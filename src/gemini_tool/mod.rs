@@ -1,9 +1,10 @@
 //! The Gemini tool (seed 003, SPEC §7): Gemini CLI run as a tool for another
 //! agent. This is every decision of it — parameters and defaults, the
-//! command line, reading the output, the error kind, the retry schedule,
-//! the envelope, the duration text, the prompt template, the tool's schema;
-//! the Node runner (`js/gemini-tool.cjs`) only spawns the process, feeds
-//! its output here, and times and kills it.
+//! command line, reading the output, the error's wording (its kind and the
+//! retry schedule are the runner's, [`crate::run`]: one taxonomy with
+//! `runAgent`), the envelope, the duration text, the prompt template, the
+//! tool's schema; the Node runner (`js/gemini-tool.cjs`) only spawns the
+//! process, feeds its output here, and times and kills it.
 //!
 //! One call is a [`GeminiToolRun`]: `plan()` → for each attempt
 //! `start_attempt()`, `push_stdout`/`push_stderr`, `end_attempt()` (which

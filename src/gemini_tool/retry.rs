@@ -1,7 +1,9 @@
-//! Seed 003's retry policy: timeouts, network and upstream errors are tried
-//! again after 0.5 s, 1 s, 2 s (then 2 s for every further retry); nothing
-//! else is, `command_not_found` never. `max_duration` bounds the whole call,
-//! retries and waits included, so a retry starts only when time is left.
+//! Seed 003's retry policy, the runner's ([`crate::run::retry_wait`]): the
+//! retryable kinds ([`ErrorKind::is_retryable`]: timeouts, network and
+//! upstream errors, empty replies, rate limits) are tried again after
+//! 0.5 s, 1 s, 2 s (then 2 s for every further retry); nothing else is,
+//! `command_not_found` never. `max_duration` bounds the whole call, retries
+//! and waits included, so a retry starts only when time is left.
 
 use super::classify::ErrorKind;
 pub use crate::run::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
@@ -23,11 +25,7 @@ pub fn retry_delay(
     max_retries: u32,
     remaining_ms: u64,
 ) -> Option<u64> {
-    if !kind.is_retried() || retries_done >= max_retries {
-        return None;
-    }
-    let wait = backoff_ms(retries_done);
-    (remaining_ms >= wait + MIN_ATTEMPT_MS).then_some(wait)
+    crate::run::retry_wait(kind, retries_done, max_retries, remaining_ms)
 }
 
 #[cfg(test)]
@@ -50,6 +48,7 @@ mod tests {
             ErrorKind::NetworkError,
             ErrorKind::UpstreamError,
             ErrorKind::EmptyResponse,
+            ErrorKind::QuotaExceeded,
         ] {
             assert_eq!(retry_delay(kind, 0, 3, hour), Some(500), "{kind:?}");
             assert_eq!(retry_delay(kind, 2, 3, hour), Some(2000), "{kind:?}");
@@ -64,6 +63,10 @@ mod tests {
             ErrorKind::AuthError,
             ErrorKind::Aborted,
             ErrorKind::ProcessError,
+            ErrorKind::SpawnFailed,
+            ErrorKind::ContextTooLong,
+            ErrorKind::UntrustedFolder,
+            ErrorKind::Incomplete,
         ] {
             assert_eq!(retry_delay(kind, 0, 10, hour), None, "{kind:?}");
         }

@@ -1,10 +1,11 @@
 //! One call of the tool, as a state machine the JS process runner drives: a
 //! layer over the runner of every agent ([`crate::run::AgentRunner`]), which
-//! plans the command line, reads each attempt's output and decides whether
-//! and when to try again. This layer reads seed 003's parameters, keeps the
-//! events when asked for, says what each attempt came to in the tool's own
-//! words and kinds ([`super::classify`]), and writes the envelope. The JS
-//! runner only spawns, times and kills.
+//! plans the command line, reads each attempt's output, classifies it and
+//! decides whether and when to try again. This layer reads seed 003's
+//! parameters, keeps the events when asked for, says what each attempt came
+//! to in the tool's own words with the runner's kinds ([`super::classify`]:
+//! one taxonomy, the same `error_kind` as `runAgent`'s `error.kind`), and
+//! writes the envelope. The JS runner only spawns, times and kills.
 //!
 //! ```
 //! use agent_context::gemini_tool::{AttemptEnd, GeminiToolRun};
@@ -73,6 +74,8 @@ pub struct GeminiToolRun {
     /// Every place the command was looked for, when it was not found there
     /// (added to a `command_not_found` error).
     searched: Option<String>,
+    /// The system the command runs on, once launched.
+    platform: Option<crate::platform::Platform>,
 }
 
 impl GeminiToolRun {
@@ -89,6 +92,7 @@ impl GeminiToolRun {
             last: None,
             outcome: None,
             searched: None,
+            platform: None,
         };
         match plan_runner(params, command) {
             Ok((params, runner)) => {
@@ -147,6 +151,7 @@ impl GeminiToolRun {
         let Some((_, runner)) = self.ready.as_mut() else {
             return;
         };
+        self.platform = Some(platform);
         runner.launch(platform, found, file, prefix, env);
         if runner.is_over() {
             let message = runner
@@ -205,8 +210,9 @@ impl GeminiToolRun {
             return None;
         }
         let (params, runner) = self.ready.as_mut()?;
-        // The runner decides whether and when to try again (seed 003's
-        // schedule); the tool says what the attempt came to in its words.
+        // The runner classifies the attempt and decides whether and when to
+        // try again (seed 003's schedule, by the kind's retryability); the
+        // tool says what it came to in its words, with the runner's kind.
         let wait = runner.end_attempt(end, elapsed_ms);
         let (reply, last_lines, exit_code) = runner.last_report()?;
         let verdict = classify(&Evidence {
@@ -216,7 +222,16 @@ impl GeminiToolRun {
             command: &self.command,
             session_id: params.session_id.as_deref(),
             limits: self.limits,
+            platform: self.platform,
         });
+        debug_assert_eq!(
+            match &verdict {
+                Verdict::Success { .. } => None,
+                Verdict::Failure(f) => Some(f.kind),
+            },
+            runner.last_attempt_kind(),
+            "the tool's kind is the runner's"
+        );
         let report = AttemptReport {
             verdict,
             exit_code,

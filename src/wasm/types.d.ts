@@ -602,19 +602,29 @@ export interface GeminiToolParams {
   log_metrics?: boolean | null;
 }
 
-/** `error_kind` of a failed call. */
+/**
+ * `error_kind` of a failed call: `runAgent`'s taxonomy (its `error.kind`,
+ * `AgentErrorKind`), the same kind for the same Gemini CLI output. Tried
+ * again (up to `max_retries`): `quota_exceeded`, `upstream_error`,
+ * `network_error`, `empty_response`, `idle_timeout`, `timeout`.
+ */
 export type GeminiToolErrorKind =
-  | 'idle_timeout'
-  | 'timeout'
+  | 'invalid_params'
   | 'command_not_found'
+  | 'spawn_failed'
+  | 'auth_error'
+  | 'quota_exceeded'
+  | 'context_too_long'
+  | 'session_not_found'
+  | 'untrusted_folder'
   | 'upstream_error'
   | 'request_rejected'
   | 'network_error'
   | 'empty_response'
-  | 'auth_error'
-  | 'session_not_found'
-  | 'invalid_params'
+  | 'idle_timeout'
+  | 'timeout'
   | 'aborted'
+  | 'incomplete'
   | 'process_error';
 
 /** `metrics` (with `return_metrics`), and the fields of the `log_metrics` line. */

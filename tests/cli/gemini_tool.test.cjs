@@ -1,7 +1,8 @@
 // The Gemini tool (seed 003) on the real Gemini CLI (the pinned dev
 // dependency), offline against the mock Gemini API on 127.0.0.1: through
 // runGeminiTool, the `agent-context gemini` command and the MCP server
-// (called by the official v2 MCP client).
+// (called by the official v2 MCP client); for HTTP 400, 401 and 429, runAgent
+// on the same mock too, whose error.kind the envelope's error_kind must be.
 //
 // Each test has its own temp folder (HOME with a fake key, the base-URL
 // setting and `general.maxAttempts: 1`, so that Gemini CLI does not retry
@@ -215,19 +216,38 @@ test(`gemini ${version}: a 500 then a success is a success`, { timeout: TEST_TIM
   }
 });
 
-test(`gemini ${version}: a 400 is not retried`, { timeout: TEST_TIMEOUT_MS }, async () => {
-  const ctx = await setUp('error');
-  try {
-    const { envelope, calls } = await call(ctx, { max_retries: 3 });
-    checkFailure(envelope, 'request_rejected', { retries: 0 });
-    assert.equal(envelope.error, 'the Gemini API rejected the request (HTTP 400)');
-    assert.match(envelope.error_detail.message, /Mock rejects this request: API key not valid/);
-    assert.equal(envelope.error_detail.exit_code, 144); // 400 mod 256
-    assert.equal(calls.length, 1);
-  } finally {
-    cleanUp(ctx);
-  }
-});
+// One taxonomy: the envelope's error_kind is runAgent's error.kind for the
+// same API answer (runAgent called on the same mock, same CLI).
+for (const [scenario, status, kind, summary, retried, says] of [
+  ['reject', 400, 'request_rejected', 'the Gemini API rejected the request (HTTP 400)', false, /temperature is out of range/],
+  ['error', 400, 'auth_error', 'the Gemini API refused the credentials (HTTP 400): check GEMINI_API_KEY', false, /API key not valid/],
+  ['auth', 401, 'auth_error', 'the Gemini API refused the credentials (HTTP 401): check GEMINI_API_KEY', false, /invalid authentication credentials/],
+  ['quota', 429, 'quota_exceeded', 'the Gemini API is rate limited or out of quota (HTTP 429)', true, /resource has been exhausted/],
+]) {
+  const what = retried ? 'retried once' : 'not retried';
+  test(`gemini ${version}: an HTTP ${status} (mock '${scenario}') is ${kind}, ${what}, as runAgent says`, { timeout: TEST_TIMEOUT_MS }, async () => {
+    const ctx = await setUp(scenario);
+    try {
+      const { envelope, calls } = await call(ctx, { max_retries: retried ? 1 : 3 });
+      checkFailure(envelope, kind, { retries: retried ? 1 : 0 });
+      assert.equal(envelope.error, summary);
+      assert.match(envelope.error_detail.message, says);
+      assert.equal(envelope.error_detail.exit_code, status % 256);
+      if (!retried) assert.equal(calls.length, 1);
+      else assert.ok(calls.length >= 2, `${calls.length} calls`);
+      const run = await pkg.runAgent('google-gemini', { prompt: QUESTION }, {
+        cd: ctx.cwd, env: ctx.env, command: harness.executable('gemini'), model: MODEL, maxRetries: 0,
+      });
+      assert.equal(run.success, false);
+      assert.equal(run.error.kind, envelope.error_kind, JSON.stringify(run.error));
+      assert.equal(run.error.retryable, retried);
+      assert.equal(run.error.exitCode, envelope.error_detail.exit_code);
+      assert.deepEqual(processesIn(ctx.cwd), []);
+    } finally {
+      cleanUp(ctx);
+    }
+  });
+}
 
 test(`gemini ${version}: an empty reply is retried, then reported`, { timeout: TEST_TIMEOUT_MS }, async () => {
   const ctx = await setUp('empty');

@@ -1,9 +1,11 @@
 // The Gemini tool's parts that need no Gemini CLI, through the package name:
 // parameter problems as invalid_params envelopes, `cd` checks, the host's
 // options, an abort before the start, a command that is not there, the
-// engineering context and the prompt template, the tool definition, and
-// that the tool's own WebAssembly module loads only when a run needs it.
-// The real CLI runs in tests/cli/gemini_tool.test.cjs.
+// engineering context and the prompt template, the tool definition, that
+// the tool's own WebAssembly module loads only when a run needs it, and one
+// taxonomy: stubs replaying Gemini CLI's own output get the same kind from
+// runGeminiTool and runAgent. The real CLI runs in
+// tests/cli/gemini_tool.test.cjs.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -262,4 +264,80 @@ test('the tool is Node-only and lazy: the MCP SDK is not loaded by the library',
   assert.equal(pkg.__GeminiToolRun, undefined, 'the internal class is not exported');
   const loaded = Object.keys(require.cache).filter((k) => k.includes('@modelcontextprotocol'));
   assert.deepEqual(loaded, []);
+});
+
+/** A stub playing Gemini CLI: reads stdin, prints `stdout` and `stderr`, exits `code`. */
+function replay(dir, name, { stdout = '', stderr = '', code = 0 }) {
+  const file = path.join(dir, name);
+  const body = `process.stdin.resume();\nprocess.stdin.on('end', () => {\n  process.stdout.write(${JSON.stringify(stdout)});\n  process.stderr.write(${JSON.stringify(stderr)});\n  process.exitCode = ${code};\n});\n`;
+  fs.writeFileSync(file, `#!${process.execPath}\n${body}`);
+  fs.chmodSync(file, 0o755);
+  return file;
+}
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'cli');
+const GEMINI_SESSION = 'b425ff71-01f0-4076-bc86-ba426f1cea0e';
+/** Gemini CLI 0.61's failed run: `init`, then a failed `result` saying `message`. */
+const geminiFailed = (message) => [
+  { type: 'init', session_id: GEMINI_SESSION, model: 'gemini-2.5-flash' },
+  { type: 'result', status: 'error', error: { type: 'unknown', message }, stats: { total_tokens: 0 } },
+].map((o) => `${JSON.stringify(o)}\n`).join('');
+const apiError = (code, message, status) => geminiFailed(`[API Error: ${JSON.stringify({ error: { code, message, status } })}]`);
+
+test('one taxonomy: for the same Gemini CLI output, runGeminiTool\'s error_kind is runAgent\'s error.kind', async () => {
+  const dir = tmp();
+  const cases = [
+    ['HTTP 400', { stdout: apiError(400, 'Mock rejects this request: temperature is out of range.', 'INVALID_ARGUMENT'), code: 144 }, 'request_rejected'],
+    ['HTTP 400 about the key (recorded)', { stdout: fs.readFileSync(path.join(FIXTURES, 'gemini-error.jsonl'), 'utf8'), code: 144 }, 'auth_error'],
+    ['HTTP 401', { stdout: apiError(401, 'Mock: request had invalid authentication credentials.', 'UNAUTHENTICATED'), code: 145 }, 'auth_error'],
+    ['HTTP 403', { stdout: apiError(403, 'Mock: the caller does not have permission.', 'PERMISSION_DENIED'), code: 147 }, 'auth_error'],
+    ['HTTP 404', { stdout: apiError(404, 'models/x is not found for API version v1beta.', 'NOT_FOUND'), code: 148 }, 'request_rejected'],
+    ['HTTP 429', { stdout: geminiFailed('[API Error: Mock: resource has been exhausted (e.g. check quota).]\nPlease wait and try again later.'), code: 173 }, 'quota_exceeded'],
+    ['HTTP 500', { stdout: apiError(500, 'Mock internal error, please retry.', 'INTERNAL'), code: 244 }, 'upstream_error'],
+    ['HTTP 503', { stdout: apiError(503, 'Mock is overloaded, try again.', 'UNAVAILABLE'), code: 247 }, 'upstream_error'],
+    ['network error', { stdout: geminiFailed('[API Error: exception TypeError: fetch failed sending request]'), code: 1 }, 'network_error'],
+    ['empty response (recorded)', { stdout: fs.readFileSync(path.join(FIXTURES, 'gemini-empty.jsonl'), 'utf8') }, 'empty_response'],
+    ['no API key', { stderr: 'When using Gemini API, you must specify the GEMINI_API_KEY environment variable.\n', code: 41 }, 'auth_error'],
+    ['untrusted folder', { stderr: 'Gemini CLI is not running in a trusted directory. To proceed, either use `--skip-trust`\n', code: 55 }, 'untrusted_folder'],
+    ['session not found', { stderr: 'Error resuming session: No previous sessions found for this project.\n', code: 42, session: '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b' }, 'session_not_found'],
+    ['no final result', { stdout: `${JSON.stringify({ type: 'init', session_id: GEMINI_SESSION })}\n` }, 'incomplete'],
+    ['success, then exit 3', { stdout: fs.readFileSync(path.join(FIXTURES, 'gemini-plain.jsonl'), 'utf8'), code: 3 }, 'process_error'],
+  ];
+  for (const [n, [what, output, expected]] of cases.entries()) {
+    const command = replay(dir, `gemini-${n}.cjs`, output);
+    const envelope = await pkg.runGeminiTool({ PROMPT: 'x', cd: dir, max_retries: 0, SESSION_ID: output.session }, { command });
+    const run = await pkg.runAgent('google-gemini', { prompt: 'x' }, { cd: dir, command, maxRetries: 0, sessionId: output.session });
+    assert.equal(envelope.error_kind, run.error?.kind, `${what}: ${JSON.stringify(envelope)}\n${JSON.stringify(run.error)}`);
+    assert.equal(envelope.error_kind, expected, what);
+    assert.equal(envelope.error_detail.exit_code, run.error.exitCode, what);
+    assert.deepEqual(envelope.error_detail.last_lines, run.error.lastLines, what);
+  }
+  // A file that cannot be executed: the OS refuses the spawn.
+  const plainFile = path.join(dir, 'not-executable');
+  fs.writeFileSync(plainFile, 'not a program\n');
+  const envelope = await pkg.runGeminiTool({ PROMPT: 'x', cd: dir, max_retries: 3 }, { command: plainFile });
+  const run = await pkg.runAgent('google-gemini', { prompt: 'x' }, { cd: dir, command: plainFile, maxRetries: 3 });
+  assert.deepEqual([envelope.error_kind, envelope.error_detail.retries], ['spawn_failed', 0], JSON.stringify(envelope));
+  assert.deepEqual([run.error.kind, run.attempts], ['spawn_failed', 1]);
+});
+
+test('one taxonomy: a retried kind is retried by both, alike', async () => {
+  const dir = tmp();
+  const command = replay(dir, 'gemini-429.cjs', { stdout: geminiFailed('[API Error: Mock: resource has been exhausted (e.g. check quota).]\nPlease wait and try again later.'), code: 173 });
+  const envelope = await pkg.runGeminiTool({ PROMPT: 'x', cd: dir, max_retries: 1 }, { command });
+  const run = await pkg.runAgent('google-gemini', { prompt: 'x' }, { cd: dir, command, maxRetries: 1 });
+  assert.deepEqual([envelope.error_kind, envelope.error_detail.retries], ['quota_exceeded', 1]);
+  assert.deepEqual([run.error.kind, run.error.retryable, run.attempts], ['quota_exceeded', true, 2]);
+});
+
+test('the TypeScript union GeminiToolErrorKind is runAgent\'s AgentErrorKind', () => {
+  const text = fs.readFileSync(require.resolve('agent-context').replace(/\.js$/, '.d.ts'), 'utf8');
+  const members = (name) => {
+    const union = text.match(new RegExp(`export type ${name} =([^;]+);`));
+    assert.ok(union, `declares ${name}`);
+    return [...union[1].matchAll(/'([^']+)'/g)].map((m) => m[1]).sort();
+  };
+  const kinds = members('AgentErrorKind');
+  assert.equal(kinds.length, 17);
+  assert.deepEqual(members('GeminiToolErrorKind'), kinds);
 });
