@@ -188,7 +188,7 @@ function createFastPath(raw) {
   // before each section's first item: measured against a join of sections
   // whose context was concatenated first (3.4 -> 1.9 us for the typical
   // call's render) and a join of every piece apart (3.0 us);
-  // docs/performance.md, issue 19.
+  // docs/history/performance-passes.md.
   function render(L, system, file, team, message, from, to, content, kept) {
     const items = [];
     const instructions = system ? (file ? system + SEPARATOR + file : system) : file;
