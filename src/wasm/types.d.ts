@@ -36,7 +36,8 @@ export interface PromptContextMessage {
 /** What an assembler reads. Missing or `null` strings count as empty. */
 export interface AssemblerInput {
   contextMessages: PromptContextMessage[];
-  currentMessage: string;
+  /** The message to answer, `[MESSAGE]`; missing or `null`: empty. */
+  currentMessage?: string | null;
   /** The team's task, `[TEAM_TASK]`; missing or `null`: none. */
   teamTask?: string | null;
   systemInstruction?: string | null;
