@@ -10,7 +10,7 @@ export interface RunGeminiToolOptions {
 }
 
 /**
- * Node only: runs Gemini CLI as a tool (seed 003) and resolves the envelope.
+ * Node only: runs Gemini CLI as a tool and resolves the envelope.
  * Problems with `params` come back as an `invalid_params` envelope; bad
  * `options` reject with `AgentContextError` (`INVALID_INPUT`).
  */
