@@ -22,7 +22,7 @@ commands:
   parse      read what an agent CLI printed (JSONL) and print its reply
   demo       print the prompt each agent type gets for the embedded sample
   run        run an agent CLI on a prompt (or an AssemblerInput) and print the AgentRun
-  gemini     run Gemini CLI as a tool (seed 003) and print the result envelope
+  gemini     run Gemini CLI as a tool (runGeminiTool) and print the result envelope
   mcp        serve each agent found as a tool (claude, codex, gemini, …) over MCP on stdio
 
 Run "agent-context <command> --help" for a command's options; "agent-context --version"
@@ -74,7 +74,7 @@ Prints the prompt (and system flag) each agent type gets for the embedded sample
 `,
   gemini: `usage: agent-context gemini --cd DIR [--prompt TEXT | --input FILE|-] [options]
 
-Runs Gemini CLI as a tool (seed 003): the prompt on its standard input, in DIR, with
+Runs Gemini CLI as a tool (runGeminiTool): the prompt on its standard input, in DIR, with
 timeouts and retries, and prints the result envelope as JSON.
 
   --prompt TEXT          the task (PROMPT); without it, read from --input FILE or standard input
@@ -100,7 +100,7 @@ Ctrl-C aborts the call (its process group is killed) and exits 1.
 `,
   run: `usage: agent-context run <agentType> --cd DIR [options] [--json] [--input FILE|-]
 
-Runs the agent's CLI (runAgent, SPEC §10; --protocol acp: over ACP, §12) on the prompt read from --input or standard
+Runs the agent's CLI (runAgent; --protocol acp: over the Agent Client Protocol) on the prompt read from --input or standard
 input (with --json, an AssemblerInput assembled with the agent's layout, or an
 AssemblerOutput) and prints the AgentRun as JSON.
 
@@ -122,8 +122,8 @@ Exit status: 0 success, 1 the agent failed (error.kind says why), 2 bad input.
   mcp: `usage: agent-context mcp [--agents NAMES] [--gemini PATH]
 
 Serves the agents as tools over MCP (stdio): one tool per agent whose executable is found
-(${lib.knownAgents().map((a) => a.mcpTool).join(', ')}). "gemini" is the Gemini tool of seed 003,
-its parameters and JSON Schema exactly; the others take the same parameters plus
+(${lib.knownAgents().map((a) => a.mcpTool).join(', ')}). "gemini" is the Gemini tool (runGeminiTool),
+its parameters and JSON Schema as geminiToolDefinition() gives them; the others take the same parameters plus
 max_result_chars. Each call returns the envelope as JSON text; a result longer than
 max_result_chars (default 20000) is cut in the middle and written whole to result_file.
 For Claude Code:

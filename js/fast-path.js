@@ -24,6 +24,13 @@ function createFastPath(raw) {
   const SEPARATOR = '\n\n';
   const FALLBACK = {}; // a unique value: "let the full path do it"
   const hasBuffer = typeof Buffer === 'function' && typeof Buffer.byteLength === 'function';
+  // A lone surrogate (half of a UTF-16 pair) has no UTF-8 form: the core,
+  // which reads its input as UTF-8, holds U+FFFD in its place, and so does
+  // the output here, so that every path gives the same string (the same
+  // UTF-8 length, 3 bytes, as measured).
+  const wellFormed = typeof ''.isWellFormed === 'function'
+    ? (s) => (s.isWellFormed() ? s : s.toWellFormed())
+    : (s) => s.replace(/[\uD800-\uDFFF]/gu, '\uFFFD');
 
   function utf8Length(s) {
     if (hasBuffer) return Buffer.byteLength(s, 'utf8');
@@ -188,7 +195,7 @@ function createFastPath(raw) {
   // before each section's first item: measured against a join of sections
   // whose context was concatenated first (3.4 -> 1.9 us for the typical
   // call's render) and a join of every piece apart (3.0 us);
-  // docs/performance.md, issue 19.
+  // docs/history/performance-passes.md.
   function render(L, system, file, team, message, from, to, content, kept) {
     const items = [];
     const instructions = system ? (file ? system + SEPARATOR + file : system) : file;
@@ -207,7 +214,7 @@ function createFastPath(raw) {
       }
     }
     if (message) items.push((items.length > 0 ? '\n' : '') + L.message + message);
-    return { prompt: items.join('\n'), systemFlag };
+    return { prompt: wellFormed(items.join('\n')), systemFlag: systemFlag === undefined ? undefined : wellFormed(systemFlag) };
   }
 
   /**

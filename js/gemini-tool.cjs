@@ -1,4 +1,4 @@
-// The Gemini tool's process runner (seed 003, SPEC §7), Node only. Shipped
+// The Gemini tool's process runner, Node only. Shipped
 // as pkg/node/gemini-tool.cjs; scripts/finish-pkg.mjs wires `runGeminiTool`
 // and `readEngineeringContext` into the Node entry, which requires this file
 // on the first call of either.
@@ -24,7 +24,7 @@ const inputError = (message) => processLayer().inputError(message);
 /** Points at the gemini executable when `options.command` does not. */
 const COMMAND_ENV = 'AGENT_CONTEXT_GEMINI_BIN';
 
-/** Seed 003's engineering context, relative to `cd`, in its order. */
+/** The engineering context files, relative to `cd`, in the order they are read. */
 const ENGINEERING_CONTEXT_FILES = ['ai/contracts/current.md', 'ai/engineering_codex.md', 'ai/PROJECT_CONTEXT.md'];
 
 
@@ -105,7 +105,7 @@ function loadGeminiToolRun() {
 }
 
 /**
- * Runs Gemini CLI on `params` (seed 003's names and defaults) and resolves
+ * Runs Gemini CLI on `params` (the tool's parameter names and defaults) and resolves
  * the envelope; a problem with `params` is an `invalid_params` envelope,
  * never a rejection. `options` (the host's): `signal` aborts the call,
  * `command` is the executable (default `$AGENT_CONTEXT_GEMINI_BIN`, else

@@ -10,7 +10,7 @@ export interface RunGeminiToolOptions {
 }
 
 /**
- * Node only: runs Gemini CLI as a tool (seed 003) and resolves the envelope.
+ * Node only: runs Gemini CLI as a tool and resolves the envelope.
  * A failed call's `error_kind` (`GeminiToolErrorKind`) is `runAgent`'s
  * taxonomy: the same kind `runAgent('google-gemini', …)` gives as
  * `error.kind` for the same Gemini CLI output, and retried alike.

@@ -1,11 +1,11 @@
 // `agent-context mcp`: an MCP server on stdin/stdout (the official v2
 // server package, @modelcontextprotocol/server, required only here: a
 // library user who never runs `agent-context mcp` never loads it) with one
-// tool per agent whose executable is found (SPEC §10). The tools, their
+// tool per agent whose executable is found. The tools, their
 // names and parameters come from the core's registry (`__agentTools`):
-// `gemini` is runGeminiTool, seed 003 exactly; `claude`, `codex`, `qwen`,
+// `gemini` is runGeminiTool exactly; `claude`, `codex`, `qwen`,
 // `copilot`, `opencode` take the same parameters plus `max_result_chars`
-// and run through runAgent. Each call answers with seed 003's envelope as
+// and run through runAgent. Each call answers with the Gemini tool's envelope as
 // JSON text (`isError` when `success` is false), its `result` bounded by
 // the core (`__AgentToolCall`); the whole reply of a cut result is written
 // here to the file the envelope names (`result_file`).

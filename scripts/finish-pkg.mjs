@@ -201,7 +201,7 @@ const names = Object.keys(createRequire(import.meta.url)(node)).filter((n) => n 
 // It imports it through a two-line CommonJS file: Node's ESM loader scans
 // every CommonJS file an ES module imports for its export names
 // (cjs-module-lexer, in JS, cold), and on the ~100 KB glue that scan took
-// ~50 ms of a new process's `import` (docs/cold-start.md). The entry names
+// ~50 ms of a new process's `import` (docs/history/cold-start-passes.md). The entry names
 // every export itself, so it needs no scan; the bridge's `module.exports =
 // lib` is not a form the scanner follows into the glue.
 writeFileSync(
@@ -267,7 +267,7 @@ for (const dts of [`${root}pkg/node/${crate}.d.ts`, `${root}pkg/web/${crate}.d.t
 // (…, —, the Chinese task types in the doc comments), and one of them makes
 // the whole file a two-byte string for V8, read and scanned more slowly. In
 // a new process, reading + compiling the main glue took 0.78 + 1.69 ms as it
-// was and 0.44 + 1.50 ms in ASCII (31 alternating runs; docs/cold-start.md).
+// was and 0.44 + 1.50 ms in ASCII (31 alternating runs; docs/history/cold-start-passes.md).
 // Each such character becomes its \u escape, which means the same in a
 // string, a template or a regular expression, and reads as it is in a comment.
 for (const file of [node, `${root}pkg/node/${tool}.js`]) {

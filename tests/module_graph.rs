@@ -1,7 +1,10 @@
-//! The core's modules form no cycle (issue 13: `assemblers` and `budget` no
-//! longer import each other): a module's dependencies are the `crate::name`
-//! paths in its files, comments and test modules left out; `lib.rs` and the
-//! binding (`src/wasm/`) are not part of the core's graph.
+//! The core's modules form no cycle (`assemblers` and `budget` do not import
+//! each other): a module's dependencies are the `crate::name` paths in its
+//! files, comments and test modules left out; `lib.rs` and the binding
+//! (`src/wasm/`) are not part of the core's graph. Nor do the files of any
+//! one folder (`src/agent_output/codex.rs` and `codex_legacy.rs`, or
+//! `crates/scan`'s `json_string`, `unit` and `utf16`): there a file's
+//! dependencies are its `super::name` and `crate::folder::name` paths.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -41,6 +44,102 @@ fn collect(dir: &Path, root: &Path, graph: &mut BTreeMap<String, BTreeSet<String
                     deps.insert(name);
                 }
             }
+        }
+    }
+}
+
+/// The first identifier of each path that follows `prefix` in `line`:
+/// `super::a::b` gives `a`, `super::{a, b::c}` gives `a` and `b`.
+fn names_after(line: &str, prefix: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = Vec::new();
+    for (at, _) in line.match_indices(prefix) {
+        let rest = &line[at + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(ident(&item));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            names.push(ident(&item));
+        } else {
+            names.push(ident(rest));
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+/// The graph of the `.rs` files directly in `dir`, whose module path is
+/// `path` (`""` for a crate's root): a file's dependencies are the files of
+/// the same folder it names as `super::name` (`mod.rs` left out, where
+/// `super` is the parent) or `crate::path::name`.
+fn folder_graph(dir: &Path, path: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = BTreeMap::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let file = entry.unwrap().path();
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        if file.extension().and_then(|e| e.to_str()) == Some("rs") && stem != "mod" && stem != "lib"
+        {
+            files.insert(stem, fs::read_to_string(&file).unwrap());
+        }
+    }
+    let crate_prefix = if path.is_empty() {
+        "crate::".to_owned()
+    } else {
+        format!("crate::{path}::")
+    };
+    let mut graph = BTreeMap::new();
+    for (module, text) in &files {
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let deps: &mut BTreeSet<String> = graph.entry(module.clone()).or_default();
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            let named = names_after(line, &crate_prefix)
+                .into_iter()
+                .chain(if path.is_empty() {
+                    Vec::new()
+                } else {
+                    names_after(line, "super::")
+                });
+            for name in named {
+                if &name != module && files.contains_key(&name) {
+                    deps.insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// Every folder under `dir` (itself included) with its module path.
+fn folders(dir: &Path, path: &str, out: &mut Vec<(std::path::PathBuf, String)>) {
+    out.push((dir.to_path_buf(), path.to_owned()));
+    for entry in fs::read_dir(dir).unwrap() {
+        let sub = entry.unwrap().path();
+        if sub.is_dir() {
+            let name = sub.file_name().unwrap().to_string_lossy().into_owned();
+            let sub_path = if path.is_empty() {
+                name
+            } else {
+                format!("{path}::{name}")
+            };
+            folders(&sub, &sub_path, out);
         }
     }
 }
@@ -85,6 +184,43 @@ fn the_core_has_no_module_cycle() {
     assert!(graph["assemblers"].contains("budget"));
     assert!(!graph["budget"].contains("assemblers"));
     assert_eq!(find_cycle(&graph), None, "{graph:#?}");
+}
+
+#[test]
+fn no_folder_has_a_cycle_among_its_files() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    folders(&manifest.join("src"), "", &mut all);
+    all.retain(|(_, path)| !path.is_empty()); // the core's own graph, above
+    folders(&manifest.join("crates/scan/src"), "", &mut all);
+    let agent_output = folder_graph(&manifest.join("src/agent_output"), "agent_output");
+    assert!(
+        agent_output["codex_legacy"].contains("codex_shared"),
+        "{agent_output:#?}"
+    );
+    assert!(
+        agent_output["codex"].contains("codex_legacy"),
+        "{agent_output:#?}"
+    );
+    let scan = folder_graph(&manifest.join("crates/scan/src"), "");
+    assert!(scan["json_string"].contains("unit"), "{scan:#?}");
+    assert!(scan["utf16"].contains("unit"), "{scan:#?}");
+    for (dir, path) in &all {
+        let graph = folder_graph(dir, path);
+        assert_eq!(find_cycle(&graph), None, "{}: {graph:#?}", dir.display());
+    }
+}
+
+#[test]
+fn paths_in_a_use_are_read() {
+    assert_eq!(
+        names_after("use super::{a, b::{c, d}, e};", "super::"),
+        ["a", "b", "e"]
+    );
+    assert_eq!(
+        names_after("    crate::x::y(1) + crate::z", "crate::"),
+        ["x", "z"]
+    );
 }
 
 #[test]

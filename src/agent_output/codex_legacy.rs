@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::builder::ReplyBuilder;
-use super::codex::{is_retry, turn_usage};
+use super::codex_shared::{is_retry, turn_usage};
 use super::json::{is_true, output_text, str_field};
 use super::reply::ToolStatus;
 

@@ -34,6 +34,7 @@ mod claude;
 mod claude_scan;
 mod codex;
 mod codex_legacy;
+mod codex_shared;
 mod copilot;
 mod gemini;
 mod gemini_scan;

@@ -98,7 +98,12 @@ impl ToolCall {
             None => PROTOCOLS[0],
         };
         let rest = Value::Object(rest);
-        let p = GeminiToolParams::read_for(&rest, self.agent.name, self.agent.name)?;
+        let p = GeminiToolParams::read_for(
+            &rest,
+            self.agent.name,
+            self.agent.name,
+            &[MAX_RESULT_CHARS, PROTOCOL],
+        )?;
         self.limits = p.limits();
         self.return_all_messages = p.return_all_messages;
         self.return_metrics = p.return_metrics;
@@ -274,6 +279,19 @@ mod tests {
             );
         }
         assert!(invalid("qwen", json!([1])).contains("params must be an object, got an array"));
+        // An unknown parameter: the list names every parameter the tool takes,
+        // its own two included, and the hint finds them too.
+        assert_eq!(
+            invalid("claude", json!({"PROMPT": "x", "cd": "/w", "verbose": true})),
+            "unknown parameter \"verbose\"; the parameters are PROMPT, cd, sandbox, yolo, SESSION_ID, model, \
+             return_all_messages, return_metrics, timeout, max_duration, max_retries, log_metrics, \
+             max_result_chars, protocol"
+        );
+        assert!(invalid(
+            "opencode",
+            json!({"PROMPT": "x", "cd": "/w", "Max-Result-Chars": 300})
+        )
+        .starts_with("unknown parameter \"Max-Result-Chars\" (did you mean max_result_chars?)"));
         let e = ToolCall::new("nobody", &json!({})).unwrap_err();
         assert!(e.message().contains("the tools are claude, codex, gemini"));
     }

@@ -87,13 +87,20 @@ impl GeminiToolParams {
     /// assert_eq!((p.model.as_str(), p.yolo, p.timeout_s, p.max_retries), ("gemini-3-pro-preview", true, 300, 1));
     /// ```
     pub fn read(value: &Value) -> Result<GeminiToolParams> {
-        GeminiToolParams::read_for(value, "Gemini", "Gemini CLI")
+        GeminiToolParams::read_for(value, "Gemini", "Gemini CLI", &[])
     }
 
     /// [`GeminiToolParams::read`] for the tool of another agent (the MCP
     /// server's `claude`, `codex`, …): the same parameters, with `agent`
-    /// (who gets the task) and `cli` (who runs in `cd`) named in messages.
-    pub fn read_for(value: &Value, agent: &str, cli: &str) -> Result<GeminiToolParams> {
+    /// (who gets the task) and `cli` (who runs in `cd`) named in messages,
+    /// and `extra`, the parameters the caller reads itself (and has taken
+    /// out of `value`), listed with the others when one is unknown.
+    pub fn read_for(
+        value: &Value,
+        agent: &str,
+        cli: &str,
+        extra: &[&str],
+    ) -> Result<GeminiToolParams> {
         let map = value.as_object().ok_or_else(|| {
             AgentContextError::invalid(format!(
                 "params must be an object, got {}",
@@ -101,7 +108,7 @@ impl GeminiToolParams {
             ))
         })?;
         if let Some(unknown) = map.keys().find(|k| !PARAMETER_NAMES.contains(&k.as_str())) {
-            return Err(unknown_parameter(unknown));
+            return Err(unknown_parameter(unknown, extra));
         }
         let o = Obj::new(value, "")?;
         let prompt = o.req_str("PROMPT")?;
@@ -251,7 +258,7 @@ pub(crate) fn shown(value: &str) -> String {
     }
 }
 
-fn unknown_parameter(name: &str) -> AgentContextError {
+fn unknown_parameter(name: &str, extra: &[&str]) -> AgentContextError {
     let folded = |s: &str| -> Vec<u8> {
         s.bytes()
             .map(|b| {
@@ -263,7 +270,8 @@ fn unknown_parameter(name: &str) -> AgentContextError {
             })
             .collect()
     };
-    let hint = PARAMETER_NAMES
+    let known: Vec<&str> = PARAMETER_NAMES.iter().chain(extra).copied().collect();
+    let hint = known
         .iter()
         .find(|p| folded(p) == folded(name))
         .map(|p| format!(" (did you mean {p}?)"))
@@ -271,7 +279,7 @@ fn unknown_parameter(name: &str) -> AgentContextError {
     AgentContextError::invalid(format!(
         "unknown parameter \"{}\"{hint}; the parameters are {}",
         shown(name),
-        PARAMETER_NAMES.join(", ")
+        known.join(", ")
     ))
 }
 

@@ -152,7 +152,7 @@ pub fn assemble_with_report(
     ))
 }
 
-/// Seed 002's `buildPrompt`: the same assembly from a `PromptInput`
+/// `buildPrompt`: the same assembly as `assemble`, from a `PromptInput`
 /// (`agentType` inside, `systemInstructionText`, `message`; optional
 /// `teamTask` and `maxBytes`).
 ///

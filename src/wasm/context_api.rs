@@ -31,7 +31,7 @@ fn template_overrides(extra: &Option<Object>) -> CoreResult<Option<Value>> {
     to_json(&templates, "templates").map(Some)
 }
 
-/// Seed 004's `buildLlmMessagesFromConversation`: the system prompt first
+/// `buildLlmMessagesFromConversation`: the system prompt first
 /// (unless `settings.includeSystemPrompt === false`), then the conversation in
 /// OpenAI's format, with `metadata`.
 ///
@@ -57,7 +57,7 @@ pub fn build_llm_messages_from_conversation(
     js_result(from_serializable(&build_llm_messages(&options, &templates)))
 }
 
-/// Seed 004's `composeSystemPrompt`: `# Mode: …`, base rules, tool policy,
+/// `composeSystemPrompt`: `# Mode: …`, base rules, tool policy,
 /// persona, run directive, joined with `\n\n---\n\n`.
 ///
 /// ```js

@@ -11,7 +11,7 @@ use crate::gemini_tool::{
     compose_tool_prompt, format_engineering_context, read_context, tool_definition, ToolPromptInput,
 };
 
-/// Seed 003's prompt template filled in: the task type (`'consult'`,
+/// The Gemini tool's prompt template filled in: the task type (`'consult'`,
 /// `'review'`, `'execute'`, or 咨询 / 审核 / 执行), the background, the
 /// numbered tasks, the expected output and the engineering context (a
 /// string, or the `{ path, content }[]` that `readEngineeringContext`
@@ -49,7 +49,7 @@ pub fn format_engineering_context_js(context: JsValue) -> Result<String, JsValue
 }
 
 /// The tool as an agent sees it: `{ name: 'gemini', description,
-/// inputSchema }` with the JSON Schema of seed 003's parameters (what the
+/// inputSchema }` with the JSON Schema of the tool's parameters (what the
 /// MCP server lists).
 ///
 /// ```js

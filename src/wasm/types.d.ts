@@ -36,7 +36,8 @@ export interface PromptContextMessage {
 /** What an assembler reads. Missing or `null` strings count as empty. */
 export interface AssemblerInput {
   contextMessages: PromptContextMessage[];
-  currentMessage: string;
+  /** The message to answer, `[MESSAGE]`; missing or `null`: empty. */
+  currentMessage?: string | null;
   /** The team's task, `[TEAM_TASK]`; missing or `null`: none. */
   teamTask?: string | null;
   systemInstruction?: string | null;
@@ -51,7 +52,7 @@ export interface AssemblerOutput {
   systemFlag?: string;
 }
 
-/** Seed 002's input to `buildPrompt` (`teamTask` and `maxBytes` are optional extras). */
+/** The input of `buildPrompt`: the message under `message` and the instructions split in two (`teamTask` and `maxBytes` are optional). */
 export interface PromptInput {
   agentType: AgentType;
   systemInstructionText?: string | null;
@@ -62,7 +63,7 @@ export interface PromptInput {
   maxBytes?: number;
 }
 
-/** Seed 002's output of `buildPrompt`. */
+/** What `buildPrompt` returns: the same as `AssemblerOutput`. */
 export interface PromptOutput {
   prompt: string;
   systemFlag?: string;
@@ -176,7 +177,7 @@ export function assembleWithReport(
   options?: AssembleOptions,
 ): AssembleWithReportResult;
 
-/** Seed 002's `buildPrompt`: the same assembly from a `PromptInput`. */
+/** The same assembly as `assemble`, from a `PromptInput`. */
 export function buildPrompt(input: PromptInput, options?: AssembleOptions): PromptOutput;
 
 /**
@@ -203,7 +204,7 @@ export class ContextManager {
 }
 
 // ---------------------------------------------------------------------------
-// Context builder (seed 004)
+// Context builder
 
 export type SessionMode = 'chat' | 'agent' | 'run';
 
@@ -436,9 +437,9 @@ export interface AgentPlanEntry {
 /** Options of `parseAgentOutput` and `new AgentOutputParser`. */
 export interface AgentOutputOptions {
   /**
-   * What the output is: `'cli'` (default), the CLI's own format (SPEC §6);
+   * What the output is: `'cli'` (default), the CLI's own format;
    * `'acp'`, the JSON-RPC lines the agent prints when driven over the Agent
-   * Client Protocol (SPEC §12), read into the same reply. Anything else
+   * Client Protocol, read into the same reply. Anything else
    * throws `INVALID_INPUT` naming `protocol`.
    */
   protocol?: 'cli' | 'acp' | null;
@@ -469,7 +470,7 @@ export interface AgentOutputParser {
   push(chunk: string | Uint8Array): AgentOutputEvent[];
 }
 
-/** What the agent may touch (seed 003's `sandbox`). */
+/** What the agent may touch (the Gemini tool's `sandbox` parameter). */
 export type AgentSandbox = 'read-only' | 'workspace-write' | 'danger-full-access';
 
 /** Options of `buildCliInvocation`. Left out, `null` or `''`: the CLI's own default. */
@@ -548,7 +549,7 @@ export function mergeAgentOutputFile(
   file: { kind: 'usage'; content: string },
 ): AgentReply;
 
-/** Seed 003's task types; the Chinese words are accepted too. */
+/** The Gemini tool's task types; the Chinese words are accepted too. */
 export type GeminiToolTaskType = 'consult' | 'review' | 'execute' | '咨询' | '审核' | '执行';
 
 /** One engineering-context file, as `readEngineeringContext` returns it. */
@@ -561,7 +562,7 @@ export interface EngineeringContextFile {
 /** A text as it is, or files, each under its path. */
 export type EngineeringContext = string | EngineeringContextFile[];
 
-/** What `composeGeminiToolPrompt` fills seed 003's template with. */
+/** What `composeGeminiToolPrompt` fills the Gemini tool's prompt template with. */
 export interface GeminiToolPromptInput {
   taskType: GeminiToolTaskType;
   /** The project context; the line is left out when empty. */
@@ -574,7 +575,7 @@ export interface GeminiToolPromptInput {
   engineeringContext?: EngineeringContext | null;
 }
 
-/** The Gemini tool's parameters: seed 003's names and defaults. */
+/** The Gemini tool's parameters, their names and defaults. */
 export interface GeminiToolParams {
   /** The task, with all the background Gemini needs; sent on stdin. */
   PROMPT: string;
@@ -678,10 +679,10 @@ export interface GeminiToolFailure extends GeminiToolExtras {
   duration: string;
 }
 
-/** Seed 003's result envelope. */
+/** The Gemini tool's result envelope. */
 export type GeminiToolEnvelope = GeminiToolSuccess | GeminiToolFailure;
 
-/** Seed 003's template filled in. Throws `AgentContextError` (`INVALID_INPUT`) naming the field. */
+/** The Gemini tool's prompt template filled in. Throws `AgentContextError` (`INVALID_INPUT`) naming the field. */
 export function composeGeminiToolPrompt(input: GeminiToolPromptInput): string;
 
 /** The template's engineering-context paragraph alone; `''` when there is nothing in it. */

@@ -84,10 +84,15 @@ test('assemble equals the full path at random budgets', () => {
   for (const [name, count] of Object.entries(kinds)) assert.ok(count >= 80, `only ${count} comparisons of kind ${name}: ${JSON.stringify(kinds)}`);
 });
 
-// The fast path keeps a lone surrogate as given where the full path writes
-// U+FFFD (same bytes on the wire): so the output shows which path made it.
-const viaFastPath = (o) => o.ok !== undefined && o.ok.prompt.includes('\uD800');
-const wellFormed = (o) => (o.ok ? { ok: { prompt: o.ok.prompt.replaceAll('\uD800', '\uFFFD'), systemFlag: o.ok.systemFlag } } : o);
+// Which path made an output: `assemble` tries the fast path first and reads
+// each field once; when it falls back, the full path reads them again.
+function countingReads(input) {
+  const counted = { ...input };
+  let reads = 0;
+  const message = input.currentMessage;
+  Object.defineProperty(counted, 'currentMessage', { enumerable: true, get: () => (reads++, message) });
+  return { input: counted, reads: () => reads };
+}
 
 test('cacheStable: the fast path gives the output of the full path, and takes every case it can', () => {
   const next = rng(1914);
@@ -107,10 +112,12 @@ test('cacheStable: the fast path gives the output of the full path, and takes ev
     const full = pkg.assembleWithReport(agent, { ...input, maxBytes: Number.MAX_SAFE_INTEGER }, options).report.bytesAfter;
     for (const maxBytes of [0, Math.floor(full * next()), Math.floor(full * 0.5), Math.floor(full * 0.9), full]) {
       const x = { ...input, maxBytes };
-      const fast = outcome(() => pkg.assemble(agent, x, options));
+      const counted = countingReads(x);
+      const fast = outcome(() => pkg.assemble(agent, counted.input, options));
       const withReport = outcome(() => pkg.assembleWithReport(agent, x, options));
       const reference = withReport.error ? withReport : { ok: withReport.ok.output };
-      assert.deepEqual(wellFormed(fast), reference, `${agent} ${maxBytes} ${JSON.stringify(options)}`);
+      // The same string, the newest message's lone surrogate as U+FFFD on both paths.
+      assert.deepEqual(fast, reference, `${agent} ${maxBytes} ${JSON.stringify(options)}`);
       const k = kind(withReport);
       kinds[k]++;
       if (withReport.ok) {
@@ -120,9 +127,9 @@ test('cacheStable: the fast path gives the output of the full path, and takes ev
           assert.ok(r.messagesDropped % block === 0 || r.messagesKept === 0, JSON.stringify(r));
         }
         if (r.messagesDroppedForCache > 0) forCache++;
-        // Every case that needs no cut is the fast path's (kept the surrogate, when the newest message is in).
+        // Every case that needs no cut is the fast path's (read the message once).
         if ((k === 'whole' || k === 'dropped') && r.messagesKept > 0) {
-          assert.ok(viaFastPath(fast), `the full path was taken: ${agent} ${maxBytes} ${JSON.stringify(options)}`);
+          assert.equal(counted.reads(), 1, `the full path was taken: ${agent} ${maxBytes} ${JSON.stringify(options)}`);
           fastTaken++;
         }
       }
@@ -211,12 +218,21 @@ test('the classes, buildPrompt and the warning go through the same decisions', (
   ]);
 });
 
-test('lone surrogates: the same bytes on the wire, whichever path', () => {
+test('lone surrogates: U+FFFD in the output, whichever path', () => {
   const input = { contextMessages: [{ from: 'a', content: 'x\uD800y' }], currentMessage: 'm', maxBytes: 1000 };
-  const fast = pkg.assemble('custom-agent', input, { logger: () => {} }).prompt;
+  const counted = countingReads(input);
+  const fast = pkg.assemble('custom-agent', counted.input, { logger: () => {} }).prompt;
+  assert.equal(counted.reads(), 1); // the fast path made it
   const full = pkg.assembleWithReport('custom-agent', input, { logger: () => {} }).output.prompt;
-  assert.deepEqual(Buffer.from(fast, 'utf8'), Buffer.from(full, 'utf8'));
-  assert.equal(Buffer.byteLength(fast), 11); // 'a: x' + U+FFFD (3) + 'y' + '\n\n' + 'm'
+  assert.equal(fast, 'a: x\uFFFDy\n\nm');
+  assert.equal(full, fast);
+  // In the instructions (Claude Code's system flag), the message and the team task too.
+  const lone = { contextMessages: [], currentMessage: '\uDC00m', teamTask: 't\uD800', systemInstruction: 's\uDBFF', maxBytes: 1000 };
+  const out = pkg.assemble('claude-code', lone);
+  assert.deepEqual(out, pkg.assembleWithReport('claude-code', lone).output);
+  assert.deepEqual(out, { prompt: '[TEAM_TASK]\nt\uFFFD\n\n[MESSAGE]\n\uFFFDm', systemFlag: 's\uFFFD' });
+  // A pair is kept whole.
+  assert.equal(pkg.assemble('openai-codex', { contextMessages: [], currentMessage: '\uD83C\uDF89' }).prompt, '[MESSAGE]\n\uD83C\uDF89');
 });
 
 test('buildLlmMessagesFromConversation: fast and full paths agree', () => {

@@ -56,7 +56,9 @@ const argv: string[] = run.args;
 
 const manager = new ContextManager({ logger: (message: string, level: 'warn' | 'debug') => void [message, level] });
 manager.register(new ClaudeContextAssembler());
-manager.register({ getAgentType: () => 'mine', assemble: (i: AssemblerInput): AssemblerOutput => ({ prompt: i.currentMessage }) });
+manager.register({ getAgentType: () => 'mine', assemble: (i: AssemblerInput): AssemblerOutput => ({ prompt: i.currentMessage ?? '' }) });
+// @ts-expect-error currentMessage may be missing: not a string as it stands
+manager.register({ getAgentType: () => 'bare', assemble: (i: AssemblerInput): AssemblerOutput => ({ prompt: i.currentMessage }) });
 
 try {
   assemble('x', input);

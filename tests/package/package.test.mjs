@@ -162,12 +162,12 @@ test('the Gemini tool runs from the installed package (its own module, loaded on
 });
 
 test('a TypeScript consumer type-checks with tsc --noEmit --strict', () => {
-  for (const file of ['consumer.mts', 'consumer.cts', 'consumer-runtime.mts', 'consumer-bundler.ts']) {
+  for (const file of ['consumer.mts', 'consumer.cts', 'consumer-runtime.mts', 'consumer-bundler.ts', 'consumer-readme.mts']) {
     copyFileSync(fileURLToPath(new URL(file, import.meta.url)), join(project, file));
   }
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false, types: [] },
-    files: ['consumer.mts', 'consumer.cts', 'consumer-runtime.mts'],
+    files: ['consumer.mts', 'consumer.cts', 'consumer-runtime.mts', 'consumer-readme.mts'],
   }));
   const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project, encoding: 'utf8' });
   assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
@@ -179,10 +179,10 @@ test('a TypeScript consumer type-checks with tsc --noEmit --strict', () => {
   }
 });
 
-test('a TypeScript consumer under moduleResolution "bundler" type-checks, runGeminiTool from agent-context/node', () => {
+test('a TypeScript consumer under moduleResolution "bundler" type-checks: everything the README shows, from agent-context and agent-context/node', () => {
   writeFileSync(join(project, 'tsconfig.bundler.json'), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', skipLibCheck: false, types: [] },
-    files: ['consumer-bundler.ts'],
+    files: ['consumer-bundler.ts', 'consumer-readme.mts'],
   }));
   const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(project, 'tsconfig.bundler.json')], { cwd: project, encoding: 'utf8' });
   assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);

@@ -15,7 +15,7 @@
 //! be parsed alone. A line taken here reads the same as it would there
 //! (agent-context's property tests and fuzz target check it).
 
-use crate::json_string::string_end;
+use crate::json_string::{string_end, DecodeUnit};
 use crate::unit::{eq_ascii, Unit};
 
 /// Deeper nesting is left to the full parser.
@@ -97,7 +97,7 @@ pub fn scan_utf16<'a>(line: &'a [u16], text: &mut Vec<u16>) -> Option<Update<'a,
     scan_units(line, text)
 }
 
-fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Update<'a, U>> {
+fn scan_units<'a, U: DecodeUnit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Update<'a, U>> {
     let mut update = None;
     let mut method = false;
     let mut seen = [false; 3];
@@ -130,7 +130,7 @@ fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Update<
 
 /// `params`: `sessionId` and `update`; other keys skipped.
 #[inline(never)]
-fn params<'a, U: Unit>(
+fn params<'a, U: DecodeUnit>(
     line: &'a [U],
     at: usize,
     text: &mut Vec<u16>,
@@ -162,7 +162,7 @@ fn params<'a, U: Unit>(
 }
 
 #[inline(never)]
-fn update_object<'a, U: Unit>(
+fn update_object<'a, U: DecodeUnit>(
     line: &'a [U],
     at: usize,
     text: &mut Vec<u16>,
@@ -339,7 +339,7 @@ fn cost<U: Unit>(line: &[U], at: usize) -> Option<(Option<&[U]>, usize)> {
 /// A content block: whether it is text (`type` `text` or none) with a
 /// string `text`, decoded into `text`.
 #[inline(never)]
-fn content<U: Unit>(line: &[U], at: usize, text: &mut Vec<u16>) -> Option<(bool, usize)> {
+fn content<U: DecodeUnit>(line: &[U], at: usize, text: &mut Vec<u16>) -> Option<(bool, usize)> {
     let mut is_text = true;
     let mut has_text = false;
     let mut seen = [false; 2];

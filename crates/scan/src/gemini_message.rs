@@ -7,7 +7,7 @@
 //! JSON parser to decide; a line taken here reads the same as it would there
 //! (agent-context's property tests and fuzz target check it).
 
-use crate::json_string::string_end;
+use crate::json_string::{string_end, DecodeUnit};
 use crate::unit::{eq_ascii, Unit};
 
 /// The fields of a `message` line that matter: `role` (it has no escapes),
@@ -45,7 +45,7 @@ pub fn scan_utf16<'a>(line: &'a [u16], content: &mut Vec<u16>) -> Option<Message
     scan_units(line, content)
 }
 
-fn scan_units<'a, U: Unit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Message<'a, U>> {
+fn scan_units<'a, U: DecodeUnit>(line: &'a [U], text: &mut Vec<u16>) -> Option<Message<'a, U>> {
     let mut i = skip_ws(line, 0);
     expect(line, i, b'{')?;
     i = skip_ws(line, i + 1);

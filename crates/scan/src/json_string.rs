@@ -5,6 +5,26 @@
 use crate::unit::{zero_lane, Unit};
 use crate::utf16::put_code_point;
 
+/// A code unit whose JSON strings can be decoded into UTF-16: UTF-8 bytes
+/// or UTF-16 units.
+pub trait DecodeUnit: Unit {
+    /// The JSON string starting at `line[start]` (after its quote) decoded
+    /// into UTF-16 in `out`; where it ends.
+    fn decode_string(line: &[Self], start: usize, out: &mut Vec<u16>) -> Option<usize>;
+}
+
+impl DecodeUnit for u8 {
+    fn decode_string(line: &[u8], start: usize, out: &mut Vec<u16>) -> Option<usize> {
+        decode_string_utf8(line, start, out)
+    }
+}
+
+impl DecodeUnit for u16 {
+    fn decode_string(line: &[u16], start: usize, out: &mut Vec<u16>) -> Option<usize> {
+        decode_string_utf16(line, start, out)
+    }
+}
+
 /// Whether a lane of `x` is `"`, `\` or a control character (< 0x20).
 fn special<U: Unit>(x: u64) -> bool {
     specials::<U>(x) != 0

@@ -14,9 +14,6 @@ pub trait Unit: Copy + Eq + 'static {
     fn value(self) -> u32;
     /// `LANES` units as one little-endian word; `units` has at least `LANES`.
     fn word(units: &[Self]) -> u64;
-    /// The JSON string starting at `line[start]` (after its quote) decoded
-    /// into UTF-16 in `out`; where it ends ([`crate::json_string`]).
-    fn decode_string(line: &[Self], start: usize, out: &mut Vec<u16>) -> Option<usize>;
 }
 
 impl Unit for u8 {
@@ -30,9 +27,6 @@ impl Unit for u8 {
         let mut bytes = [0; 8];
         bytes.copy_from_slice(&units[..8]);
         u64::from_le_bytes(bytes)
-    }
-    fn decode_string(line: &[u8], start: usize, out: &mut Vec<u16>) -> Option<usize> {
-        crate::json_string::decode_string_utf8(line, start, out)
     }
 }
 
@@ -49,9 +43,6 @@ impl Unit for u16 {
             | (u64::from(units[1]) << 16)
             | (u64::from(units[2]) << 32)
             | (u64::from(units[3]) << 48)
-    }
-    fn decode_string(line: &[u16], start: usize, out: &mut Vec<u16>) -> Option<usize> {
-        crate::json_string::decode_string_utf16(line, start, out)
     }
 }
 

@@ -1,0 +1,48 @@
+// Everything the README shows a Node user, imported from 'agent-context' by a
+// TypeScript user: checked with tsc --strict under moduleResolution "nodenext"
+// and under "bundler" (an Electron main process built with electron-vite, a
+// Node script bundled with esbuild), which must find the same names.
+import init, {
+  assemble, assembleWithReport, buildPrompt, selectContextMessages, stripPromptMarkers,
+  ClaudeContextAssembler, CodexContextAssembler, GeminiContextAssembler, PlainTextAssembler, ContextManager,
+  buildLlmMessagesFromConversation, composeSystemPrompt, toOpenAIMessage, parseRunDirective, templates,
+  knownAgents, parseAgentOutput, AgentOutputParser, buildCliInvocation, runAgent, resolveAgentCommand,
+  mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
+  formatEngineeringContext, sampleInput, AgentContextError, initSync,
+  type AssemblerInput, type AgentRun, type AgentOutputEvent, type CliInvocation,
+} from 'agent-context';
+
+await init();
+initSync;
+
+// currentMessage may be missing, as the runtime allows.
+const noMessage: AssemblerInput = { contextMessages: [] };
+const { prompt, systemFlag } = assemble('claude-code', { ...noMessage, teamTask: 'Design the user dashboard', maxBytes: 768 * 1024 });
+const { output, report } = assembleWithReport('openai-codex', sampleInput());
+const run: CliInvocation = buildCliInvocation('claude-code', output, { model: 'sonnet', sandbox: 'workspace-write', systemPromptFile: '/tmp/s.md' });
+const argv: string[] = run.args;
+const stdin: string = run.stdin;
+const parser = new AgentOutputParser('claude-code');
+const events: AgentOutputEvent[] = parser.push(new Uint8Array(0));
+for (const event of events) if (event.type === 'text') void (event.text satisfies string);
+const reply = parseAgentOutput('claude-code', '');
+const sessionId: string | null | undefined = reply.sessionId;
+const ran: Promise<AgentRun> = runAgent('claude-code', { contextMessages: [], currentMessage: 'hi' }, { cd: '/tmp' });
+const found = resolveAgentCommand('claude-code');
+
+try {
+  assemble('claude-code', { contextMessages: [], currentMessage: 'hi', maxBytes: 50 });
+} catch (err) {
+  if (err instanceof AgentContextError && err.code === 'BUDGET_EXCEEDED') void [err.neededBytes, err.maxBytes];
+}
+
+// The custom assembler a user registers reads a message that may be missing.
+new ContextManager().register({ getAgentType: () => 'mine', assemble: (i: AssemblerInput) => ({ prompt: i.currentMessage ?? '' }) });
+
+export {
+  prompt, systemFlag, report, argv, stdin, sessionId, ran, found, buildPrompt, selectContextMessages, stripPromptMarkers,
+  ClaudeContextAssembler, CodexContextAssembler, GeminiContextAssembler, PlainTextAssembler,
+  buildLlmMessagesFromConversation, composeSystemPrompt, toOpenAIMessage, parseRunDirective, templates, knownAgents,
+  mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
+  formatEngineeringContext,
+};
