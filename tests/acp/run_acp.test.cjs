@@ -2,6 +2,8 @@
 // offline against the mock APIs on 127.0.0.1: Claude Code through
 // @zed-industries/claude-agent-acp, Codex through @zed-industries/codex-acp
 // (both pinned in tests/agents/package.json), `gemini --acp`.
+// ACP_ADAPTER_SCOPE=@agentclientprotocol runs the maintained adapters pinned
+// beside them instead (same package and bin names in that scope).
 //
 // Each test has its own folder (under target/: codex-acp refuses a
 // CODEX_HOME under /tmp) with a HOME holding a fake key and the mock's URL,
@@ -24,7 +26,21 @@ const PLAIN_TEXT = PLAIN_PIECES.join('');
 const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
 const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
-const ADAPTERS = { claude: 'claude-agent-acp', codex: 'codex-acp', gemini: 'gemini' };
+const AGENT_MODULES = path.join(harness.ROOT, 'tests', 'agents', 'node_modules');
+const ADAPTER_SCOPE = process.env.ACP_ADAPTER_SCOPE || '@zed-industries';
+/** The executable `bin` of `scope/name`, named by its package: both scopes
+ * declare the bins `claude-agent-acp` and `codex-acp`, and npm links into
+ * node_modules/.bin the one it reaches first (the @agentclientprotocol one). */
+function adapter(name) {
+  const dir = path.join(AGENT_MODULES, ADAPTER_SCOPE, name);
+  const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  return path.join(dir, typeof bin === 'string' ? bin : bin[name]);
+}
+const ADAPTERS = {
+  claude: adapter('claude-agent-acp'),
+  codex: adapter('codex-acp'),
+  gemini: path.join(AGENT_MODULES, '.bin', 'gemini'),
+};
 // codex-acp wants a model slug Codex knows (else a warning comes as text).
 const ACP_MODELS = { ...harness.MODELS, codex: 'gpt-5.3-codex' };
 const BASE = path.join(harness.ROOT, 'target', 'acp-live');
@@ -59,7 +75,7 @@ function runAcp(ctx, { request, ...options } = {}) {
   return pkg.runAgent(harness.CLIS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, {
     protocol: 'acp',
     cd: ctx.cwd,
-    command: path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', ADAPTERS[ctx.cli]),
+    command: ADAPTERS[ctx.cli],
     model: ACP_MODELS[ctx.cli],
     env: ctx.env,
     timeout: 30,
@@ -233,8 +249,7 @@ describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
 test('agent-context run --protocol acp prints the AgentRun (Claude)', { timeout: TEST_TIMEOUT_MS }, () =>
   within('claude', 'plain', async (ctx) => {
     const bin = path.join(harness.ROOT, 'bin', 'agent-context.js');
-    const adapter = path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', 'claude-agent-acp');
-    const child = spawn(process.execPath, [bin, 'run', 'claude-code', '--protocol', 'acp', '--cd', ctx.cwd, '--command', adapter, '--timeout', '30', '--max-retries', '0'], { env: ctx.env });
+    const child = spawn(process.execPath, [bin, 'run', 'claude-code', '--protocol', 'acp', '--cd', ctx.cwd, '--command', ADAPTERS.claude, '--timeout', '30', '--max-retries', '0'], { env: ctx.env });
     const out = [];
     child.stdout.on('data', (c) => out.push(c));
     child.stdin.end('Which UI framework should we use?');
