@@ -3,7 +3,7 @@
 // @zed-industries/claude-agent-acp, Codex through @zed-industries/codex-acp
 // (both pinned in tests/agents/package.json), `gemini --acp`.
 // ACP_ADAPTER_SCOPE=@agentclientprotocol runs the maintained adapters pinned
-// beside them instead (same package and bin names in that scope).
+// beside them instead (tests/acp/adapters.cjs).
 //
 // Each test has its own folder (under target/: codex-acp refuses a
 // CODEX_HOME under /tmp) with a HOME holding a fake key and the mock's URL,
@@ -26,21 +26,7 @@ const PLAIN_TEXT = PLAIN_PIECES.join('');
 const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
 const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
-const AGENT_MODULES = path.join(harness.ROOT, 'tests', 'agents', 'node_modules');
-const ADAPTER_SCOPE = process.env.ACP_ADAPTER_SCOPE || '@zed-industries';
-/** The executable `bin` of `scope/name`, named by its package: both scopes
- * declare the bins `claude-agent-acp` and `codex-acp`, and npm links into
- * node_modules/.bin the one it reaches first (the @agentclientprotocol one). */
-function adapter(name) {
-  const dir = path.join(AGENT_MODULES, ADAPTER_SCOPE, name);
-  const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-  return path.join(dir, typeof bin === 'string' ? bin : bin[name]);
-}
-const ADAPTERS = {
-  claude: adapter('claude-agent-acp'),
-  codex: adapter('codex-acp'),
-  gemini: path.join(AGENT_MODULES, '.bin', 'gemini'),
-};
+const { ADAPTERS } = require('./adapters.cjs');
 // codex-acp wants a model slug Codex knows (else a warning comes as text).
 const ACP_MODELS = { ...harness.MODELS, codex: 'gpt-5.3-codex' };
 const BASE = path.join(harness.ROOT, 'target', 'acp-live');
