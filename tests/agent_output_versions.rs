@@ -326,6 +326,7 @@ fn check_usage(cli: &str, version: &str, bytes: &[u8], reply: &AgentReply, calls
 
 /// The versions recorded: what the tests below name, and what is on disk.
 const RECORDED: &[(&str, &str)] = &[
+    ("claude", "2.1.332"),
     ("claude", "2.1.331"),
     ("claude", "2.1.330"),
     ("claude", "2.1.287"),
@@ -384,6 +385,7 @@ macro_rules! version_tests {
 }
 
 version_tests! {
+    claude_code_2_1_332: "claude" "2.1.332";
     claude_code_2_1_331: "claude" "2.1.331";
     claude_code_2_1_330: "claude" "2.1.330";
     claude_code_2_1_287: "claude" "2.1.287";

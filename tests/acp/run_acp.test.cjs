@@ -2,6 +2,8 @@
 // offline against the mock APIs on 127.0.0.1: Claude Code through
 // @zed-industries/claude-agent-acp, Codex through @zed-industries/codex-acp
 // (both pinned in tests/agents/package.json), `gemini --acp`.
+// ACP_ADAPTER_SCOPE=@agentclientprotocol runs the maintained adapters pinned
+// beside them instead (tests/acp/adapters.cjs).
 //
 // Each test has its own folder (under target/: codex-acp refuses a
 // CODEX_HOME under /tmp) with a HOME holding a fake key and the mock's URL,
@@ -24,7 +26,7 @@ const PLAIN_TEXT = PLAIN_PIECES.join('');
 const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
 const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
-const ADAPTERS = { claude: 'claude-agent-acp', codex: 'codex-acp', gemini: 'gemini' };
+const { ADAPTERS } = require('./adapters.cjs');
 // codex-acp wants a model slug Codex knows (else a warning comes as text).
 const ACP_MODELS = { ...harness.MODELS, codex: 'gpt-5.3-codex' };
 const BASE = path.join(harness.ROOT, 'target', 'acp-live');
@@ -59,7 +61,7 @@ function runAcp(ctx, { request, ...options } = {}) {
   return pkg.runAgent(harness.CLIS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, {
     protocol: 'acp',
     cd: ctx.cwd,
-    command: path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', ADAPTERS[ctx.cli]),
+    command: ADAPTERS[ctx.cli],
     model: ACP_MODELS[ctx.cli],
     env: ctx.env,
     timeout: 30,
@@ -233,8 +235,7 @@ describe('runAgent over ACP: sessions', { concurrency: CONCURRENCY }, () => {
 test('agent-context run --protocol acp prints the AgentRun (Claude)', { timeout: TEST_TIMEOUT_MS }, () =>
   within('claude', 'plain', async (ctx) => {
     const bin = path.join(harness.ROOT, 'bin', 'agent-context.js');
-    const adapter = path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', 'claude-agent-acp');
-    const child = spawn(process.execPath, [bin, 'run', 'claude-code', '--protocol', 'acp', '--cd', ctx.cwd, '--command', adapter, '--timeout', '30', '--max-retries', '0'], { env: ctx.env });
+    const child = spawn(process.execPath, [bin, 'run', 'claude-code', '--protocol', 'acp', '--cd', ctx.cwd, '--command', ADAPTERS.claude, '--timeout', '30', '--max-retries', '0'], { env: ctx.env });
     const out = [];
     child.stdout.on('data', (c) => out.push(c));
     child.stdin.end('Which UI framework should we use?');
