@@ -35,6 +35,9 @@ const READ_TOOLS = [
   { name: 'read_file', path: ['absolute_path', 'file_path', 'path'] }, // Qwen Code
   { name: 'view', path: ['path'] }, // Copilot
   { name: 'read', path: ['filePath', 'path'] }, // opencode
+  { name: 'read_files', path: ['files'], wrap: (p) => [{ path: p }] }, // Cline: { files: [{ path }] }
+  { name: 'Read', path: ['file_path'] }, // Factory's Droid
+  { name: 'ReadFile', path: ['path'] }, // Kimi CLI
 ];
 
 /** A side call's system prompt: Qwen's memory extraction, a title. */
@@ -62,7 +65,14 @@ function writeCall(body, file) {
 }
 
 /** The shell tools the CLIs offer. */
-const SHELL_TOOLS = ['run_shell_command', 'bash'];
+const SHELL_TOOLS = ['run_shell_command', 'bash', 'run_commands', 'Execute', 'Shell'];
+
+/** The shell call's arguments: Cline's `run_commands` takes a list; Droid's `Execute` wants a risk level. */
+function shellArguments(tool) {
+  if (tool === 'run_commands') return { commands: ['cat notes.txt'] };
+  if (tool === 'Execute') return { command: 'cat notes.txt', summary: 'Read the notes file', riskLevel: 'low', riskLevelReason: 'It only reads a file.' };
+  return { command: 'cat notes.txt', description: 'Read the notes' };
+}
 
 /** The shell tool `body` offers, or null. */
 function shellTool(body) {
@@ -77,7 +87,7 @@ function readTool(body) {
     if (!tool) continue;
     const props = Object.keys(tool.function?.parameters?.properties ?? {});
     const arg = want.path.find((p) => props.includes(p)) ?? want.path[0];
-    return { name: want.name, arg };
+    return { name: want.name, arg, wrap: want.wrap };
   }
   return null;
 }
@@ -151,7 +161,7 @@ function respond(req, res, scenario, notesPath) {
     const tool = readTool(body);
     if (results !== null && scenario === 'toolStall') return stall(res);
     if (results === null && tool) {
-      answer = { call: { name: tool.name, arguments: JSON.stringify({ [tool.arg]: notesPath }) }, usage: MAIN_USAGE };
+      answer = { call: { name: tool.name, arguments: JSON.stringify({ [tool.arg]: tool.wrap ? tool.wrap(notesPath) : notesPath }) }, usage: MAIN_USAGE };
     } else {
       answer = { pieces: [answerAfterTool(results ?? '')], usage: MAIN_USAGE };
     }
@@ -159,7 +169,7 @@ function respond(req, res, scenario, notesPath) {
     const results = toolResults(body);
     const tool = shellTool(body);
     if (results === null && tool) {
-      answer = { call: { name: tool, arguments: JSON.stringify({ command: 'cat notes.txt', description: 'Read the notes' }) }, usage: MAIN_USAGE };
+      answer = { call: { name: tool, arguments: JSON.stringify(shellArguments(tool)) }, usage: MAIN_USAGE };
     } else {
       answer = { pieces: [answerAfterTool(results ?? '')], usage: MAIN_USAGE };
     }
