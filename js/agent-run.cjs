@@ -1,4 +1,4 @@
-// runAgent (SPEC §10), Node only. Shipped as pkg/node/agent-run.cjs; the
+// runAgent, Node only. Shipped as pkg/node/agent-run.cjs; the
 // Node entry requires it on the first call (scripts/finish-pkg.mjs).
 //
 // Every decision is the core's (`__AgentRunner`, src/run/): the options and

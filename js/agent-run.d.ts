@@ -1,5 +1,5 @@
 
-/** Why a run failed: one taxonomy for every agent (SPEC §10). */
+/** Why a run failed: one taxonomy for every agent, protocol and entry point. */
 export type AgentErrorKind =
   | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
   | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
@@ -11,7 +11,7 @@ export interface RunAgentOptions {
   cd: string;
   /**
    * `'cli'` (default: the agent's stream-json / JSON lines) or `'acp'` (the
-   * Agent Client Protocol, SPEC §12: `claude-agent-acp`, `codex-acp`,
+   * Agent Client Protocol: `claude-agent-acp`, `codex-acp`,
    * `gemini --acp`, `qwen --acp`, `copilot --acp`, `opencode acp`).
    */
   protocol?: 'cli' | 'acp';
@@ -71,7 +71,7 @@ export interface AgentRun {
   /** The `sessionId` asked for. */
   requestedSessionId?: string;
   /**
-   * The last attempt's reply (§6). GitHub Copilot CLI's token usage is read
+   * The last attempt's reply. GitHub Copilot CLI's token usage is read
    * back from its `--usage-output-file` (a temp file the runner names and
    * removes); after a resumed run it counts the whole session.
    */

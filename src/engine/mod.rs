@@ -10,8 +10,11 @@ mod action;
 pub mod config;
 #[allow(clippy::module_inception)]
 mod engine;
+mod inbound;
 pub mod judge;
+mod setup;
 mod turn;
+mod turns;
 
 pub use action::{Action, HostRequest, Outcome, Snapshot};
 pub use config::{McpServer, SessionConfig};

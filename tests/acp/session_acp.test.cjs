@@ -15,7 +15,7 @@ const { inFreshRun, processesWithHome } = require('../cli/processes.cjs');
 const TEST_TIMEOUT_MS = 180_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
-const ADAPTERS = { claude: 'claude-agent-acp', codex: 'codex-acp', gemini: 'gemini' };
+const { ADAPTERS } = require('./adapters.cjs');
 const ACP_MODELS = { ...harness.MODELS, codex: 'gpt-5.3-codex' };
 const BASE = path.join(harness.ROOT, 'target', 'acp-sessions');
 
@@ -42,7 +42,7 @@ function within(cli, scenario, body) {
 function open(ctx, options = {}) {
   return pkg.openAgentSession(harness.CLIS[ctx.cli].agentType, {
     cd: ctx.cwd,
-    command: path.join(harness.ROOT, 'tests', 'agents', 'node_modules', '.bin', ADAPTERS[ctx.cli]),
+    command: ADAPTERS[ctx.cli],
     model: ACP_MODELS[ctx.cli],
     env: ctx.env,
     timeout: 30,
@@ -116,7 +116,8 @@ for (const cli of ['claude', 'gemini', 'codex']) {
         const session = await open(ctx);
         assert.ok(Array.isArray(session.modes));
         if (session.modes.length > 1) {
-          const other = session.modes.find((m) => m.id !== session.mode);
+          // Gemini refuses its auto-approving modes in a folder it does not trust.
+          const other = session.modes.find((m) => m.id !== session.mode && !/yolo|auto/i.test(m.id)) ?? session.modes.find((m) => m.id !== session.mode);
           await session.setMode(other.id);
           assert.equal(session.mode, other.id);
         }
@@ -133,7 +134,6 @@ for (const cli of ['claude', 'gemini', 'codex']) {
       within(cli, 'write', async (ctx) => {
         const asked = [];
         const session = await open(ctx, {
-          sandbox: 'read-only',
           onPermission: (request) => {
             asked.push(request);
             const allow = request.options.find((o) => o.kind === 'allow_once') ?? request.options.find((o) => o.kind.startsWith('allow'));

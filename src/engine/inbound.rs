@@ -1,0 +1,400 @@
+//! What the agent prints, line by line: its requests to the client
+//! (permissions, files, anything else answered "method not found"), its
+//! notifications (`session/update`) and its responses to our requests.
+
+use serde_json::{json, Value};
+
+use super::action::{Action, HostRequest, Outcome};
+use super::engine::*;
+use super::judge::{error_text, Stage};
+use crate::acp::fs::inside;
+use crate::acp::permission::{self, Decision, Policy};
+use crate::acp::{INVALID_PARAMS, METHOD_NOT_FOUND};
+use crate::invocation::Sandbox;
+use crate::run::{AgentErrorKind, AttemptEnd, Failure};
+
+impl Engine {
+    /// One line of the agent's stdout.
+    pub(super) fn line(&mut self, line: &[u8]) {
+        // The common session/update lines of a turn: read by the reply
+        // parser straight from their bytes, and nothing else needs them.
+        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+            if a.rpc_id.is_some() && a.parser.acp_fast_line(line) {
+                return;
+            }
+        }
+        let message = match parse_object(line) {
+            Some(m) => m,
+            None => {
+                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+                    if a.rpc_id.is_some() {
+                        let text = String::from_utf8_lossy(line);
+                        if !text.trim().is_empty() {
+                            a.parser.non_json_line(&text);
+                        }
+                    }
+                }
+                return;
+            }
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").filter(|v| !v.is_null());
+        match (method, id) {
+            (Some(method), Some(id)) => {
+                let method = method.to_owned();
+                let id = id.clone();
+                self.agent_request(&method, id, &message);
+            }
+            (Some(method), None) => {
+                let method = method.to_owned();
+                self.agent_notification(&method, &message);
+            }
+            (None, Some(id)) => {
+                let Some(id) = id.as_u64() else { return };
+                self.response(id, &message);
+            }
+            (None, None) => {}
+        }
+    }
+
+    pub(super) fn feed_turn(&mut self, message: &Value) {
+        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+            if a.rpc_id.is_some() {
+                a.parser.acp_message(message);
+            }
+        }
+    }
+
+    pub(super) fn drain_events(&mut self) {
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        if !turn.limits.events {
+            return;
+        }
+        let op = turn.op;
+        let Some(a) = turn.attempt.as_mut() else {
+            return;
+        };
+        for event in a.parser.take_events() {
+            self.actions.push_back(Action::Event { op, event });
+        }
+    }
+
+    pub(super) fn agent_notification(&mut self, method: &str, message: &Value) {
+        self.drain_events();
+        if method != "session/update" {
+            return; // extensions (`qwen/notify/…`) say nothing we keep
+        }
+        self.feed_turn(message);
+        let update = message.pointer("/params/update").unwrap_or(&Value::Null);
+        match update.get("sessionUpdate").and_then(Value::as_str) {
+            Some("current_mode_update") => {
+                if let Some(id) = update.get("currentModeId").and_then(Value::as_str) {
+                    self.snapshot.mode = Some(id.to_owned());
+                }
+            }
+            Some("available_commands_update") => {
+                self.snapshot.commands = update
+                    .get("availableCommands")
+                    .cloned()
+                    .unwrap_or(Value::Array(Vec::new()));
+            }
+            Some("config_option_update") => {
+                if let Some(options) = update.get("configOptions") {
+                    self.snapshot.config_options = options.clone();
+                }
+            }
+            Some("session_info_update") => {}
+            // The reply's own updates go to the turn's events.
+            _ if self.turn.as_ref().is_some_and(|t| t.attempt.is_some()) => return,
+            _ => {}
+        }
+        self.push(Action::Update(update.clone()));
+    }
+
+    pub(super) fn agent_request(&mut self, method: &str, id: Value, message: &Value) {
+        self.drain_events();
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        match method {
+            "session/request_permission" => {
+                self.feed_turn(message);
+                let live = self.turn.as_ref().is_some_and(|t| t.stopped.is_none());
+                if !live {
+                    // Cancelled: the protocol wants `cancelled` for every pending request.
+                    self.respond(id, json!({"outcome": {"outcome": "cancelled"}}));
+                } else if self.asks_host {
+                    let call = self.call_id();
+                    self.calls.push(HostCall {
+                        call,
+                        rpc_id: id,
+                        kind: CallKind::Permission(params.clone()),
+                    });
+                    self.push(Action::Host {
+                        call,
+                        request: HostRequest::Permission(params),
+                    });
+                } else {
+                    let response = self.policy_answer(&params, None);
+                    self.respond(id, response);
+                }
+            }
+            "fs/read_text_file" | "fs/write_text_file" => {
+                let write = method == "fs/write_text_file";
+                let Some(path) = params.get("path").and_then(Value::as_str) else {
+                    self.respond_error(
+                        id,
+                        rpc_error(INVALID_PARAMS, "params.path must be a string", None),
+                    );
+                    return;
+                };
+                let Some(full) = inside(&self.cfg.options.cd, path) else {
+                    let what = if write { "write" } else { "read" };
+                    let error = rpc_error(
+                        INVALID_PARAMS,
+                        &format!(
+                            "refused to {what} {path}: it is outside the working directory {}",
+                            self.cfg.options.cd
+                        ),
+                        None,
+                    );
+                    self.respond_error(id, error);
+                    return;
+                };
+                if write && self.cfg.options.sandbox == Some(Sandbox::ReadOnly) {
+                    let error = rpc_error(
+                        INVALID_PARAMS,
+                        &format!("refused to write {path}: the sandbox is read-only"),
+                        None,
+                    );
+                    self.respond_error(id, error);
+                    return;
+                }
+                let call = self.call_id();
+                let (kind, request) = if write {
+                    let content = match params.get("content") {
+                        Some(Value::String(s)) => s.clone(),
+                        _ => String::new(),
+                    };
+                    (
+                        CallKind::Write,
+                        HostRequest::Write {
+                            path: full,
+                            content,
+                        },
+                    )
+                } else {
+                    (
+                        CallKind::Read {
+                            line: params.get("line").and_then(Value::as_u64),
+                            limit: params.get("limit").and_then(Value::as_u64),
+                        },
+                        HostRequest::Read { path: full },
+                    )
+                };
+                self.calls.push(HostCall {
+                    call,
+                    rpc_id: id,
+                    kind,
+                });
+                self.push(Action::Host { call, request });
+            }
+            other => {
+                let error = rpc_error(
+                    METHOD_NOT_FOUND,
+                    "Method not found",
+                    Some(json!({ "method": other })),
+                );
+                self.respond_error(id, error);
+            }
+        }
+    }
+
+    pub(super) fn call_id(&mut self) -> u64 {
+        self.next_call += 1;
+        self.next_call
+    }
+
+    pub(super) fn policy_answer(&mut self, params: &Value, decision: Option<Decision>) -> Value {
+        let policy = Policy::from_options(self.cfg.options.sandbox, self.cfg.options.yolo);
+        let (made, response) = permission::answer(params, policy, &self.cfg.options.cd, decision);
+        if made == Decision::Reject {
+            if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+                a.rejected += 1;
+            }
+        }
+        response
+    }
+
+    /// A response to one of our requests.
+    pub(super) fn response(&mut self, id: u64, message: &Value) {
+        let Some(at) = self.pending.iter().position(|(i, _)| *i == id) else {
+            return;
+        };
+        let (_, pending) = self.pending.remove(at);
+        let error = message.get("error").filter(|e| !e.is_null()).cloned();
+        let result = message.get("result").cloned().unwrap_or(Value::Null);
+        match pending {
+            Pending::Initialize => match error {
+                Some(e) => self.setup_error(Stage::Initialize, e),
+                None => self.initialized(result),
+            },
+            Pending::Session(step) => match error {
+                Some(e) => self.setup_error(Stage::Session, e),
+                None => self.session_opened(step, result),
+            },
+            Pending::AskMode => {
+                if error.is_none() {
+                    if let Some(id) = self.cfg.launch.ask_mode {
+                        self.snapshot.mode = Some(id.to_owned());
+                    }
+                }
+                self.ready();
+            }
+            Pending::Prompt => {
+                self.feed_turn(message);
+                self.drain_events();
+                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+                    match error {
+                        Some(e) => a.failed = Some((Stage::Prompt, e)),
+                        None => {
+                            a.stop_reason = Some(
+                                result
+                                    .get("stopReason")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .to_owned(),
+                            )
+                        }
+                    }
+                }
+                self.end_attempt(&AttemptEnd::default(), self.now);
+            }
+            Pending::Op(op, kind) => match error {
+                Some(e) => {
+                    let failure = self.op_failure(&kind, &e);
+                    self.done_failed(op, failure);
+                }
+                None => {
+                    match &kind {
+                        OpKind::SetMode(id) => self.snapshot.mode = Some(id.clone()),
+                        OpKind::SetModel(id) => self.snapshot.model = Some(id.clone()),
+                        OpKind::SetConfig(..) => {
+                            if let Some(options) = result.get("configOptions") {
+                                self.snapshot.config_options = options.clone();
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.push(Action::Done {
+                        op,
+                        outcome: Outcome::Ok(result),
+                    });
+                }
+            },
+            Pending::Close => self.after_close(),
+        }
+        let now = self.now;
+        self.pump(now);
+    }
+
+    pub(super) fn op_failure(&self, kind: &OpKind, error: &Value) -> Failure {
+        let name = self.cfg.agent.name;
+        let what = match kind {
+            OpKind::SetMode(id) => format!("set the mode {id}"),
+            OpKind::SetConfig(id, _) => format!("set the option {id}"),
+            OpKind::SetModel(id) => format!("set the model {id}"),
+            OpKind::Authenticate(id) => format!("authenticate with {id}"),
+            OpKind::Open => "open the session".to_owned(),
+        };
+        let code = error.get("code").and_then(Value::as_i64);
+        let kind = match code {
+            Some(AUTH_REQUIRED) => AgentErrorKind::AuthError,
+            Some(INVALID_PARAMS) | Some(METHOD_NOT_FOUND) => AgentErrorKind::InvalidParams,
+            _ => AgentErrorKind::RequestRejected,
+        };
+        Failure::new(
+            kind,
+            format!("{name} could not {what}: {}", error_text(error)),
+        )
+    }
+}
+
+/// The host's permission answer as the response, `None` for the policy's.
+pub(super) fn permission_choice(
+    params: &Value,
+    answer: &Value,
+) -> crate::error::Result<Option<Value>> {
+    use crate::error::AgentContextError;
+    let options = params
+        .get("options")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let offered = || {
+        options
+            .iter()
+            .filter_map(|o| o.get("optionId").and_then(Value::as_str))
+            .map(|id| format!("'{id}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(id) = answer.get("optionId").and_then(Value::as_str) {
+        let known = options
+            .iter()
+            .any(|o| o.get("optionId").and_then(Value::as_str) == Some(id));
+        if !known {
+            return Err(AgentContextError::invalid(format!(
+                "onPermission answered optionId \"{id}\", which the agent did not offer (offered: {})",
+                offered()
+            )));
+        }
+        return Ok(Some(
+            json!({"outcome": {"outcome": "selected", "optionId": id}}),
+        ));
+    }
+    if answer.get("cancelled").and_then(Value::as_bool) == Some(true) {
+        return Ok(Some(json!({"outcome": {"outcome": "cancelled"}})));
+    }
+    match answer.get("decision").and_then(Value::as_str) {
+        None => Ok(None),
+        Some(text) => {
+            let decision = Decision::parse(text).ok_or_else(|| {
+                AgentContextError::invalid(format!(
+                    "onPermission must answer an optionId the agent offered ({}) or 'allow', 'allow_always' or 'reject', got \"{text}\"",
+                    offered()
+                ))
+            })?;
+            let policy = Policy::All;
+            let (_, response) = permission::answer(params, policy, "", Some(decision));
+            Ok(Some(response))
+        }
+    }
+}
+
+/// The lines `line` (1-based) to `line + limit` of `content`.
+pub(super) fn slice_lines(content: &str, line: Option<u64>, limit: Option<u64>) -> String {
+    if line.is_none() && limit.is_none() {
+        return content.to_owned();
+    }
+    let from = line.unwrap_or(1).saturating_sub(1) as usize;
+    let lines: Vec<&str> = content.split('\n').collect();
+    let to = match limit {
+        Some(l) => from.saturating_add(l as usize).min(lines.len()),
+        None => lines.len(),
+    };
+    if from >= lines.len() {
+        return String::new();
+    }
+    lines[from..to].join("\n")
+}
+
+pub(super) fn parse_object(line: &[u8]) -> Option<Value> {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    if line[start] != b'{' {
+        return None;
+    }
+    serde_json::from_slice::<Value>(line)
+        .ok()
+        .filter(Value::is_object)
+}

@@ -1,0 +1,464 @@
+//! The queue and the turns: operations sent in order, one prompt at a
+//! time; a turn stopped (cancel, then kill after the grace), judged,
+//! retried; and how a session closes.
+
+use serde_json::{json, Value};
+
+use super::action::{Action, Outcome};
+use super::engine::*;
+use super::judge::judge;
+use super::turn::{Turn, TurnResult};
+use crate::agent_output::lines::LineBuffer;
+use crate::run::{
+    aborted, backoff_ms, AgentErrorKind, AttemptEnd, Failure, OutputTail, StopReason,
+    MIN_ATTEMPT_MS,
+};
+
+impl Engine {
+    pub(super) fn done_failed(&mut self, op: u64, failure: Failure) {
+        self.push(Action::Done {
+            op,
+            outcome: Outcome::Failed(failure),
+        });
+    }
+
+    pub(super) fn done_turn_failed(&mut self, turn: &Turn, failure: Failure, now: u64) {
+        let mut result = match &turn.last {
+            Some(last) => {
+                let mut r = last.clone();
+                if let Some(e) = r.error.as_mut() {
+                    e.kind = failure.kind;
+                    e.retryable = failure.kind.is_retryable();
+                    e.message = failure.message.clone();
+                }
+                r
+            }
+            None => TurnResult::new(
+                self.cfg.agent.agent_type,
+                Err(failure.clone()),
+                crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b""),
+                None,
+                None,
+                Vec::new(),
+                self.keep_session.as_deref(),
+                turn.attempts,
+            ),
+        };
+        if result.error.is_none() {
+            result.success = false;
+        }
+        if failure.kind == AgentErrorKind::AuthError {
+            if let Some(e) = result.error.as_mut() {
+                e.auth_methods = Some(self.snapshot.auth_methods.clone());
+            }
+        }
+        result.duration_ms = if turn.attempts == 0 {
+            0
+        } else {
+            now.saturating_sub(turn.started_ms)
+        };
+        self.push(Action::Done {
+            op: turn.op,
+            outcome: Outcome::Turn(Box::new(result)),
+        });
+    }
+
+    /// Moves the queue on: starts the process or the session when work
+    /// waits for it, sends what can be sent.
+    pub(super) fn pump(&mut self, now: u64) {
+        self.now = now;
+        if let Some(failure) = self.broken.clone() {
+            if !self.queue.is_empty() {
+                self.fail_waiting(failure, now);
+            }
+            return;
+        }
+        if self.closing.is_some() {
+            return;
+        }
+        // A turn waiting to retry.
+        if let Some(turn) = self.turn.as_ref() {
+            if turn.attempt.is_none() && turn.retry_at.is_none() {
+                if self.setup == Setup::Ready {
+                    self.send_prompt(now);
+                } else {
+                    self.ensure_started(now);
+                }
+            }
+        }
+        while let Some(front) = self.queue.front() {
+            let needs_session = !matches!(front, Queued::Other(_, OpKind::Authenticate(_)));
+            if needs_session && self.setup != Setup::Ready {
+                if matches!(front, Queued::Other(_, OpKind::Authenticate(_))) {
+                    break;
+                }
+                self.ensure_started(now);
+                break;
+            }
+            if !needs_session && self.proc != Proc::Up {
+                self.ensure_started(now);
+                break;
+            }
+            match self.queue.pop_front() {
+                Some(Queued::Prompt(turn)) => {
+                    if self.turn.is_some() {
+                        self.queue.push_front(Queued::Prompt(turn));
+                        break;
+                    }
+                    self.turn = Some(turn);
+                    self.send_prompt(now);
+                }
+                Some(Queued::Other(op, kind)) => self.send_op(op, kind),
+                None => break,
+            }
+        }
+    }
+
+    /// Starts the process if it is down; the session opens once it is up.
+    pub(super) fn ensure_started(&mut self, _now: u64) {
+        if self.proc != Proc::Down {
+            return;
+        }
+        self.proc = Proc::Spawning;
+        self.setup = Setup::None;
+        self.lines = LineBuffer::default();
+        self.tail = OutputTail::default();
+        self.setup_failed = None;
+        self.push(Action::Spawn {
+            command: self.cfg.command.clone(),
+            args: self.cfg.args.clone(),
+            env: self.cfg.env.clone(),
+            default_env: self.cfg.default_env.clone(),
+            cwd: self.cfg.options.cd.clone(),
+        });
+    }
+
+    pub(super) fn send_op(&mut self, op: u64, kind: OpKind) {
+        let session = self.snapshot.session_id.clone();
+        match &kind {
+            OpKind::Open => {
+                let snapshot = self.snapshot.clone();
+                self.push(Action::Done {
+                    op,
+                    outcome: Outcome::Opened(Box::new(snapshot)),
+                });
+            }
+            OpKind::SetMode(id) => {
+                let offered = self.snapshot.modes.as_array().is_some_and(|m| {
+                    m.iter()
+                        .any(|m| m.get("id").and_then(Value::as_str) == Some(id))
+                });
+                if !offered {
+                    let failure = Failure::new(
+                        AgentErrorKind::InvalidParams,
+                        format!(
+                            "invalid parameters: {} offers no mode \"{id}\" (modes: {})",
+                            self.cfg.agent.name,
+                            ids(&self.snapshot.modes, "id")
+                        ),
+                    );
+                    return self.done_failed(op, failure);
+                }
+                let params = json!({"sessionId": session, "modeId": id});
+                self.request("session/set_mode", params, Pending::Op(op, kind));
+            }
+            OpKind::SetConfig(id, value) => {
+                let params = json!({"sessionId": session, "configId": id, "value": value});
+                self.request("session/set_config_option", params, Pending::Op(op, kind));
+            }
+            OpKind::SetModel(id) => {
+                // A config option of the model category, else the older
+                // `session/set_model`, else it cannot be set.
+                let option = self.snapshot.config_options.as_array().and_then(|options| {
+                    options
+                        .iter()
+                        .find(|o| o.get("category").and_then(Value::as_str) == Some("model"))
+                        .and_then(|o| o.get("id"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                });
+                if let Some(config_id) = option {
+                    let params = json!({"sessionId": session, "configId": config_id, "value": id});
+                    self.request("session/set_config_option", params, Pending::Op(op, kind));
+                } else if self.snapshot.models.is_array() {
+                    let params = json!({"sessionId": session, "modelId": id});
+                    self.request("session/set_model", params, Pending::Op(op, kind));
+                } else {
+                    let failure = Failure::new(
+                        AgentErrorKind::InvalidParams,
+                        format!(
+                            "invalid parameters: {} offers no way to choose the model in a session over ACP (set options.model when opening it)",
+                            self.cfg.agent.name
+                        ),
+                    );
+                    self.done_failed(op, failure);
+                }
+            }
+            OpKind::Authenticate(method) => {
+                let params = json!({ "methodId": method });
+                self.request("authenticate", params, Pending::Op(op, kind));
+            }
+        }
+    }
+
+    /// Sends the running turn's prompt (a new attempt).
+    pub(super) fn send_prompt(&mut self, now: u64) {
+        let agent_type = self.cfg.agent.agent_type;
+        let session = self.snapshot.session_id.clone();
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        turn.start_attempt(agent_type, now);
+        let mut blocks = turn.blocks.clone();
+        if self.system_inline {
+            // Said once: the session holds it from then on.
+            self.system_inline = false;
+            if let Some(system) = &self.cfg.system_prompt {
+                let first_is_text = blocks[0]["type"] == "text";
+                match blocks.pointer_mut("/0/text") {
+                    Some(Value::String(text)) if first_is_text => {
+                        *text = format!("{system}\n\n{text}");
+                    }
+                    _ => {
+                        if let Value::Array(list) = &mut blocks {
+                            list.insert(0, json!({"type": "text", "text": system}));
+                        }
+                    }
+                }
+            }
+        }
+        let params = json!({"sessionId": session, "prompt": blocks});
+        let id = self.request("session/prompt", params, Pending::Prompt);
+        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+            a.rpc_id = Some(id);
+        }
+    }
+
+    /// Stops the running turn for `why`: `session/cancel` once the prompt
+    /// was sent, its permission requests answered `cancelled`, and the
+    /// tree killed after the grace; before that, the turn just ends.
+    pub(super) fn stop_turn(&mut self, why: StopReason, now: u64) {
+        let session = self.snapshot.session_id.clone();
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        if turn.stopped.is_some() {
+            return;
+        }
+        turn.stopped = Some(why);
+        let sent = turn.attempt.as_ref().is_some_and(|a| a.rpc_id.is_some());
+        if !sent {
+            // Waiting to retry, or for the session: ends now.
+            let name = self.cfg.agent.name;
+            let turn = self.turn.take().expect("checked above");
+            let failure = match why {
+                StopReason::Aborted => aborted(name),
+                _ => self.end_failure(
+                    &AttemptEnd {
+                        stopped: Some(why),
+                        ..AttemptEnd::default()
+                    },
+                    None,
+                ),
+            };
+            self.done_turn_failed(&turn, failure, now);
+            if self.closing.is_some() {
+                self.finish_close(now);
+            }
+            return self.pump(now);
+        }
+        if let Some(a) = turn.attempt.as_mut() {
+            a.cancel_sent = true;
+            a.kill_at = Some(now.saturating_add(CANCEL_GRACE_MS));
+        }
+        self.notify("session/cancel", json!({ "sessionId": session }));
+        for call in std::mem::take(&mut self.calls) {
+            if let CallKind::Permission(_) = call.kind {
+                self.respond(call.rpc_id, json!({"outcome": {"outcome": "cancelled"}}));
+            } else {
+                self.calls.push(call);
+            }
+        }
+    }
+
+    /// The running attempt ended (its prompt answered, or the process gone).
+    pub(super) fn end_attempt(&mut self, end: &AttemptEnd, now: u64) {
+        let agent = self.cfg.agent;
+        let Some(mut turn) = self.turn.take() else {
+            return;
+        };
+        let Some(attempt) = turn.attempt.take() else {
+            self.turn = Some(turn);
+            return;
+        };
+        let mut reply = attempt.parser.finish();
+        reply.session_id = self.snapshot.session_id.clone().or(reply.session_id);
+        let last_lines = attempt.tail.finish();
+        let end = AttemptEnd {
+            stopped: turn.stopped,
+            ..end.clone()
+        };
+        let outcome = judge(
+            agent,
+            &self.cfg.options,
+            &end,
+            &mut reply,
+            &last_lines,
+            &attempt.stop_reason,
+            &attempt.failed,
+            attempt.decided,
+            attempt.rejected,
+            self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
+        );
+        // The user's cancel: `aborted`, whatever the agent said.
+        let outcome = match (turn.stopped, outcome) {
+            (Some(StopReason::Aborted), Err(_)) => Err(aborted(agent.name)),
+            (_, outcome) => outcome,
+        };
+        let auth = matches!(&attempt.failed, Some((_, e)) if e.get("code").and_then(Value::as_i64) == Some(AUTH_REQUIRED));
+        let outcome = match outcome {
+            Err(_) if auth => Err(Failure::new(
+                AgentErrorKind::AuthError,
+                format!(
+                    "{} needs authentication (methods: {})",
+                    agent.name,
+                    auth_method_names(&self.snapshot.auth_methods)
+                ),
+            )),
+            other => other,
+        };
+        let ok = outcome.is_ok();
+        let failure = outcome.as_ref().err().cloned();
+        let mut result = TurnResult::new(
+            agent.agent_type,
+            outcome,
+            reply,
+            attempt.stop_reason.clone(),
+            end.exit_code,
+            last_lines,
+            self.keep_session.as_deref(),
+            turn.attempts,
+        );
+        if auth {
+            if let Some(e) = result.error.as_mut() {
+                e.auth_methods = Some(self.snapshot.auth_methods.clone());
+            }
+        }
+        result.duration_ms = now.saturating_sub(turn.started_ms);
+        if ok {
+            // A session that held a turn is reopened after a restart.
+            self.keep_session = self.snapshot.session_id.clone();
+        }
+        // Retry what may succeed again, with time left.
+        if let Some(failure) = failure.filter(|_| turn.stopped.is_none()) {
+            let remaining = turn.deadline().saturating_sub(now);
+            let retries_done = turn.attempts.saturating_sub(1);
+            if failure.kind.is_retryable() && retries_done < turn.limits.max_retries {
+                let wait = backoff_ms(retries_done);
+                if remaining >= wait + MIN_ATTEMPT_MS {
+                    turn.retry_at = Some(now + wait);
+                    turn.last = Some(result);
+                    self.turn = Some(turn);
+                    return;
+                }
+            }
+        }
+        self.push(Action::Done {
+            op: turn.op,
+            outcome: Outcome::Turn(Box::new(result)),
+        });
+        if self.closing.is_some() {
+            self.finish_close(now);
+        }
+    }
+
+    /// The process died while a turn ran. Gone before it said anything
+    /// about the prompt (a crash between turns noticed only once the next
+    /// prompt was written), the prompt is sent again, once, to the agent
+    /// started anew on the same session.
+    pub(super) fn end_turn_on_exit(&mut self, end: &AttemptEnd, now: u64) {
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        let unheard = turn.attempt.as_ref().is_some_and(|a| !a.heard);
+        if unheard && turn.stopped.is_none() && !turn.resent && self.closing.is_none() {
+            turn.resent = true;
+            turn.attempt = None;
+            turn.attempts -= 1;
+            return;
+        }
+        if turn.attempt.is_some() {
+            self.end_attempt(end, now);
+        }
+    }
+
+    /// What a process end without an answer means.
+    pub(super) fn end_failure(
+        &self,
+        end: &AttemptEnd,
+        reply: Option<&crate::agent_output::AgentReply>,
+    ) -> Failure {
+        let empty = crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b"");
+        let reply = reply.unwrap_or(&empty);
+        let last_lines = self.tail.clone().finish();
+        let evidence = crate::run::Evidence {
+            agent: self.cfg.agent,
+            end,
+            reply,
+            last_lines: &last_lines,
+            command: self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
+            requested_session: None,
+            idle_timeout_s: self.cfg.options.idle_timeout_ms / 1000,
+            max_duration_s: self.cfg.options.max_duration_ms / 1000,
+            platform: self.cfg.options.platform,
+        };
+        crate::run::classify(&evidence).err().unwrap_or_else(|| {
+            Failure::new(
+                AgentErrorKind::ProcessError,
+                format!("{} exited before answering", self.cfg.agent.name),
+            )
+        })
+    }
+
+    /// No turn runs any more: the session is closed, then stdin ended.
+    pub(super) fn finish_close(&mut self, now: u64) {
+        if self.turn.is_some() {
+            return;
+        }
+        if self.proc == Proc::Down {
+            // Nothing running: closed at once.
+            self.closed = true;
+            if let Some((op, _)) = self.closing.take() {
+                self.push(Action::Done {
+                    op,
+                    outcome: Outcome::Ok(Value::Null),
+                });
+            }
+            self.push(Action::Closed);
+            return;
+        }
+        if let Some((op, _)) = self.closing {
+            self.closing = Some((op, Some(now.saturating_add(CLOSE_GRACE_MS))));
+        }
+        let session = self.snapshot.session_id.clone();
+        if self.can_close && self.setup == Setup::Ready && self.proc == Proc::Up {
+            if let Some(id) = session {
+                self.request("session/close", json!({ "sessionId": id }), Pending::Close);
+                return;
+            }
+        }
+        self.after_close();
+    }
+
+    /// `session/close` answered (or not advertised): stdin ends; an agent
+    /// that ignores EOF is killed now.
+    pub(super) fn after_close(&mut self) {
+        if self.proc == Proc::Down {
+            return;
+        }
+        self.push(Action::CloseStdin);
+        if !self.cfg.launch.exits_on_eof {
+            self.push(Action::Kill);
+        }
+    }
+}
