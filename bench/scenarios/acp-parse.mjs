@@ -2,9 +2,11 @@
 // (`protocol: 'acp'`) against `JSON.parse` alone on the same lines, in the
 // same run. The lines are the recorded transcripts' (tests/fixtures/acp/, six
 // real agents), every `session/update` of each, repeated in their order until
-// there are 100 000; each agent's lines go to a parser for that agent. A
-// runner over ACP pays `JSON.parse` anyway (the SDK parses every line): the
-// reply model must cost less than a fifth of that.
+// there are 100 000; each agent's lines go to a parser for that agent. The
+// reply model must cost less than a fifth of `JSON.parse`. runAgent's and
+// openAgentSession's path is the session engine's (`__Engine`, driven by
+// pkg/node/engine-host.cjs): a whole turn, setup included, against a fake
+// child (bench/engine-turn.mjs), the lines pushed in 64 KiB chunks.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,9 +14,9 @@ import { measure, report, smoke } from '../measure.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = require('agent-context');
-// What runAgent over ACP feeds each stdout chunk to (js/acp-run.cjs): the
-// core's runner in the Node-only module, events made only for an onEvent.
-const { __AcpRunner: AcpRunner } = require('../../pkg/node/agent_context_gemini_tool.js');
+// What runAgent and a session over ACP feed each stdout chunk to: the
+// session engine through its executor, events made only for an onEvent.
+import { engineTurn } from '../engine-turn.mjs';
 const FIXTURES = new URL('../../tests/fixtures/acp/', import.meta.url);
 const AGENTS = {
   claude: 'claude-code',
@@ -75,24 +77,15 @@ const chunked = () =>
     return reply;
   });
 
-const runner = (events) => () =>
-  streams.map(({ agentType, chunks }) => {
-    const run = new AcpRunner(agentType, { prompt: 'hi' }, { protocol: 'acp' }, '');
-    run.setEvents(events);
-    run.startAttempt();
-    run.promptParams();
-    let count = 0;
-    for (const chunk of chunks) count += run.pushStdout(chunk, events)?.length ?? 0;
-    run.free();
-    return count;
-  });
+const runner = (onEvent) => () => streams.map(({ agentType, chunks }) => engineTurn(agentType, chunks, onEvent));
+const count = (turns) => turns.map((t) => t.events);
 const runnerQuiet = runner(false);
 const runnerEvents = runner(true);
 
 assert.equal(jsonParse(), COUNT);
 const replies = whole();
 assert.deepEqual(chunked(), replies);
-// The runner's path reads the same events, and none without onEvent.
+// The engine's path reads the same events, and none without onEvent.
 const sum = (counts) => counts.reduce((a, b) => a + b, 0);
 const parserEvents = sum(
   streams.map(({ agentType, chunks }) => {
@@ -102,8 +95,17 @@ const parserEvents = sum(
     return count;
   }),
 );
-assert.equal(sum(runnerEvents()), parserEvents);
-assert.equal(sum(runnerQuiet()), 0);
+// The engine's turns read the same replies, with one more event each: the
+// turn's closing status.
+const quiet = runnerQuiet();
+const loud = runnerEvents();
+assert.equal(sum(count(loud)), parserEvents + streams.length);
+assert.equal(sum(count(quiet)), 0);
+for (const [i, { turn }] of quiet.entries()) {
+  assert.equal(turn.stopReason, 'end_turn');
+  assert.equal(turn.reply.text, replies[i].text);
+  assert.equal(loud[i].last.type, 'status');
+}
 for (const reply of replies) {
   assert.ok(reply.text.length > 0 && reply.sessionId, reply.sessionId);
   assert.deepEqual(reply.nonJsonLines, []);
@@ -124,8 +126,8 @@ const ms = (ns) => (ns / 1e6).toFixed(1);
 for (const [how, r] of [
   ['whole string', core],
   ['64 KiB Buffer chunks (AgentOutputParser#push)', pushed],
-  ["64 KiB Buffer chunks, runAgent's path without onEvent", ranQuiet],
-  ["64 KiB Buffer chunks, runAgent's path with onEvent", ranEvents],
+  ['64 KiB Buffer chunks, a turn of the session engine (runAgent\'s path) without onEvent', ranQuiet],
+  ['64 KiB Buffer chunks, a turn of the session engine (runAgent\'s path) with onEvent', ranEvents],
 ]) {
   const ratio = r.medianNs / base.medianNs;
   report({

@@ -1,0 +1,81 @@
+// One ACP turn through the session engine with no process: the executor
+// (pkg/node/engine-host.cjs, the one runAgent and openAgentSession use)
+// drives `__Engine`, but its child is a fake whose stdin answers the
+// engine's requests at once (initialize, session/new, anything else `{}`)
+// and holds session/prompt's id. The caller then pushes the recorded
+// `session/update` bytes into the engine's stdout as the executor would on
+// each chunk, and ends the turn with `end_turn`. Used by
+// bench/scenarios/acp-parse.mjs.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+
+const require = createRequire(import.meta.url);
+const { EngineHost, engineClass } = require('../pkg/node/engine-host.cjs');
+
+const SESSION = 'bench-session';
+const CD = os.tmpdir();
+
+/** A fake agent child for `host`: answers the setup requests written to it. */
+function fakeChild(host, state) {
+  const say = (message) => host.feed((e, now) => e.stdout(Buffer.from(`${JSON.stringify(message)}\n`), now));
+  return {
+    pid: 1,
+    kill() {},
+    stdin: {
+      destroyed: false,
+      writableEnded: false,
+      end() {
+        this.writableEnded = true;
+      },
+      on() {},
+      write(data) {
+        for (const line of String(data).split('\n')) {
+          if (line.trim() === '') continue;
+          const message = JSON.parse(line);
+          if (message.id === undefined || message.method === undefined) continue; // our answers to the agent
+          if (message.method === 'initialize') say({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: 1, agentCapabilities: {} } });
+          else if (message.method === 'session/new') say({ jsonrpc: '2.0', id: message.id, result: { sessionId: SESSION } });
+          else if (message.method === 'session/prompt') state.promptId = message.id;
+          else say({ jsonrpc: '2.0', id: message.id, result: {} });
+        }
+        return true;
+      },
+    },
+  };
+}
+
+/**
+ * A turn of `agentType` over `chunks` (Buffers of recorded lines): returns
+ * `{ events, last, turn }`: how many events an onEvent received (none
+ * without one), the last of them and the engine's turn result. `onEvent`:
+ * whether the caller passes one.
+ */
+export function engineTurn(agentType, chunks, onEvent) {
+  const Engine = engineClass();
+  const engine = new Engine(agentType, { cd: CD }, '', false);
+  const plan = engine.plan();
+  const host = new EngineHost(engine, { env: {} });
+  const state = { promptId: undefined };
+  host.spawn = () => {
+    host.child = fakeChild(host, state);
+    engine.spawned(Date.now());
+  };
+  let events = 0;
+  let last;
+  let turn;
+  const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: plan.maxRetries, events: onEvent };
+  // What host.run does, with the done action kept at once rather than through a promise.
+  const op = engine.prompt([{ type: 'text', text: 'hi' }], limits, Date.now());
+  host.ops.set(op, { resolve: (action) => (turn = action.turn), onEvent: onEvent ? (event) => ((events += 1), (last = event)) : undefined });
+  host.step();
+  assert.notEqual(state.promptId, undefined, 'the engine sent session/prompt');
+  for (const chunk of chunks) host.feed((e, now) => e.stdout(chunk, now));
+  const end = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: state.promptId, result: { stopReason: 'end_turn' } })}\n`);
+  host.feed((e, now) => e.stdout(end, now));
+  assert.ok(turn, 'the turn ended');
+  if (host.timer) clearTimeout(host.timer);
+  host.closed = true;
+  engine.free();
+  return { events, last, turn };
+}
