@@ -21,6 +21,7 @@ const FAMILIES = [
   ['cache', 'scenarios/cache.mjs', []],
   ['memory', 'scenarios/memory.mjs', [], ['--expose-gc']],
   ['run-agent', 'scenarios/run-agent.mjs', []],
+  ['session', 'scenarios/session.mjs', []],
 ];
 
 const rows = [];
