@@ -218,3 +218,97 @@ for (const [kind, entry] of [...byKind].sort((a, b) => b[1].bytes - a[1].bytes))
     },
   });
 }
+
+// The host's CPU for one ACP turn of 20 000 recorded session/update lines
+// (the session issue's bar: at most 3× JSON.parse of the same lines): the
+// whole path, bytes into __Engine.stdout in 64 KiB chunks through the
+// executor, the turn's setup and end included, without and with an
+// onEvent. Synchronous code on the one thread: its wall time is its CPU.
+const TURN = smoke ? 2_000 : 20_000;
+const turnLines = lines.slice(0, TURN);
+const turnPerAgent = new Map();
+for (let i = 0; i < TURN; i++) {
+  if (!turnPerAgent.has(agentOf[i])) turnPerAgent.set(agentOf[i], []);
+  turnPerAgent.get(agentOf[i]).push(lines[i]);
+}
+const turnStreams = [...turnPerAgent].map(([agentType, ls]) => streamOf(agentType, ls));
+const turnBytes = turnLines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+const turnParse = () => {
+  let n = 0;
+  for (const line of turnLines) n += JSON.parse(line).params ? 1 : 0;
+  return n;
+};
+assert.equal(turnParse(), TURN);
+const turnOptions = { smoke, warmup: 3, minMs: 2000, maxIterations: 60 };
+const turnBase = measure(turnParse, turnOptions);
+const turnScenario = `ACP turn: ${TURN} session/update lines`;
+report({ family: 'acp-parse', scenario: turnScenario, impl: 'JSON.parse', lines: TURN, bytes: turnBytes, ...turnBase });
+for (const onEvent of [false, true]) {
+  const path = () => turnStreams.map(({ agentType, chunks }) => engineTurn(agentType, chunks, onEvent));
+  const r = measure(path, turnOptions);
+  const how = onEvent ? 'with onEvent' : 'without onEvent';
+  report({ family: 'acp-parse', scenario: turnScenario, impl: `engine turn, ${how}`, lines: TURN, bytes: turnBytes, ...r });
+  const ratio = r.medianNs / turnBase.medianNs;
+  report({
+    family: 'acp-parse',
+    scenario: `${turnScenario}, ${how}: ratio`,
+    target: {
+      name: `ACP turn of ${TURN} recorded session/update lines, host CPU, ${how}: engine / JSON.parse`,
+      measured: `${ratio.toFixed(2)}× (engine ${ms(r.medianNs)} ms, JSON.parse ${ms(turnBase.medianNs)} ms, ${(turnBytes / 1e6).toFixed(1)} MB)`,
+      required: '≤ 3×',
+      met: ratio <= 3,
+    },
+  });
+}
+
+// The official SDK's inbound path on the same lines (info; it was runAgent's
+// path before the engine): @agentclientprotocol/sdk's ndJsonStream framing the
+// same 64 KiB chunks, its client app dispatching each session/update to a
+// handler (with the SDK's own checks of the params). Asynchronous: each
+// sample runs until the handler has seen every line.
+const { client, ndJsonStream } = await import('@agentclientprotocol/sdk');
+const turnChunks = streamOf('all', turnLines).chunks;
+async function sdkInbound() {
+  let seen = 0;
+  let resolveAll;
+  const all = new Promise((resolve) => {
+    resolveAll = resolve;
+  });
+  const app = client().onNotification('session/update', () => {
+    seen += 1;
+    if (seen === TURN) resolveAll();
+  });
+  let at = 0;
+  const input = new ReadableStream({
+    pull(controller) {
+      if (at < turnChunks.length) controller.enqueue(new Uint8Array(turnChunks[at++]));
+    },
+  });
+  const output = new WritableStream({ write() {} });
+  const connection = app.connect(ndJsonStream(output, input));
+  const timer = setTimeout(() => resolveAll(), 60_000);
+  await all;
+  clearTimeout(timer);
+  connection.close?.();
+  return seen;
+}
+assert.equal(await sdkInbound(), TURN, 'the SDK handed every line to the handler');
+const sdkSamples = [];
+for (let i = 0; i < (smoke ? 2 : 15); i++) {
+  const t0 = process.hrtime.bigint();
+  await sdkInbound();
+  sdkSamples.push(Number(process.hrtime.bigint() - t0));
+}
+sdkSamples.sort((a, b) => a - b);
+const sdk = { medianNs: sdkSamples[sdkSamples.length >> 1], iterations: sdkSamples.length };
+report({ family: 'acp-parse', scenario: turnScenario, impl: '@agentclientprotocol/sdk inbound', lines: TURN, bytes: turnBytes, ...sdk });
+report({
+  family: 'acp-parse',
+  scenario: `${turnScenario}, SDK inbound: ratio`,
+  target: {
+    name: `  reference: @agentclientprotocol/sdk's inbound path on the same lines (ndJsonStream + a session/update handler) / JSON.parse`,
+    measured: `${(sdk.medianNs / turnBase.medianNs).toFixed(2)}× (${ms(sdk.medianNs)} ms)`,
+    required: 'info',
+    met: null,
+  },
+});
