@@ -5,7 +5,8 @@
 // - added latency per turn: the p99 of session.prompt's time against the
 //   p99 of the same exchange with the same stub spoken to directly (a
 //   minimal JSON-RPC client on its stdio, also 50 processes × 5 turns at
-//   once, in the same run): bar ≤ 20 ms;
+//   once, the prompts starting once all 50 are open as ours do, in the
+//   same run): bar ≤ 20 ms;
 // - after every close(): no stub process left (each stub writes its PID to
 //   a folder) and this process's open descriptors (/proc/self/fd, Linux)
 //   back to the count before the sessions opened.
@@ -68,8 +69,12 @@ async function ours() {
   return times;
 }
 
-/** A minimal client on the stub's stdio: spawn, initialize, session/new, then `turns` prompts; their round trips in ms. */
-function direct(turns) {
+/**
+ * A minimal client on the stub's stdio: spawn, initialize, session/new,
+ * then, once `ready()` resolves (every client's session is open, as with
+ * ours), `turns` prompts; their round trips in ms.
+ */
+function direct(turns, ready) {
   return new Promise((resolve, reject) => {
     const child = spawn(STUB, [], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
     const times = [];
@@ -98,7 +103,7 @@ function direct(turns) {
         if (message.id === 1) send('session/new', { cwd, mcpServers: [] });
         else if (message.id === 2) {
           sessionId = message.result.sessionId;
-          prompt();
+          ready().then(prompt);
         } else {
           assert.equal(message.result.stopReason, 'end_turn');
           times.push(performance.now() - t0);
@@ -111,9 +116,24 @@ function direct(turns) {
   });
 }
 
+/** `clients` direct clients at once, each prompting once all are open. */
+function directRound(clients, turns) {
+  let open = 0;
+  let go;
+  const all = new Promise((resolve) => {
+    go = resolve;
+  });
+  const ready = () => {
+    open += 1;
+    if (open === clients) go();
+    return all;
+  };
+  return Promise.all(Array.from({ length: clients }, () => direct(turns, ready)));
+}
+
 // Warm up both paths (the module's compile, the first spawns).
 await ours();
-await Promise.all([direct(1), direct(1)]);
+await directRound(2, 1);
 for (const f of fs.readdirSync(pids)) fs.rmSync(path.join(pids, f));
 // Settle what the warm-up left (exit handlers, closed pipes) before the baseline.
 await new Promise((r) => setTimeout(r, 200));
@@ -123,7 +143,7 @@ const oursTimes = [];
 const directTimes = [];
 for (let round = 0; round < ROUNDS; round++) {
   oursTimes.push(...(await ours()));
-  directTimes.push(...(await Promise.all(Array.from({ length: SESSIONS }, () => direct(TURNS)))).flat());
+  directTimes.push(...(await directRound(SESSIONS, TURNS)).flat());
 }
 assert.equal(oursTimes.length, ROUNDS * SESSIONS * TURNS);
 assert.equal(directTimes.length, ROUNDS * SESSIONS * TURNS);
