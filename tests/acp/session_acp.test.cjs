@@ -29,17 +29,31 @@ async function setUp(cli, scenario) {
     const config = path.join(box.home, '.codex', 'config.toml');
     fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('stream_max_retries = 1', 'stream_max_retries = 0'));
   }
-  return { cli, dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd) };
+  return { cli, dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd), sessions: [] };
 }
 
 function within(cli, scenario, body) {
+  const guarded = async (ctx) => {
+    try {
+      await body(ctx);
+    } finally {
+      for (const session of ctx.sessions) await session.close();
+    }
+  };
   return inFreshRun(() => setUp(cli, scenario), (ctx) => {
     ctx.mock.stop();
     fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }, body);
+  }, guarded);
 }
 
-function open(ctx, options = {}) {
+/** Opens a session that is closed when the test ends, whatever happens. */
+async function open(ctx, options = {}) {
+  const session = await openSession(ctx, options);
+  ctx.sessions.push(session);
+  return session;
+}
+
+function openSession(ctx, options = {}) {
   return pkg.openAgentSession(harness.CLIS[ctx.cli].agentType, {
     cd: ctx.cwd,
     command: ADAPTERS[ctx.cli],
@@ -106,6 +120,7 @@ for (const cli of ['claude', 'gemini', 'codex']) {
         assert.equal(cancelled.error.kind, 'aborted', JSON.stringify(cancelled.error));
         const good = await session.prompt('And now?');
         succeeded(good);
+        assert.equal(good.reply.text, PLAIN_TEXT, JSON.stringify(good));
         assert.equal(good.reply.text, PLAIN_TEXT);
         assert.equal(good.sessionId, session.sessionId);
         await session.close();
@@ -122,9 +137,16 @@ for (const cli of ['claude', 'gemini', 'codex']) {
           assert.equal(session.mode, other.id);
         }
         await assert.rejects(session.setMode('no-such-mode-42'), (err) => err.code === 'INVALID_INPUT' && /no-such-mode-42/.test(err.message));
-        const model = session.models[0]?.modelId;
-        if (model) await session.setModel(model);
-        else await assert.rejects(session.setModel('x'), (err) => err.code === 'INVALID_INPUT' && err.message.includes(session.agentType === 'google-gemini' ? 'Gemini' : ''));
+        // A model the agent offers: its model option's values, else its model list.
+        const option = session.configOptions.find((o) => o.category === 'model');
+        const values = (option?.options ?? []).flatMap((v) => (Array.isArray(v.options) ? v.options : [v]));
+        const model = values.find((v) => v.value !== option.currentValue)?.value ?? session.models[0]?.modelId;
+        if (model) {
+          await session.setModel(model);
+          if (!option) assert.equal(session.model, model);
+        } else {
+          await assert.rejects(session.setModel('x'), (err) => err.code === 'INVALID_INPUT' && /no way to choose the model/.test(err.message));
+        }
         const turn = await session.prompt('Still there?');
         succeeded(turn);
         await session.close();

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// An ACP agent built on the official SDK's agent side, for the conformance
+// test (tests/acp/conformance.test.cjs): the SDK parses and validates every
+// message our client sends against the protocol's schema, and answers as
+// the protocol says. It is a reference peer for our JSON-RPC client, never a
+// stand-in for a real agent's output. What it was sent is appended to the
+// file named by SDK_AGENT_LOG, one JSON line per request or notification.
+import fs from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+
+const log = (entry) => fs.appendFileSync(process.env.SDK_AGENT_LOG, `${JSON.stringify(entry)}\n`);
+const sessions = new Map();
+let next = 0;
+const cancelled = new Set();
+
+const app = acp
+  .agent({ name: 'sdk-reference-agent' })
+  .onRequest('initialize', ({ params }) => {
+    log({ method: 'initialize', params });
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true }, sessionCapabilities: { close: {} } },
+      authMethods: [],
+    };
+  })
+  .onRequest('session/new', ({ params }) => {
+    log({ method: 'session/new', params });
+    next += 1;
+    const sessionId = `sdk-session-${next}`;
+    sessions.set(sessionId, { turns: 0 });
+    return {
+      sessionId,
+      modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] },
+    };
+  })
+  .onRequest('session/load', async ({ params, client }) => {
+    log({ method: 'session/load', params });
+    if (!sessions.has(params.sessionId)) sessions.set(params.sessionId, { turns: 0 });
+    await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'replayed history' } } });
+    return {};
+  })
+  .onRequest('session/set_mode', ({ params }) => {
+    log({ method: 'session/set_mode', params });
+    return {};
+  })
+  .onRequest('session/close', ({ params }) => {
+    log({ method: 'session/close', params });
+    sessions.delete(params.sessionId);
+    return {};
+  })
+  .onNotification('session/cancel', ({ params }) => {
+    log({ method: 'session/cancel', params });
+    cancelled.add(params.sessionId);
+  })
+  .onRequest('session/prompt', async ({ params, client }) => {
+    log({ method: 'session/prompt', params });
+    const text = params.prompt.map((b) => b.text ?? '').join('');
+    const say = (piece) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: piece } } });
+    if (text.includes('WAIT')) {
+      for (let i = 0; i < 200 && !cancelled.has(params.sessionId); i += 1) await new Promise((r) => setTimeout(r, 25));
+      cancelled.delete(params.sessionId);
+      return { stopReason: 'cancelled' };
+    }
+    if (text.includes('TOOL')) {
+      await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read notes', kind: 'read', status: 'pending' } });
+      const permission = await client.request('session/request_permission', {
+        sessionId: params.sessionId,
+        toolCall: { toolCallId: 't1', title: 'Read notes', kind: 'read' },
+        options: [{ optionId: 'yes-once', name: 'Yes', kind: 'allow_once' }, { optionId: 'no', name: 'No', kind: 'reject_once' }],
+      });
+      log({ method: 'permission answer', params: permission });
+      const file = await client.request('fs/read_text_file', { sessionId: params.sessionId, path: 'notes.txt' });
+      await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: file.content } }] } });
+      await say(`notes say: ${file.content}`);
+      return { stopReason: 'end_turn' };
+    }
+    const session = sessions.get(params.sessionId);
+    session.turns += 1;
+    await say('Hello ');
+    await say(`from turn ${session.turns}`);
+    return { stopReason: 'end_turn', usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14 } };
+  });
+
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+const connection = app.connect(stream);
+await connection.closed;
+process.exit(0);
