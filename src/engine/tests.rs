@@ -710,3 +710,153 @@ fn instructions_open_the_first_prompt_of_an_agent_without_a_system_prompt() {
     let (second, _) = turn(&mut e, "two", 20);
     assert_eq!(second["params"]["prompt"][0]["text"], "two");
 }
+
+#[test]
+fn each_agent_is_started_as_its_file_says_with_the_model() {
+    let cases = [
+        (
+            "claude-code",
+            "claude-agent-acp",
+            vec![],
+            vec![("ANTHROPIC_MODEL", "m1")],
+        ),
+        (
+            "openai-codex",
+            "codex-acp",
+            vec!["-c", "model=\"m1\""],
+            vec![],
+        ),
+        ("google-gemini", "gemini", vec!["--acp", "-m", "m1"], vec![]),
+        ("qwen-code", "qwen", vec!["--acp", "--model", "m1"], vec![]),
+        (
+            "github-copilot",
+            "copilot",
+            vec!["--acp", "--model", "m1"],
+            vec![],
+        ),
+    ];
+    for (agent, command, args, env) in cases {
+        let cfg = SessionConfig::read(
+            agent,
+            &json!({"cd": "/w", "model": "m1", "protocol": "acp"}),
+            "",
+        )
+        .unwrap();
+        assert_eq!(cfg.command, command, "{agent}");
+        assert_eq!(cfg.args, args, "{agent}");
+        let env: Vec<(String, String)> = env
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        assert_eq!(cfg.env, env, "{agent}");
+    }
+    let cfg = SessionConfig::read("opencode", &json!({"cd": "/w"}), "").unwrap();
+    assert_eq!(cfg.args, ["acp"]);
+    assert_eq!(cfg.default_env[0].0, "OPENCODE_PERMISSION");
+    let e = SessionConfig::read("opencode", &json!({"cd": "/w", "model": "x"}), "").unwrap_err();
+    assert!(
+        e.message()
+            .contains("options.model cannot be set for opencode"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(
+        SessionConfig::read("openai-codex", &json!({"cd": "/w"}), "my-codex-acp")
+            .unwrap()
+            .command,
+        "my-codex-acp"
+    );
+    assert!(SessionConfig::read("codex", &json!({"cd": "/w"}), "").is_err());
+    let e = SessionConfig::read("google-gemini", &json!({"cd": "/w", "protocol": "x"}), "")
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        "options.protocol must be 'cli' or 'acp', got \"x\""
+    );
+    for bad in [
+        json!({"cd": "/w", "protocol": 7}),
+        json!({"cd": "/w", "extraArgs": ["x"]}),
+        json!({"cd": "/w", "timeout": -1}),
+        json!({"cd": "/w", "systemPrompt": 3}),
+        json!({"cd": "/w", "mcpServers": [{"name": "x"}]}),
+        json!({"cd": "/w", "mcpServers": [{"name": "x", "command": "y"}, {"name": "x", "command": "z"}]}),
+        json!({}),
+    ] {
+        assert!(
+            SessionConfig::read("google-gemini", &bad, "").is_err(),
+            "{bad}"
+        );
+    }
+}
+
+/// Ends a prompt of `e` with `response` (a result or an error).
+fn answer_prompt(e: &mut Engine, limits: TurnLimits, response: Value) -> TurnResult {
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), limits, 10);
+    let sent = written(&drain(e));
+    let mut message = json!({"jsonrpc": "2.0", "id": sent[0]["id"]});
+    for (k, v) in response.as_object().unwrap() {
+        message[k] = v.clone();
+    }
+    say(e, message, 20);
+    turn_of(&drain(e), op).expect("the turn ended")
+}
+
+#[test]
+fn stop_reasons_and_errors_are_judged_as_over_the_cli() {
+    for (stop, want) in [
+        ("cancelled", AgentErrorKind::Incomplete),
+        ("max_tokens", AgentErrorKind::Incomplete),
+        ("max_turn_requests", AgentErrorKind::Incomplete),
+        ("refusal", AgentErrorKind::RequestRejected),
+    ] {
+        let mut e = engine("google-gemini", json!({}));
+        open(&mut e, json!({}), 0);
+        let result = answer_prompt(&mut e, LIMITS, json!({"result": {"stopReason": stop}}));
+        assert_eq!(result.kind(), Some(want), "{stop}");
+        assert_eq!(result.stop_reason.as_deref(), Some(stop));
+    }
+    // Claude's adapter: the API's 500 in the error's data is upstream_error.
+    let mut e = engine("claude-code", json!({}));
+    open(&mut e, json!({}), 0);
+    let err = json!({"code": -32603, "message": "Internal error", "data": {"details": "API Error: 500 {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"boom\"}}"}});
+    let result = answer_prompt(&mut e, LIMITS, json!({"error": err}));
+    assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
+    assert_eq!(result.reply.status, crate::agent_output::ReplyStatus::Error);
+    // A 401 is auth_error.
+    let err = json!({"code": -32603, "message": "API Error: 401 {\"error\":{\"type\":\"authentication_error\"}}"});
+    assert_eq!(
+        answer_prompt(&mut e, LIMITS, json!({"error": err})).kind(),
+        Some(AgentErrorKind::AuthError)
+    );
+}
+
+#[test]
+fn a_crash_during_a_turn_keeps_its_exit_code_and_last_lines() {
+    let mut e = engine("google-gemini", json!({}));
+    open(&mut e, json!({}), 0);
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 10);
+    drain(&mut e);
+    e.stdout(b"not json: warming up\n", 11);
+    e.stderr(b"crashed\n", 12);
+    e.exited(Some(3), None, 13);
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    let error = result.error.unwrap();
+    assert_eq!(error.exit_code, Some(3));
+    assert!(
+        error.last_lines.contains(&"crashed".to_owned()),
+        "{:?}",
+        error.last_lines
+    );
+    assert_eq!(result.reply.non_json_lines, ["not json: warming up"]);
+}
+
+#[test]
+fn a_missing_adapter_names_its_own_package() {
+    let mut e = engine("claude-code", json!({}));
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 0);
+    drain(&mut e);
+    e.cannot_launch(false, "searched PATH", 1);
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    let launch = crate::agents::find("claude-code").unwrap().acp.unwrap();
+    assert!(result.error.unwrap().message.contains(launch.package));
+}
