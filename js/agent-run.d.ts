@@ -116,6 +116,12 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
    * 'allow' / 'allow_always' / 'reject'. Without it the sandbox policy answers.
    */
   onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | Promise<string | { optionId: string }>;
+  /**
+   * Seconds without a turn before the agent's process stops; the next prompt
+   * starts it again and resumes or loads the session. Applied only for an
+   * agent that can resume or load sessions (the others keep their process).
+   */
+  idleClose?: number;
   /** Session updates outside a turn's reply: modes, commands, options, and anything between turns. */
   onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;
 }

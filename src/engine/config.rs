@@ -33,6 +33,9 @@ pub struct SessionConfig {
     pub mcp_servers: Vec<McpServer>,
     /// The file found for the command, named in messages.
     pub found: Option<String>,
+    /// `idleClose`: without a turn for this long the process stops (the
+    /// session is reopened on the next prompt).
+    pub idle_close_ms: Option<u64>,
 }
 
 /// One MCP server given for the session.
@@ -57,6 +60,7 @@ impl SessionConfig {
         let mut rest = options.clone();
         let mut system_prompt = None;
         let mut mcp = Value::Null;
+        let mut idle_close_ms = None;
         if let Some(map) = rest.as_object_mut() {
             check_protocol(map.remove("protocol"))?;
             system_prompt = match map.remove("systemPrompt") {
@@ -71,6 +75,19 @@ impl SessionConfig {
                 }
             };
             mcp = map.remove("mcpServers").unwrap_or(Value::Null);
+            idle_close_ms = match map.remove("idleClose") {
+                None | Some(Value::Null) => None,
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|s| s > 0.0 && s <= 86_400.0) => {
+                    Some((n.as_f64().unwrap_or(0.0) * 1000.0).round() as u64)
+                }
+                Some(other) => return Err(AgentContextError::invalid(format!(
+                    "options.idleClose must be a number of seconds from 0 to 86400 (not 0), got {}",
+                    match &other {
+                        Value::Number(n) => n.to_string(),
+                        v => type_name(v).to_owned(),
+                    }
+                ))),
+            };
         }
         let command = if command.is_empty() {
             launch.command
@@ -115,6 +132,7 @@ impl SessionConfig {
             system_prompt,
             mcp_servers: read_mcp_servers(&mcp)?,
             found: None,
+            idle_close_ms,
         })
     }
 

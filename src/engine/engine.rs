@@ -151,6 +151,10 @@ pub struct Engine {
     /// `close()` was called: its op, and when the process must be gone.
     pub(super) closing: Option<(u64, Option<u64>)>,
     pub(super) closed: bool,
+    /// Since when nothing runs or waits (for `idleClose`).
+    pub(super) idle_since: Option<u64>,
+    /// The process was stopped for `idleClose`: killed if still there then.
+    pub(super) suspend_kill_at: Option<u64>,
     /// The last time the host gave.
     pub(super) now: u64,
 }
@@ -189,6 +193,8 @@ impl Engine {
             setup_active_ms: None,
             closing: None,
             closed: false,
+            idle_since: None,
+            suspend_kill_at: None,
             now: 0,
         }
     }
@@ -243,6 +249,12 @@ impl Engine {
             min(since.saturating_add(self.cfg.options.idle_timeout_ms));
         }
         if let Some((_, Some(kill))) = self.closing {
+            min(kill);
+        }
+        if let (Some(since), Some(after)) = (self.idle_since, self.cfg.idle_close_ms) {
+            min(since.saturating_add(after));
+        }
+        if let Some(kill) = self.suspend_kill_at {
             min(kill);
         }
         at
@@ -449,6 +461,8 @@ impl Engine {
             self.line(&last);
             self.drain_events();
         }
+        self.suspend_kill_at = None;
+        self.idle_since = None;
         let was_ready = self.setup == Setup::Ready;
         self.proc = Proc::Down;
         self.setup = Setup::None;
@@ -601,6 +615,19 @@ impl Engine {
     /// Time passed: deadlines that are due fire.
     pub fn timeout(&mut self, now: u64) {
         self.now = now;
+        if let Some(kill) = self.suspend_kill_at {
+            if now >= kill {
+                self.suspend_kill_at = None;
+                if self.proc != Proc::Down {
+                    self.push(Action::Kill);
+                }
+            }
+        }
+        if let (Some(since), Some(after)) = (self.idle_since, self.cfg.idle_close_ms) {
+            if now >= since.saturating_add(after) {
+                self.suspend(now);
+            }
+        }
         if let Some((_, Some(kill))) = self.closing {
             if now >= kill && self.proc != Proc::Down {
                 self.closing = self.closing.map(|(op, _)| (op, None));

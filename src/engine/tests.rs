@@ -860,3 +860,63 @@ fn a_missing_adapter_names_its_own_package() {
     let launch = crate::agents::find("claude-code").unwrap().acp.unwrap();
     assert!(result.error.unwrap().message.contains(launch.package));
 }
+
+#[test]
+fn idle_close_stops_the_process_and_the_next_prompt_reopens_the_session() {
+    let mut e = engine("claude-code", json!({"idleClose": 10}));
+    let caps = json!({"sessionCapabilities": {"resume": {}, "close": {}}});
+    open(&mut e, caps.clone(), 0);
+    turn(&mut e, "one", 100);
+    assert_eq!(e.poll_timeout(), Some(120 + 10_000));
+    e.timeout(120 + 10_000);
+    let sent = written(&drain(&mut e));
+    assert_eq!(sent[0]["method"], "session/close");
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
+        10_130,
+    );
+    assert_eq!(drain(&mut e), vec![Action::CloseStdin, Action::Kill]);
+    e.exited(None, Some("SIGTERM"), 10_140);
+    assert!(
+        drain(&mut e).is_empty(),
+        "no operation ends: the session stays"
+    );
+    assert_eq!(e.poll_timeout(), None);
+    let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 20_000);
+    assert!(matches!(drain(&mut e)[0], Action::Spawn { .. }));
+    e.spawned(20_001);
+    let init = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
+        20_002,
+    );
+    let reopen = written(&drain(&mut e));
+    assert_eq!(
+        (
+            reopen[0]["method"].as_str(),
+            reopen[0]["params"]["sessionId"].as_str()
+        ),
+        (Some("session/resume"), Some("s1"))
+    );
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
+        20_003,
+    );
+    let sent = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+        20_004,
+    );
+    assert!(turn_of(&drain(&mut e), op).unwrap().success);
+    // An agent that cannot reopen a session keeps its process.
+    let mut e = engine("google-gemini", json!({"idleClose": 10}));
+    open(&mut e, json!({"loadSession": true}), 0);
+    turn(&mut e, "one", 100);
+    e.timeout(120 + 10_000);
+    assert!(drain(&mut e).is_empty());
+    assert!(e.is_running());
+}

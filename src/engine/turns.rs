@@ -66,6 +66,11 @@ impl Engine {
     /// Moves the queue on: starts the process or the session when work
     /// waits for it, sends what can be sent.
     pub(super) fn pump(&mut self, now: u64) {
+        self.pump_queue(now);
+        self.note_idle(now);
+    }
+
+    fn pump_queue(&mut self, now: u64) {
         self.now = now;
         if let Some(failure) = self.broken.clone() {
             if !self.queue.is_empty() {
@@ -111,6 +116,51 @@ impl Engine {
                 Some(Queued::Other(op, kind)) => self.send_op(op, kind),
                 None => break,
             }
+        }
+    }
+
+    /// Whether nothing runs or waits: no turn, no queued or pending
+    /// request, no host question, the session open.
+    fn is_idle(&self) -> bool {
+        self.turn.is_none()
+            && self.queue.is_empty()
+            && self.pending.is_empty()
+            && self.calls.is_empty()
+            && self.setup == Setup::Ready
+            && self.proc == Proc::Up
+            && self.closing.is_none()
+    }
+
+    /// Keeps `idle_since` for `idleClose`.
+    pub(super) fn note_idle(&mut self, now: u64) {
+        if self.is_idle() {
+            self.idle_since.get_or_insert(now);
+        } else {
+            self.idle_since = None;
+        }
+    }
+
+    /// `idleClose` passed: the process stops, the session to be reopened by
+    /// the next prompt, when the agent can resume or load it (otherwise the
+    /// process stays: a session is never dropped silently).
+    pub(super) fn suspend(&mut self, now: u64) {
+        self.idle_since = None;
+        if !self.is_idle() {
+            return;
+        }
+        let Some(id) = self.snapshot.session_id.clone() else {
+            return;
+        };
+        let step = crate::acp::session::plan_session(self.cfg.launch, &self.initialized, Some(&id));
+        if step.is_err() {
+            return;
+        }
+        self.keep_session = Some(id.clone());
+        self.suspend_kill_at = Some(now.saturating_add(super::engine::CLOSE_GRACE_MS));
+        if self.can_close {
+            self.request("session/close", json!({ "sessionId": id }), Pending::Close);
+        } else {
+            self.after_close();
         }
     }
 
