@@ -18,6 +18,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
+const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
 
 
 function describe(value) {
@@ -42,10 +43,16 @@ function hostOptions(options) {
   if (env != null && (typeof env !== 'object' || Array.isArray(env))) {
     throw inputError(`options.env must be an object, got ${describe(env)}`);
   }
+  const badEnv = env != null && envProblem(env, 'options.env');
+  if (badEnv) throw inputError(badEnv);
+  if (options.logger != null && typeof options.logger !== 'function' && typeof options.logger?.warn !== 'function') {
+    throw inputError(`options.logger must be a function or an object with a warn method, got ${describe(options.logger)}`);
+  }
+  warnUnknownKeys('runAgent options', options, loggerOf(options));
   if (command != null && (typeof command !== 'string' || command === '')) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
-  const { signal: _s, onEvent: _o, env: _e, ...rest } = options;
+  const { signal: _s, onEvent: _o, env: _e, logger: _l, ...rest } = options;
   // Any protocol but 'cli' goes to the ACP runner, which names the two it takes.
   const acp = rest.protocol != null && rest.protocol !== 'cli';
   if (!acp) delete rest.onPermission; // ACP only
@@ -62,8 +69,10 @@ function loadRunner() {
  * `request` as an AssemblerOutput: given as one (a string `prompt`), or
  * assembled with the agent's layout. `{ output }` or `{ problem }`.
  */
-function toOutput(api, agentType, request) {
+function toOutput(api, agentType, request, warn) {
   if (request !== null && typeof request === 'object' && typeof request.prompt === 'string') {
+    warnUnknownKeys('the request', request, warn);
+    if (request.systemFlag != null && typeof request.systemFlag !== 'string') return { problem: `request.systemFlag must be a string, got ${describe(request.systemFlag)}` };
     return { output: { prompt: request.prompt, systemFlag: request.systemFlag ?? undefined } };
   }
   if (!api.knownAgents().some((a) => a.agentType === agentType)) return { output: { prompt: '' } }; // the core names the known ones
@@ -174,7 +183,10 @@ async function runAgent(api, agentType, request, options, finish) {
   const { signal, onEvent, env, rest, acp } = hostOptions(options);
   const started = Date.now();
   const Runner = loadRunner();
-  const { output, problem } = toOutput(api, agentType, request);
+  const { output, problem: requestProblem } = toOutput(api, agentType, request, loggerOf(options));
+  const problem = requestProblem ?? (!acp && Array.isArray(rest.mcpServers) && rest.mcpServers.length > 0
+    ? "options.mcpServers are handed to the agent over the Agent Client Protocol only (protocol: 'acp')"
+    : undefined);
   if (acp) {
     // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
     return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish });

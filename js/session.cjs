@@ -6,6 +6,7 @@
 
 const { inputError } = require('./agent-process.cjs');
 const { startEngine, release, checkPermissionHandler } = require('./acp-run.cjs');
+const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
@@ -68,8 +69,12 @@ async function openAgentSession(api, agentType, options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
   const onPermission = checkPermissionHandler(options);
   const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
-  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, ...rest } = options;
+  const warn = loggerOf(options);
+  warnUnknownKeys('openAgentSession options', options, warn);
+  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, logger: _l, ...rest } = options;
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
+  const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');
+  if (badEnv) throw inputError(badEnv);
   if (rest.protocol != null && rest.protocol !== 'acp') {
     throw inputError(`options.protocol must be 'acp' for a session (sessions over an agent's command line are not available yet), got ${JSON.stringify(rest.protocol)}`);
   }
@@ -129,6 +134,8 @@ async function openAgentSession(api, agentType, options) {
     /** One turn; a prompt while one runs waits for it. Resolves an AgentTurn. */
     async prompt(request, turn = {}) {
       if (turn === null || typeof turn !== 'object') throw inputError(`turn must be an object, got ${describe(turn)}`);
+      warnUnknownKeys("the turn's options", turn, warn);
+      if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
       const blocks = blocksOf(api, String(agentType), request);

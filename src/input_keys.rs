@@ -42,6 +42,65 @@ pub const INVOCATION_OPTIONS: &[&str] = &[
     "extraArgs",
 ];
 
+/// `runAgent`'s options.
+pub const RUN_AGENT_OPTIONS: &[&str] = &[
+    "cd",
+    "protocol",
+    "model",
+    "sessionId",
+    "sandbox",
+    "yolo",
+    "command",
+    "extraArgs",
+    "env",
+    "timeout",
+    "maxDuration",
+    "maxRetries",
+    "signal",
+    "onEvent",
+    "onPermission",
+    "mcpServers",
+    "logger",
+];
+
+/// `openAgentSession`'s options.
+pub const SESSION_OPTIONS: &[&str] = &[
+    "cd",
+    "protocol",
+    "model",
+    "sessionId",
+    "sandbox",
+    "yolo",
+    "command",
+    "env",
+    "timeout",
+    "maxDuration",
+    "maxRetries",
+    "systemPrompt",
+    "mcpServers",
+    "onPermission",
+    "onUpdate",
+    "idleClose",
+    "logger",
+];
+
+/// A session turn's options (`session.prompt(request, turn)`).
+pub const TURN_OPTIONS: &[&str] = &["onEvent", "signal", "timeout", "maxDuration"];
+
+/// A request given as an `AssemblerOutput` (`runAgent`, `session.prompt`).
+pub const ASSEMBLER_OUTPUT: &[&str] = &["prompt", "systemFlag"];
+
+/// The table of known keys for `what` (`'runAgent options'`, …).
+pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
+    match what {
+        "runAgent options" => Some(RUN_AGENT_OPTIONS),
+        "openAgentSession options" => Some(SESSION_OPTIONS),
+        "the turn's options" => Some(TURN_OPTIONS),
+        "the request" => Some(ASSEMBLER_OUTPUT),
+        _ => None,
+    }
+}
+
 /// One warning per key of `keys` that `known` does not hold, in the order
 /// given, each naming the nearest known key when one is close enough.
 /// `what` names the object, e.g. `assemble input` or `options`.

@@ -80,13 +80,15 @@ impl SessionConfig {
                 Some(Value::Number(n)) if n.as_f64().is_some_and(|s| s > 0.0 && s <= 86_400.0) => {
                     Some((n.as_f64().unwrap_or(0.0) * 1000.0).round() as u64)
                 }
-                Some(other) => return Err(AgentContextError::invalid(format!(
+                Some(other) => {
+                    return Err(AgentContextError::invalid(format!(
                     "options.idleClose must be a number of seconds from 0 to 86400 (not 0), got {}",
                     match &other {
                         Value::Number(n) => n.to_string(),
                         v => type_name(v).to_owned(),
                     }
-                ))),
+                )))
+                }
             };
         }
         let command = if command.is_empty() {

@@ -21,8 +21,8 @@ use serde_json::{json, Value};
 
 use super::action::{Action, Outcome, Snapshot};
 use super::config::SessionConfig;
-use super::inbound::{permission_choice, slice_lines};
 use super::judge::Stage;
+use super::messages::{permission_choice, slice_lines};
 use super::turn::{Turn, TurnLimits};
 use crate::acp::fs::inside;
 use crate::acp::permission::Decision;
@@ -376,13 +376,11 @@ impl Engine {
                 format!("{} could not be started: {message}", agent.name),
             )
         } else {
-            let mut failure = command_not_found(agent, &self.cfg.command, message.to_owned());
-            if self.cfg.launch.package != agent.cli.package {
-                failure.message = failure
-                    .message
-                    .replace(agent.cli.package, self.cfg.launch.package);
-            }
-            failure
+            self.adapter_named(command_not_found(
+                agent,
+                &self.cfg.command,
+                message.to_owned(),
+            ))
         };
         self.break_with(failure, now);
     }
@@ -427,7 +425,18 @@ impl Engine {
             ..AttemptEnd::default()
         };
         let failure = self.end_failure(&end, None);
+        let failure = self.adapter_named(failure);
         self.break_with(failure, now);
+    }
+
+    /// A "not found" message names the package that installs what runs
+    /// over ACP (an adapter, for some agents), not the agent's CLI.
+    fn adapter_named(&self, mut failure: Failure) -> Failure {
+        let (cli, acp) = (self.cfg.agent.cli.package, self.cfg.launch.package);
+        if failure.kind == AgentErrorKind::CommandNotFound && cli != acp {
+            failure.message = failure.message.replace(cli, acp);
+        }
+        failure
     }
 
     pub fn stderr(&mut self, chunk: &[u8], now: u64) {

@@ -12,6 +12,7 @@ pub mod config;
 mod engine;
 mod inbound;
 pub mod judge;
+mod messages;
 mod setup;
 mod turn;
 mod turns;

@@ -920,3 +920,27 @@ fn idle_close_stops_the_process_and_the_next_prompt_reopens_the_session() {
     assert!(drain(&mut e).is_empty());
     assert!(e.is_running());
 }
+
+#[test]
+fn a_spawn_that_finds_no_adapter_names_the_adapters_package() {
+    let mut e = engine("claude-code", json!({}));
+    let op = e.open(0);
+    drain(&mut e);
+    e.spawn_failed("ENOENT", 1);
+    let failed = drain(&mut e).into_iter().find_map(|a| match a {
+        Action::Done {
+            op: o,
+            outcome: Outcome::Failed(f),
+        } if o == op => Some(f),
+        _ => None,
+    });
+    let f = failed.unwrap();
+    assert_eq!(f.kind, AgentErrorKind::CommandNotFound);
+    let launch = crate::agents::find("claude-code").unwrap().acp.unwrap();
+    assert!(f.message.contains(launch.package), "{}", f.message);
+    assert!(
+        !f.message.contains("@anthropic-ai/claude-code"),
+        "{}",
+        f.message
+    );
+}

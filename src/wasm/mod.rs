@@ -36,6 +36,8 @@ mod gemini_tool_run_api;
 #[cfg(feature = "gemini-tool")]
 mod invocation_api;
 mod js_error;
+#[cfg(feature = "gemini-tool")]
+mod option_keys_api;
 // The runner module reads its parameters through `json_bridge` alone, which
 // needs only the type names from here.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
@@ -80,6 +82,8 @@ pub use gemini_tool_prompt_api::*;
 pub use gemini_tool_run_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use invocation_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use option_keys_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use platform_api::*;
 #[cfg(feature = "api")]

@@ -1,0 +1,16 @@
+//! The unknown-key warnings of the Node-only entry points' options
+//! (`runAgent`, `openAgentSession`, a session's turn, a request given as an
+//! `AssemblerOutput`): `crate::input_keys` decides and words them.
+
+use wasm_bindgen::prelude::*;
+
+use crate::input_keys::{known_keys, unknown_key_warnings};
+
+/// The warnings for `keys` of the object `what` names (internal).
+#[wasm_bindgen(js_name = __unknownKeyWarnings, skip_typescript)]
+pub fn unknown_key_warnings_js(what: String, keys: Vec<String>) -> Vec<String> {
+    match known_keys(&what) {
+        Some(known) => unknown_key_warnings(&what, &keys, known),
+        None => Vec::new(),
+    }
+}
