@@ -133,6 +133,7 @@ async function openAgentSession(api, agentType, options) {
     },
     /** One turn; a prompt while one runs waits for it. Resolves an AgentTurn. */
     async prompt(request, turn = {}) {
+      open_();
       if (turn === null || typeof turn !== 'object') throw inputError(`turn must be an object, got ${describe(turn)}`);
       warnUnknownKeys("the turn's options", turn, warn);
       if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
@@ -173,6 +174,7 @@ async function openAgentSession(api, agentType, options) {
     },
     /** The running turn ends `aborted` (stopReason `cancelled`). */
     async cancel() {
+      if (host.closed) return;
       host.feed((e, now) => e.cancel(now));
     },
     /** The session, then its process tree. */
@@ -183,7 +185,13 @@ async function openAgentSession(api, agentType, options) {
     },
   };
 
+  /** Operations after close() are refused (the engine is gone). */
+  function open_() {
+    if (host.closed) throw inputError(`the session with ${plan.agentName} is closed`);
+  }
+
   async function simple(start) {
+    open_();
     const done = await host.run(start);
     refresh();
     if (done.failed) throw agentError(done.failed);

@@ -944,3 +944,23 @@ fn a_spawn_that_finds_no_adapter_names_the_adapters_package() {
         f.message
     );
 }
+
+#[test]
+fn nothing_starts_again_after_close() {
+    let mut e = engine("google-gemini", json!({}));
+    open(&mut e, json!({}), 0);
+    e.close(10);
+    drain(&mut e);
+    e.exited(Some(0), None, 20);
+    assert_eq!(drain(&mut e).last(), Some(&Action::Closed));
+    let op = e.prompt(json!([{"type": "text", "text": "late"}]), LIMITS, 30);
+    let actions = drain(&mut e);
+    assert!(
+        !actions.iter().any(|a| matches!(a, Action::Spawn { .. })),
+        "{actions:?}"
+    );
+    assert_eq!(
+        turn_of(&actions, op).unwrap().kind(),
+        Some(AgentErrorKind::Aborted)
+    );
+}

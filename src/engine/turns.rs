@@ -78,6 +78,17 @@ impl Engine {
             }
             return;
         }
+        if self.closed {
+            let name = self.cfg.agent.name;
+            self.fail_waiting(
+                Failure::new(
+                    AgentErrorKind::Aborted,
+                    format!("the session with {name} is closed"),
+                ),
+                now,
+            );
+            return;
+        }
         if self.closing.is_some() {
             return;
         }
