@@ -41,7 +41,7 @@ fn a_run_plans_reads_output_retries_and_writes_the_envelope() {
     assert_eq!(get(&plan, "maxDurationMs").as_f64(), Some(1_800_000.0));
     assert_eq!(get(&plan, "maxAttempts").as_f64(), Some(2.0));
 
-    // A 400 is not retried.
+    // A 400 saying the API key is not valid: auth_error (runAgent's kind), not retried.
     run.start_attempt();
     run.push_stdout(REJECTED);
     assert_eq!(
@@ -51,7 +51,7 @@ fn a_run_plans_reads_output_retries_and_writes_the_envelope() {
     );
     let envelope = run.envelope(3000.0).unwrap();
     assert_eq!(get(&envelope, "success").as_bool(), Some(false));
-    assert_eq!(text(&envelope, "error_kind"), "request_rejected");
+    assert_eq!(text(&envelope, "error_kind"), "auth_error");
     assert_eq!(
         get(&get(&envelope, "error_detail"), "exit_code").as_f64(),
         Some(144.0)
