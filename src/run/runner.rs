@@ -274,7 +274,7 @@ impl AgentRunner {
     /// ([`super::signs::is_progress`]).
     pub fn is_progress(&self, chunk: &[u8]) -> bool {
         self.agent
-            .is_none_or(|agent| super::signs::is_progress(agent.output, chunk))
+            .map_or(true, |agent| super::signs::is_progress(agent.output, chunk))
     }
 
     pub fn push_stderr(&mut self, chunk: &[u8]) {
