@@ -67,11 +67,12 @@ async function launchFor(agentType, command, env) {
 /**
  * One process: spawn `file args` in `cwd` with `env`, write `stdin` and
  * close it, hand each chunk to `onStdout`/`onStderr`, stop the tree on the
- * first of idle timeout (restarted by any output), `deadline` (a Date.now()
+ * first of idle timeout (restarted by any output, or by the chunks
+ * `isProgress` — the core's decision — says are progress), `deadline` (a Date.now()
  * value) and `signal`'s abort, or when `control.stop(reason)` is called.
  * Resolves `{ exitCode, signal, spawnError, stopped }` once it has ended.
  */
-function runProcess({ file, args, stdin, cwd, env, idleTimeoutMs, deadline, signal, onStdout, onStderr, control }) {
+function runProcess({ file, args, stdin, cwd, env, idleTimeoutMs, deadline, signal, onStdout, onStderr, control, isProgress }) {
   let stopped = null;
   let child;
   const stop = (why) => {
@@ -85,11 +86,11 @@ function runProcess({ file, args, stdin, cwd, env, idleTimeoutMs, deadline, sign
     { file, args, cwd, env, stdin },
     {
       onStdout(chunk) {
-        idleTimer?.refresh();
+        if (!isProgress || isProgress(chunk)) idleTimer?.refresh();
         onStdout(chunk);
       },
       onStderr(chunk) {
-        idleTimer?.refresh();
+        if (!isProgress || isProgress(chunk)) idleTimer?.refresh();
         onStderr(chunk);
       },
     },

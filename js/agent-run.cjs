@@ -149,6 +149,8 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
       deadline,
       signal,
       control,
+      // The core decides what restarts the idle timer (not retry chatter).
+      isProgress: (chunk) => run.isProgress(chunk),
       onStdout(chunk) {
         const events = run.pushStdout(chunk, wantEvents);
         if (events === undefined) return;
@@ -193,7 +195,7 @@ async function runAgent(api, agentType, request, options, finish) {
   }
   const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json') }, command);
+  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json'), settingsFile: path.join(scratch, 'settings.json') }, command);
   let hostError;
   try {
     if (problem) run.reject(problem);
@@ -212,6 +214,8 @@ async function runAgent(api, agentType, request, options, finish) {
       }
       plan = run.plan();
       if (plan) {
+        // What the core adds for the agent (its own retries bounded).
+        if (plan.env.length > 0) childEnv = { ...childEnv, ...Object.fromEntries(plan.env) };
         writeFiles(plan.files);
         await drive(run, plan, { signal, env: childEnv, started, onEvent, failOnEvent: (err) => (hostError ??= err) });
       }

@@ -54,4 +54,8 @@ pub const AGENT: AgentSpec = AgentSpec {
         exits_on_eof: false,
     }),
     mcp_tool: "claude",
+    own_retries: OwnRetries::Env {
+        name: "CLAUDE_CODE_MAX_RETRIES",
+        plus: 0,
+    },
 };

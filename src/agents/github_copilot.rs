@@ -60,4 +60,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         exits_on_eof: true,
     }),
     mcp_tool: "copilot",
+    own_retries: OwnRetries::Unbounded(
+        "no setting or environment variable for its retries of a model call (5 retries over about 15 s)",
+    ),
 };

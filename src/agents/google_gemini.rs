@@ -56,4 +56,11 @@ pub const AGENT: AgentSpec = AgentSpec {
         exits_on_eof: true,
     }),
     mcp_tool: "gemini",
+    // System settings override the user's key by key (a deep merge); the
+    // retries wait 5 s, then twice as long each time.
+    own_retries: OwnRetries::SettingsFile {
+        env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+        key: &["general", "maxAttempts"],
+        plus: 1,
+    },
 };

@@ -49,4 +49,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         exits_on_eof: false,
     }),
     mcp_tool: "codex",
+    own_retries: OwnRetries::Unbounded(
+        "request_max_retries and stream_max_retries belong to a model provider: the built-in `openai` one cannot be overridden (Codex refuses the configuration), and a custom provider's are the user's",
+    ),
 };

@@ -59,4 +59,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         exits_on_eof: true,
     }),
     mcp_tool: "opencode",
+    own_retries: OwnRetries::Unbounded(
+        "its session retries 5 times (2 s, doubling to 30 s) with no setting",
+    ),
 };

@@ -51,4 +51,11 @@ pub const AGENT: AgentSpec = AgentSpec {
         exits_on_eof: true,
     }),
     mcp_tool: "qwen",
+    // Its SDK's and rate-limit retries; an outer loop of 7 attempts
+    // (1.5 s, doubling to 30 s) has no setting.
+    own_retries: OwnRetries::SettingsFile {
+        env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+        key: &["model", "generationConfig", "maxRetries"],
+        plus: 0,
+    },
 };

@@ -25,6 +25,41 @@ pub struct AgentSpec {
     pub acp: Option<AcpLaunch>,
     /// The tool name the MCP server gives it (`claude`).
     pub mcp_tool: &'static str,
+    /// How `maxRetries` reaches the agent's own retries of a failed API
+    /// call, over the CLI and over ACP (SPEC §21).
+    pub own_retries: OwnRetries,
+}
+
+/// How the agent's own retries of a failed API call are bounded, through
+/// configuration the run owns (never the user's files).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwnRetries {
+    /// An environment variable of the child holding `maxRetries + plus`
+    /// (Claude Code's `CLAUDE_CODE_MAX_RETRIES`).
+    Env { name: &'static str, plus: u32 },
+    /// A settings file the run writes and removes, named by the environment
+    /// variable `env`, that the agent merges over the user's own settings,
+    /// key by key; it holds `maxRetries + plus` at `key` (Gemini CLI's
+    /// system settings: `general.maxAttempts`).
+    SettingsFile {
+        env: &'static str,
+        key: &'static [&'static str],
+        plus: u32,
+    },
+    /// No setting the run can own reaches them; why (`docs/agents.md`).
+    Unbounded(&'static str),
+}
+
+impl OwnRetries {
+    /// The environment variable the run sets for it, if any: a caller's
+    /// environment that already sets it keeps its own value.
+    pub fn env_name(&self) -> Option<&'static str> {
+        match self {
+            OwnRetries::Env { name, .. } => Some(name),
+            OwnRetries::SettingsFile { env, .. } => Some(env),
+            OwnRetries::Unbounded(_) => None,
+        }
+    }
 }
 
 /// What an agent CLI prints, by agent type.

@@ -119,10 +119,14 @@ impl SessionConfig {
                 }
             }
         }
-        let default_env = launch
+        let mut default_env: Vec<(String, String)> = launch
             .ask_env
             .map(|(n, v)| vec![(n.to_owned(), v.to_owned())])
             .unwrap_or_default();
+        // maxRetries bounds the agent's own retries where an environment
+        // variable does (a settings file needs a folder the session does not
+        // make yet); the caller's own value wins.
+        default_env.extend(crate::run::own_retry_config(agent, options.max_retries, None, &[]).env);
         Ok(SessionConfig {
             agent,
             launch,

@@ -441,7 +441,10 @@ impl Engine {
 
     pub fn stderr(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
-        self.touch(now);
+        // An agent's retry chatter is not progress (run::signs::is_progress).
+        if crate::run::signs::is_progress(self.cfg.agent.output, chunk) {
+            self.touch(now);
+        }
         self.tail.push(Stream::Stderr, chunk);
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
             a.tail.push(Stream::Stderr, chunk);
@@ -450,7 +453,10 @@ impl Engine {
 
     pub fn stdout(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
-        self.touch(now);
+        // An agent's retry chatter is not progress (run::signs::is_progress).
+        if crate::run::signs::is_progress(self.cfg.agent.output, chunk) {
+            self.touch(now);
+        }
         self.tail.push(Stream::Stdout, chunk);
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
             a.tail.push(Stream::Stdout, chunk);

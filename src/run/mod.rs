@@ -17,6 +17,7 @@ mod backoff;
 mod classify;
 mod kind;
 mod options;
+mod own_retries;
 mod result;
 mod runner;
 pub mod signs;
@@ -32,6 +33,7 @@ pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,
     MAX_SECONDS,
 };
+pub use own_retries::{own_retry_config, OwnRetryConfig};
 pub use result::{AgentRun, LastAttempt, RunError};
 pub use runner::{retry_wait, AgentRunner, RunPlan};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};

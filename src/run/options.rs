@@ -38,6 +38,10 @@ pub struct RunOptions {
     /// `--usage-output-file`; the Node runner names a temp file, reads it
     /// after each attempt and removes it). Ignored for agents without one.
     pub usage_file: Option<String>,
+    /// Where the settings file that bounds the agent's own retries is
+    /// written, for agents that take one (the Node runner names a file in
+    /// the folder it creates and removes).
+    pub settings_file: Option<String>,
     /// `extraArgs`: more arguments, after ours and before any positional one.
     pub extra_args: Vec<String>,
     /// The system the command runs on (set by the host, not read from the
@@ -89,6 +93,7 @@ impl RunOptions {
             max_retries: retries(&o)?,
             system_prompt_file: text("systemPromptFile")?,
             usage_file: text("usageFile")?,
+            settings_file: text("settingsFile")?,
             extra_args: o
                 .opt_str_list("extraArgs")?
                 .unwrap_or_default()

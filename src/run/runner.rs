@@ -56,6 +56,9 @@ pub struct RunPlan<'a> {
     pub idle_timeout_ms: u64,
     pub max_duration_ms: u64,
     pub max_attempts: u32,
+    /// Variables added to the child's environment (the agent's own retries
+    /// bounded, see [`super::own_retry_config`]).
+    pub env: &'a [(String, String)],
 }
 
 /// One finished attempt.
@@ -89,6 +92,8 @@ pub struct AgentRunner {
     events: bool,
     /// Whether the reply's text is kept as UTF-16 units while events are off.
     utf16_text: bool,
+    /// Variables the run adds to the child's environment, once launched.
+    added_env: Vec<(String, String)>,
 }
 
 impl AgentRunner {
@@ -121,6 +126,7 @@ impl AgentRunner {
             output: None,
             events: true,
             utf16_text: false,
+            added_env: Vec::new(),
         };
         match plan(agent_type, request, options, command, platform) {
             Ok((options, output, invocation)) => {
@@ -160,13 +166,28 @@ impl AgentRunner {
             return;
         };
         options.platform = Some(platform);
+        // The agent's own retries bounded by maxRetries, unless the caller's
+        // environment already says; counted with the rest of the environment.
+        let own = match self.agent {
+            Some(agent) => super::own_retry_config(
+                agent,
+                options.max_retries,
+                options.settings_file.as_deref(),
+                &env,
+            ),
+            None => Default::default(),
+        };
+        let mut env = env;
+        env.extend(own.env.iter().cloned());
         options.env = Some(env);
         let (Some(output), Some((options, _))) = (&self.output, self.ready.as_ref()) else {
             return;
         };
         match launched(&self.agent_type, output, options, file, prefix) {
-            Ok(invocation) => {
+            Ok(mut invocation) => {
                 self.found = Some(found.to_owned());
+                invocation.files.extend(own.file);
+                self.added_env = own.env;
                 if let Some(ready) = self.ready.as_mut() {
                     ready.1 = invocation;
                 }
@@ -211,6 +232,7 @@ impl AgentRunner {
             idle_timeout_ms: options.idle_timeout_ms,
             max_duration_ms: options.max_duration_ms,
             max_attempts: options.max_retries + 1,
+            env: &self.added_env,
         })
     }
 
@@ -245,6 +267,14 @@ impl AgentRunner {
             Some(attempt) => attempt.push_stdout(chunk),
             None => Vec::new(),
         }
+    }
+
+    /// Whether `chunk` (of stdout or stderr) is progress, which restarts
+    /// the idle timeout: an agent's retry chatter is not
+    /// ([`super::signs::is_progress`]).
+    pub fn is_progress(&self, chunk: &[u8]) -> bool {
+        self.agent
+            .map_or(true, |agent| super::signs::is_progress(agent.output, chunk))
     }
 
     pub fn push_stderr(&mut self, chunk: &[u8]) {

@@ -21,6 +21,9 @@ pub struct Signs {
     pub unknown_session: &'static [&'static str],
     /// Other wording and its kind, checked before [`COMMON_MARKERS`].
     pub markers: &'static [(&'static str, AgentErrorKind)],
+    /// What the agent prints while it retries a failed API call: a chunk
+    /// holding one is not progress for the idle timeout ([`is_progress`]).
+    pub retry_lines: &'static [&'static str],
 }
 
 /// Claude Code 2.1: the final `result` says `is_error`, the assistant
@@ -56,6 +59,7 @@ const CLAUDE: Signs = Signs {
         ("Credit balance is too low", QuotaExceeded),
         ("Prompt is too long", ContextTooLong),
     ],
+    retry_lines: &[],
 };
 
 /// Codex 0.169: `turn.failed` ends a failed turn; an HTTP error reads
@@ -80,9 +84,12 @@ const CODEX: Signs = Signs {
         // A 400 is passed on as the API's JSON body, without the status.
         ("invalid_request_error", RequestRejected),
     ],
+    retry_lines: &[],
 };
 
-/// Gemini CLI 0.61: a failed `result` holds the API's JSON (`"code":500`),
+/// Gemini CLI 0.61: while it retries a 429 or 5xx it prints `Attempt N
+/// failed with status 500. Retrying with backoff...` (or `Retrying after
+/// N ms...`) with the error on stderr. A failed `result` holds the API's JSON (`"code":500`),
 /// the exit code is the HTTP status mod 256; exit 41 is missing
 /// credentials, 55 an untrusted folder; an unknown `--resume` prints
 /// `Error resuming session: …` on stderr and exits 42 before any API call.
@@ -96,6 +103,7 @@ const GEMINI: Signs = Signs {
         ("not running in a trusted directory", UntrustedFolder),
         ("empty response", EmptyResponse),
     ],
+    retry_lines: &["Retrying with backoff", "Retrying after "],
 };
 
 /// Qwen Code 0.24.4, seen through `runAgent` against the mock
@@ -103,7 +111,9 @@ const GEMINI: Signs = Signs {
 /// assistant text and `result` `[API Error: 401 …]` (exit 1), after its own
 /// retries for 429 and 5xx; an unknown `--resume` id prints `No saved
 /// session found with ID …` (or `with title "…"` for an id that is no UUID)
-/// on stderr and exits 1 before any API call; at `--max-session-turns` it
+/// on stderr and exits 1 before any API call; in its unattended mode
+/// (`QWEN_CODE_UNATTENDED_RETRY`) it prints `Waiting for API capacity...`
+/// on stderr while it retries; at `--max-session-turns` it
 /// exits 53 without a `result` line (the parser's `incomplete`).
 const QWEN: Signs = Signs {
     exit_codes: &[],
@@ -112,6 +122,7 @@ const QWEN: Signs = Signs {
     status_prefixes: &["API Error: "],
     unknown_session: &["No saved session found"],
     markers: &[],
+    retry_lines: &["Waiting for API capacity"],
 };
 
 /// GitHub Copilot CLI 1.0.102, seen through `runAgent` against the mock: a
@@ -131,6 +142,7 @@ const COPILOT: Signs = Signs {
     status_prefixes: &["Last error: ", "(HTTP "],
     unknown_session: &["No session, task, or name matched"],
     markers: &[("Authentication failed with provider", AuthError)],
+    retry_lines: &[],
 };
 
 /// opencode 1.18.33, seen through `runAgent` against the mock: a failed run
@@ -151,6 +163,7 @@ const OPENCODE: Signs = Signs {
     status_prefixes: &[],
     unknown_session: &["Session not found"],
     markers: &[],
+    retry_lines: &[],
 };
 
 const PLAIN: Signs = Signs {
@@ -160,6 +173,7 @@ const PLAIN: Signs = Signs {
     status_prefixes: &[],
     unknown_session: &[],
     markers: &[],
+    retry_lines: &[],
 };
 
 /// What every CLI may say, after its own markers.
@@ -188,6 +202,20 @@ pub const COMMON_MARKERS: &[(&str, AgentErrorKind)] = &[
     ("UNAUTHENTICATED", AuthError),
 ];
 
+/// Whether a chunk of the agent's output (stdout or stderr) is progress,
+/// which restarts the idle timeout: not when it holds one of the agent's
+/// retry lines (Gemini CLI's `Attempt 1 failed with status 500. Retrying
+/// with backoff...` and the error printed with it), or a stalled API would
+/// keep a run alive for as long as the agent retries.
+pub fn is_progress(format: OutputFormat, chunk: &[u8]) -> bool {
+    let lines = signs(format).retry_lines;
+    if lines.is_empty() {
+        return true;
+    }
+    let text = String::from_utf8_lossy(chunk);
+    !lines.iter().any(|l| text.contains(l))
+}
+
 /// The signs of `format`.
 pub fn signs(format: OutputFormat) -> &'static Signs {
     match format {
@@ -198,5 +226,37 @@ pub fn signs(format: OutputFormat) -> &'static Signs {
         OutputFormat::CopilotJson => &COPILOT,
         OutputFormat::OpencodeJson => &OPENCODE,
         OutputFormat::PlainText => &PLAIN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_chatter_is_not_progress() {
+        let gemini = OutputFormat::GeminiStreamJson;
+        assert!(!is_progress(
+            gemini,
+            b"Attempt 1 failed with status 500. Retrying with backoff... ApiError: {\"error\":{\"code\":500}}\n    at x (y.js:1:2)\n"
+        ));
+        assert!(!is_progress(
+            gemini,
+            b"Attempt 2 failed: quota. Retrying after 5123ms...\n"
+        ));
+        assert!(is_progress(
+            gemini,
+            b"{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Hi\"}\n"
+        ));
+        assert!(is_progress(gemini, b"YOLO mode is enabled.\n"));
+        // Agents without retry lines: any output is progress.
+        assert!(is_progress(
+            OutputFormat::ClaudeStreamJson,
+            b"Retrying with backoff\n"
+        ));
+        assert!(!is_progress(
+            OutputFormat::QwenStreamJson,
+            b"[qwen-code] Waiting for API capacity... attempt 1, retry in 5s\n"
+        ));
     }
 }

@@ -28,6 +28,8 @@ struct PlanJs<'a> {
     idle_timeout_ms: u64,
     max_duration_ms: u64,
     max_attempts: u32,
+    /// Variables added to the child's environment.
+    env: &'a [(String, String)],
 }
 
 /// One `runAgent` call (internal: not part of the API). See
@@ -89,7 +91,8 @@ impl AgentRunnerJs {
     }
 
     /// `{ command, args, stdin, files, outputs, cd, idleTimeoutMs,
-    /// maxDurationMs, maxAttempts }`, or `undefined` when the run is over.
+    /// maxDurationMs, maxAttempts, env }` (`env`: `[name, value]` pairs to add),
+    /// or `undefined` when the run is over.
     pub fn plan(&self) -> Result<JsValue, JsValue> {
         match self.inner.plan() {
             None => Ok(JsValue::UNDEFINED),
@@ -103,6 +106,7 @@ impl AgentRunnerJs {
                 idle_timeout_ms: p.idle_timeout_ms,
                 max_duration_ms: p.max_duration_ms,
                 max_attempts: p.max_attempts,
+                env: p.env,
             })),
         }
     }
@@ -163,6 +167,13 @@ impl AgentRunnerJs {
     #[wasm_bindgen(js_name = pushOutput)]
     pub fn push_output(&mut self, path: String, content: String) -> bool {
         self.inner.push_output(&path, content)
+    }
+
+    /// Whether a chunk of output restarts the idle timeout (an agent's
+    /// retry lines do not).
+    #[wasm_bindgen(js_name = isProgress)]
+    pub fn is_progress(&self, chunk: &[u8]) -> bool {
+        self.inner.is_progress(chunk)
     }
 
     #[wasm_bindgen(js_name = pushStderr)]
