@@ -710,3 +710,55 @@ fn instructions_open_the_first_prompt_of_an_agent_without_a_system_prompt() {
     let (second, _) = turn(&mut e, "two", 20);
     assert_eq!(second["params"]["prompt"][0]["text"], "two");
 }
+
+/// opencode 1.18.33 busy with its title call did not answer `session/cancel`
+/// of a first turn and was killed after the grace: the next prompt started
+/// it anew and sent `session/new`, a silent new session. The session the
+/// user opened, which holds the cancelled prompt, is reopened instead.
+#[test]
+fn a_first_turn_cancelled_then_killed_reopens_the_same_session() {
+    let mut e = engine("opencode", json!({}));
+    let caps = json!({"loadSession": true, "sessionCapabilities": {"close": {}, "fork": {}, "list": {}, "resume": {}}});
+    open(&mut e, caps.clone(), 0);
+    let first = e.prompt(
+        json!([{"type": "text", "text": "This one stalls (mark 3391)."}]),
+        LIMITS,
+        10,
+    );
+    drain(&mut e);
+    e.cancel(20);
+    assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
+    e.timeout(20 + CANCEL_GRACE_MS);
+    assert!(drain(&mut e).contains(&Action::Kill));
+    e.exited(None, Some("SIGTERM"), 20 + CANCEL_GRACE_MS + 5);
+    let cancelled = turn_of(&drain(&mut e), first).expect("the cancelled turn ended");
+    assert_eq!(cancelled.kind(), Some(AgentErrorKind::Aborted));
+    let op = e.prompt(json!([{"type": "text", "text": "And now?"}]), LIMITS, 6_000);
+    assert!(matches!(drain(&mut e)[0], Action::Spawn { .. }));
+    e.spawned(6_001);
+    let init = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
+        6_002,
+    );
+    let reopen = written(&drain(&mut e));
+    assert_eq!(reopen[0]["method"], "session/resume", "{reopen:?}");
+    assert_eq!(reopen[0]["params"]["sessionId"], "s1");
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
+        6_003,
+    );
+    let sent = written(&drain(&mut e));
+    assert_eq!(sent[0]["params"]["sessionId"], "s1");
+    say(&mut e, chunk("s1", "ok"), 6_004);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+        6_005,
+    );
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.session_id.as_deref(), Some("s1"));
+}
