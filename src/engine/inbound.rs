@@ -17,9 +17,10 @@ impl Engine {
     /// One line of the agent's stdout.
     pub(super) fn line(&mut self, line: &[u8]) {
         // The common session/update lines of a turn: read by the reply
-        // parser straight from their bytes, and nothing else needs them.
+        // parser straight from their bytes, and nothing else needs them
+        // (the session's own state, which that reader skips, is read below).
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
-            if a.rpc_id.is_some() && a.parser.acp_fast_line(line) {
+            if a.rpc_id.is_some() && !names_session_state(line) && a.parser.acp_fast_line(line) {
                 return;
             }
         }
@@ -387,6 +388,18 @@ pub(super) fn slice_lines(content: &str, line: Option<u64>, limit: Option<u64>) 
         return String::new();
     }
     lines[from..to].join("\n")
+}
+
+/// Whether a line may be an update of the session's state (commands, mode,
+/// config options), which the engine keeps.
+fn names_session_state(line: &[u8]) -> bool {
+    [
+        &b"\"available_commands_update\""[..],
+        b"\"current_mode_update\"",
+        b"\"config_option_update\"",
+    ]
+    .iter()
+    .any(|name| memchr::memmem::find(line, name).is_some())
 }
 
 pub(super) fn parse_object(line: &[u8]) -> Option<Value> {

@@ -762,3 +762,38 @@ fn a_first_turn_cancelled_then_killed_reopens_the_same_session() {
     assert!(result.success, "{result:?}");
     assert_eq!(result.session_id.as_deref(), Some("s1"));
 }
+
+/// opencode 1.18.33 sends `available_commands_update` once its first turn
+/// runs (Qwen Code likewise): the reply's fast reader skipped the line, so
+/// `commands` stayed empty and the host heard no update. Session-state
+/// updates during a turn reach the snapshot and `onUpdate`.
+#[test]
+fn session_state_updates_during_a_turn_reach_the_snapshot() {
+    let mut e = engine("opencode", json!({}));
+    open(&mut e, json!({}), 0);
+    let op = e.prompt(json!([{"type": "text", "text": "hi"}]), LIMITS, 10);
+    let sent = written(&drain(&mut e));
+    let lines = [
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"customize-opencode","description":"Use ONLY when the user is editing or creating opencode's own configuration."}]}}}"#,
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"current_mode_update","currentModeId":"plan"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"usage_update","used":0,"size":200000,"cost":{"amount":0,"currency":"USD"}}}}"#,
+    ];
+    for line in lines {
+        e.stdout(format!("{line}\n").as_bytes(), 20);
+    }
+    say(&mut e, chunk("s1", "hello"), 21);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+        22,
+    );
+    let actions = drain(&mut e);
+    assert!(turn_of(&actions, op).unwrap().success);
+    assert_eq!(e.snapshot().commands[0]["name"], "customize-opencode");
+    assert_eq!(e.snapshot().mode.as_deref(), Some("plan"));
+    let updates = actions
+        .iter()
+        .filter(|a| matches!(a, Action::Update(_)))
+        .count();
+    assert_eq!(updates, 2, "{actions:?}");
+}
