@@ -91,6 +91,8 @@ describe('sessions over ACP: Copilot, opencode, Qwen Code', { concurrency: 3 }, 
             assert.equal(assistantText(call).split(PLAIN_TEXT).length - 1, n, `turn ${n + 1}'s request holds the ${n} earlier replies`);
           }
           assert.ok(processesWithHome(ctx.home).some((p) => pids.includes(p)), 'the same process answered');
+          // Each advertises its slash commands (Qwen and opencode once a turn runs).
+          assert.ok(session.commands.length > 0, 'the commands reached the session');
           await session.close();
         }));
 
