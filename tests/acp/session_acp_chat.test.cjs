@@ -25,13 +25,24 @@ const CONCURRENCY = Number(process.env.SESSION_CHAT_CONCURRENCY || 1);
 const BASE = path.join(chat.ROOT, 'target', 'acp-chat-sessions');
 const NAMES = { qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI', opencode: 'opencode' };
 
-/** A folder with notes.txt, a mock playing `scenario`, a fresh HOME; then nothing left running. */
+/**
+ * A folder with notes.txt, a mock playing `scenario`, a fresh HOME; then
+ * nothing left running. A session the body opened is closed even when an
+ * assertion failed (else its agent would keep the test process alive).
+ */
 function within(cli, scenario, body) {
-  return inFreshRun(() => chat.freshRun(cli, scenario, BASE), chat.endFreshRun, body);
+  return inFreshRun(() => chat.freshRun(cli, scenario, BASE), chat.endFreshRun, async (ctx) => {
+    ctx.sessions = [];
+    try {
+      await body(ctx);
+    } finally {
+      await Promise.allSettled(ctx.sessions.map((s) => s.close()));
+    }
+  });
 }
 
-function open(ctx, options = {}) {
-  return pkg.openAgentSession(chat.AGENTS[ctx.cli].agentType, {
+async function open(ctx, options = {}) {
+  const session = await pkg.openAgentSession(chat.AGENTS[ctx.cli].agentType, {
     cd: ctx.cwd,
     command: chat.executable(ctx.cli),
     env: ctx.env,
@@ -40,6 +51,8 @@ function open(ctx, options = {}) {
     maxRetries: 0,
     ...options,
   });
+  ctx.sessions.push(session);
+  return session;
 }
 
 const strings = (value, out = []) => {
