@@ -130,7 +130,7 @@ pub struct Engine {
     pub(super) initialized: Value,
     pub(super) snapshot: Snapshot,
     /// The session to reopen after a restart: asked for by the user, or
-    /// one that has held a turn.
+    /// one that was sent a prompt.
     pub(super) keep_session: Option<String>,
     /// Whether `session/close` is advertised.
     pub(super) can_close: bool,

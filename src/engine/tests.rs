@@ -964,3 +964,82 @@ fn nothing_starts_again_after_close() {
         Some(AgentErrorKind::Aborted)
     );
 }
+
+#[test]
+fn a_first_turn_cancelled_then_killed_reopens_the_same_session() {
+    let mut e = engine("opencode", json!({}));
+    let caps = json!({"loadSession": true, "sessionCapabilities": {"close": {}, "fork": {}, "list": {}, "resume": {}}});
+    open(&mut e, caps.clone(), 0);
+    let first = e.prompt(
+        json!([{"type": "text", "text": "This one stalls (mark 3391)."}]),
+        LIMITS,
+        10,
+    );
+    drain(&mut e);
+    e.cancel(20);
+    assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
+    e.timeout(20 + CANCEL_GRACE_MS);
+    assert!(drain(&mut e).contains(&Action::Kill));
+    e.exited(None, Some("SIGTERM"), 20 + CANCEL_GRACE_MS + 5);
+    let cancelled = turn_of(&drain(&mut e), first).expect("the cancelled turn ended");
+    assert_eq!(cancelled.kind(), Some(AgentErrorKind::Aborted));
+    let op = e.prompt(json!([{"type": "text", "text": "And now?"}]), LIMITS, 6_000);
+    assert!(matches!(drain(&mut e)[0], Action::Spawn { .. }));
+    e.spawned(6_001);
+    let init = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
+        6_002,
+    );
+    let reopen = written(&drain(&mut e));
+    assert_eq!(reopen[0]["method"], "session/resume", "{reopen:?}");
+    assert_eq!(reopen[0]["params"]["sessionId"], "s1");
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
+        6_003,
+    );
+    let sent = written(&drain(&mut e));
+    assert_eq!(sent[0]["params"]["sessionId"], "s1");
+    say(&mut e, chunk("s1", "ok"), 6_004);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+        6_005,
+    );
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.session_id.as_deref(), Some("s1"));
+}
+
+#[test]
+fn session_state_updates_during_a_turn_reach_the_snapshot() {
+    let mut e = engine("opencode", json!({}));
+    open(&mut e, json!({}), 0);
+    let op = e.prompt(json!([{"type": "text", "text": "hi"}]), LIMITS, 10);
+    let sent = written(&drain(&mut e));
+    let lines = [
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"customize-opencode","description":"Use ONLY when the user is editing or creating opencode's own configuration."}]}}}"#,
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"current_mode_update","currentModeId":"plan"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"usage_update","used":0,"size":200000,"cost":{"amount":0,"currency":"USD"}}}}"#,
+    ];
+    for line in lines {
+        e.stdout(format!("{line}\n").as_bytes(), 20);
+    }
+    say(&mut e, chunk("s1", "hello"), 21);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+        22,
+    );
+    let actions = drain(&mut e);
+    assert!(turn_of(&actions, op).unwrap().success);
+    assert_eq!(e.snapshot().commands[0]["name"], "customize-opencode");
+    assert_eq!(e.snapshot().mode.as_deref(), Some("plan"));
+    let updates = actions
+        .iter()
+        .filter(|a| matches!(a, Action::Update(_)))
+        .count();
+    assert_eq!(updates, 2, "{actions:?}");
+}

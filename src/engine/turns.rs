@@ -288,6 +288,11 @@ impl Engine {
                 }
             }
         }
+        // A session that was sent a prompt may hold it: reopened after a
+        // restart, whatever the turn comes to (never a silent new one).
+        if session.is_some() {
+            self.keep_session = session.clone();
+        }
         let params = json!({"sessionId": session, "prompt": blocks});
         let id = self.request("session/prompt", params, Pending::Prompt);
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
@@ -388,7 +393,6 @@ impl Engine {
             )),
             other => other,
         };
-        let ok = outcome.is_ok();
         let failure = outcome.as_ref().err().cloned();
         let mut result = TurnResult::new(
             agent.agent_type,
@@ -406,10 +410,6 @@ impl Engine {
             }
         }
         result.duration_ms = now.saturating_sub(turn.started_ms);
-        if ok {
-            // A session that held a turn is reopened after a restart.
-            self.keep_session = self.snapshot.session_id.clone();
-        }
         // Retry what may succeed again, with time left.
         if let Some(failure) = failure.filter(|_| turn.stopped.is_none()) {
             let remaining = turn.deadline().saturating_sub(now);

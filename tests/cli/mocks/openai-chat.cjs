@@ -14,6 +14,7 @@
 // (a title, a memory extraction) is a side call (so is Qwen's memory
 // extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
 // `stall`: every call gets its response headers and then nothing, ever.
+// `stallOnce`: the first main call stalls so; the later ones are `plain`'s.
 // `toolStall`: `tool`'s call of the file-reading tool, then the call that
 // brings its result back stalls (the run can only end by a kill).
 'use strict';
@@ -44,6 +45,8 @@ const READ_TOOLS = [
 const SIDE_CALL = /memory extraction|generate a (short )?title|title generator/i;
 
 let counter = 0;
+/** Main calls answered so far (`stallOnce`). */
+let mainCalls = 0;
 
 /** The system messages' text. */
 function systemText(body) {
@@ -51,6 +54,11 @@ function systemText(body) {
     .filter((m) => m.role === 'system')
     .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
     .join('\n');
+}
+
+/** Whether a call is the agent's turn (it offers tools), not a side call (a title, a memory extraction). */
+function isMainCall(body) {
+  return (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
 }
 
 /** The call that writes `file` with the file-writing tool `body` offers, or null. */
@@ -153,7 +161,9 @@ function respond(req, res, scenario, notesPath) {
   }
   if (scenario === 'error401') return json(res, 401, ERROR_401);
   if (scenario === 'error429') return json(res, 429, ERROR_429);
-  const main = (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
+  const main = isMainCall(body);
+  if (main) mainCalls += 1;
+  if (scenario === 'stallOnce' && main && mainCalls === 1) return stall(res);
   let answer;
   if (!main) answer = { pieces: [SIDE_TEXT], usage: SIDE_USAGE };
   else if (scenario === 'tool' || scenario === 'toolStall') {
@@ -184,4 +194,4 @@ function respond(req, res, scenario, notesPath) {
   return whole(res, answer);
 }
 
-module.exports = { respond, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500, ERROR_401, ERROR_429 };
+module.exports = { respond, isMainCall, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500, ERROR_401, ERROR_429 };
