@@ -49,13 +49,15 @@ impl CliSessionConfig {
             match map.get("protocol") {
                 Some(Value::String(p)) if p == "cli" => {}
                 None | Some(Value::Null) => {}
-                Some(other) => return Err(AgentContextError::invalid(format!(
+                Some(other) => {
+                    return Err(AgentContextError::invalid(format!(
                     "options.protocol must be 'cli' for a session over the command line, got {}",
                     match other {
                         Value::String(s) => format!("\"{s}\""),
                         v => type_name(v).to_owned(),
                     }
-                ))),
+                )))
+                }
             }
             system_prompt = match map.remove("systemPrompt") {
                 None | Some(Value::Null) => None,
