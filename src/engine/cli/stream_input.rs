@@ -1,6 +1,6 @@
 //! The lines a CLI with streaming input reads on stdin, and what the
 //! session needs from the lines it prints: Claude Code's
-//! `--input-format stream-json` (checked on a real run, `docs/sessions.md`).
+//! `--input-format stream-json` (checked on a real run, `docs/sessions-cli.md`).
 //! A turn is one `user` line; it ends at the `result` line. A
 //! `control_request` (`interrupt`, `set_model`) is answered by a
 //! `control_response` with its `request_id`.
