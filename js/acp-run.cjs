@@ -27,12 +27,11 @@ function cdWhy(problem) {
  * AgentContextError's message) when the options cannot be read. `rest`:
  * the options without the functions and `env`.
  */
-async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError }) {
+async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError, Engine = engineClass() }) {
   const { command, onPermission: _p, onUpdate: _u, ...options } = rest;
   // The agent's folder with links resolved: what the client fs methods compare with.
   const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
   const cd = given && !directoryProblem(given) ? fs.realpathSync(given) : options.cd;
-  const Engine = engineClass();
   let engine;
   try {
     engine = new Engine(String(agentType), { ...options, cd }, command ?? '', onPermission !== undefined);

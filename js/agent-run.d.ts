@@ -106,8 +106,15 @@ export type McpServerConfig =
 
 /** `openAgentSession`'s options: runAgent's, less the per-turn ones, plus the session's own. */
 export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEvent' | 'onPermission' | 'protocol' | 'extraArgs'> {
-  /** Sessions run over the Agent Client Protocol. */
-  protocol?: 'acp';
+  /**
+   * 'acp' (default): over the Agent Client Protocol. 'cli': over the agent's
+   * own command line: Claude Code keeps one process (`--input-format
+   * stream-json`); the other CLIs start a process per turn, resuming the
+   * session (`persistent` false). Over 'cli': text prompts only, no
+   * `mcpServers`, no modes or config options; `setModel` sets the model of
+   * the next turns.
+   */
+  protocol?: 'acp' | 'cli';
   /** Added to the agent's system prompt (Claude Code), or opening the first prompt (the others). */
   systemPrompt?: string;
   mcpServers?: McpServerConfig[];
@@ -138,8 +145,8 @@ export type ContentBlock = { type: 'text'; text: string } | { type: string; [key
 export interface AgentSession {
   readonly sessionId: string | undefined;
   readonly agentType: string;
-  readonly protocol: 'acp';
-  /** True: one process holds every turn. */
+  readonly protocol: 'acp' | 'cli';
+  /** True: one process holds every turn; false: a process per turn (over 'cli', every CLI but Claude Code). */
   readonly persistent: boolean;
   /** The agent's `agentCapabilities` (load, resume, images, MCP transports, …). */
   readonly capabilities: Record<string, unknown>;
@@ -157,7 +164,7 @@ export interface AgentSession {
   ): Promise<AgentTurn>;
   setMode(id: string): Promise<void>;
   setConfigOption(id: string, value: string | boolean): Promise<void>;
-  /** Through the agent's model option, else its older set_model; else rejects naming the agent. */
+  /** Through the agent's model option, else its older set_model; else rejects naming the agent. Over 'cli': the next turns' model. */
   setModel(id: string): Promise<void>;
   authenticate(methodId: string): Promise<void>;
   /** The running turn ends `aborted`, its stopReason `cancelled`; queued prompts go on. */
@@ -167,8 +174,9 @@ export interface AgentSession {
 }
 
 /**
- * Node only: starts `agentType` over the Agent Client Protocol and opens a
- * session (a new one, or `sessionId` resumed or loaded). Rejects with
+ * Node only: starts `agentType` over the Agent Client Protocol (or its own
+ * command line, `protocol: 'cli'`) and opens a session (a new one, or
+ * `sessionId` resumed or loaded). Rejects with
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started or the session opened.
  */

@@ -1,6 +1,7 @@
-// openAgentSession, Node only: an agent kept open over the Agent Client
-// Protocol for many turns, on the session engine (`__Engine`, src/engine/,
-// driven by ./engine-host.cjs). Shipped as pkg/node/session.cjs; the Node
+// openAgentSession, Node only: an agent kept open for many turns, over the
+// Agent Client Protocol (`__Engine`, src/engine/) or over its own command
+// line (`protocol: 'cli'`, `__CliEngine`, src/engine/cli/), both driven by
+// ./engine-host.cjs. Shipped as pkg/node/session.cjs; the Node
 // entry requires it on the first call.
 'use strict';
 
@@ -75,12 +76,15 @@ async function openAgentSession(api, agentType, options) {
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
   const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');
   if (badEnv) throw inputError(badEnv);
-  if (rest.protocol != null && rest.protocol !== 'acp') {
-    throw inputError(`options.protocol must be 'acp' for a session (sessions over an agent's command line are not available yet), got ${JSON.stringify(rest.protocol)}`);
+  if (rest.protocol != null && rest.protocol !== 'acp' && rest.protocol !== 'cli') {
+    throw inputError(`options.protocol must be 'acp' or 'cli', got ${JSON.stringify(rest.protocol)}`);
   }
+  const protocol = rest.protocol ?? 'acp';
+  // Over the agent's own command line: the CLI session engine (src/engine/cli/), driven alike.
+  const Engine = protocol === 'cli' ? require('./agent_context_gemini_tool.js').__CliEngine : undefined;
   const env = givenEnv ?? process.env;
   let hostError = null;
-  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err) });
+  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), Engine });
   if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
   const { host, plan } = started;
   const opened = await host.run((now) => host.engine.open(now));
@@ -105,8 +109,9 @@ async function openAgentSession(api, agentType, options) {
       return snapshot.sessionId ?? undefined;
     },
     agentType: String(agentType),
-    protocol: 'acp',
-    persistent: true,
+    protocol,
+    /** One process for every turn (ACP; Claude Code over its CLI), else a process per turn. */
+    persistent: protocol === 'acp' || plan.persistent === true,
     get capabilities() {
       return snapshot.capabilities ?? {};
     },

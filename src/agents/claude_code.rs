@@ -39,7 +39,12 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: "acceptEdits",
         },
         trailing_args: &[],
-        extras: CliExtras::NONE,
+        extras: CliExtras {
+            // One `{"type":"user",…}` line per turn, a `result` line at its
+            // end; `control_request` `interrupt` ends the running turn.
+            stream_input: Some(&["--input-format", "stream-json"]),
+            ..CliExtras::NONE
+        },
     },
     acp: Some(AcpLaunch {
         command: "claude-agent-acp",

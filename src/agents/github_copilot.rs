@@ -45,6 +45,7 @@ pub const AGENT: AgentSpec = AgentSpec {
                 flag: "--resume",
                 here: &["-C", "."],
             }),
+            stream_input: None,
         },
     },
     acp: Some(AcpLaunch {

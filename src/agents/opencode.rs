@@ -41,6 +41,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             usage_file: None,
             args_may_hold_spaces: false,
             resume_existing: None,
+            stream_input: None,
         },
     },
     acp: Some(AcpLaunch {

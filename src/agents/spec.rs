@@ -123,6 +123,11 @@ pub struct CliExtras {
     /// fails with "No session, task, or name matched"). `runAgent` uses it:
     /// SPEC §10 wants an unknown id to be `session_not_found`.
     pub resume_existing: Option<ResumeExisting>,
+    /// Arguments that make the CLI read one JSON message a line on stdin and
+    /// keep running between turns (Claude Code's `--input-format
+    /// stream-json`): a session over the CLI then keeps one process.
+    /// `None`: a process per turn, resumed with [`CliSpec::session`].
+    pub stream_input: Option<&'static [&'static str]>,
 }
 
 /// How to resume only an existing session ([`CliExtras::resume_existing`]).
@@ -141,6 +146,7 @@ impl CliExtras {
         usage_file: None,
         args_may_hold_spaces: true,
         resume_existing: None,
+        stream_input: None,
     };
 }
 

@@ -7,6 +7,7 @@
 //! no process (`tests.rs`).
 
 mod action;
+pub mod cli;
 pub mod config;
 #[allow(clippy::module_inception)]
 mod engine;

@@ -44,7 +44,7 @@ fn failure_json(f: &Failure) -> Value {
     json!({"kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()})
 }
 
-fn action_json(action: Action) -> Value {
+pub(super) fn action_json(action: Action) -> Value {
     match action {
         Action::Spawn {
             command,
@@ -80,7 +80,7 @@ fn action_json(action: Action) -> Value {
     }
 }
 
-fn now_ms(now: f64) -> u64 {
+pub(super) fn now_ms(now: f64) -> u64 {
     if now.is_finite() && now > 0.0 {
         now as u64
     } else {

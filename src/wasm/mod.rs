@@ -21,6 +21,8 @@ mod assemble_api;
 // `buildCliInvocation` (in the runners' module) warns through it too.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod call_options;
+#[cfg(feature = "gemini-tool")]
+mod cli_engine_api;
 #[cfg(feature = "api")]
 mod context_api;
 #[cfg(feature = "api")]

@@ -51,7 +51,7 @@ test('openAgentSession: unknown keys warn; a bad field is INVALID_INPUT naming i
   await assert.rejects(pkg.openAgentSession('claude-code', { cd: os.tmpdir(), idleClose: -1 }), (err) => err.code === 'INVALID_INPUT' && /options\.idleClose/.test(err.message));
   await assert.rejects(pkg.openAgentSession('claude-code', { cd: os.tmpdir(), mcpServers: [{ name: 'x', type: 'ws', url: 'u' }] }), (err) => err.code === 'INVALID_INPUT' && /options\.mcpServers\[0\]\.type/.test(err.message));
   await assert.rejects(pkg.openAgentSession('claude-code', { cd: os.tmpdir(), env: { A: 1 } }), (err) => err.code === 'INVALID_INPUT' && err.message === 'options.env.A must be a string, got number');
-  await assert.rejects(pkg.openAgentSession('claude-code', { cd: os.tmpdir(), protocol: 'cli' }), (err) => err.code === 'INVALID_INPUT');
+  await assert.rejects(pkg.openAgentSession('claude-code', { cd: os.tmpdir(), protocol: 'ssh' }), (err) => err.code === 'INVALID_INPUT');
 });
 
 test('a fractional maxBytes is rounded down, as the README says', () => {

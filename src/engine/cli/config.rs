@@ -1,0 +1,180 @@
+//! What a session over an agent's command line is opened with: the agent,
+//! the options of a run (`RunAgentOptions`: the folder, the model, the
+//! sandbox, the deadlines, the retries), the system prompt, and how each
+//! process of the session is started (the CLI's own headless command line,
+//! from [`build_cli_invocation`], with the session to resume and, for a CLI
+//! that reads a message a line, its streaming-input flags).
+
+use serde_json::Value;
+
+use crate::agents::{self, AgentSpec, SystemPromptArg};
+use crate::error::{AgentContextError, Result};
+use crate::invocation::build_cli_invocation;
+use crate::json_read::type_name;
+use crate::output::AssemblerOutput;
+use crate::platform::limits::{self, CommandLine};
+use crate::platform::Platform;
+use crate::run::RunOptions;
+
+/// A session's settings over the CLI, with the defaults filled in.
+#[derive(Clone, Debug)]
+pub struct CliSessionConfig {
+    pub agent: &'static AgentSpec,
+    /// `cd`, `model` (the first process's), `sessionId`, `sandbox`, `yolo`,
+    /// the deadlines and retries, `extraArgs`; the platform and the
+    /// child's environment once the host launched it.
+    pub options: RunOptions,
+    /// Given to every process where the CLI takes a system prompt flag;
+    /// otherwise it opens the first prompt of a new session.
+    pub system_prompt: Option<String>,
+    /// What is spawned: the file the host found (or the command's name
+    /// until then) and the arguments before the agent's own (a script
+    /// that an interpreter runs).
+    pub file: String,
+    pub prefix: Vec<String>,
+    /// The file found for the command, named in messages.
+    pub found: Option<String>,
+}
+
+impl CliSessionConfig {
+    /// Reads `options` (`RunAgentOptions` and the session's own keys,
+    /// without the functions and `env`) for `agent_type`; `command`
+    /// overrides the registry's executable when not empty. Every problem
+    /// names its field.
+    pub fn read(agent_type: &str, options: &Value, command: &str) -> Result<CliSessionConfig> {
+        let agent = agents::require(agent_type, "to run")?;
+        let mut rest = options.clone();
+        let mut system_prompt = None;
+        if let Some(map) = rest.as_object_mut() {
+            match map.get("protocol") {
+                Some(Value::String(p)) if p == "cli" => {}
+                None | Some(Value::Null) => {}
+                Some(other) => {
+                    return Err(AgentContextError::invalid(format!(
+                    "options.protocol must be 'cli' for a session over the command line, got {}",
+                    match other {
+                        Value::String(s) => format!("\"{s}\""),
+                        v => type_name(v).to_owned(),
+                    }
+                )))
+                }
+            }
+            system_prompt = match map.remove("systemPrompt") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if s.is_empty() => None,
+                Some(Value::String(s)) => Some(s),
+                Some(other) => {
+                    return Err(AgentContextError::invalid(format!(
+                        "options.systemPrompt must be a string, got {}",
+                        type_name(&other)
+                    )))
+                }
+            };
+            match map.remove("mcpServers") {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(list)) if list.is_empty() => {}
+                Some(_) => {
+                    return Err(AgentContextError::invalid(format!(
+                        "options.mcpServers is not taken by a session over {}'s command line (protocol 'cli'); open it with protocol 'acp'",
+                        agent.name
+                    )))
+                }
+            }
+        }
+        let command = if command.is_empty() {
+            agent.cli.command
+        } else {
+            command
+        };
+        let options = RunOptions::read(&rest, command)?;
+        let cfg = CliSessionConfig {
+            agent,
+            options,
+            system_prompt,
+            file: command.to_owned(),
+            prefix: Vec::new(),
+            found: None,
+        };
+        // Every option that reaches the command line is checked now.
+        cfg.command_line(
+            cfg.options.session_id.as_deref(),
+            cfg.options.model.as_deref(),
+        )?;
+        Ok(cfg)
+    }
+
+    /// Whether one process holds every turn (the CLI reads a message a line).
+    pub fn persistent(&self) -> bool {
+        self.agent.cli.extras.stream_input.is_some()
+    }
+
+    /// Whether the system prompt travels as a flag of every process (else
+    /// it opens the first prompt of a new session).
+    pub fn system_as_flag(&self) -> bool {
+        !matches!(self.agent.cli.system_prompt, SystemPromptArg::None)
+    }
+
+    /// The command was resolved: spawn `file` with `prefix` first; the
+    /// command line is counted against `platform`'s limits with `env` (the
+    /// child's whole environment).
+    pub fn launch(
+        &mut self,
+        platform: Platform,
+        found: &str,
+        file: &str,
+        prefix: &[String],
+        env: Vec<(String, String)>,
+    ) -> Result<()> {
+        self.options.platform = Some(platform);
+        self.options.env = Some(env);
+        self.file = file.to_owned();
+        self.prefix = prefix.to_vec();
+        self.found = Some(found.to_owned());
+        let session = self.options.session_id.clone();
+        let model = self.options.model.clone();
+        self.command_line(session.as_deref(), model.as_deref())
+            .map(|_| ())
+    }
+
+    /// The file and arguments of a process resuming `session` (a new
+    /// session when `None`) with `model`. The prompt travels on stdin.
+    pub fn command_line(
+        &self,
+        session: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<(String, Vec<String>)> {
+        let cli = &self.agent.cli;
+        let mut inv = self.options.invocation();
+        inv.session_id = session.map(str::to_owned);
+        inv.model = model.map(str::to_owned);
+        // The host writes no file for a session: a system prompt too long
+        // for an argument is refused, naming the limit.
+        inv.system_prompt_file = None;
+        inv.usage_file = None;
+        let output = AssemblerOutput {
+            prompt: "(the prompt travels on stdin)".to_owned(),
+            system_flag: self.system_prompt.clone().filter(|_| self.system_as_flag()),
+        };
+        let built = build_cli_invocation(self.agent.agent_type, &output, &inv)?;
+        let mut args = built.args;
+        if let Some(stream) = cli.extras.stream_input {
+            let at = cli.base_args.len().min(args.len());
+            args.splice(at..at, stream.iter().map(|a| (*a).to_owned()));
+        }
+        let args: Vec<String> = self.prefix.iter().cloned().chain(args).collect();
+        let platform = self.options.platform.unwrap_or_default();
+        let line = CommandLine {
+            program: &self.file,
+            args: &args,
+            env: self.options.env.as_deref().unwrap_or(&[]),
+        };
+        limits::check(platform, &line).map_err(|over| {
+            AgentContextError::invalid(format!(
+                "the command line does not fit on {}: {} (the prompt travels on stdin; shorten the options)",
+                platform.name(),
+                over.message()
+            ))
+        })?;
+        Ok((self.file.clone(), args))
+    }
+}

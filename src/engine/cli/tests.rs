@@ -1,0 +1,641 @@
+//! The CLI session engine on scripted events and a fake clock: no process,
+//! no I/O. Each test plays the CLI's side line by line and checks the
+//! actions.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::engine::{Action, Outcome, TurnLimits, TurnResult};
+use crate::run::AgentErrorKind;
+
+const LIMITS: TurnLimits = TurnLimits {
+    idle_ms: 30_000,
+    max_ms: 90_000,
+    max_retries: 0,
+    events: true,
+};
+
+fn engine(agent: &str, options: Value) -> CliEngine {
+    let mut o = json!({"cd": "/w"});
+    for (k, v) in options.as_object().unwrap() {
+        o[k] = v.clone();
+    }
+    CliEngine::new(CliSessionConfig::read(agent, &o, "").unwrap())
+}
+
+fn drain(e: &mut CliEngine) -> Vec<Action> {
+    std::iter::from_fn(|| e.poll()).collect()
+}
+
+fn text(prompt: &str) -> Value {
+    json!([{"type": "text", "text": prompt}])
+}
+
+fn say(e: &mut CliEngine, line: Value, now: u64) {
+    e.stdout(format!("{line}\n").as_bytes(), now);
+}
+
+fn spawn_args(actions: &[Action]) -> Option<Vec<String>> {
+    actions.iter().find_map(|a| match a {
+        Action::Spawn { args, .. } => Some(args.clone()),
+        _ => None,
+    })
+}
+
+/// The lines written to stdin, parsed.
+fn written(actions: &[Action]) -> Vec<Value> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Write(line) => {
+                assert!(line.ends_with('\n'), "{line:?}");
+                Some(serde_json::from_str(line.trim_end()).unwrap())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn turn_of(actions: &[Action], op: u64) -> TurnResult {
+    actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Done {
+                op: o,
+                outcome: Outcome::Turn(t),
+            } if *o == op => Some((**t).clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no turn {op} in {actions:?}"))
+}
+
+fn claude_answer(e: &mut CliEngine, session: &str, reply: &str, now: u64) {
+    say(
+        e,
+        json!({"type": "system", "subtype": "init", "session_id": session}),
+        now,
+    );
+    say(
+        e,
+        json!({"type": "assistant", "session_id": session,
+        "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}}),
+        now,
+    );
+    say(
+        e,
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": reply,
+        "session_id": session, "stop_reason": "end_turn"}),
+        now,
+    );
+}
+
+/// A Claude session opened and its process running.
+fn claude_open(options: Value) -> CliEngine {
+    let mut e = engine("claude-code", options);
+    assert!(e.persistent());
+    let op = e.open(0);
+    let seen = drain(&mut e);
+    let args = spawn_args(&seen).expect("the process starts at open");
+    assert_eq!(
+        args[..6],
+        [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json"
+        ]
+    );
+    e.spawned(10);
+    let seen = drain(&mut e);
+    assert!(
+        matches!(&seen[..], [Action::Done { op: o, outcome: Outcome::Opened(_) }] if *o == op),
+        "{seen:?}"
+    );
+    e
+}
+
+#[test]
+fn claude_three_turns_in_one_process() {
+    let mut e = claude_open(json!({"model": "m1"}));
+    for (i, prompt) in ["one", "two", "three"].iter().enumerate() {
+        let now = 100 * (i as u64 + 1);
+        let op = e.prompt(text(prompt), LIMITS, now);
+        let seen = drain(&mut e);
+        assert_eq!(spawn_args(&seen), None, "no new process for turn {i}");
+        let lines = written(&seen);
+        assert_eq!(
+            lines,
+            [json!({"type": "user", "message": {"role": "user",
+            "content": [{"type": "text", "text": prompt}]}})]
+        );
+        claude_answer(&mut e, "s1", &format!("answer {i}"), now + 5);
+        let seen = drain(&mut e);
+        assert!(seen
+            .iter()
+            .any(|a| matches!(a, Action::Event { op: o, .. } if *o == op)));
+        let turn = turn_of(&seen, op);
+        assert!(turn.success, "{turn:?}");
+        assert_eq!(turn.reply.text, format!("answer {i}"));
+        assert_eq!(turn.session_id.as_deref(), Some("s1"));
+        assert_eq!(turn.stop_reason.as_deref(), Some("end_turn"));
+        assert_eq!(turn.duration_ms, 5);
+        assert_eq!(e.snapshot().session_id.as_deref(), Some("s1"));
+    }
+    // Close: stdin ends; the process exits; done.
+    let close = e.close(1000);
+    assert_eq!(drain(&mut e), [Action::CloseStdin]);
+    e.exited(Some(0), None, 1100);
+    assert_eq!(
+        drain(&mut e),
+        [
+            Action::Done {
+                op: close,
+                outcome: Outcome::Ok(Value::Null)
+            },
+            Action::Closed
+        ]
+    );
+}
+
+#[test]
+fn claude_prompts_queue_behind_the_running_turn() {
+    let mut e = claude_open(json!({}));
+    let a = e.prompt(text("a"), LIMITS, 100);
+    let b = e.prompt(text("b"), LIMITS, 101);
+    let seen = drain(&mut e);
+    assert_eq!(written(&seen).len(), 1, "one turn at a time");
+    claude_answer(&mut e, "s1", "A", 200);
+    let seen = drain(&mut e);
+    assert!(turn_of(&seen, a).success);
+    assert_eq!(written(&seen)[0]["message"]["content"][0]["text"], "b");
+    claude_answer(&mut e, "s1", "B", 300);
+    assert_eq!(turn_of(&drain(&mut e), b).reply.text, "B");
+}
+
+#[test]
+fn claude_cancel_interrupts_then_the_next_turn_runs_in_the_same_process() {
+    let mut e = claude_open(json!({}));
+    let op = e.prompt(text("stall"), LIMITS, 100);
+    drain(&mut e);
+    say(
+        &mut e,
+        json!({"type": "system", "subtype": "init", "session_id": "s1"}),
+        150,
+    );
+    e.cancel(200);
+    let lines = written(&drain(&mut e));
+    assert_eq!(lines[0]["type"], "control_request");
+    assert_eq!(lines[0]["request"], json!({"subtype": "interrupt"}));
+    assert_eq!(e.poll_timeout(), Some(200 + CLI_CANCEL_GRACE_MS));
+    let rid = lines[0]["request_id"].clone();
+    say(
+        &mut e,
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": rid}}),
+        210,
+    );
+    say(
+        &mut e,
+        json!({"type": "result", "subtype": "error_during_execution", "is_error": true, "session_id": "s1"}),
+        220,
+    );
+    let turn = turn_of(&drain(&mut e), op);
+    assert_eq!(turn.kind(), Some(AgentErrorKind::Aborted));
+    assert_eq!(turn.stop_reason.as_deref(), Some("cancelled"));
+    assert_eq!(e.poll_timeout(), None, "no kill once the turn ended");
+    let next = e.prompt(text("and now?"), LIMITS, 300);
+    let seen = drain(&mut e);
+    assert_eq!(spawn_args(&seen), None);
+    claude_answer(&mut e, "s1", "fine", 350);
+    assert!(turn_of(&drain(&mut e), next).success);
+}
+
+#[test]
+fn claude_killed_after_the_grace_then_resumed_on_the_next_turn() {
+    let mut e = claude_open(json!({}));
+    let first = e.prompt(text("one"), LIMITS, 100);
+    drain(&mut e);
+    claude_answer(&mut e, "s1", "ok", 150);
+    assert!(turn_of(&drain(&mut e), first).success);
+    let stuck = e.prompt(text("two"), LIMITS, 200);
+    drain(&mut e);
+    say(
+        &mut e,
+        json!({"type": "system", "subtype": "init", "session_id": "s1"}),
+        210,
+    );
+    e.cancel(300);
+    drain(&mut e);
+    e.timeout(300 + CLI_CANCEL_GRACE_MS - 1);
+    assert!(drain(&mut e).is_empty());
+    e.timeout(300 + CLI_CANCEL_GRACE_MS);
+    assert_eq!(drain(&mut e), [Action::Kill]);
+    e.exited(None, Some("SIGKILL"), 5400);
+    let turn = turn_of(&drain(&mut e), stuck);
+    assert_eq!(turn.kind(), Some(AgentErrorKind::Aborted));
+    // The next turn starts the CLI again on the same session.
+    let third = e.prompt(text("three"), LIMITS, 6000);
+    let args = spawn_args(&drain(&mut e)).expect("started again");
+    assert!(args.contains(&"--resume=s1".to_owned()), "{args:?}");
+    e.spawned(6010);
+    assert_eq!(
+        written(&drain(&mut e))[0]["message"]["content"][0]["text"],
+        "three"
+    );
+    claude_answer(&mut e, "s1", "back", 6100);
+    let turn = turn_of(&drain(&mut e), third);
+    assert!(turn.success, "{turn:?}");
+    assert_eq!(turn.requested_session_id.as_deref(), Some("s1"));
+}
+
+#[test]
+fn claude_crash_between_turns_resumes_and_is_verified() {
+    let mut e = claude_open(json!({}));
+    let first = e.prompt(text("one"), LIMITS, 100);
+    drain(&mut e);
+    claude_answer(&mut e, "s1", "ok", 150);
+    assert!(turn_of(&drain(&mut e), first).success);
+    e.exited(Some(1), None, 500);
+    assert!(drain(&mut e).is_empty(), "nothing waits: nothing to say");
+    let second = e.prompt(text("two"), LIMITS, 600);
+    assert!(spawn_args(&drain(&mut e))
+        .unwrap()
+        .contains(&"--resume=s1".to_owned()));
+    e.spawned(610);
+    drain(&mut e);
+    // Another session answered: never a silent new session.
+    claude_answer(&mut e, "s2", "who?", 700);
+    let turn = turn_of(&drain(&mut e), second);
+    assert_eq!(
+        turn.kind(),
+        Some(AgentErrorKind::SessionNotFound),
+        "{turn:?}"
+    );
+    assert_eq!(e.snapshot().session_id.as_deref(), Some("s1"));
+}
+
+#[test]
+fn claude_gone_before_it_read_the_prompt_gets_it_again_once() {
+    let mut e = claude_open(json!({}));
+    let op = e.prompt(text("one"), LIMITS, 100);
+    drain(&mut e);
+    e.exited(Some(1), None, 120);
+    let seen = drain(&mut e);
+    assert!(spawn_args(&seen).is_some(), "started again: {seen:?}");
+    e.spawned(130);
+    assert_eq!(written(&drain(&mut e)).len(), 1);
+    e.stderr(b"boom\n", 140);
+    e.exited(Some(1), None, 150);
+    let turn = turn_of(&drain(&mut e), op);
+    // As runAgent says of a CLI that exits without its final event.
+    assert_eq!(turn.kind(), Some(AgentErrorKind::Incomplete), "{turn:?}");
+    assert_eq!(turn.error.unwrap().last_lines, ["boom"]);
+}
+
+#[test]
+fn claude_idle_turn_is_interrupted_and_ends_idle_timeout() {
+    let mut e = claude_open(json!({}));
+    let op = e.prompt(text("one"), LIMITS, 100);
+    drain(&mut e);
+    assert_eq!(e.poll_timeout(), Some(100 + LIMITS.idle_ms));
+    e.timeout(100 + LIMITS.idle_ms);
+    assert_eq!(
+        written(&drain(&mut e))[0]["request"]["subtype"],
+        "interrupt"
+    );
+    say(
+        &mut e,
+        json!({"type": "result", "subtype": "error_during_execution", "is_error": true, "session_id": "s1"}),
+        30_200,
+    );
+    let turn = turn_of(&drain(&mut e), op);
+    assert_eq!(turn.kind(), Some(AgentErrorKind::IdleTimeout), "{turn:?}");
+}
+
+#[test]
+fn claude_set_model_is_a_control_request_and_the_next_process_flag() {
+    let mut e = claude_open(json!({"model": "m1"}));
+    let op = e.set_model("m2", 50);
+    let lines = written(&drain(&mut e));
+    assert_eq!(
+        lines[0]["request"],
+        json!({"subtype": "set_model", "model": "m2"})
+    );
+    say(
+        &mut e,
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": lines[0]["request_id"]}}),
+        60,
+    );
+    assert_eq!(
+        drain(&mut e),
+        [Action::Done {
+            op,
+            outcome: Outcome::Ok(Value::Null)
+        }]
+    );
+    assert_eq!(e.snapshot().model.as_deref(), Some("m2"));
+    let refused = e.set_model("m3", 70);
+    let lines = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"type": "control_response", "response": {"subtype": "error", "request_id": lines[0]["request_id"], "error": "unknown model"}}),
+        80,
+    );
+    match &drain(&mut e)[..] {
+        [Action::Done {
+            op,
+            outcome: Outcome::Failed(f),
+        }] if *op == refused => {
+            assert_eq!(f.kind, AgentErrorKind::RequestRejected);
+            assert!(f.message.contains("unknown model"));
+        }
+        other => panic!("{other:?}"),
+    }
+    e.exited(Some(0), None, 90);
+    e.prompt(text("hi"), LIMITS, 100);
+    let args = spawn_args(&drain(&mut e)).unwrap();
+    assert!(args.contains(&"--model=m3".to_owned()), "{args:?}");
+}
+
+#[test]
+fn modes_options_and_authentication_are_refused_naming_the_agent() {
+    let mut e = claude_open(json!({}));
+    type Ask = fn(&mut CliEngine) -> u64;
+    let asks: [Ask; 3] = [
+        |e| e.set_mode("plan", 1),
+        |e| e.set_config_option("x", json!(true), 1),
+        |e| e.authenticate("login", 1),
+    ];
+    for ask in asks {
+        let op = ask(&mut e);
+        match &drain(&mut e)[..] {
+            [Action::Done {
+                op: o,
+                outcome: Outcome::Failed(f),
+            }] if *o == op => {
+                assert_eq!(f.kind, AgentErrorKind::InvalidParams);
+                assert!(
+                    f.message.contains("Claude Code") && f.message.contains("protocol 'cli'"),
+                    "{}",
+                    f.message
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn claude_close_kills_a_process_that_does_not_exit() {
+    let mut e = claude_open(json!({}));
+    let close = e.close(100);
+    assert_eq!(drain(&mut e), [Action::CloseStdin]);
+    assert_eq!(e.poll_timeout(), Some(100 + CLI_CLOSE_GRACE_MS));
+    e.timeout(100 + CLI_CLOSE_GRACE_MS);
+    assert_eq!(drain(&mut e), [Action::Kill]);
+    e.exited(None, Some("SIGKILL"), 5200);
+    assert_eq!(
+        drain(&mut e),
+        [
+            Action::Done {
+                op: close,
+                outcome: Outcome::Ok(Value::Null)
+            },
+            Action::Closed
+        ]
+    );
+}
+
+#[test]
+fn claude_close_during_a_turn_interrupts_it_first() {
+    let mut e = claude_open(json!({}));
+    let op = e.prompt(text("one"), LIMITS, 100);
+    let queued = e.prompt(text("two"), LIMITS, 100);
+    drain(&mut e);
+    let close = e.close(200);
+    let seen = drain(&mut e);
+    assert_eq!(turn_of(&seen, queued).kind(), Some(AgentErrorKind::Aborted));
+    assert_eq!(written(&seen)[0]["request"]["subtype"], "interrupt");
+    say(
+        &mut e,
+        json!({"type": "result", "subtype": "error_during_execution", "is_error": true, "session_id": "s1"}),
+        250,
+    );
+    let seen = drain(&mut e);
+    assert_eq!(turn_of(&seen, op).kind(), Some(AgentErrorKind::Aborted));
+    assert_eq!(seen.last(), Some(&Action::CloseStdin));
+    e.exited(Some(0), None, 300);
+    assert_eq!(
+        drain(&mut e),
+        [
+            Action::Done {
+                op: close,
+                outcome: Outcome::Ok(Value::Null)
+            },
+            Action::Closed
+        ]
+    );
+}
+
+fn codex_answer(e: &mut CliEngine, thread: &str, reply: &str, now: u64) {
+    let lines = format!(
+        "{}\n{}\n{}\n",
+        json!({"type": "thread.started", "thread_id": thread}),
+        json!({"type": "item.completed", "item": {"id": "i", "type": "agent_message", "text": reply}}),
+        json!({"type": "turn.completed"})
+    );
+    e.stdout(lines.as_bytes(), now);
+}
+
+#[test]
+fn codex_a_process_per_turn_resuming_the_session() {
+    let mut e = engine("openai-codex", json!({"systemPrompt": "Be brief."}));
+    assert!(!e.persistent());
+    let open = e.open(0);
+    match &drain(&mut e)[..] {
+        [Action::Done {
+            op,
+            outcome: Outcome::Opened(_),
+        }] if *op == open => {}
+        other => panic!("opened at once, nothing started: {other:?}"),
+    }
+    let first = e.prompt(text("one"), LIMITS, 100);
+    let args = spawn_args(&drain(&mut e)).unwrap();
+    assert!(!args.contains(&"resume".to_owned()), "{args:?}");
+    e.spawned(110);
+    // The instructions open the first prompt (Codex takes no system prompt flag).
+    assert_eq!(
+        drain(&mut e),
+        [Action::Write("Be brief.\n\none".into()), Action::CloseStdin]
+    );
+    codex_answer(&mut e, "t1", "first", 200);
+    let seen = drain(&mut e);
+    assert!(
+        seen.iter().all(|a| matches!(a, Action::Event { .. })),
+        "{seen:?}"
+    );
+    e.exited(Some(0), None, 210);
+    let turn = turn_of(&drain(&mut e), first);
+    assert!(turn.success, "{turn:?}");
+    assert_eq!(
+        (turn.session_id.as_deref(), turn.reply.text.as_str()),
+        (Some("t1"), "first")
+    );
+    assert_eq!(turn.stop_reason.as_deref(), Some("end_turn"));
+    let second = e.prompt(text("two"), LIMITS, 300);
+    let args = spawn_args(&drain(&mut e)).unwrap();
+    assert_eq!(args[args.len() - 3..], ["resume", "t1", "-"], "{args:?}");
+    e.spawned(310);
+    assert_eq!(
+        drain(&mut e),
+        [Action::Write("two".into()), Action::CloseStdin]
+    );
+    codex_answer(&mut e, "t1", "second", 400);
+    e.exited(Some(0), None, 410);
+    let turn = turn_of(&drain(&mut e), second);
+    assert!(turn.success);
+    assert_eq!(turn.requested_session_id.as_deref(), Some("t1"));
+    // Another thread answering a resume is session_not_found.
+    let third = e.prompt(text("three"), LIMITS, 500);
+    drain(&mut e);
+    e.spawned(510);
+    drain(&mut e);
+    codex_answer(&mut e, "t9", "new", 600);
+    e.exited(Some(0), None, 610);
+    let turn = turn_of(&drain(&mut e), third);
+    assert_eq!(
+        turn.kind(),
+        Some(AgentErrorKind::SessionNotFound),
+        "{turn:?}"
+    );
+    // Closed with nothing running: at once.
+    let close = e.close(700);
+    assert_eq!(
+        drain(&mut e),
+        [
+            Action::Done {
+                op: close,
+                outcome: Outcome::Ok(Value::Null)
+            },
+            Action::Closed
+        ]
+    );
+}
+
+#[test]
+fn per_turn_cancel_kills_the_tree() {
+    let mut e = engine("google-gemini", json!({}));
+    let op = e.prompt(text("one"), LIMITS, 100);
+    drain(&mut e);
+    e.spawned(110);
+    drain(&mut e);
+    e.cancel(200);
+    assert_eq!(drain(&mut e), [Action::Kill]);
+    e.exited(None, Some("SIGKILL"), 220);
+    let turn = turn_of(&drain(&mut e), op);
+    assert_eq!(turn.kind(), Some(AgentErrorKind::Aborted));
+    assert_eq!(turn.stop_reason.as_deref(), Some("cancelled"));
+}
+
+#[test]
+fn per_turn_retry_waits_then_starts_a_new_process() {
+    let mut e = engine("openai-codex", json!({}));
+    let limits = TurnLimits {
+        max_retries: 1,
+        ..LIMITS
+    };
+    let op = e.prompt(text("one"), limits, 100);
+    drain(&mut e);
+    e.spawned(110);
+    drain(&mut e);
+    e.stderr(b"ERROR: unexpected status 500 Internal Server Error\n", 150);
+    e.exited(Some(1), None, 200);
+    assert!(drain(&mut e).is_empty(), "waiting to retry");
+    assert_eq!(e.poll_timeout(), Some(700));
+    e.timeout(700);
+    assert!(spawn_args(&drain(&mut e)).is_some());
+    e.spawned(710);
+    drain(&mut e);
+    codex_answer(&mut e, "t1", "ok", 800);
+    e.exited(Some(0), None, 810);
+    let turn = turn_of(&drain(&mut e), op);
+    assert!(turn.success, "{turn:?}");
+    assert_eq!(turn.attempts, 2);
+}
+
+#[test]
+fn per_turn_set_model_is_the_next_process_flag() {
+    let mut e = engine("google-gemini", json!({"model": "g1"}));
+    let op = e.set_model("g2", 10);
+    assert_eq!(
+        drain(&mut e),
+        [Action::Done {
+            op,
+            outcome: Outcome::Ok(Value::Null)
+        }]
+    );
+    e.prompt(text("one"), LIMITS, 100);
+    let args = spawn_args(&drain(&mut e)).unwrap();
+    assert!(
+        args.contains(&"--model=g2".to_owned()) || args.windows(2).any(|w| w == ["-m", "g2"]),
+        "{args:?}"
+    );
+}
+
+#[test]
+fn bad_input_and_a_missing_command_fail_every_operation() {
+    let mut e = engine("claude-code", json!({}));
+    let op = e.prompt(
+        json!([{"type": "image", "data": "AA", "mimeType": "image/png"}]),
+        LIMITS,
+        1,
+    );
+    let turn = turn_of(&drain(&mut e), op);
+    assert_eq!(turn.kind(), Some(AgentErrorKind::InvalidParams));
+    assert!(turn.error.unwrap().message.contains("image"));
+    e.cannot_launch(false, "searched PATH", 2);
+    let open = e.open(3);
+    match &drain(&mut e)[..] {
+        [Action::Done {
+            op,
+            outcome: Outcome::Failed(f),
+        }] if *op == open => {
+            assert_eq!(f.kind, AgentErrorKind::CommandNotFound)
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = |o: Value| {
+        CliSessionConfig::read("claude-code", &o, "")
+            .unwrap_err()
+            .message()
+            .to_owned()
+    };
+    assert!(err(json!({"cd": "/w", "protocol": "acp"})).contains("options.protocol"));
+    assert!(
+        err(json!({"cd": "/w", "mcpServers": [{"name": "a", "command": "x"}]}))
+            .contains("protocol 'acp'")
+    );
+    assert!(err(json!({"cd": "/w", "sessionId": "-x"})).contains("session"));
+}
+
+#[test]
+fn claude_spawn_failure_fails_the_open() {
+    let mut e = engine("claude-code", json!({"systemPrompt": "Be brief."}));
+    let open = e.open(0);
+    let args = spawn_args(&drain(&mut e)).unwrap();
+    assert!(
+        args.contains(&"--append-system-prompt=Be brief.".to_owned()),
+        "{args:?}"
+    );
+    e.spawn_failed("EACCES", 5);
+    match &drain(&mut e)[..] {
+        [Action::Done {
+            op,
+            outcome: Outcome::Failed(f),
+        }] if *op == open => {
+            assert_eq!(f.kind, AgentErrorKind::SpawnFailed)
+        }
+        other => panic!("{other:?}"),
+    }
+}
