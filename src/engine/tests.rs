@@ -710,3 +710,88 @@ fn instructions_open_the_first_prompt_of_an_agent_without_a_system_prompt() {
     let (second, _) = turn(&mut e, "two", 20);
     assert_eq!(second["params"]["prompt"][0]["text"], "two");
 }
+
+/// The maintained adapters open sessions in a mode that approves edits by
+/// itself (claude-agent-acp 0.101.0 `auto`, codex-acp 2.6.0 `agent`; the
+/// modes as their `session/new` answered): the engine switches to the
+/// mode that asks, before the session counts as open.
+#[test]
+fn the_maintained_adapters_are_switched_to_the_mode_that_asks() {
+    for (agent, fixture, current, wanted) in [
+        ("claude-code", "claude/0.101.0", "auto", "default"),
+        ("openai-codex", "codex/2.6.0", "agent", "read-only"),
+    ] {
+        let path = format!(
+            "{}/tests/fixtures/acp/{fixture}/plain.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let recorded = std::fs::read_to_string(path).unwrap();
+        let answer: Value = recorded
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|m| m["id"] == 2)
+            .unwrap();
+        assert_eq!(answer["result"]["modes"]["currentModeId"], current);
+        let mut e = engine(agent, json!({}));
+        let op = e.open(0);
+        drain(&mut e);
+        e.spawned(0);
+        let init = written(&drain(&mut e));
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1}}),
+            0,
+        );
+        let new = written(&drain(&mut e));
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": new[0]["id"], "result": answer["result"]}),
+            1,
+        );
+        let actions = drain(&mut e);
+        let sent = written(&actions);
+        assert_eq!(sent[0]["method"], "session/set_mode", "{agent}");
+        assert_eq!(sent[0]["params"]["modeId"], wanted, "{agent}");
+        assert!(!actions.iter().any(|a| matches!(
+            a,
+            Action::Done {
+                outcome: Outcome::Opened(_),
+                ..
+            }
+        )));
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
+            2,
+        );
+        assert!(drain(&mut e)
+            .iter()
+            .any(|a| matches!(a, Action::Done { op: o, outcome: Outcome::Opened(_) } if *o == op)));
+        assert_eq!(e.snapshot().mode.as_deref(), Some(wanted));
+    }
+}
+
+/// Codex's model: `-c model=…` for Zed's codex-acp, `CODEX_CONFIG` for
+/// `@agentclientprotocol/codex-acp` (which ignores its arguments).
+#[test]
+fn codex_gets_the_model_as_an_argument_and_in_codex_config() {
+    let spawn = |options: Value| {
+        let mut e = engine("openai-codex", options);
+        e.open(0);
+        match drain(&mut e).remove(0) {
+            Action::Spawn { args, env, .. } => (args, env),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (args, env) = spawn(json!({"model": "gpt-5.5"}));
+    assert_eq!(args, ["-c", "model=\"gpt-5.5\""]);
+    assert_eq!(
+        env,
+        [(
+            "CODEX_CONFIG".to_owned(),
+            r#"{"model":"gpt-5.5"}"#.to_owned()
+        )]
+    );
+    let (_, env) = spawn(json!({}));
+    assert!(env.is_empty());
+}
