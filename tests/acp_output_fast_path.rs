@@ -206,6 +206,11 @@ proptest! {
                 0 => r#","availableCommands":[{"name":"x","input":{"hint":""}}],"n":-0.5"#.to_owned(),
                 1 => r#","_meta":{"usage":{"inputTokens":3},"durationMs":5}"#.to_owned(),
                 2 => r#","cost":{"amount":0.5,"currency":"USD"}"#.to_owned(),
+                // Claude Code's notice; Codex's failure report.
+                3 => r#","_meta":{"claudeCode":{"kind":"informational","level":"warning"}}"#.to_owned(),
+                _ if extra % 2 == 0 => format!(
+                    r#","_meta":{{"codex":{{"error":{{"message":{text},"codexErrorInfo":{{"x":{{"httpStatusCode":{used}}}}},"willRetry":true}},"threadStatus":{{"type":"systemError"}}}}}}"#
+                ),
                 _ => String::new(),
             };
             // A tool call's fields, as the six agents send them.

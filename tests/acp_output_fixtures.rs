@@ -313,6 +313,135 @@ fn codex_acp_0_16_0_over_acp() {
     assert!(error.errors[0].message.contains("high demand"));
 }
 
+/// Claude Code's auto-mode billing notice, sent by claude-agent-acp 0.101.0
+/// after the answer as an `agent_message_chunk` with
+/// `_meta.claudeCode.kind: informational` (the CLI's `system/informational`):
+/// a note, not the reply's text.
+fn auto_mode_notice(reply: &AgentReply) {
+    assert_eq!(reply.errors.len(), 1, "{:?}", reply.errors);
+    let note = &reply.errors[0];
+    assert!(!note.fatal);
+    assert_eq!(note.code.as_deref(), Some("informational"));
+    assert_eq!(note.source, "agent_message_chunk");
+    assert!(
+        note.message
+            .starts_with("**Warning:** We're changing auto mode"),
+        "{}",
+        note.message
+    );
+    assert!(!reply.text.contains("auto mode"), "{}", reply.text);
+}
+
+#[test]
+fn claude_agent_acp_0_101_0_over_acp() {
+    // The notice is a note: the reply succeeded, with one (non-fatal) error.
+    let plain = parse("claude-code", &read("claude", "0.101.0", "plain"));
+    assert_eq!(plain.text, PLAIN);
+    assert_eq!(
+        plain.session_id.as_deref(),
+        Some("e6c14dd2-68ea-4354-a783-a440bfe05adc")
+    );
+    assert_eq!(plain.status, ReplyStatus::Success);
+    assert_eq!(plain.terminal_reason.as_deref(), Some("end_turn"));
+    auto_mode_notice(&plain);
+    assert_eq!(
+        plain.usage.unwrap(),
+        Usage {
+            cost_usd: Some(0.00132),
+            context_tokens: Some(129),
+            context_window: Some(1000000),
+            ..tokens(120, Some(0), 9)
+        }
+    );
+
+    let tool = parse("claude-code", &read("claude", "0.101.0", "tool"));
+    assert_eq!(tool.text, TOOL_WITH_PREAMBLE);
+    assert_eq!(tool.status, ReplyStatus::Success);
+    auto_mode_notice(&tool);
+    one_read(&tool, "Read");
+    assert_eq!(tool.usage.unwrap().input_tokens, Some(240));
+
+    // An API error comes as the text of a message chunk (with a
+    // `messageId`, as an answer), then as the prompt's JSON-RPC error: the
+    // reply failed with the error's status.
+    for (scenario, status) in [("error", 400), ("error500", 500)] {
+        let reply = parse("claude-code", &read("claude", "0.101.0", scenario));
+        assert_eq!(reply.status, ReplyStatus::Error, "{scenario}");
+        assert_eq!(reply.api_error_status, Some(status), "{scenario}");
+        assert!(
+            reply.text.starts_with(&format!("API Error: {status} ")),
+            "{}",
+            reply.text
+        );
+        let fatal: Vec<_> = reply.errors.iter().filter(|e| e.fatal).collect();
+        assert_eq!(fatal.len(), 1, "{scenario}: {:?}", reply.errors);
+        assert_eq!(fatal[0].code.as_deref(), Some("-32603"));
+    }
+}
+
+const CODEX_MAINTAINED: (&str, &str) = ("codex", "2.6.0");
+
+#[test]
+fn codex_acp_2_6_0_over_acp() {
+    let plain = check(
+        "openai-codex",
+        CODEX_MAINTAINED,
+        "plain",
+        ok("01a21310-2c86-7d72-834a-1d80c05cdb13", PLAIN),
+    );
+    assert_eq!(plain.usage.unwrap().context_window, Some(258400));
+
+    let tool = check(
+        "openai-codex",
+        CODEX_MAINTAINED,
+        "tool",
+        ok("01a21310-3144-71b0-8809-6f3ac736688c", TOOL_WITH_PREAMBLE),
+    );
+    assert_eq!(tool.tool_uses.len(), 1, "{:?}", tool.tool_uses);
+
+    // An HTTP 500, Codex's retries off: `session_info_update` says
+    // `threadStatus: systemError`, then Codex's words come as a message
+    // chunk and the prompt ends `end_turn`. The words are the fatal error,
+    // not the reply.
+    let error500 = check(
+        "openai-codex",
+        CODEX_MAINTAINED,
+        "error500",
+        failed("01a21310-3d7e-7102-b55b-304d5a52af1d"),
+    );
+    assert_eq!(error500.terminal_reason.as_deref(), Some("end_turn"));
+    let fatal = error500.errors.iter().find(|e| e.fatal).unwrap();
+    assert_eq!(fatal.code.as_deref(), Some("systemError"));
+    assert!(
+        fatal.message.contains("experiencing high demand"),
+        "{}",
+        fatal.message
+    );
+
+    // With one stream retry left on: the failed attempt is first reported in
+    // `_meta.codex.error` (`willRetry: true`), a note.
+    let error = check(
+        "openai-codex",
+        CODEX_MAINTAINED,
+        "error",
+        failed("01a21310-36ea-71f2-a340-b3f2e4dbb026"),
+    );
+    let note = error.errors.iter().find(|e| !e.fatal).unwrap();
+    assert_eq!(note.code.as_deref(), Some("responseStreamDisconnected"));
+    assert!(
+        note.message.starts_with("Reconnecting... 1/1"),
+        "{}",
+        note.message
+    );
+    assert!(error
+        .errors
+        .iter()
+        .find(|e| e.fatal)
+        .unwrap()
+        .message
+        .contains("high demand"));
+}
+
 const QWEN: (&str, &str) = ("qwen", "0.24.4");
 
 #[test]

@@ -85,6 +85,10 @@ pub struct AcpReader {
     /// The `messageId` of the last message chunk (opencode sends one): a
     /// new id starts a new message.
     message_id: Option<String>,
+    /// Codex's adapter said the turn broke (`session_info_update` with
+    /// `_meta.codex.threadStatus.type: systemError`): the text it sends
+    /// until the turn ends is the error's, not the reply's.
+    system_error: bool,
     /// Whether common lines are read straight from their bytes (off only to
     /// check that both readers agree).
     fast: bool,
@@ -97,6 +101,7 @@ impl AcpReader {
             phase: Phase::Open,
             usage: None,
             message_id: None,
+            system_error: false,
             fast: true,
         }
     }
@@ -165,6 +170,9 @@ impl AcpReader {
                 if history {
                     return;
                 }
+                if self.notice_or_error(update, out) {
+                    return;
+                }
                 let id = str_field(update, "messageId");
                 if id.is_some() && id != self.message_id.as_deref() {
                     out.end_message();
@@ -196,9 +204,73 @@ impl AcpReader {
                 update.get("cost").and_then(usd),
                 out,
             ),
+            "session_info_update" if !history && self.agent == Agent::Codex => {
+                self.codex_session_info(update.get("_meta"), out)
+            }
             // Nothing the reply holds: the echoed or replayed prompt, the
             // agent's commands, modes, options and title; or history.
             _ => {}
+        }
+    }
+
+    /// A message chunk that is not the reply: Claude Code's notices
+    /// (`_meta.claudeCode.kind: informational`, such as its auto-mode
+    /// billing warning, the CLI protocol's `system/informational` line),
+    /// kept as a note; or the text Codex's adapter sends after a system
+    /// error (its words for the failure, such as "We're currently
+    /// experiencing high demand"), the turn's fatal error. True when the
+    /// chunk was one of those.
+    fn notice_or_error(&mut self, update: &Value, out: &mut ReplyBuilder) -> bool {
+        if is_notice(self.agent, update.get("_meta")) {
+            if let Some(text) = content_text(update).filter(|t| !t.trim().is_empty()) {
+                out.note("agent_message_chunk", text.trim(), Some("informational"));
+            }
+            return true;
+        }
+        if self.system_error {
+            if let Some(text) = content_text(update).filter(|t| !t.trim().is_empty()) {
+                out.fail("agent_message_chunk", text.trim(), Some("systemError"));
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Codex's adapter (`@agentclientprotocol/codex-acp`) reports a failed
+    /// model call in `session_info_update`'s `_meta.codex`: `error`
+    /// (`message`, `additionalDetails`, `codexErrorInfo`, `willRetry`) for
+    /// each failure, a note, then `threadStatus.type: systemError` when it
+    /// gives up; the turn still ends `end_turn`.
+    fn codex_session_info(&mut self, meta: Option<&Value>, out: &mut ReplyBuilder) {
+        let Some(codex) = meta.and_then(|m| m.get("codex")) else {
+            return;
+        };
+        if let Some(error) = codex.get("error").filter(|e| e.is_object()) {
+            let message = str_field(error, "message").unwrap_or("Codex reported an error");
+            let message = match str_field(error, "additionalDetails") {
+                Some(more) if !more.is_empty() && find(message, more).is_none() => {
+                    format!("{message}: {more}")
+                }
+                _ => message.to_owned(),
+            };
+            let info = error.get("codexErrorInfo");
+            let code = match info {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::Object(o)) => o.keys().next().cloned(),
+                _ => None,
+            };
+            if let Some(status) = info
+                .and_then(Value::as_object)
+                .and_then(|o| o.values().find_map(|v| count_field(v, "httpStatusCode")))
+                .filter(|s| (400..600).contains(s))
+            {
+                out.api_error_status(status);
+            }
+            out.note("session_info_update", &message, code.as_deref());
+        }
+        let status = codex.get("threadStatus").and_then(|t| str_field(t, "type"));
+        if status == Some("systemError") {
+            self.system_error = true;
         }
     }
 
@@ -258,6 +330,14 @@ impl AcpReader {
             },
             None => None,
         };
+        // Claude's notices, and Codex's session info and the text after a
+        // system error: the general reader's (rare lines).
+        if is_notice(self.agent, meta.as_ref())
+            || (self.agent == Agent::Codex
+                && (self.system_error || (update.kind == Kind::Quiet && update.raw.meta.is_some())))
+        {
+            return false;
+        }
         let has_text = update.text;
         if self.agent == Agent::Copilot
             && update.kind == Kind::MessageChunk
@@ -471,7 +551,13 @@ impl AcpReader {
         };
         self.turn_usage(result, out);
         out.terminal_reason(reason);
-        if reason == "end_turn" {
+        let system_error = std::mem::take(&mut self.system_error);
+        if reason == "end_turn" && system_error && !out.has_fatal_error() {
+            out.fail_with_last_note(
+                "session_info_update",
+                "Codex ended the turn on a system error (threadStatus systemError)",
+            );
+        } else if reason == "end_turn" {
             out.succeed();
         } else {
             let message = match reason {
@@ -553,6 +639,16 @@ impl AcpReader {
             .or_else(|| rpc_code.map(|c| c.to_string()));
         out.fail("error", &message, code.as_deref());
     }
+}
+
+/// Whether a message chunk's `_meta` marks it as Claude Code's notice
+/// (`claudeCode.kind: informational`) rather than the answer.
+fn is_notice(agent: Agent, meta: Option<&Value>) -> bool {
+    agent == Agent::Claude
+        && meta
+            .and_then(|m| m.get("claudeCode"))
+            .and_then(|c| str_field(c, "kind"))
+            == Some("informational")
 }
 
 /// The raw text of a JSON value the scanner checked, as a `Value`: read

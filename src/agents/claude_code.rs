@@ -48,13 +48,16 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     acp: Some(AcpLaunch {
         command: "claude-agent-acp",
-        package: "@zed-industries/claude-agent-acp",
+        package: "@agentclientprotocol/claude-agent-acp",
         args: &[],
         model: AcpModel::Env("ANTHROPIC_MODEL"),
         system_prompt_meta: true,
         load_broken: None,
         missing_file_is_empty: false,
-        ask_mode: None,
+        // 0.101.0 opens sessions in `auto` (Claude decides, and edits
+        // without asking); `default` ("Manual") asks before edits and
+        // commands. Zed's 0.23.1 opens in `default`.
+        ask_mode: Some("default"),
         ask_env: None,
         exits_on_eof: false,
     }),

@@ -38,13 +38,17 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     acp: Some(AcpLaunch {
         command: "codex-acp",
-        package: "@zed-industries/codex-acp",
+        package: "@agentclientprotocol/codex-acp",
         args: &[],
         model: AcpModel::CodexConfig,
         system_prompt_meta: false,
         load_broken: None,
         missing_file_is_empty: false,
-        ask_mode: None,
+        // 2.6.0 opens sessions in `agent` ("Auto review": it edits inside
+        // the folder unasked); `read-only` asks before every edit and
+        // command outside its read-only sandbox. Zed's 0.16.0 opens in
+        // `read-only`.
+        ask_mode: Some("read-only"),
         ask_env: None,
         exits_on_eof: false,
     }),

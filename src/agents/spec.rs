@@ -240,7 +240,9 @@ pub struct AcpLaunch {
 pub enum AcpModel {
     /// `flag value` on the command line (`-m`, `--model`).
     Flag(&'static str),
-    /// `-c model="value"` (Codex's config override).
+    /// `-c model="value"` (Codex's config override, Zed's codex-acp) and
+    /// `CODEX_CONFIG={"model":"value"}` (`@agentclientprotocol/codex-acp`,
+    /// which ignores its arguments).
     CodexConfig,
     /// An environment variable of the child (`ANTHROPIC_MODEL`).
     Env(&'static str),

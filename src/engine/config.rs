@@ -108,7 +108,14 @@ impl SessionConfig {
             match launch.model {
                 AcpModel::Flag(flag) => args.extend([flag.to_owned(), model.clone()]),
                 AcpModel::CodexConfig => {
-                    args.extend(["-c".to_owned(), format!("model={}", toml_string(model))])
+                    args.extend(["-c".to_owned(), format!("model={}", toml_string(model))]);
+                    // `@agentclientprotocol/codex-acp` ignores its arguments
+                    // and reads Codex's settings from this variable (JSON);
+                    // it replaces a `CODEX_CONFIG` of the caller's.
+                    env.push((
+                        "CODEX_CONFIG".to_owned(),
+                        json!({ "model": model }).to_string(),
+                    ));
                 }
                 AcpModel::Env(name) => env.push((name.to_owned(), model.clone())),
                 AcpModel::Config => {

@@ -724,7 +724,7 @@ fn each_agent_is_started_as_its_file_says_with_the_model() {
             "openai-codex",
             "codex-acp",
             vec!["-c", "model=\"m1\""],
-            vec![],
+            vec![("CODEX_CONFIG", "{\"model\":\"m1\"}")],
         ),
         ("google-gemini", "gemini", vec!["--acp", "-m", "m1"], vec![]),
         ("qwen-code", "qwen", vec!["--acp", "--model", "m1"], vec![]),
@@ -1042,4 +1042,130 @@ fn session_state_updates_during_a_turn_reach_the_snapshot() {
         .filter(|a| matches!(a, Action::Update(_)))
         .count();
     assert_eq!(updates, 2, "{actions:?}");
+}
+
+#[test]
+fn codex_gets_the_model_as_an_argument_and_in_codex_config() {
+    let spawn = |options: Value| {
+        let mut e = engine("openai-codex", options);
+        e.open(0);
+        match drain(&mut e).remove(0) {
+            Action::Spawn { args, env, .. } => (args, env),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (args, env) = spawn(json!({"model": "gpt-5.5"}));
+    assert_eq!(args, ["-c", "model=\"gpt-5.5\""]);
+    assert_eq!(
+        env,
+        [(
+            "CODEX_CONFIG".to_owned(),
+            r#"{"model":"gpt-5.5"}"#.to_owned()
+        )]
+    );
+    let (_, env) = spawn(json!({}));
+    assert!(env.is_empty());
+}
+
+#[test]
+fn the_maintained_adapters_are_switched_to_the_mode_that_asks() {
+    for (agent, fixture, current, wanted) in [
+        ("claude-code", "claude/0.101.0", "auto", "default"),
+        ("openai-codex", "codex/2.6.0", "agent", "read-only"),
+    ] {
+        let path = format!(
+            "{}/tests/fixtures/acp/{fixture}/plain.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let recorded = std::fs::read_to_string(path).unwrap();
+        let answer: Value = recorded
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|m| m["id"] == 2)
+            .unwrap();
+        assert_eq!(answer["result"]["modes"]["currentModeId"], current);
+        let mut e = engine(agent, json!({}));
+        let op = e.open(0);
+        drain(&mut e);
+        e.spawned(0);
+        let init = written(&drain(&mut e));
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1}}),
+            0,
+        );
+        let new = written(&drain(&mut e));
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": new[0]["id"], "result": answer["result"]}),
+            1,
+        );
+        let actions = drain(&mut e);
+        let sent = written(&actions);
+        assert_eq!(sent[0]["method"], "session/set_mode", "{agent}");
+        assert_eq!(sent[0]["params"]["modeId"], wanted, "{agent}");
+        assert!(!actions.iter().any(|a| matches!(
+            a,
+            Action::Done {
+                outcome: Outcome::Opened(_),
+                ..
+            }
+        )));
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
+            2,
+        );
+        assert!(drain(&mut e)
+            .iter()
+            .any(|a| matches!(a, Action::Done { op: o, outcome: Outcome::Opened(_) } if *o == op)));
+        assert_eq!(e.snapshot().mode.as_deref(), Some(wanted));
+    }
+}
+
+#[test]
+fn set_model_takes_the_model_option_or_set_model_for_an_id_only_the_list_has() {
+    let mut e = engine("openai-codex", json!({}));
+    open(&mut e, json!({}), 0);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": {
+        "sessionUpdate": "config_option_update", "configOptions": [{"id": "model", "category": "model", "type": "select",
+        "currentValue": "m1", "options": [{"value": "m1", "name": "M1"}, {"value": "m2", "name": "M2"}]}]}}}),
+        1,
+    );
+    drain(&mut e);
+    e.set_model("m2", 2);
+    let sent = written(&drain(&mut e));
+    assert_eq!(
+        (
+            sent[0]["method"].as_str(),
+            sent[0]["params"]["configId"].as_str()
+        ),
+        (Some("session/set_config_option"), Some("model"))
+    );
+    // `m1` is in the session's model list (see `open`) and in the option: the option.
+    e.set_model("m1", 3);
+    assert_eq!(
+        written(&drain(&mut e))[0]["method"],
+        "session/set_config_option"
+    );
+    // An id only the model list has: session/set_model.
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": {
+        "sessionUpdate": "config_option_update", "configOptions": [{"id": "model", "category": "model", "type": "select",
+        "currentValue": "m2", "options": [{"value": "m2", "name": "M2"}]}]}}}),
+        4,
+    );
+    drain(&mut e);
+    e.set_model("m1", 5);
+    let sent = written(&drain(&mut e));
+    assert_eq!(
+        (
+            sent[0]["method"].as_str(),
+            sent[0]["params"]["modelId"].as_str()
+        ),
+        (Some("session/set_model"), Some("m1"))
+    );
 }

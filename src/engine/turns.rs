@@ -238,10 +238,39 @@ impl Engine {
                         .and_then(Value::as_str)
                         .map(str::to_owned)
                 });
-                if let Some(config_id) = option {
+                // An id of the session's model list that the option does
+                // not offer (codex-acp lists `model[effort]` there) goes
+                // through `session/set_model`.
+                let listed = |list: &Value, key: &str| {
+                    list.as_array().is_some_and(|l| {
+                        l.iter()
+                            .any(|m| m.get(key).and_then(Value::as_str) == Some(id.as_str()))
+                    })
+                };
+                let in_option = self
+                    .snapshot
+                    .config_options
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|o| o.get("category").and_then(Value::as_str) == Some("model"))
+                    .filter_map(|o| o.get("options"))
+                    .any(|values| {
+                        listed(values, "value")
+                            || values.as_array().is_some_and(|groups| {
+                                groups
+                                    .iter()
+                                    .filter_map(|g| g.get("options"))
+                                    .any(|v| listed(v, "value"))
+                            })
+                    });
+                let only_in_models = listed(&self.snapshot.models, "modelId") && !in_option;
+                if let (Some(config_id), false) = (option, only_in_models) {
                     let params = json!({"sessionId": session, "configId": config_id, "value": id});
                     self.request("session/set_config_option", params, Pending::Op(op, kind));
-                } else if self.snapshot.models.is_array() {
+                } else if self.snapshot.models.is_array()
+                    && !self.snapshot.models.as_array().is_some_and(Vec::is_empty)
+                {
                     let params = json!({"sessionId": session, "modelId": id});
                     self.request("session/set_model", params, Pending::Op(op, kind));
                 } else {

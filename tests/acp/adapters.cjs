@@ -1,16 +1,20 @@
-// The executables the ACP live tests start for each agent. Zed's adapters
-// (@zed-industries/claude-agent-acp, @zed-industries/codex-acp) unless
-// ACP_ADAPTER_SCOPE=@agentclientprotocol picks the maintained ones; both are
-// pinned in tests/agents/package.json. Each is named by its package: both
-// scopes declare the bins `claude-agent-acp` and `codex-acp`, and npm links
-// into tests/agents/node_modules/.bin the one it reaches first (the
-// @agentclientprotocol one), so `.bin/<name>` is not Zed's.
+// The executables the ACP live tests start for each agent. The maintained
+// adapters (@agentclientprotocol/claude-agent-acp,
+// @agentclientprotocol/codex-acp) unless ACP_ADAPTER_SCOPE=@zed-industries
+// picks Zed's frozen ones, still among the tested versions; both are pinned
+// in tests/agents/package.json. Each is named by its package: both scopes
+// declare the bins `claude-agent-acp` and `codex-acp`, and npm links into
+// tests/agents/node_modules/.bin only the one it reaches first.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 
 const AGENT_MODULES = path.join(__dirname, '..', 'agents', 'node_modules');
-const ADAPTER_SCOPE = process.env.ACP_ADAPTER_SCOPE || '@zed-industries';
+const SCOPES = ['@agentclientprotocol', '@zed-industries'];
+const ADAPTER_SCOPE = process.env.ACP_ADAPTER_SCOPE || SCOPES[0];
+if (!SCOPES.includes(ADAPTER_SCOPE)) {
+  throw new Error(`ACP_ADAPTER_SCOPE must be one of ${SCOPES.join(', ')}, got "${ADAPTER_SCOPE}"`);
+}
 
 /** The executable of `<ADAPTER_SCOPE>/<name>`: its bin of that name. */
 function adapter(name) {
@@ -26,4 +30,9 @@ const ADAPTERS = {
   gemini: path.join(AGENT_MODULES, '.bin', 'gemini'),
 };
 
-module.exports = { ADAPTERS, ADAPTER_SCOPE };
+// A model slug the adapter's Codex knows (with another one Codex sends a
+// "Model metadata … not found" warning as assistant text); the mocks answer
+// whatever the slug.
+const CODEX_MODEL = ADAPTER_SCOPE === '@zed-industries' ? 'gpt-5.3-codex' : 'gpt-5.5';
+
+module.exports = { ADAPTERS, ADAPTER_SCOPE, CODEX_MODEL };

@@ -6,13 +6,15 @@
 //
 //   node tests/acp/record_acp.cjs [gemini|claude|codex|qwen|copilot|opencode …]
 //
-// Claude and Codex speak ACP through Zed's adapters, installed OUTSIDE the
-// project: `npm i --prefix ~/.cache/agent-context/acp
-// @zed-industries/claude-agent-acp@0.23.1 @zed-industries/codex-acp@0.16.0`
-// (ACP_ADAPTERS overrides that folder). The other CLIs are the ones the live
+// Claude and Codex speak ACP through the adapters pinned in
+// tests/agents/package.json, picked as the live tests pick them
+// (tests/acp/adapters.cjs: the maintained @agentclientprotocol ones unless
+// ACP_ADAPTER_SCOPE=@zed-industries). The other CLIs are the ones the live
 // tests use (tests/cli/harness.cjs, tests/cli/openai_chat_agents.cjs).
 //
-// Scenarios: plain, tool (read notes.txt), error (HTTP 400), and shell for
+// Scenarios: plain, tool (read notes.txt), error (HTTP 400; the OpenAI mock
+// answers 500), error500 (Claude and Codex: an HTTP 500, the agent's retries
+// off), and shell for
 // Qwen, Copilot and opencode (a shell command, which Copilot asks permission
 // for). ACP_SCENARIOS=plain,tool picks some.
 //
@@ -28,18 +30,21 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const FIXTURES = path.join(ROOT, 'tests', 'fixtures', 'acp');
-const ADAPTERS = process.env.ACP_ADAPTERS || path.join(os.homedir(), '.cache', 'agent-context', 'acp');
+const { ADAPTERS: ADAPTER_BINS, ADAPTER_SCOPE, CODEX_MODEL } = require('./adapters.cjs');
+const AGENT_MODULES = path.join(ROOT, 'tests', 'agents', 'node_modules');
+// Codex wants its CODEX_HOME outside /tmp: every run lives under target/.
+const RUNS = path.join(ROOT, 'target', 'acp-record');
 const RUN_LIMIT_MS = 150_000;
 
 const PROMPTS = {
   plain: 'What UI framework should we use, and why?',
   tool: 'Read notes.txt and tell me the launch code.',
   error: 'What UI framework should we use, and why?',
+  error500: 'What UI framework should we use, and why?',
   // Qwen, Copilot, opencode: a shell command, which asks for permission.
   shell: 'Run cat notes.txt and tell me the launch code.',
 };
@@ -59,15 +64,15 @@ const AGENTS = {
   claude: {
     family: 'harness',
     cli: 'claude',
-    command: () => [path.join(ADAPTERS, 'node_modules', '.bin', 'claude-agent-acp')],
-    version: () => version(path.join(ADAPTERS, 'node_modules', '@zed-industries', 'claude-agent-acp')),
+    command: () => [ADAPTER_BINS.claude],
+    version: () => version(path.join(AGENT_MODULES, ADAPTER_SCOPE, 'claude-agent-acp')),
     env: { CLAUDE_CODE_MAX_RETRIES: '0' },
   },
   codex: {
     family: 'harness',
     cli: 'codex',
-    command: () => [path.join(ADAPTERS, 'node_modules', '.bin', 'codex-acp')],
-    version: () => version(path.join(ADAPTERS, 'node_modules', '@zed-industries', 'codex-acp')),
+    command: () => [ADAPTER_BINS.codex],
+    version: () => version(path.join(AGENT_MODULES, ADAPTER_SCOPE, 'codex-acp')),
   },
   qwen: { family: 'chat', cli: 'qwen', args: ['--acp'] },
   copilot: { family: 'chat', cli: 'copilot', args: ['--acp'] },
@@ -76,7 +81,7 @@ const AGENTS = {
 
 /** The mock scenario each of our scenarios plays, per mock family. */
 const MOCK_SCENARIO = {
-  harness: { plain: 'plain', tool: 'tool', error: 'error' },
+  harness: { plain: 'plain', tool: 'tool', error: 'error', error500: 'error500' },
   chat: { plain: 'plain', tool: 'tool', error: 'error400', shell: 'shell' },
 };
 
@@ -92,17 +97,18 @@ function driverInvocation(agentCommand, scenario) {
 /** Runs one scenario of a Gemini/Claude/Codex agent; resolves its result. */
 async function runHarness(agent, scenario) {
   const harness = require('../cli/harness.cjs');
-  // Codex wants its CODEX_HOME outside /tmp: every run lives under ADAPTERS.
-  const runs = path.join(ADAPTERS, 'runs');
-  fs.mkdirSync(runs, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(runs, `${agent.cli}-${scenario}-`));
+  fs.mkdirSync(RUNS, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(RUNS, `${agent.cli}-${scenario}-`));
   const mock = await harness.startMock(harness.CLIS[agent.cli].api, MOCK_SCENARIO.harness[scenario], dir);
   try {
     const { env, cwd, home } = harness.sandbox(agent.cli, mock, dir);
     if (agent.cli === 'codex') {
       // A model slug Codex knows, and the mock's answers come back whatever the slug.
       const config = path.join(home, '.codex', 'config.toml');
-      fs.writeFileSync(config, `model = "gpt-5.3-codex"\n${fs.readFileSync(config, 'utf8')}`);
+      let toml = `model = "${CODEX_MODEL}"\n${fs.readFileSync(config, 'utf8')}`;
+      // As the live tests: Codex's stream retries off (error: one retry left on).
+      if (scenario === 'error500') toml = toml.replace('stream_max_retries = 1', 'stream_max_retries = 0');
+      fs.writeFileSync(config, toml);
     }
     return await harness.run(driverInvocation(agent.command(), scenario), {
       cwd,
@@ -264,7 +270,7 @@ if (process.argv[2] === '--drive') {
   const names = process.argv.slice(2);
   const chosen = names.length ? names : Object.keys(AGENTS);
   for (const n of chosen) if (!AGENTS[n]) throw new Error(`record_acp: unknown agent "${n}" (${Object.keys(AGENTS).join(', ')})`);
-  const scenarios = (process.env.ACP_SCENARIOS || 'plain,tool,error,shell').split(',');
+  const scenarios = (process.env.ACP_SCENARIOS || 'plain,tool,error,error500,shell').split(',');
   (async () => {
     for (const n of chosen) {
       try {
