@@ -170,3 +170,35 @@ test('a member added later gets the whole history that concerns it; a budget cut
     fs.rmSync(ctx.dir, { recursive: true, force: true });
   }
 });
+
+test('a session lost in a turn: the member starts a new session with the whole view, once', { timeout: 60_000 }, async () => {
+  const ctx = setUp();
+  const team = new AgentTeam({ teamTask: 'Ship', members: members.slice(0, 1), ...options(ctx) });
+  try {
+    team.post({ from: 'kailai', to: 'carol', content: 'Write the parser' });
+    await team.ask('carol');
+    const first = team.members[0].sessionId;
+    // The process dies in the turn; the prompt reached it, so the mark moves on.
+    const crashed = await team.ask('carol', { message: 'CRASH now' });
+    assert.equal(crashed.success, false);
+    assert.equal(crashed.context.kind, 'delta');
+    assert.equal(team.members[0].mark, 2);
+    // The agent lost its sessions: the next prompt cannot reopen it
+    // (session_not_found), and the turn is sent again, full, on a new session.
+    fs.rmSync(ctx.sessions);
+    team.post({ from: 'kailai', to: 'carol', content: 'Are you there?' });
+    const back = await team.ask('carol');
+    assert.equal(back.success, true, JSON.stringify(back.error));
+    assert.equal(back.context.kind, 'full');
+    const fresh = team.members[0].sessionId;
+    assert.notEqual(fresh, first);
+    assert.equal(
+      prompts(ctx).get(fresh)[0],
+      'Instructions:\nYou are Carol, the parser author.\n\nTeam Task:\nShip\n\nConversation so far:\n- kailai: Write the parser\n- carol: Hello from turn 1\n- kailai: Are you there?',
+    );
+    assert.ok(sent(ctx).some((m) => m.method === 'session/resume' && m.params.sessionId === first));
+  } finally {
+    await team.close();
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+});

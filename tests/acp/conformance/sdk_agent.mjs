@@ -7,7 +7,8 @@
 // file named by SDK_AGENT_LOG, one JSON line per request or notification.
 // With SDK_AGENT_SESSIONS set it also offers session/resume, for the
 // sessions whose ids that file lists (one a line, kept across its
-// processes, as an agent keeps its sessions on disk).
+// processes, as an agent keeps its sessions on disk). A prompt with CRASH
+// in it ends the process.
 import fs from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -73,6 +74,7 @@ const app = acp
     log({ method: 'session/prompt', params });
     const text = params.prompt.map((b) => b.text ?? '').join('');
     const say = (piece) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: piece } } });
+    if (text.includes('CRASH')) process.exit(3); // a process that dies in a turn
     if (text.includes('WAIT')) {
       for (let i = 0; i < 200 && !cancelled.has(params.sessionId); i += 1) await new Promise((r) => setTimeout(r, 25));
       cancelled.delete(params.sessionId);
