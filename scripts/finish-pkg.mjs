@@ -8,11 +8,11 @@
 //    process layer (js/agent-process.cjs), the platform layer
 //    (js/agent-platform.cjs with `resolveAgentCommand` and the core's platform
 //    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
-//    copied into pkg/node; `runAgent`, `runGeminiTool`,
+//    copied into pkg/node, with AgentTeam's class (js/team.cjs); `runAgent`, `runGeminiTool`,
 //    `readEngineeringContext` and `resolveAgentCommand` on the Node entry (the runner is required on
 //    the first call of either, and it requires the tool's own module,
 //    agent_context_gemini_tool.js, on the first runGeminiTool) and their
-//    declarations (js/gemini-tool.d.ts) in its .d.ts;
+//    declarations (js/gemini-tool.d.ts, js/team.d.ts, …) in its .d.ts;
 // 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
 // 5. a package.json per build saying which module kind it is, and a lib
@@ -94,7 +94,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'acp-run.cjs', 'engine-host.cjs', 'session.cjs', 'option-check.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'acp-run.cjs', 'engine-host.cjs', 'session.cjs', 'team.cjs', 'option-check.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
   copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 }
 appendFileSync(
@@ -109,6 +109,8 @@ appendFileSync(
     "exports.runAgent = function runAgent(agentType, request, options) { return require('./agent-run.cjs').runAgent(exports, agentType, request, options); };",
     '// openAgentSession (Node only): ./session.cjs, required on first use; the same second module.',
     "exports.openAgentSession = function openAgentSession(agentType, options) { return require('./session.cjs').openAgentSession(exports, agentType, options); };",
+    '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
+    "exports.AgentTeam = require('./team.cjs').defineAgentTeam(exports);",
     '',
     '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
     "// core's platform functions in the second module, required on first use.",
@@ -123,6 +125,7 @@ appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-t
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/node-only.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/team.d.ts`, 'utf8'));
 
 // AgentContextError, a runtime class in both builds: the module's errors get
 // its prototype (src/wasm/js_error.rs), handed over once the module is

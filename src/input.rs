@@ -40,6 +40,12 @@ pub trait ContextSource {
     /// Reads message `index`; a malformed entry is an `INVALID_INPUT` error
     /// naming `contextMessages[index]…`.
     fn message(&self, index: usize) -> Result<Cow<'_, ContextMessage>>;
+    /// `from` and `to` of message `index`, for deciding whom it concerns; a
+    /// source that can read them without the content overrides this.
+    fn route(&self, index: usize) -> Result<(String, Option<String>)> {
+        let m = self.message(index)?;
+        Ok((m.from.clone(), m.to.clone()))
+    }
 }
 
 impl ContextSource for [ContextMessage] {

@@ -90,9 +90,54 @@ pub const TURN_OPTIONS: &[&str] = &["onEvent", "signal", "timeout", "maxDuration
 /// A request given as an `AssemblerOutput` (`runAgent`, `session.prompt`).
 pub const ASSEMBLER_OUTPUT: &[&str] = &["prompt", "systemFlag"];
 
+/// `new AgentTeam(options)`'s options (`AgentTeam.fromJSON`'s, but for
+/// `teamTask` and `members`, which the JSON holds).
+pub const TEAM_OPTIONS: &[&str] = &[
+    "teamTask",
+    "members",
+    "cd",
+    "protocol",
+    "model",
+    "sandbox",
+    "yolo",
+    "command",
+    "env",
+    "timeout",
+    "maxDuration",
+    "maxRetries",
+    "mcpServers",
+    "onPermission",
+    "onUpdate",
+    "idleClose",
+    "logger",
+];
+
+/// A member of an `AgentTeam`.
+pub const TEAM_MEMBER: &[&str] = &[
+    "id",
+    "agentType",
+    "systemInstruction",
+    "instructionFileText",
+    "protocol",
+    "maxBytes",
+];
+
+/// `team.ask(memberId, options)`'s options.
+pub const ASK_OPTIONS: &[&str] = &[
+    "message",
+    "replyTo",
+    "onEvent",
+    "signal",
+    "timeout",
+    "maxDuration",
+];
+
 /// The table of known keys for `what` (`'runAgent options'`, …).
 pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
     match what {
+        "AgentTeam options" => Some(TEAM_OPTIONS),
+        "a team member" => Some(TEAM_MEMBER),
+        "team.ask options" => Some(ASK_OPTIONS),
         "runAgent options" => Some(RUN_AGENT_OPTIONS),
         "openAgentSession options" => Some(SESSION_OPTIONS),
         "the turn's options" => Some(TURN_OPTIONS),

@@ -45,6 +45,7 @@ pub mod run;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;
+pub mod team;
 pub mod text;
 pub mod truncate;
 

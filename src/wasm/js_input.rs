@@ -126,14 +126,21 @@ struct MessageKeys {
 pub struct JsContext {
     array: Array,
     keys: MessageKeys,
+    /// The array's name in error messages.
+    name: &'static str,
 }
 
 impl JsContext {
     /// Wraps the `contextMessages` value, which must be an array.
     pub fn new(messages: JsValue) -> Result<JsContext> {
+        JsContext::named(messages, "contextMessages")
+    }
+
+    /// Wraps an array of messages that errors call `name`.
+    pub fn named(messages: JsValue, name: &'static str) -> Result<JsContext> {
         if !Array::is_array(&messages) {
             return Err(AgentContextError::invalid(format!(
-                "contextMessages must be an array, got {}",
+                "{name} must be an array, got {}",
                 type_name(&messages)
             )));
         }
@@ -144,6 +151,7 @@ impl JsContext {
                 to: JsString::from("to").into(),
                 content: JsString::from("content").into(),
             },
+            name,
         })
     }
 
@@ -154,12 +162,13 @@ impl JsContext {
 
     /// Message `index` as it is in JS, checked to be an object.
     pub fn item(&self, index: usize) -> Result<JsValue> {
+        let name = self.name;
         let item = get(&self.array, &JsValue::from(index as u32), || {
-            format!("contextMessages[{index}]")
+            format!("{name}[{index}]")
         })?;
         if !is_plain_object(&item) {
             return Err(AgentContextError::invalid(format!(
-                "contextMessages[{index}] must be an object, got {}",
+                "{name}[{index}] must be an object, got {}",
                 type_name(&item)
             )));
         }
@@ -169,7 +178,8 @@ impl JsContext {
     /// `from` and `to` of message `index`.
     pub fn route(&self, index: usize) -> Result<(String, Option<String>)> {
         let item = self.item(index)?;
-        let field = |name: &'static str| move || format!("contextMessages[{index}].{name}");
+        let array = self.name;
+        let field = |name: &'static str| move || format!("{array}[{index}].{name}");
         let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
         let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
         Ok((from, to))
@@ -183,7 +193,8 @@ impl ContextSource for JsContext {
 
     fn message(&self, index: usize) -> Result<Cow<'_, ContextMessage>> {
         let item = self.item(index)?;
-        let field = |name: &'static str| move || format!("contextMessages[{index}].{name}");
+        let array = self.name;
+        let field = |name: &'static str| move || format!("{array}[{index}].{name}");
         let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
         let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
         let content = required_string(
@@ -191,6 +202,10 @@ impl ContextSource for JsContext {
             field("content"),
         )?;
         Ok(Cow::Owned(ContextMessage { from, to, content }))
+    }
+
+    fn route(&self, index: usize) -> Result<(String, Option<String>)> {
+        JsContext::route(self, index)
     }
 }
 

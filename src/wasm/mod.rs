@@ -57,6 +57,8 @@ mod json_bridge;
 mod platform_api;
 #[cfg(feature = "api")]
 mod selection_api;
+#[cfg(feature = "api")]
+mod team_api;
 
 use wasm_bindgen::prelude::*;
 
@@ -90,6 +92,8 @@ pub use option_keys_api::*;
 pub use platform_api::*;
 #[cfg(feature = "api")]
 pub use selection_api::*;
+#[cfg(feature = "api")]
+pub use team_api::*;
 
 #[cfg(feature = "api")]
 #[wasm_bindgen(typescript_custom_section)]

@@ -189,6 +189,43 @@ export function selectContextMessages<M extends PromptContextMessage>(
   options?: SelectContextOptions,
 ): M[];
 
+/** `planTeamTurn`'s request: one member's turn in a team conversation. */
+export interface TeamTurnRequest {
+  teamTask?: string | null;
+  /** Every message of the conversation, oldest first. */
+  transcript: readonly PromptContextMessage[];
+  member: { id: string; agentType: AgentType; systemInstruction?: string; instructionFileText?: string; maxBytes?: number };
+  /** How many transcript messages the member's session went through; missing or null: none (its first turn). */
+  mark?: number | null;
+  /** The member's session holds nothing (new, or a replacement for a lost one): the full prompt. */
+  fresh?: boolean;
+  /** This turn's message (the prompt's message section). */
+  message?: string;
+}
+
+/** What to send on a member's turn. */
+export interface TeamTurnPlan {
+  /** `'full'`: the prompt `assemble` gives for the member; `'delta'`: only the new messages that concern it, in its layout. */
+  kind: 'full' | 'delta';
+  output: AssemblerOutput;
+  /** The member's mark once this is sent: the transcript's length. */
+  mark: number;
+  /** Transcript indices of the messages the prompt holds, in order. */
+  sent: number[];
+  /** Transcript indices of the messages that concern the member and were left out for its budget (the oldest). */
+  dropped: number[];
+  report: TrimReport;
+}
+
+/**
+ * Plans a member's turn: the full prompt for it on a fresh session, else only
+ * the messages since its mark that concern it (to it, from someone else to
+ * everyone; its own replies its session holds), without the instructions and
+ * team task its session holds. Throws `INVALID_INPUT` when there is nothing
+ * to send, `BUDGET_EXCEEDED` as `assemble` does.
+ */
+export function planTeamTurn(request: TeamTurnRequest, options?: Pick<AssembleOptions, 'logger' | 'debug'>): TeamTurnPlan;
+
 /**
  * The built-in assemblers plus any registered from JS (a registered type wins),
  * falling back to plain text with a warning.

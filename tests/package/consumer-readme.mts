@@ -8,8 +8,8 @@ import init, {
   buildLlmMessagesFromConversation, composeSystemPrompt, toOpenAIMessage, parseRunDirective, templates,
   knownAgents, parseAgentOutput, AgentOutputParser, buildCliInvocation, runAgent, resolveAgentCommand,
   mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
-  formatEngineeringContext, sampleInput, AgentContextError, initSync,
-  type AssemblerInput, type AgentRun, type AgentOutputEvent, type CliInvocation,
+  formatEngineeringContext, sampleInput, AgentContextError, initSync, AgentTeam, planTeamTurn,
+  type AssemblerInput, type TeamTurn, type AgentTeamJSON, type AgentRun, type AgentOutputEvent, type CliInvocation,
 } from 'agent-context';
 
 await init();
@@ -35,6 +35,19 @@ try {
 } catch (err) {
   if (err instanceof AgentContextError && err.code === 'BUDGET_EXCEEDED') void [err.neededBytes, err.maxBytes];
 }
+
+// A team: members, a turn, its context, the stored data and the core's plan.
+const team = new AgentTeam({
+  teamTask: 'Add CSV export', cd: '/tmp', members: [{ id: 'carol', agentType: 'claude-code', systemInstruction: 'You design the UI' }],
+});
+team.post({ from: 'kailai', to: 'carol', content: 'Sketch it' });
+const turn: Promise<TeamTurn> = team.ask('carol', { message: 'Go', replyTo: 'kailai' });
+void turn.then((t) => [t.context.kind satisfies 'full' | 'delta', t.context.bytes, t.context.dropped, t.reply.text]);
+const stored: AgentTeamJSON = team.toJSON();
+const again: AgentTeam = AgentTeam.fromJSON(JSON.stringify(stored), { cd: '/tmp' });
+void again.close();
+const plan = planTeamTurn({ teamTask: 'Add CSV export', transcript: team.transcript, member: { id: 'carol', agentType: 'claude-code' }, mark: null });
+void [plan.kind, plan.output.prompt, plan.mark, plan.sent, plan.dropped, plan.report.messagesDropped];
 
 // The custom assembler a user registers reads a message that may be missing.
 new ContextManager().register({ getAgentType: () => 'mine', assemble: (i: AssemblerInput) => ({ prompt: i.currentMessage ?? '' }) });

@@ -5,6 +5,10 @@
 // the protocol says. It is a reference peer for our JSON-RPC client, never a
 // stand-in for a real agent's output. What it was sent is appended to the
 // file named by SDK_AGENT_LOG, one JSON line per request or notification.
+// With SDK_AGENT_SESSIONS set it also offers session/resume, for the
+// sessions whose ids that file lists (one a line, kept across its
+// processes, as an agent keeps its sessions on disk). A prompt with CRASH
+// in it ends the process.
 import fs from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -13,6 +17,8 @@ const log = (entry) => fs.appendFileSync(process.env.SDK_AGENT_LOG, `${JSON.stri
 const sessions = new Map();
 let next = 0;
 const cancelled = new Set();
+const store = process.env.SDK_AGENT_SESSIONS;
+const stored = () => (store && fs.existsSync(store) ? fs.readFileSync(store, 'utf8').split('\n').filter(Boolean) : []);
 
 const app = acp
   .agent({ name: 'sdk-reference-agent' })
@@ -20,15 +26,20 @@ const app = acp
     log({ method: 'initialize', params });
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true }, sessionCapabilities: { close: {} } },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, embeddedContext: true },
+        sessionCapabilities: store ? { close: {}, resume: {} } : { close: {} },
+      },
       authMethods: [],
     };
   })
   .onRequest('session/new', ({ params }) => {
     log({ method: 'session/new', params });
     next += 1;
-    const sessionId = `sdk-session-${next}`;
+    const sessionId = `sdk-session-${process.pid}-${next}`;
     sessions.set(sessionId, { turns: 0 });
+    if (store) fs.appendFileSync(store, `${sessionId}\n`);
     return {
       sessionId,
       modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] },
@@ -38,6 +49,12 @@ const app = acp
     log({ method: 'session/load', params });
     if (!sessions.has(params.sessionId)) sessions.set(params.sessionId, { turns: 0 });
     await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'replayed history' } } });
+    return {};
+  })
+  .onRequest('session/resume', ({ params }) => {
+    log({ method: 'session/resume', params });
+    if (!stored().includes(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (!sessions.has(params.sessionId)) sessions.set(params.sessionId, { turns: 0 });
     return {};
   })
   .onRequest('session/set_mode', ({ params }) => {
@@ -57,6 +74,7 @@ const app = acp
     log({ method: 'session/prompt', params });
     const text = params.prompt.map((b) => b.text ?? '').join('');
     const say = (piece) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: piece } } });
+    if (text.includes('CRASH')) process.exit(3); // a process that dies in a turn
     if (text.includes('WAIT')) {
       for (let i = 0; i < 200 && !cancelled.has(params.sessionId); i += 1) await new Promise((r) => setTimeout(r, 25));
       cancelled.delete(params.sessionId);
