@@ -36,7 +36,7 @@ const transcripts = Object.entries(AGENTS).flatMap(([dir, agentType]) =>
 );
 
 test('ACP transcripts parse the same in headless Chromium as in Node', { timeout: 120_000 }, async (t) => {
-  assert.equal(transcripts.length, 21);
+  assert.equal(transcripts.length, 29);
   const server = await startServer({ port: 0 });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
