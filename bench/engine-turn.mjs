@@ -64,7 +64,8 @@ export function engineTurn(agentType, chunks, onEvent) {
   let events = 0;
   let last;
   let turn;
-  const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: plan.maxRetries, events: onEvent };
+  // No retry: a recorded failure (codex-acp's HTTP 500) ends the turn at once.
+  const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: 0, events: onEvent };
   // What host.run does, with the done action kept at once rather than through a promise.
   const op = engine.prompt([{ type: 'text', text: 'hi' }], limits, Date.now());
   host.ops.set(op, { resolve: (action) => (turn = action.turn), onEvent: onEvent ? (event) => ((events += 1), (last = event)) : undefined });
