@@ -313,6 +313,21 @@ impl AcpReader {
             && acp_update::scan(line, text).is_some_and(|update| self.apply(&update, out, text))
     }
 
+    /// [`read_fast`](Self::read_fast) for a client that reads the other
+    /// lines itself (the session engine): an update of a kind the reply
+    /// does not hold (commands, modes, options, session info) is left to
+    /// it, so that it sees the session's state change.
+    pub fn read_fast_reply(
+        &mut self,
+        line: &[u8],
+        out: &mut ReplyBuilder,
+        text: &mut Vec<u16>,
+    ) -> bool {
+        self.fast
+            && acp_update::scan(line, text)
+                .is_some_and(|update| update.kind != Kind::Quiet && self.apply(&update, out, text))
+    }
+
     /// What [`update`](Self::update) does with the same line.
     fn apply(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder, text: &[u16]) -> bool {
         if matches!(update.kind, Kind::ToolCall | Kind::ToolCallUpdate) {

@@ -244,12 +244,13 @@ impl AgentOutputParser {
 impl AgentOutputParser {
     /// ACP, for a client that splits and routes the lines itself (the
     /// session engine): one whole line read straight from its bytes when
-    /// it is a common `session/update`; false, nothing read, for any other
-    /// line, which the client parses once and hands to
+    /// it is a common `session/update` of the reply; false, nothing read,
+    /// for any other line (the session's own state updates included), which
+    /// the client parses once and hands to
     /// [`acp_message`](Self::acp_message).
     pub fn acp_fast_line(&mut self, line: &[u8]) -> bool {
         match self.acp.as_deref_mut() {
-            Some(acp) => acp.read_fast(line, &mut self.reply, &mut self.scratch),
+            Some(acp) => acp.read_fast_reply(line, &mut self.reply, &mut self.scratch),
             None => false,
         }
     }

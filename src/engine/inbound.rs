@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::action::{Action, HostRequest, Outcome};
 use super::engine::*;
 use super::judge::{error_text, Stage};
-use super::messages::{names_session_state, parse_object};
+use super::messages::parse_object;
 use crate::acp::fs::inside;
 use crate::acp::permission::{self, Decision, Policy};
 use crate::acp::{INVALID_PARAMS, METHOD_NOT_FOUND};
@@ -21,7 +21,7 @@ impl Engine {
         // parser straight from their bytes, and nothing else needs them
         // (the session's own state, which that reader skips, is read below).
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
-            if a.rpc_id.is_some() && !names_session_state(line) && a.parser.acp_fast_line(line) {
+            if a.rpc_id.is_some() && a.parser.acp_fast_line(line) {
                 return;
             }
         }

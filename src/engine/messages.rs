@@ -75,19 +75,6 @@ pub(super) fn slice_lines(content: &str, line: Option<u64>, limit: Option<u64>) 
     lines[from..to].join("\n")
 }
 
-/// Whether a line names one of the updates of the session's own state
-/// (commands, mode, options): the engine reads those itself, even during
-/// a turn, where the reply's fast reader would otherwise take the line.
-pub(super) fn names_session_state(line: &[u8]) -> bool {
-    [
-        &b"\"available_commands_update\""[..],
-        b"\"current_mode_update\"",
-        b"\"config_option_update\"",
-    ]
-    .iter()
-    .any(|name| memchr::memmem::find(line, name).is_some())
-}
-
 pub(super) fn parse_object(line: &[u8]) -> Option<Value> {
     let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
     if line[start] != b'{' {
