@@ -23,7 +23,7 @@ use super::action::{Action, Outcome, Snapshot};
 use super::config::SessionConfig;
 use super::judge::Stage;
 use super::messages::{permission_choice, slice_lines};
-use super::turn::{Turn, TurnLimits};
+use super::turn::{Due, Turn, TurnLimits};
 use crate::acp::fs::inside;
 use crate::acp::permission::Decision;
 use crate::acp::session::SessionStep;
@@ -663,31 +663,10 @@ impl Engine {
                 self.push(Action::Kill);
             }
         }
-        enum Due {
-            Nothing,
-            Retry,
-            Kill,
-            Stop(StopReason),
-        }
-        let due = match self.turn.as_ref() {
-            None => Due::Nothing,
-            Some(turn) => match &turn.attempt {
-                None => match turn.retry_at {
-                    Some(retry) if now >= retry => Due::Retry,
-                    _ => Due::Nothing,
-                },
-                Some(a) => match a.kill_at {
-                    Some(kill) if now >= kill => Due::Kill,
-                    Some(_) => Due::Nothing,
-                    None if turn.stopped.is_some() => Due::Nothing,
-                    None if now >= turn.deadline() => Due::Stop(StopReason::MaxDuration),
-                    None if now >= a.active_ms.saturating_add(turn.limits.idle_ms) => {
-                        Due::Stop(StopReason::IdleTimeout)
-                    }
-                    None => Due::Nothing,
-                },
-            },
-        };
+        let due = self
+            .turn
+            .as_ref()
+            .map_or(Due::Nothing, |t| t.times().due(now));
         match due {
             Due::Nothing => {}
             Due::Retry => {

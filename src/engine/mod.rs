@@ -21,7 +21,7 @@ mod turns;
 pub use action::{Action, HostRequest, Outcome, Snapshot};
 pub use config::{McpServer, SessionConfig};
 pub use engine::{Engine, AUTH_REQUIRED, CANCEL_GRACE_MS, CLOSE_GRACE_MS};
-pub use turn::{TurnError, TurnLimits, TurnResult};
+pub use turn::{Due, TurnError, TurnLimits, TurnResult, TurnTimes};
 
 #[cfg(test)]
 mod tests;

@@ -108,6 +108,59 @@ impl Turn {
     pub fn deadline(&self) -> u64 {
         self.started_ms.saturating_add(self.limits.max_ms)
     }
+
+    pub fn times(&self) -> TurnTimes {
+        TurnTimes {
+            stopped: self.stopped.is_some(),
+            retry_at: self.retry_at,
+            attempt: self.attempt.as_ref().map(|a| (a.active_ms, a.kill_at)),
+            deadline: self.deadline(),
+            idle_ms: self.limits.idle_ms,
+        }
+    }
+}
+
+/// A turn's clock, as both engines keep it: what the decision of which
+/// deadline is due reads.
+#[derive(Clone, Copy, Debug)]
+pub struct TurnTimes {
+    pub stopped: bool,
+    pub retry_at: Option<u64>,
+    /// The running attempt's last output and kill time, when one runs.
+    pub attempt: Option<(u64, Option<u64>)>,
+    pub deadline: u64,
+    pub idle_ms: u64,
+}
+
+/// Which of a turn's deadlines is due at `now`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    Nothing,
+    /// The wait before the next attempt is over.
+    Retry,
+    /// The grace after a stop is over: kill the tree.
+    Kill,
+    /// Stop the turn (cancel, then kill after the grace).
+    Stop(StopReason),
+}
+
+impl TurnTimes {
+    pub fn due(&self, now: u64) -> Due {
+        match self.attempt {
+            None => match self.retry_at {
+                Some(retry) if now >= retry => Due::Retry,
+                _ => Due::Nothing,
+            },
+            Some((_, Some(kill))) if now >= kill => Due::Kill,
+            Some((_, Some(_))) => Due::Nothing,
+            Some(_) if self.stopped => Due::Nothing,
+            Some(_) if now >= self.deadline => Due::Stop(StopReason::MaxDuration),
+            Some((active, None)) if now >= active.saturating_add(self.idle_ms) => {
+                Due::Stop(StopReason::IdleTimeout)
+            }
+            Some(_) => Due::Nothing,
+        }
+    }
 }
 
 /// What a turn resolves: `runAgent`'s `AgentRun`, and `stopReason`.

@@ -10,8 +10,7 @@ use super::judge::judge;
 use super::turn::{Turn, TurnResult};
 use crate::agent_output::lines::LineBuffer;
 use crate::run::{
-    aborted, backoff_ms, AgentErrorKind, AttemptEnd, Failure, OutputTail, StopReason,
-    MIN_ATTEMPT_MS,
+    aborted, retry_wait, AgentErrorKind, AttemptEnd, Failure, OutputTail, StopReason,
 };
 
 impl Engine {
@@ -441,16 +440,17 @@ impl Engine {
         result.duration_ms = now.saturating_sub(turn.started_ms);
         // Retry what may succeed again, with time left.
         if let Some(failure) = failure.filter(|_| turn.stopped.is_none()) {
-            let remaining = turn.deadline().saturating_sub(now);
-            let retries_done = turn.attempts.saturating_sub(1);
-            if failure.kind.is_retryable() && retries_done < turn.limits.max_retries {
-                let wait = backoff_ms(retries_done);
-                if remaining >= wait + MIN_ATTEMPT_MS {
-                    turn.retry_at = Some(now + wait);
-                    turn.last = Some(result);
-                    self.turn = Some(turn);
-                    return;
-                }
+            let wait = retry_wait(
+                failure.kind,
+                turn.attempts.saturating_sub(1),
+                turn.limits.max_retries,
+                turn.deadline().saturating_sub(now),
+            );
+            if let Some(wait) = wait {
+                turn.retry_at = Some(now + wait);
+                turn.last = Some(result);
+                self.turn = Some(turn);
+                return;
             }
         }
         self.push(Action::Done {

@@ -24,7 +24,7 @@ use super::config::CliSessionConfig;
 use super::stream_input::control_line;
 use super::turn::CliTurn;
 use crate::agent_output::lines::LineBuffer;
-use crate::engine::{Action, Outcome, Snapshot, TurnLimits};
+use crate::engine::{Action, Due, Outcome, Snapshot, TurnLimits};
 use crate::platform::Platform;
 use crate::run::{
     aborted, command_not_found, AgentErrorKind, AttemptEnd, Failure, OutputTail, StopReason, Stream,
@@ -486,31 +486,10 @@ impl CliEngine {
                 self.push(Action::Kill);
             }
         }
-        enum Due {
-            Nothing,
-            Retry,
-            Kill,
-            Stop(StopReason),
-        }
-        let due = match self.turn.as_ref() {
-            None => Due::Nothing,
-            Some(turn) => match &turn.attempt {
-                None => match turn.retry_at {
-                    Some(retry) if now >= retry => Due::Retry,
-                    _ => Due::Nothing,
-                },
-                Some(a) => match a.kill_at {
-                    Some(kill) if now >= kill => Due::Kill,
-                    Some(_) => Due::Nothing,
-                    None if turn.stopped.is_some() => Due::Nothing,
-                    None if now >= turn.deadline() => Due::Stop(StopReason::MaxDuration),
-                    None if now >= a.active_ms.saturating_add(turn.limits.idle_ms) => {
-                        Due::Stop(StopReason::IdleTimeout)
-                    }
-                    None => Due::Nothing,
-                },
-            },
-        };
+        let due = self
+            .turn
+            .as_ref()
+            .map_or(Due::Nothing, |t| t.times().due(now));
         match due {
             Due::Nothing => {}
             Due::Retry => {

@@ -88,4 +88,14 @@ impl CliTurn {
     pub fn deadline(&self) -> u64 {
         self.started_ms.saturating_add(self.limits.max_ms)
     }
+
+    pub fn times(&self) -> crate::engine::TurnTimes {
+        crate::engine::TurnTimes {
+            stopped: self.stopped.is_some(),
+            retry_at: self.retry_at,
+            attempt: self.attempt.as_ref().map(|a| (a.active_ms, a.kill_at)),
+            deadline: self.deadline(),
+            idle_ms: self.limits.idle_ms,
+        }
+    }
 }
