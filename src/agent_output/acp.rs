@@ -10,40 +10,15 @@
 
 use agent_context_scan::acp_update::{self, Kind, Update};
 use agent_context_scan::unit::{eq_ascii, Unit};
-use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::acp_value::checked_value;
+use super::acp_agent::Agent;
+use super::acp_tool::{content_output, json_value, raw_output, raw_str, ToolFields};
+use super::acp_usage::{acp_usage, find, gemini_quota, http_status_in, leading_status, usd};
 use super::builder::ReplyBuilder;
-use super::json::{count_field, number_field, output_text, str_field};
-use super::reply::{ModelUsage, ToolStatus, Usage};
-
-/// The agents whose ACP output differs in a way the reply cares about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Agent {
-    Claude,
-    Codex,
-    Gemini,
-    Qwen,
-    Copilot,
-    Opencode,
-    Other,
-}
-
-impl Agent {
-    fn of(agent_type: &str) -> Agent {
-        match agent_type {
-            "claude-code" => Agent::Claude,
-            "openai-codex" => Agent::Codex,
-            "google-gemini" => Agent::Gemini,
-            "qwen-code" => Agent::Qwen,
-            "github-copilot" => Agent::Copilot,
-            "opencode" => Agent::Opencode,
-            _ => Agent::Other,
-        }
-    }
-}
+use super::json::{count_field, str_field};
+use super::reply::{ToolStatus, Usage};
 
 /// The `session/update` kinds of ACP (v1 and its unstable additions) this
 /// reader knows; any other is reported as unknown.
@@ -666,14 +641,6 @@ fn is_notice(agent: Agent, meta: Option<&Value>) -> bool {
             == Some("informational")
 }
 
-/// The raw text of a JSON value the scanner checked, as a `Value`: read
-/// directly ([`checked_value`]) where that reads it as serde_json would,
-/// else by serde_json (`from_str`, the reader the general path links
-/// already). `None` when it is not UTF-8.
-fn json_value(raw: &[u8]) -> Option<Value> {
-    checked_value(raw).or_else(|| serde_json::from_str(std::str::from_utf8(raw).ok()?).ok())
-}
-
 /// The part of a tool update's `_meta` that names the tool (Claude's
 /// `claudeCode.toolName`, Qwen's `toolName`), the rest left out; all of it
 /// when that part cannot be picked from the raw text alone. `None` when it
@@ -731,179 +698,6 @@ fn content_text(update: &Value) -> Option<&str> {
         Some("text") | None => str_field(content, "text"),
         _ => None,
     }
-}
-
-/// What [`AcpReader::tool`] reads of a tool call.
-struct ToolFields<'a> {
-    id: Option<&'a str>,
-    status: Option<&'a str>,
-    kind: Option<&'a str>,
-    title: Option<&'a str>,
-    meta: Option<&'a Value>,
-    content: Option<&'a Value>,
-    raw_output: Option<&'a Value>,
-}
-
-impl<'a> ToolFields<'a> {
-    /// The fields of a tool call read by the general reader.
-    fn of(tool: &'a Value) -> Self {
-        ToolFields {
-            id: str_field(tool, "toolCallId"),
-            status: str_field(tool, "status"),
-            kind: str_field(tool, "kind"),
-            title: str_field(tool, "title"),
-            meta: tool.get("_meta"),
-            content: tool.get("content"),
-            raw_output: tool.get("rawOutput"),
-        }
-    }
-}
-
-/// A field's raw text (checked by the scanner) as `str_field` reads it: the
-/// string it is, borrowed when it has no escapes, `Some(None)` when it is
-/// no string or not there; `None` when it is not UTF-8.
-fn raw_str(raw: Option<&[u8]>) -> Option<Option<Cow<'_, str>>> {
-    match raw {
-        Some([b'"', inner @ .., b'"']) if !inner.contains(&b'\\') => std::str::from_utf8(inner)
-            .ok()
-            .map(|s| Some(Cow::Borrowed(s))),
-        Some(raw @ [b'"', ..]) => match json_value(raw)? {
-            Value::String(s) => Some(Some(Cow::Owned(s))),
-            _ => Some(None),
-        },
-        _ => Some(None),
-    }
-}
-
-/// A finished tool's output: its `content` blocks' text (a diff as its
-/// path and new text), else `rawOutput` (a string, or the `output` /
-/// `content` / `stdout` string of an object, else its JSON). This is the
-/// first part; [`raw_output`] the second.
-fn content_output(content: Option<&Value>) -> Option<String> {
-    let blocks = content.and_then(Value::as_array);
-    let texts: Vec<String> = blocks
-        .into_iter()
-        .flatten()
-        .filter_map(|block| match str_field(block, "type") {
-            Some("content") => block
-                .get("content")
-                .and_then(|c| str_field(c, "text"))
-                .map(str::to_owned),
-            Some("diff") => Some(format!(
-                "{}\n{}",
-                str_field(block, "path").unwrap_or_default(),
-                str_field(block, "newText").unwrap_or_default()
-            )),
-            _ => None,
-        })
-        .collect();
-    (!texts.is_empty()).then(|| texts.join("\n"))
-}
-
-/// The text of a tool's `rawOutput`.
-fn raw_output(raw_output: &Value) -> Option<String> {
-    match raw_output {
-        Value::String(s) if s.is_empty() => None,
-        Value::Object(o) => ["output", "content", "stdout"]
-            .iter()
-            .find_map(|k| o.get(*k).and_then(Value::as_str).map(str::to_owned))
-            .or_else(|| output_text(&Value::Object(o.clone()))),
-        other => output_text(other),
-    }
-}
-
-/// ACP's usage object (`inputTokens`, `outputTokens`, `cachedReadTokens`,
-/// `cachedWriteTokens`, `thoughtTokens`, `totalTokens`). opencode leaves the
-/// cached tokens out of `inputTokens`; here they are part of it.
-fn acp_usage(usage: &Value, agent: Agent) -> Usage {
-    let read = count_field(usage, "cachedReadTokens");
-    let written = count_field(usage, "cachedWriteTokens");
-    let input = count_field(usage, "inputTokens").map(|i| match agent {
-        Agent::Opencode => i + read.unwrap_or(0) + written.unwrap_or(0),
-        _ => i,
-    });
-    Usage {
-        input_tokens: input,
-        cached_input_tokens: read,
-        output_tokens: count_field(usage, "outputTokens"),
-        total_tokens: count_field(usage, "totalTokens"),
-        reasoning_output_tokens: count_field(usage, "thoughtTokens").filter(|&n| n > 0),
-        cache_write_input_tokens: written.filter(|&n| n > 0),
-        ..Usage::default()
-    }
-}
-
-/// Gemini's `_meta.quota`: `token_count { input_tokens, output_tokens }`
-/// and the same per model in `model_usage`.
-fn gemini_quota(quota: &Value) -> Usage {
-    let counts = |v: &Value| {
-        let input = count_field(v, "input_tokens");
-        let output = count_field(v, "output_tokens");
-        Usage {
-            input_tokens: input,
-            output_tokens: output,
-            total_tokens: input.zip(output).map(|(i, o)| i + o),
-            ..Usage::default()
-        }
-    };
-    let mut usage = quota.get("token_count").map(counts).unwrap_or_default();
-    usage.models = quota
-        .get("model_usage")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| {
-            Some(ModelUsage {
-                model: str_field(m, "model")?.to_owned(),
-                usage: m.get("token_count").map(counts).unwrap_or_default(),
-            })
-        })
-        .collect();
-    usage
-}
-
-/// A cost in US dollars (`{ amount, currency: 'USD' }`).
-fn usd(cost: &Value) -> Option<f64> {
-    (str_field(cost, "currency") == Some("USD"))
-        .then(|| number_field(cost, "amount"))
-        .flatten()
-}
-
-/// An HTTP status in an error message: after "API Error: " (Claude), or
-/// the message's (or its detail's) first word (Qwen's "400 Mock …").
-fn http_status_in(message: &str) -> Option<u64> {
-    const API_ERROR: &str = "API Error: ";
-    if let Some(at) = find(message, API_ERROR) {
-        return leading_status(&message[at + API_ERROR.len()..]);
-    }
-    let mut rest = message;
-    loop {
-        if let Some(status) = leading_status(rest) {
-            return Some(status);
-        }
-        rest = &rest[find(rest, ": ")? + 2..];
-    }
-}
-
-/// Where `needle` first occurs in `text` (a plain loop: error messages are
-/// short, and the standard two-way searcher is kilobytes of code).
-fn find(text: &str, needle: &str) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(0);
-    }
-    text.as_bytes()
-        .windows(needle.len())
-        .position(|window| window == needle.as_bytes())
-}
-
-/// `text` starting with a 4xx/5xx status and a space.
-fn leading_status(text: &str) -> Option<u64> {
-    let digits = text.get(..3)?;
-    let rest = &text[3..];
-    if !digits.bytes().all(|b| b.is_ascii_digit()) || !(rest.is_empty() || rest.starts_with(' ')) {
-        return None;
-    }
-    digits.parse().ok().filter(|s| (400..600).contains(s))
 }
 
 #[cfg(test)]

@@ -23,6 +23,9 @@
 //! ```
 
 mod acp;
+mod acp_agent;
+mod acp_tool;
+mod acp_usage;
 mod acp_value;
 mod ansi;
 mod builder;
