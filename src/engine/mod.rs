@@ -24,4 +24,6 @@ pub use engine::{Engine, AUTH_REQUIRED, CANCEL_GRACE_MS, CLOSE_GRACE_MS};
 pub use turn::{Due, TurnError, TurnLimits, TurnResult, TurnTimes};
 
 #[cfg(test)]
+mod lifecycle_tests;
+#[cfg(test)]
 mod tests;

@@ -6,14 +6,14 @@ use serde_json::{json, Value};
 use super::*;
 use crate::run::AgentErrorKind;
 
-const LIMITS: TurnLimits = TurnLimits {
+pub(super) const LIMITS: TurnLimits = TurnLimits {
     idle_ms: 30_000,
     max_ms: 90_000,
     max_retries: 0,
     events: true,
 };
 
-fn engine(agent: &str, options: Value) -> Engine {
+pub(super) fn engine(agent: &str, options: Value) -> Engine {
     let mut o = json!({"cd": "/w"});
     for (k, v) in options.as_object().unwrap() {
         o[k] = v.clone();
@@ -22,12 +22,12 @@ fn engine(agent: &str, options: Value) -> Engine {
 }
 
 /// Every action queued now.
-fn drain(e: &mut Engine) -> Vec<Action> {
+pub(super) fn drain(e: &mut Engine) -> Vec<Action> {
     std::iter::from_fn(|| e.poll()).collect()
 }
 
 /// The JSON-RPC messages among `actions` written to the agent.
-fn written(actions: &[Action]) -> Vec<Value> {
+pub(super) fn written(actions: &[Action]) -> Vec<Value> {
     actions
         .iter()
         .filter_map(|a| match a {
@@ -40,11 +40,11 @@ fn written(actions: &[Action]) -> Vec<Value> {
         .collect()
 }
 
-fn say(e: &mut Engine, message: Value, now: u64) {
+pub(super) fn say(e: &mut Engine, message: Value, now: u64) {
     e.stdout(format!("{message}\n").as_bytes(), now);
 }
 
-fn turn_of(actions: &[Action], op: u64) -> Option<TurnResult> {
+pub(super) fn turn_of(actions: &[Action], op: u64) -> Option<TurnResult> {
     actions.iter().find_map(|a| match a {
         Action::Done {
             op: o,
@@ -54,13 +54,13 @@ fn turn_of(actions: &[Action], op: u64) -> Option<TurnResult> {
     })
 }
 
-fn chunk(session: &str, text: &str) -> Value {
+pub(super) fn chunk(session: &str, text: &str) -> Value {
     json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session,
         "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
 }
 
 /// Starts `e` up to an open session `s1`; returns the actions seen.
-fn open(e: &mut Engine, caps: Value, now: u64) -> Vec<Action> {
+pub(super) fn open(e: &mut Engine, caps: Value, now: u64) -> Vec<Action> {
     let op = e.open(now);
     let mut seen = drain(e);
     assert!(matches!(seen[0], Action::Spawn { .. }), "{seen:?}");
@@ -97,7 +97,7 @@ fn open(e: &mut Engine, caps: Value, now: u64) -> Vec<Action> {
 }
 
 /// Sends a prompt and answers it with `text` and `end_turn`.
-fn turn(e: &mut Engine, text: &str, now: u64) -> (Value, TurnResult) {
+pub(super) fn turn(e: &mut Engine, text: &str, now: u64) -> (Value, TurnResult) {
     let op = e.prompt(json!([{"type": "text", "text": text}]), LIMITS, now);
     let sent = written(&drain(e));
     assert_eq!(sent[0]["method"], "session/prompt");
@@ -309,67 +309,6 @@ fn idle_turns_are_cancelled_then_killed_after_the_grace() {
 }
 
 #[test]
-fn a_crash_between_turns_resumes_the_same_session() {
-    let mut e = engine("claude-code", json!({}));
-    let caps = json!({"loadSession": true, "sessionCapabilities": {"resume": {}}});
-    open(&mut e, caps.clone(), 0);
-    turn(&mut e, "one", 10);
-    e.exited(Some(1), None, 50);
-    assert!(drain(&mut e).is_empty(), "nothing restarts until asked");
-    let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 60);
-    assert!(matches!(drain(&mut e)[0], Action::Spawn { .. }));
-    e.spawned(61);
-    let init = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
-        62,
-    );
-    let reopen = written(&drain(&mut e));
-    assert_eq!(reopen[0]["method"], "session/resume");
-    assert_eq!(reopen[0]["params"]["sessionId"], "s1");
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
-        63,
-    );
-    let sent = written(&drain(&mut e));
-    assert_eq!(sent[0]["params"]["sessionId"], "s1");
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
-        64,
-    );
-    let result = turn_of(&drain(&mut e), op).unwrap();
-    assert!(result.success, "{result:?}");
-    assert_eq!(result.session_id.as_deref(), Some("s1"));
-}
-
-#[test]
-fn a_crash_where_the_session_cannot_be_reopened_is_session_not_found() {
-    let mut e = engine("google-gemini", json!({}));
-    let caps = json!({"loadSession": true});
-    open(&mut e, caps.clone(), 0);
-    turn(&mut e, "one", 10);
-    e.exited(Some(0), None, 50);
-    let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 60);
-    drain(&mut e);
-    e.spawned(61);
-    let init = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
-        62,
-    );
-    let actions = drain(&mut e);
-    assert!(written(&actions).is_empty(), "no new session: {actions:?}");
-    assert!(actions.contains(&Action::Kill));
-    e.exited(None, Some("SIGTERM"), 63);
-    let result = turn_of(&drain(&mut e), op).unwrap();
-    assert_eq!(result.kind(), Some(AgentErrorKind::SessionNotFound));
-}
-
-#[test]
 fn modes_and_models() {
     let mut e = engine("claude-code", json!({}));
     open(&mut e, json!({}), 0);
@@ -426,44 +365,6 @@ fn auth_required_is_auth_error_with_the_methods() {
 }
 
 #[test]
-fn close_closes_the_session_then_ends_stdin_then_kills() {
-    let mut e = engine("claude-code", json!({}));
-    open(&mut e, json!({"sessionCapabilities": {"close": {}}}), 0);
-    turn(&mut e, "one", 10);
-    let op = e.close(100);
-    let sent = written(&drain(&mut e));
-    assert_eq!(sent[0]["method"], "session/close");
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
-        110,
-    );
-    // Claude's adapter ignores EOF: stdin ends, then it is killed.
-    assert_eq!(drain(&mut e), vec![Action::CloseStdin, Action::Kill]);
-    e.exited(None, Some("SIGTERM"), 120);
-    let actions = drain(&mut e);
-    assert!(actions
-        .iter()
-        .any(|a| matches!(a, Action::Done { op: o, .. } if *o == op)));
-    assert_eq!(actions.last(), Some(&Action::Closed));
-}
-
-#[test]
-fn a_close_that_hangs_is_killed_after_the_bound() {
-    let mut e = engine("google-gemini", json!({}));
-    open(&mut e, json!({}), 0);
-    e.close(100);
-    assert_eq!(
-        drain(&mut e),
-        vec![Action::CloseStdin],
-        "Gemini exits on EOF"
-    );
-    assert_eq!(e.poll_timeout(), Some(100 + CLOSE_GRACE_MS));
-    e.timeout(100 + CLOSE_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
-}
-
-#[test]
 fn a_retryable_failure_is_tried_again_after_the_backoff() {
     let mut e = engine("google-gemini", json!({}));
     open(&mut e, json!({}), 0);
@@ -493,24 +394,6 @@ fn a_retryable_failure_is_tried_again_after_the_backoff() {
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert!(result.success);
     assert_eq!(result.attempts, 2);
-}
-
-#[test]
-fn a_missing_command_fails_every_waiting_operation() {
-    let mut e = engine("claude-code", json!({}));
-    let open = e.open(0);
-    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 0);
-    drain(&mut e);
-    e.cannot_launch(false, "searched PATH", 1);
-    let actions = drain(&mut e);
-    assert!(actions.iter().any(
-        |a| matches!(a, Action::Done { op: o, outcome: Outcome::Failed(f) }
-        if *o == open && f.kind == AgentErrorKind::CommandNotFound)
-    ));
-    assert_eq!(
-        turn_of(&actions, op).unwrap().kind(),
-        Some(AgentErrorKind::CommandNotFound)
-    );
 }
 
 #[test]
@@ -659,49 +542,6 @@ fn mcp_servers_are_given_in_acps_shape_and_checked_against_the_capabilities() {
 }
 
 #[test]
-fn a_crash_noticed_after_the_prompt_was_written_sends_it_again_to_the_resumed_session() {
-    let mut e = engine("openai-codex", json!({}));
-    let caps = json!({"loadSession": true});
-    open(&mut e, caps.clone(), 0);
-    turn(&mut e, "one", 10);
-    let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 60);
-    assert_eq!(written(&drain(&mut e))[0]["method"], "session/prompt");
-    e.exited(None, Some("SIGKILL"), 61);
-    assert!(
-        matches!(drain(&mut e)[0], Action::Spawn { .. }),
-        "started again"
-    );
-    e.spawned(62);
-    let init = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
-        63,
-    );
-    let reopen = written(&drain(&mut e));
-    assert_eq!(reopen[0]["method"], "session/load");
-    // A loaded session replays its history: not this turn's reply.
-    say(&mut e, chunk("s1", "re: one"), 64);
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
-        65,
-    );
-    let sent = written(&drain(&mut e));
-    assert_eq!(sent[0]["params"]["prompt"][0]["text"], "two");
-    say(&mut e, chunk("s1", "re: two"), 66);
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
-        67,
-    );
-    let result = turn_of(&drain(&mut e), op).unwrap();
-    assert!(result.success, "{result:?}");
-    assert_eq!(result.reply.text, "re: two");
-    assert_eq!(result.attempts, 1);
-}
-
-#[test]
 fn instructions_open_the_first_prompt_of_an_agent_without_a_system_prompt() {
     let mut e = engine("google-gemini", json!({"systemPrompt": "Be brief."}));
     open(&mut e, json!({}), 0);
@@ -828,189 +668,6 @@ fn stop_reasons_and_errors_are_judged_as_over_the_cli() {
         answer_prompt(&mut e, LIMITS, json!({"error": err})).kind(),
         Some(AgentErrorKind::AuthError)
     );
-}
-
-#[test]
-fn a_crash_during_a_turn_keeps_its_exit_code_and_last_lines() {
-    let mut e = engine("google-gemini", json!({}));
-    open(&mut e, json!({}), 0);
-    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 10);
-    drain(&mut e);
-    e.stdout(b"not json: warming up\n", 11);
-    e.stderr(b"crashed\n", 12);
-    e.exited(Some(3), None, 13);
-    let result = turn_of(&drain(&mut e), op).unwrap();
-    let error = result.error.unwrap();
-    assert_eq!(error.exit_code, Some(3));
-    assert!(
-        error.last_lines.contains(&"crashed".to_owned()),
-        "{:?}",
-        error.last_lines
-    );
-    assert_eq!(result.reply.non_json_lines, ["not json: warming up"]);
-}
-
-#[test]
-fn a_missing_adapter_names_its_own_package() {
-    let mut e = engine("claude-code", json!({}));
-    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 0);
-    drain(&mut e);
-    e.cannot_launch(false, "searched PATH", 1);
-    let result = turn_of(&drain(&mut e), op).unwrap();
-    let launch = crate::agents::find("claude-code").unwrap().acp.unwrap();
-    assert!(result.error.unwrap().message.contains(launch.package));
-}
-
-#[test]
-fn idle_close_stops_the_process_and_the_next_prompt_reopens_the_session() {
-    let mut e = engine("claude-code", json!({"idleClose": 10}));
-    let caps = json!({"sessionCapabilities": {"resume": {}, "close": {}}});
-    open(&mut e, caps.clone(), 0);
-    turn(&mut e, "one", 100);
-    assert_eq!(e.poll_timeout(), Some(120 + 10_000));
-    e.timeout(120 + 10_000);
-    let sent = written(&drain(&mut e));
-    assert_eq!(sent[0]["method"], "session/close");
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
-        10_130,
-    );
-    assert_eq!(drain(&mut e), vec![Action::CloseStdin, Action::Kill]);
-    e.exited(None, Some("SIGTERM"), 10_140);
-    assert!(
-        drain(&mut e).is_empty(),
-        "no operation ends: the session stays"
-    );
-    assert_eq!(e.poll_timeout(), None);
-    let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 20_000);
-    assert!(matches!(drain(&mut e)[0], Action::Spawn { .. }));
-    e.spawned(20_001);
-    let init = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
-        20_002,
-    );
-    let reopen = written(&drain(&mut e));
-    assert_eq!(
-        (
-            reopen[0]["method"].as_str(),
-            reopen[0]["params"]["sessionId"].as_str()
-        ),
-        (Some("session/resume"), Some("s1"))
-    );
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
-        20_003,
-    );
-    let sent = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
-        20_004,
-    );
-    assert!(turn_of(&drain(&mut e), op).unwrap().success);
-    // An agent that cannot reopen a session keeps its process.
-    let mut e = engine("google-gemini", json!({"idleClose": 10}));
-    open(&mut e, json!({"loadSession": true}), 0);
-    turn(&mut e, "one", 100);
-    e.timeout(120 + 10_000);
-    assert!(drain(&mut e).is_empty());
-    assert!(e.is_running());
-}
-
-#[test]
-fn a_spawn_that_finds_no_adapter_names_the_adapters_package() {
-    let mut e = engine("claude-code", json!({}));
-    let op = e.open(0);
-    drain(&mut e);
-    e.spawn_failed("ENOENT", 1);
-    let failed = drain(&mut e).into_iter().find_map(|a| match a {
-        Action::Done {
-            op: o,
-            outcome: Outcome::Failed(f),
-        } if o == op => Some(f),
-        _ => None,
-    });
-    let f = failed.unwrap();
-    assert_eq!(f.kind, AgentErrorKind::CommandNotFound);
-    let launch = crate::agents::find("claude-code").unwrap().acp.unwrap();
-    assert!(f.message.contains(launch.package), "{}", f.message);
-    assert!(
-        !f.message.contains("@anthropic-ai/claude-code"),
-        "{}",
-        f.message
-    );
-}
-
-#[test]
-fn nothing_starts_again_after_close() {
-    let mut e = engine("google-gemini", json!({}));
-    open(&mut e, json!({}), 0);
-    e.close(10);
-    drain(&mut e);
-    e.exited(Some(0), None, 20);
-    assert_eq!(drain(&mut e).last(), Some(&Action::Closed));
-    let op = e.prompt(json!([{"type": "text", "text": "late"}]), LIMITS, 30);
-    let actions = drain(&mut e);
-    assert!(
-        !actions.iter().any(|a| matches!(a, Action::Spawn { .. })),
-        "{actions:?}"
-    );
-    assert_eq!(
-        turn_of(&actions, op).unwrap().kind(),
-        Some(AgentErrorKind::Aborted)
-    );
-}
-
-#[test]
-fn a_first_turn_cancelled_then_killed_reopens_the_same_session() {
-    let mut e = engine("opencode", json!({}));
-    let caps = json!({"loadSession": true, "sessionCapabilities": {"close": {}, "fork": {}, "list": {}, "resume": {}}});
-    open(&mut e, caps.clone(), 0);
-    let first = e.prompt(
-        json!([{"type": "text", "text": "This one stalls (mark 3391)."}]),
-        LIMITS,
-        10,
-    );
-    drain(&mut e);
-    e.cancel(20);
-    assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
-    e.timeout(20 + CANCEL_GRACE_MS);
-    assert!(drain(&mut e).contains(&Action::Kill));
-    e.exited(None, Some("SIGTERM"), 20 + CANCEL_GRACE_MS + 5);
-    let cancelled = turn_of(&drain(&mut e), first).expect("the cancelled turn ended");
-    assert_eq!(cancelled.kind(), Some(AgentErrorKind::Aborted));
-    let op = e.prompt(json!([{"type": "text", "text": "And now?"}]), LIMITS, 6_000);
-    assert!(matches!(drain(&mut e)[0], Action::Spawn { .. }));
-    e.spawned(6_001);
-    let init = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
-        6_002,
-    );
-    let reopen = written(&drain(&mut e));
-    assert_eq!(reopen[0]["method"], "session/resume", "{reopen:?}");
-    assert_eq!(reopen[0]["params"]["sessionId"], "s1");
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
-        6_003,
-    );
-    let sent = written(&drain(&mut e));
-    assert_eq!(sent[0]["params"]["sessionId"], "s1");
-    say(&mut e, chunk("s1", "ok"), 6_004);
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
-        6_005,
-    );
-    let result = turn_of(&drain(&mut e), op).unwrap();
-    assert!(result.success, "{result:?}");
-    assert_eq!(result.session_id.as_deref(), Some("s1"));
 }
 
 #[test]
