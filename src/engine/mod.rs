@@ -26,4 +26,6 @@ pub use turn::{Due, TurnError, TurnLimits, TurnResult, TurnTimes};
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]
+mod start_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,208 @@
+//! How each agent is started (command, arguments, model, MCP servers) and
+//! how a turn's answer is judged, on scripted events.
+
+use serde_json::{json, Value};
+
+use super::tests::{drain, engine, open, say, turn_of, written, LIMITS};
+use super::*;
+use crate::run::AgentErrorKind;
+
+#[test]
+fn each_agent_is_started_as_its_file_says_with_the_model() {
+    let cases = [
+        (
+            "claude-code",
+            "claude-agent-acp",
+            vec![],
+            vec![("ANTHROPIC_MODEL", "m1")],
+        ),
+        (
+            "openai-codex",
+            "codex-acp",
+            vec!["-c", "model=\"m1\""],
+            vec![("CODEX_CONFIG", "{\"model\":\"m1\"}")],
+        ),
+        ("google-gemini", "gemini", vec!["--acp", "-m", "m1"], vec![]),
+        ("qwen-code", "qwen", vec!["--acp", "--model", "m1"], vec![]),
+        (
+            "github-copilot",
+            "copilot",
+            vec!["--acp", "--model", "m1"],
+            vec![],
+        ),
+    ];
+    for (agent, command, args, env) in cases {
+        let cfg = SessionConfig::read(
+            agent,
+            &json!({"cd": "/w", "model": "m1", "protocol": "acp"}),
+            "",
+        )
+        .unwrap();
+        assert_eq!(cfg.command, command, "{agent}");
+        assert_eq!(cfg.args, args, "{agent}");
+        let env: Vec<(String, String)> = env
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        assert_eq!(cfg.env, env, "{agent}");
+    }
+    let cfg = SessionConfig::read("opencode", &json!({"cd": "/w"}), "").unwrap();
+    assert_eq!(cfg.args, ["acp"]);
+    assert_eq!(cfg.default_env[0].0, "OPENCODE_PERMISSION");
+    let e = SessionConfig::read("opencode", &json!({"cd": "/w", "model": "x"}), "").unwrap_err();
+    assert!(
+        e.message()
+            .contains("options.model cannot be set for opencode"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(
+        SessionConfig::read("openai-codex", &json!({"cd": "/w"}), "my-codex-acp")
+            .unwrap()
+            .command,
+        "my-codex-acp"
+    );
+    assert!(SessionConfig::read("codex", &json!({"cd": "/w"}), "").is_err());
+    let e = SessionConfig::read("google-gemini", &json!({"cd": "/w", "protocol": "x"}), "")
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        "options.protocol must be 'cli' or 'acp', got \"x\""
+    );
+    for bad in [
+        json!({"cd": "/w", "protocol": 7}),
+        json!({"cd": "/w", "extraArgs": ["x"]}),
+        json!({"cd": "/w", "timeout": -1}),
+        json!({"cd": "/w", "systemPrompt": 3}),
+        json!({"cd": "/w", "mcpServers": [{"name": "x"}]}),
+        json!({"cd": "/w", "mcpServers": [{"name": "x", "command": "y"}, {"name": "x", "command": "z"}]}),
+        json!({}),
+    ] {
+        assert!(
+            SessionConfig::read("google-gemini", &bad, "").is_err(),
+            "{bad}"
+        );
+    }
+}
+
+/// Ends a prompt of `e` with `response` (a result or an error).
+fn answer_prompt(e: &mut Engine, limits: TurnLimits, response: Value) -> TurnResult {
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), limits, 10);
+    let sent = written(&drain(e));
+    let mut message = json!({"jsonrpc": "2.0", "id": sent[0]["id"]});
+    for (k, v) in response.as_object().unwrap() {
+        message[k] = v.clone();
+    }
+    say(e, message, 20);
+    turn_of(&drain(e), op).expect("the turn ended")
+}
+
+#[test]
+fn stop_reasons_and_errors_are_judged_as_over_the_cli() {
+    for (stop, want) in [
+        ("cancelled", AgentErrorKind::Incomplete),
+        ("max_tokens", AgentErrorKind::Incomplete),
+        ("max_turn_requests", AgentErrorKind::Incomplete),
+        ("refusal", AgentErrorKind::RequestRejected),
+    ] {
+        let mut e = engine("google-gemini", json!({}));
+        open(&mut e, json!({}), 0);
+        let result = answer_prompt(&mut e, LIMITS, json!({"result": {"stopReason": stop}}));
+        assert_eq!(result.kind(), Some(want), "{stop}");
+        assert_eq!(result.stop_reason.as_deref(), Some(stop));
+    }
+    // Claude's adapter: the API's 500 in the error's data is upstream_error.
+    let mut e = engine("claude-code", json!({}));
+    open(&mut e, json!({}), 0);
+    let err = json!({"code": -32603, "message": "Internal error", "data": {"details": "API Error: 500 {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"boom\"}}"}});
+    let result = answer_prompt(&mut e, LIMITS, json!({"error": err}));
+    assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
+    assert_eq!(result.reply.status, crate::agent_output::ReplyStatus::Error);
+    // A 401 is auth_error.
+    let err = json!({"code": -32603, "message": "API Error: 401 {\"error\":{\"type\":\"authentication_error\"}}"});
+    assert_eq!(
+        answer_prompt(&mut e, LIMITS, json!({"error": err})).kind(),
+        Some(AgentErrorKind::AuthError)
+    );
+}
+
+#[test]
+fn codex_gets_the_model_as_an_argument_and_in_codex_config() {
+    let spawn = |options: Value| {
+        let mut e = engine("openai-codex", options);
+        e.open(0);
+        match drain(&mut e).remove(0) {
+            Action::Spawn { args, env, .. } => (args, env),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (args, env) = spawn(json!({"model": "gpt-5.5"}));
+    assert_eq!(args, ["-c", "model=\"gpt-5.5\""]);
+    assert_eq!(
+        env,
+        [(
+            "CODEX_CONFIG".to_owned(),
+            r#"{"model":"gpt-5.5"}"#.to_owned()
+        )]
+    );
+    let (_, env) = spawn(json!({}));
+    assert!(env.is_empty());
+}
+
+#[test]
+fn mcp_servers_are_given_in_acps_shape_and_checked_against_the_capabilities() {
+    let mut e = engine(
+        "claude-code",
+        json!({"mcpServers": [
+            {"name": "probe", "command": "node", "args": ["probe.js"], "env": {"A": "1"}},
+            {"name": "web", "type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X": "y"}}
+        ]}),
+    );
+    e.open(0);
+    drain(&mut e);
+    e.spawned(0);
+    let init = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1,
+        "agentCapabilities": {"mcpCapabilities": {"http": true}}}}),
+        1,
+    );
+    let open = written(&drain(&mut e));
+    assert_eq!(
+        open[0]["params"]["mcpServers"],
+        json!([{"name": "probe", "command": "node", "args": ["probe.js"], "env": [{"name": "A", "value": "1"}]},
+               {"type": "http", "name": "web", "url": "http://127.0.0.1:9/mcp", "headers": [{"name": "X", "value": "y"}]}])
+    );
+    // Without the http capability: INVALID_INPUT naming the agent and transport.
+    let mut e = engine(
+        "google-gemini",
+        json!({"mcpServers": [{"name": "web", "type": "sse", "url": "http://127.0.0.1:9"}]}),
+    );
+    let op = e.open(0);
+    drain(&mut e);
+    e.spawned(0);
+    let init = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1}}),
+        1,
+    );
+    drain(&mut e);
+    e.exited(None, Some("SIGTERM"), 2);
+    let failed = drain(&mut e).into_iter().find_map(|a| match a {
+        Action::Done {
+            op: o,
+            outcome: Outcome::Failed(f),
+        } if o == op => Some(f),
+        _ => None,
+    });
+    let f = failed.unwrap();
+    assert_eq!(f.kind, AgentErrorKind::InvalidParams);
+    assert!(
+        f.message
+            .contains("Gemini CLI does not take MCP servers over sse"),
+        "{}",
+        f.message
+    );
+}
