@@ -460,7 +460,6 @@ impl Engine {
         self.tail.push(Stream::Stdout, chunk);
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
             a.tail.push(Stream::Stdout, chunk);
-            a.heard = true;
         }
         let mut lines = std::mem::take(&mut self.lines);
         lines.push(chunk, |line| self.line(line));

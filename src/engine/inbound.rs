@@ -22,6 +22,8 @@ impl Engine {
         // (the session's own state, which that reader skips, is read below).
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
             if a.rpc_id.is_some() && a.parser.acp_fast_line(line) {
+                // A line of the reply: the agent is answering this prompt.
+                a.heard = true;
                 return;
             }
         }
@@ -33,6 +35,8 @@ impl Engine {
                         let text = String::from_utf8_lossy(line);
                         if !text.trim().is_empty() {
                             a.parser.non_json_line(&text);
+                            // Printed on stdout in this turn: its output.
+                            a.heard = true;
                         }
                     }
                 }
@@ -121,6 +125,9 @@ impl Engine {
         match method {
             "session/request_permission" => {
                 self.feed_turn(message);
+                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+                    a.heard = true;
+                }
                 let live = self.turn.as_ref().is_some_and(|t| t.stopped.is_none());
                 if !live {
                     // Cancelled: the protocol wants `cancelled` for every pending request.

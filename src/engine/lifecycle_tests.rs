@@ -349,3 +349,28 @@ fn a_first_turn_cancelled_then_killed_reopens_the_same_session() {
     assert!(result.success, "{result:?}");
     assert_eq!(result.session_id.as_deref(), Some("s1"));
 }
+
+#[test]
+fn a_crash_after_only_stderr_and_a_late_title_still_sends_the_prompt_again() {
+    let mut e = engine("claude-code", json!({}));
+    let caps = json!({"sessionCapabilities": {"resume": {}}});
+    open(&mut e, caps.clone(), 0);
+    turn(&mut e, "one", 10);
+    let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 60);
+    drain(&mut e);
+    // What the dying agent still printed: the last turn's title, a log line.
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1",
+        "update": {"sessionUpdate": "session_info_update", "title": "one"}}}),
+        61,
+    );
+    e.stderr(b"[idle-compaction] skip\n", 62);
+    e.exited(None, Some("SIGKILL"), 63);
+    let actions = drain(&mut e);
+    assert!(turn_of(&actions, op).is_none(), "{actions:?}");
+    assert!(
+        actions.iter().any(|a| matches!(a, Action::Spawn { .. })),
+        "started again"
+    );
+}

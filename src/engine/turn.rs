@@ -53,7 +53,9 @@ pub struct Attempt {
     pub decided: Option<Failure>,
     pub rejected: u32,
     pub cancel_sent: bool,
-    /// Whether the agent printed anything since the prompt was sent.
+    /// Whether the agent answered anything of this prompt (a line of the
+    /// reply, a permission request, a line that is not JSON): stderr and
+    /// the session's own state updates do not count.
     pub heard: bool,
     /// No output since then: the idle deadline runs from here.
     pub active_ms: u64,
