@@ -28,7 +28,19 @@ function processesWithHome(home) {
  */
 async function assertNothingLeft(home, message = 'nothing of the run is left running') {
   for (let i = 0; i < 20 && processesWithHome(home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-  assert.deepEqual(processesWithHome(home), [], message);
+  const left = processesWithHome(home);
+  assert.deepEqual(left.map(describeProcess), [], message);
+}
+
+/** A PID with what it runs and its process group, for a failure message. */
+function describeProcess(pid) {
+  try {
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
+    return `${pid} [${stat[0]}] ppid ${stat[1]} pgid ${stat[2]} sid ${stat[3]}: ${cmd.slice(0, 200)}`;
+  } catch {
+    return `${pid} (gone)`;
+  }
 }
 
 /**

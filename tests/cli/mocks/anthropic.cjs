@@ -6,6 +6,7 @@ const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, an
 
 let counter = 0;
 let mainCalls = 0;
+let loopCalls = 0;
 const USAGE = { input_tokens: 120, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
 /** The text of every tool_result block the CLI sent back, or null when none. */
@@ -73,7 +74,11 @@ function respond(req, res, scenario) {
   if (scenario === 'quota') {
     return json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Mock rate limit: too many requests.' } });
   }
-  if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1)) return stall(res);
+  // stallOnce: the first call of the agent loop (one that offers tools);
+  // Claude's ACP adapter also asks for a session title, in parallel, with none.
+  const offersTools = Array.isArray(req.body?.tools) && req.body.tools.length > 0;
+  if (offersTools) loopCalls += 1;
+  if (scenario === 'stall' || (scenario === 'stallOnce' && offersTools && loopCalls === 1)) return stall(res);
   if (scenario === 'reject') return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: temperature is out of range.' } });
   if (scenario === 'error') {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });
