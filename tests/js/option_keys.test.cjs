@@ -54,6 +54,27 @@ test('openAgentSession: unknown keys warn; a bad field is INVALID_INPUT naming i
   await assert.rejects(pkg.openAgentSession('claude-code', { cd: os.tmpdir(), protocol: 'ssh' }), (err) => err.code === 'INVALID_INPUT');
 });
 
+test('AgentTeam: unknown keys of the options, a member and a turn warn, naming the nearest known key', async () => {
+  const { said, logger } = collect();
+  const team = new pkg.AgentTeam({
+    teamTask: 'Ship', cd: os.tmpdir(), command: MISSING, maxRetries: 0, timout: 5, logger,
+    members: [{ id: 'carol', agentType: 'claude-code', sysInstruction: 'x' }],
+  });
+  try {
+    team.post({ from: 'kailai', content: 'hello' });
+    const turn = await team.ask('carol', { mesage: 'go' }).catch((err) => err);
+    assert.equal(turn.kind, 'command_not_found', String(turn.message));
+  } finally {
+    await team.close();
+  }
+  const messages = said.map(([, m]) => m);
+  assert.ok(said.every(([level]) => level === 'warn'));
+  assert.ok(messages.some((m) => m.includes('"timout" (did you mean "timeout"?)')), messages.join('\n'));
+  assert.ok(messages.some((m) => m.includes('"sysInstruction" (did you mean "systemInstruction"?)')), messages.join('\n'));
+  assert.ok(messages.some((m) => m.includes('"mesage" (did you mean "message"?)')), messages.join('\n'));
+  assert.throws(() => new pkg.AgentTeam({ cd: os.tmpdir(), members: [{ id: 'x', agentType: 7 }] }), (err) => err.code === 'INVALID_INPUT' && /options\.members\[0\]\.agentType/.test(err.message));
+});
+
 test('a fractional maxBytes is rounded down, as the README says', () => {
   const input = { contextMessages: [], currentMessage: 'hi', maxBytes: 1000.9 };
   const { report } = pkg.assembleWithReport('openai-codex', input);
