@@ -1,7 +1,7 @@
 // The `agent-context` command, spawned as a user runs it: stdout, stderr, exit status.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,18 +173,34 @@ test('messages prints the ContextBuildResult', () => {
   assert.equal(result.metadata.outputCount, 2);
 });
 
-test('a slow input shows progress on stderr only after a second', () => {
+test('a slow input shows progress on stderr only after a second', async () => {
   const quick = run(['assemble', '--agent', 'x'], '{"contextMessages":[],"currentMessage":"hi"}');
   assert.doesNotMatch(quick.stderr, /reading/);
-  // Standard input that stays open for 1.5 s before the JSON arrives.
-  const slow = spawnSync(
-    'bash',
-    ['-c', `(sleep 1.5; echo '{"contextMessages":[],"currentMessage":"hi"}') | "${process.execPath}" "${BIN}" assemble --agent x`],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
-  assert.equal(slow.status, 0, slow.stderr);
-  assert.match(slow.stderr, /agent-context: reading standard input…\n/);
-  assert.equal(slow.stdout, 'hi\n');
+  // Standard input that stays open until the command says it waits for it
+  // (at most 20 s): the JSON comes only then, however slowly Node started.
+  const child = spawn(process.execPath, [BIN, 'assemble', '--agent', 'x'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  const started = Date.now();
+  const said = new Promise((resolve) => {
+    const timer = setTimeout(resolve, 20_000);
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      if (stderr.includes('reading standard input')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  await said;
+  const waited = Date.now() - started;
+  child.stdin.end('{"contextMessages":[],"currentMessage":"hi"}');
+  const status = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(status, 0, stderr);
+  assert.match(stderr, /agent-context: reading standard input…\n/);
+  assert.ok(waited >= 1000, `the progress line came after ${waited} ms`);
+  assert.equal(stdout, 'hi\n');
 });
 
 test('parse prints the reply of a recorded run, and fails with the run', () => {
