@@ -70,6 +70,9 @@ pub(super) fn action_json(action: Action) -> Value {
         },
         Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
         Action::Update(update) => json!({"kind": "update", "update": update}),
+        Action::SessionUpdate { session, update } => {
+            json!({"kind": "update", "update": update, "session": session})
+        }
         Action::Done { op, outcome } => match outcome {
             Outcome::Turn(result) => json!({"kind": "done", "op": op, "turn": *result}),
             Outcome::Opened(snapshot) => json!({"kind": "done", "op": op, "opened": *snapshot}),
@@ -275,8 +278,8 @@ impl EngineJs {
     }
 
     #[wasm_bindgen(js_name = pathAllowed)]
-    pub fn path_allowed(&self, path: String, write: bool) -> bool {
-        self.inner.path_allowed(&path, write)
+    pub fn path_allowed(&self, path: String, write: bool, call: Option<f64>) -> bool {
+        self.inner.path_allowed(call.map(|c| c as u64), &path, write)
     }
 
     pub fn timeout(&mut self, now: f64) {
