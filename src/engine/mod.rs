@@ -28,6 +28,8 @@ pub use turn::{Due, TurnError, TurnLimits, TurnResult, TurnTimes};
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]
+mod process_tests;
+#[cfg(test)]
 mod start_tests;
 #[cfg(test)]
 mod tests;
