@@ -105,7 +105,10 @@ impl Engine {
     }
 
     pub(super) fn drain_events(&mut self, i: Option<usize>) {
-        let Some(turn) = i.and_then(|i| self.sessions.get_mut(i)).and_then(|s| s.turn.as_mut()) else {
+        let Some(turn) = i
+            .and_then(|i| self.sessions.get_mut(i))
+            .and_then(|s| s.turn.as_mut())
+        else {
             return;
         };
         if !turn.limits.events {
@@ -287,7 +290,10 @@ impl Engine {
         let cd = self.cfg_of(key).options.cd.clone();
         let (made, response) = permission::answer(params, policy, &cd, decision);
         if made == Decision::Reject {
-            if let Some(a) = key.and_then(|k| self.at(k)).and_then(|i| self.attempt_mut(i)) {
+            if let Some(a) = key
+                .and_then(|k| self.at(k))
+                .and_then(|i| self.attempt_mut(i))
+            {
                 a.rejected += 1;
             }
         }
@@ -370,7 +376,10 @@ impl Engine {
                 if let Some(i) = self.at(key).filter(|&i| self.sessions[i].closing.is_some()) {
                     self.session_closed(i);
                 }
-                let closes = self.pending.iter().any(|(_, p)| matches!(p, Pending::Close(_)));
+                let closes = self
+                    .pending
+                    .iter()
+                    .any(|(_, p)| matches!(p, Pending::Close(_)));
                 let ending = self.closing.is_some() || self.suspend_kill_at.is_some();
                 if ending && !closes {
                     self.after_close();

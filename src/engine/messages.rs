@@ -91,7 +91,11 @@ pub(super) fn session_id_in(line: &[u8]) -> Option<&str> {
     const KEY: &[u8] = b"\"sessionId\"";
     let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
     let rest = &line[at..];
-    let skip = |b: &[u8]| b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+    let skip = |b: &[u8]| {
+        b.iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .unwrap_or(b.len())
+    };
     let rest = &rest[skip(rest)..];
     let rest = rest.strip_prefix(b":")?;
     let rest = &rest[skip(rest)..];

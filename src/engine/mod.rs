@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 #[allow(clippy::module_inception)]
 mod engine;
+mod host;
 mod inbound;
 pub mod judge;
 mod messages;

@@ -65,7 +65,11 @@ impl Engine {
             }
             OpKind::SetConfig(id, value) => {
                 let params = json!({"sessionId": session, "configId": id, "value": value});
-                self.request("session/set_config_option", params, Pending::Op(op, kind, key));
+                self.request(
+                    "session/set_config_option",
+                    params,
+                    Pending::Op(op, kind, key),
+                );
             }
             OpKind::SetModel(id) => {
                 // A config option of the model category, else the older
@@ -87,7 +91,8 @@ impl Engine {
                             .any(|m| m.get(key).and_then(Value::as_str) == Some(id.as_str()))
                     })
                 };
-                let in_option = snap.config_options
+                let in_option = snap
+                    .config_options
                     .as_array()
                     .into_iter()
                     .flatten()
@@ -105,7 +110,11 @@ impl Engine {
                 let only_in_models = listed(&snap.models, "modelId") && !in_option;
                 if let (Some(config_id), false) = (option, only_in_models) {
                     let params = json!({"sessionId": session, "configId": config_id, "value": id});
-                    self.request("session/set_config_option", params, Pending::Op(op, kind, key));
+                    self.request(
+                        "session/set_config_option",
+                        params,
+                        Pending::Op(op, kind, key),
+                    );
                 } else if snap.models.is_array()
                     && !snap.models.as_array().is_some_and(Vec::is_empty)
                 {
@@ -125,5 +134,4 @@ impl Engine {
             OpKind::Authenticate(_) | OpKind::List(_) => self.send_process_op(op, kind),
         }
     }
-
 }

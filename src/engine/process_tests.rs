@@ -9,7 +9,8 @@ use super::tests::{drain, say, turn_of, written, LIMITS};
 use super::*;
 use crate::run::AgentErrorKind;
 
-const CAPS: &str = r#"{"loadSession": true, "sessionCapabilities": {"resume": {}, "close": {}, "list": {}}}"#;
+const CAPS: &str =
+    r#"{"loadSession": true, "sessionCapabilities": {"resume": {}, "close": {}, "list": {}}}"#;
 
 fn process(caps: &str) -> (Engine, Vec<Action>) {
     let cfg = SessionConfig::read("opencode", &json!({"cd": "/w"}), "").unwrap();
@@ -28,10 +29,14 @@ fn process(caps: &str) -> (Engine, Vec<Action>) {
     );
     let seen = drain(&mut e);
     assert!(
-        seen.iter().any(|a| matches!(a, Action::Done { op: o, outcome: Outcome::Opened(_) } if *o == op)),
+        seen.iter()
+            .any(|a| matches!(a, Action::Done { op: o, outcome: Outcome::Opened(_) } if *o == op)),
         "{seen:?}"
     );
-    assert!(written(&seen).is_empty(), "no session opens before one is asked for");
+    assert!(
+        written(&seen).is_empty(),
+        "no session opens before one is asked for"
+    );
     (e, seen)
 }
 
@@ -46,7 +51,11 @@ fn session(e: &mut Engine, options: Value, id: &str, now: u64) -> u64 {
     } else {
         json!({})
     };
-    say(e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": result}), now);
+    say(
+        e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": result}),
+        now,
+    );
     let seen = drain(e);
     assert!(
         seen.iter().any(|a| matches!(a, Action::Done { op: o, outcome: Outcome::Opened(s) } if *o == op && s.session_id.as_deref() == Some(id))),
@@ -86,7 +95,10 @@ fn two_sessions_run_turns_at_once_each_reply_its_own() {
     say(&mut e, chunk("sb", "bee "), 22);
     say(&mut e, chunk("sa", "ay "), 23);
     let op_a2 = e.prompt_in(a, json!([{"type": "text", "text": "three"}]), LIMITS, 24);
-    assert!(written(&drain(&mut e)).is_empty(), "A's next prompt waits for its turn");
+    assert!(
+        written(&drain(&mut e)).is_empty(),
+        "A's next prompt waits for its turn"
+    );
     say(&mut e, chunk("sb", "done"), 25);
     say(&mut e, end_turn(&sent_b["id"]), 26);
     let seen = drain(&mut e);
@@ -141,7 +153,10 @@ fn updates_between_turns_and_files_go_to_their_session() {
         14,
     );
     let call = match &drain(&mut e)[..] {
-        [Action::Host { call, request: HostRequest::Read { path } }] => {
+        [Action::Host {
+            call,
+            request: HostRequest::Read { path },
+        }] => {
             assert_eq!(path, "/w/b/x.txt");
             *call
         }
@@ -156,7 +171,10 @@ fn updates_between_turns_and_files_go_to_their_session() {
         16,
     );
     let refused = written(&drain(&mut e));
-    assert!(refused[0]["error"]["message"].as_str().unwrap().contains("outside the working directory /w"));
+    assert!(refused[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("outside the working directory /w"));
     say(&mut e, end_turn(&sent["id"]), 17);
     drain(&mut e);
 }
@@ -175,32 +193,62 @@ fn one_session_closed_while_the_other_runs() {
     // B's prompt answers `cancelled`; then only B is closed.
     let prompt_b = 4; // initialize 1, session/new 2 and 3, prompts 4 and 5
     assert_eq!(sent_a["id"], 4);
-    say(&mut e, json!({"jsonrpc": "2.0", "id": prompt_b + 1, "result": {"stopReason": "cancelled"}}), 23);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": prompt_b + 1, "result": {"stopReason": "cancelled"}}),
+        23,
+    );
     let seen = drain(&mut e);
-    assert_eq!(turn_of(&seen, op_b).unwrap().kind(), Some(AgentErrorKind::Aborted));
+    assert_eq!(
+        turn_of(&seen, op_b).unwrap().kind(),
+        Some(AgentErrorKind::Aborted)
+    );
     let sent = written(&seen);
     assert_eq!(sent[0]["method"], "session/close");
     assert_eq!(sent[0]["params"]["sessionId"], "sb");
-    assert!(!seen.iter().any(|x| matches!(x, Action::CloseStdin | Action::Kill)), "{seen:?}");
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}), 24);
+    assert!(
+        !seen
+            .iter()
+            .any(|x| matches!(x, Action::CloseStdin | Action::Kill)),
+        "{seen:?}"
+    );
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
+        24,
+    );
     let seen = drain(&mut e);
-    assert!(seen.iter().any(|x| matches!(x, Action::Done { op, outcome: Outcome::Ok(_) } if *op == close)));
+    assert!(seen
+        .iter()
+        .any(|x| matches!(x, Action::Done { op, outcome: Outcome::Ok(_) } if *op == close)));
     // A goes on; B refuses work.
     say(&mut e, chunk("sa", "still here"), 25);
     say(&mut e, end_turn(&sent_a["id"]), 26);
-    assert_eq!(turn_of(&drain(&mut e), op_a).unwrap().reply.text, "still here");
+    assert_eq!(
+        turn_of(&drain(&mut e), op_a).unwrap().reply.text,
+        "still here"
+    );
     let late = e.prompt_in(b, json!([{"type": "text", "text": "x"}]), LIMITS, 27);
-    assert_eq!(turn_of(&drain(&mut e), late).unwrap().kind(), Some(AgentErrorKind::Aborted));
+    assert_eq!(
+        turn_of(&drain(&mut e), late).unwrap().kind(),
+        Some(AgentErrorKind::Aborted)
+    );
     // Closing the process closes A, then ends stdin.
     let all = e.close(28);
     let sent = written(&drain(&mut e));
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["params"]["sessionId"], "sa");
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}), 29);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
+        29,
+    );
     assert!(drain(&mut e).contains(&Action::CloseStdin));
     e.exited(Some(0), None, 30);
     let seen = drain(&mut e);
-    assert!(seen.iter().any(|x| matches!(x, Action::Done { op, .. } if *op == all)));
+    assert!(seen
+        .iter()
+        .any(|x| matches!(x, Action::Done { op, .. } if *op == all)));
     assert!(seen.contains(&Action::Closed));
 }
 
@@ -223,19 +271,30 @@ fn a_crash_ends_both_turns_and_each_session_is_reopened_by_its_next_prompt() {
         assert_eq!(result.reply.text, "partial");
         assert_eq!(result.session_id.as_deref(), Some(id));
     }
-    assert!(!seen.iter().any(|x| matches!(x, Action::Spawn { .. })), "nothing restarts until asked");
+    assert!(
+        !seen.iter().any(|x| matches!(x, Action::Spawn { .. })),
+        "nothing restarts until asked"
+    );
     // B's next prompt starts the agent and resumes B only.
     let op = e.prompt_in(b, json!([{"type": "text", "text": "again"}]), LIMITS, 30);
     assert!(matches!(drain(&mut e)[..], [Action::Spawn { .. }]));
     e.spawned(31);
     let init = written(&drain(&mut e));
     let caps: Value = serde_json::from_str(CAPS).unwrap();
-    say(&mut e, json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}), 32);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
+        32,
+    );
     let reopen = written(&drain(&mut e));
     assert_eq!(reopen.len(), 1, "{reopen:?}");
     assert_eq!(reopen[0]["method"], "session/resume");
     assert_eq!(reopen[0]["params"]["sessionId"], "sb");
-    say(&mut e, json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}), 33);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
+        33,
+    );
     let sent = written(&drain(&mut e));
     assert_eq!(sent[0]["params"]["sessionId"], "sb");
     say(&mut e, end_turn(&sent[0]["id"]), 34);
@@ -246,7 +305,11 @@ fn a_crash_ends_both_turns_and_each_session_is_reopened_by_its_next_prompt() {
         let reopen = written(&drain(&mut e));
         assert_eq!(reopen[0]["method"], "session/resume");
         assert_eq!(reopen[0]["params"]["sessionId"], "sa");
-        say(&mut e, json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}), 41);
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
+            41,
+        );
         (op, written(&drain(&mut e)))
     };
     assert_eq!(sent[0]["params"]["sessionId"], "sa");
@@ -261,14 +324,26 @@ fn a_session_that_cannot_be_loaded_fails_alone() {
     let op = e.open_session(b, 12);
     let sent = written(&drain(&mut e));
     assert_eq!(sent[0]["method"], "session/resume");
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "error": {"code": -32002, "message": "Resource not found"}}), 13);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "error": {"code": -32002, "message": "Resource not found"}}),
+        13,
+    );
     let seen = drain(&mut e);
     let failed = seen.iter().find_map(|x| match x {
-        Action::Done { op: o, outcome: Outcome::Failed(f) } if *o == op => Some(f.clone()),
+        Action::Done {
+            op: o,
+            outcome: Outcome::Failed(f),
+        } if *o == op => Some(f.clone()),
         _ => None,
     });
     assert_eq!(failed.unwrap().kind, AgentErrorKind::SessionNotFound);
-    assert!(!seen.iter().any(|x| matches!(x, Action::Kill | Action::CloseStdin)), "A's process lives on");
+    assert!(
+        !seen
+            .iter()
+            .any(|x| matches!(x, Action::Kill | Action::CloseStdin)),
+        "A's process lives on"
+    );
     say(&mut e, end_turn(&sent_a["id"]), 14);
     drain(&mut e);
 }
@@ -281,15 +356,29 @@ fn list_sessions_where_advertised_else_invalid_params_naming_the_agent() {
     assert_eq!(sent[0]["method"], "session/list");
     assert_eq!(sent[0]["params"], json!({"cwd": "/w"}));
     let listed = json!({"sessions": [{"sessionId": "s9", "cwd": "/w"}]});
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": listed}), 11);
-    assert!(drain(&mut e).contains(&Action::Done { op, outcome: Outcome::Ok(listed) }));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": listed}),
+        11,
+    );
+    assert!(drain(&mut e).contains(&Action::Done {
+        op,
+        outcome: Outcome::Ok(listed)
+    }));
     let (mut e, _) = process(r#"{"loadSession": true}"#);
     let op = e.list_sessions(json!({}), 10);
     let seen = drain(&mut e);
     match &seen[..] {
-        [Action::Done { op: o, outcome: Outcome::Failed(f) }] if *o == op => {
+        [Action::Done {
+            op: o,
+            outcome: Outcome::Failed(f),
+        }] if *o == op => {
             assert_eq!(f.kind, AgentErrorKind::InvalidParams);
-            assert!(f.message.contains("opencode does not list its sessions"), "{}", f.message);
+            assert!(
+                f.message.contains("opencode does not list its sessions"),
+                "{}",
+                f.message
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -302,20 +391,40 @@ fn authenticate_is_the_processs_and_sessions_open_after_it() {
     let key = e.add_session(&json!({})).unwrap();
     let open = e.open_session(key, 11);
     let sent = written(&drain(&mut e));
-    assert_eq!(sent.len(), 1, "the session waits for authenticate: {sent:?}");
+    assert_eq!(
+        sent.len(),
+        1,
+        "the session waits for authenticate: {sent:?}"
+    );
     assert_eq!(sent[0]["method"], "authenticate");
     assert_eq!(sent[0]["params"]["methodId"], "login");
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}), 12);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {}}),
+        12,
+    );
     let seen = drain(&mut e);
-    assert!(seen.iter().any(|x| matches!(x, Action::Done { op, outcome: Outcome::Ok(_) } if *op == auth)));
+    assert!(seen
+        .iter()
+        .any(|x| matches!(x, Action::Done { op, outcome: Outcome::Ok(_) } if *op == auth)));
     let sent = written(&seen);
     assert_eq!(sent[0]["method"], "session/new");
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"sessionId": "s1"}}), 13);
-    assert!(drain(&mut e).iter().any(|x| matches!(x, Action::Done { op, outcome: Outcome::Opened(_) } if *op == open)));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"sessionId": "s1"}}),
+        13,
+    );
+    assert!(drain(&mut e)
+        .iter()
+        .any(|x| matches!(x, Action::Done { op, outcome: Outcome::Opened(_) } if *op == open)));
     // A failed authenticate is auth_error when the agent says so.
     let again = e.authenticate("login", 14);
     let sent = written(&drain(&mut e));
-    say(&mut e, json!({"jsonrpc": "2.0", "id": sent[0]["id"], "error": {"code": -32000, "message": "Authentication required"}}), 15);
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "error": {"code": -32000, "message": "Authentication required"}}),
+        15,
+    );
     let seen = drain(&mut e);
     assert!(seen.iter().any(|x| matches!(x, Action::Done { op, outcome: Outcome::Failed(f) } if *op == again && f.kind == AgentErrorKind::AuthError)));
 }
@@ -323,8 +432,14 @@ fn authenticate_is_the_processs_and_sessions_open_after_it() {
 #[test]
 fn session_id_is_read_from_the_bytes_of_a_line() {
     use super::messages::session_id_in;
-    assert_eq!(session_id_in(br#"{"params":{"sessionId": "ab-1","x":1}}"#), Some("ab-1"));
-    assert_eq!(session_id_in(br#"{"params":{"text":"\"sessionId\": \"no\""}}"#), None);
+    assert_eq!(
+        session_id_in(br#"{"params":{"sessionId": "ab-1","x":1}}"#),
+        Some("ab-1")
+    );
+    assert_eq!(
+        session_id_in(br#"{"params":{"text":"\"sessionId\": \"no\""}}"#),
+        None
+    );
     assert_eq!(session_id_in(br#"{"params":{"sessionId":"a\"b"}}"#), None);
     assert_eq!(session_id_in(b"not json"), None);
 }

@@ -234,7 +234,11 @@ impl Engine {
         let ready = s.setup == Setup::Ready && self.proc == Proc::Up;
         if let (true, true, Some(id)) = (self.can_close, ready, s.snapshot.session_id.clone()) {
             let key = s.key;
-            self.request("session/close", json!({ "sessionId": id }), Pending::Close(key));
+            self.request(
+                "session/close",
+                json!({ "sessionId": id }),
+                Pending::Close(key),
+            );
             return;
         }
         self.session_closed(i);

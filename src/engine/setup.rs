@@ -168,9 +168,11 @@ impl Engine {
             self.setup_active_ms = None;
             return self.stop_process();
         };
-        let others_live = self.sessions.iter().enumerate().any(|(j, s)| {
-            j != i && !s.closed && (s.setup == Setup::Ready || !s.is_idle())
-        });
+        let others_live = self
+            .sessions
+            .iter()
+            .enumerate()
+            .any(|(j, s)| j != i && !s.closed && (s.setup == Setup::Ready || !s.is_idle()));
         if others_live {
             let failure = self.setup_failure(key, stage, &error);
             self.sessions[i].setup = Setup::None;

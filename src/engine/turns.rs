@@ -221,7 +221,8 @@ impl Engine {
             return;
         }
         for (_, id) in &open {
-            let step = crate::acp::session::plan_session(self.cfg.launch, &self.initialized, Some(id));
+            let step =
+                crate::acp::session::plan_session(self.cfg.launch, &self.initialized, Some(id));
             if step.is_err() {
                 return;
             }
@@ -232,7 +233,11 @@ impl Engine {
                 self.sessions[i].keep_session = Some(id.clone());
             }
             if self.can_close {
-                self.request("session/close", json!({ "sessionId": id }), Pending::Close(key));
+                self.request(
+                    "session/close",
+                    json!({ "sessionId": id }),
+                    Pending::Close(key),
+                );
             }
         }
         if !self.can_close {
@@ -345,7 +350,8 @@ impl Engine {
         }
         self.notify("session/cancel", json!({ "sessionId": session }));
         for call in std::mem::take(&mut self.calls) {
-            if let (CallKind::Permission(_), Some(true)) = (&call.kind, call.key.map(|k| k == key)) {
+            if let (CallKind::Permission(_), Some(true)) = (&call.kind, call.key.map(|k| k == key))
+            {
                 self.respond(call.rpc_id, json!({"outcome": {"outcome": "cancelled"}}));
             } else {
                 self.calls.push(call);
@@ -530,9 +536,17 @@ impl Engine {
             .filter_map(|s| s.snapshot.session_id.clone().map(|id| (s.key, id)))
             .collect();
         for (key, id) in &open {
-            self.request("session/close", json!({ "sessionId": id }), Pending::Close(*key));
+            self.request(
+                "session/close",
+                json!({ "sessionId": id }),
+                Pending::Close(*key),
+            );
         }
-        if !self.pending.iter().any(|(_, p)| matches!(p, Pending::Close(_))) {
+        if !self
+            .pending
+            .iter()
+            .any(|(_, p)| matches!(p, Pending::Close(_)))
+        {
             self.after_close();
         }
     }
