@@ -25,16 +25,17 @@ function cdWhy(problem) {
 /**
  * A started engine for `agentType`: `{ host }`, or `{ failed }` (an
  * AgentContextError's message) when the options cannot be read. `rest`:
- * the options without the functions and `env`.
+ * the options without the functions and `env`; `process`: an engine of
+ * several sessions (openAgent).
  */
-async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError, Engine = engineClass() }) {
+async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError, Engine = engineClass(), process: several = false }) {
   const { command, onPermission: _p, onUpdate: _u, ...options } = rest;
   // The agent's folder with links resolved: what the client fs methods compare with.
   const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
   const cd = given && !directoryProblem(given) ? fs.realpathSync(given) : options.cd;
   let engine;
   try {
-    engine = new Engine(String(agentType), { ...options, cd }, command ?? '', onPermission !== undefined);
+    engine = new Engine(String(agentType), { ...options, cd }, command ?? '', onPermission !== undefined, several);
   } catch (err) {
     if (err && err.name === 'AgentContextError') return { failed: err.message };
     throw err;
@@ -114,4 +115,4 @@ async function runAcpAgent(agentType, options, hostOptions) {
   return value;
 }
 
-module.exports = { runAcpAgent, startEngine, release, checkPermissionHandler };
+module.exports = { runAcpAgent, startEngine, release, checkPermissionHandler, cdWhy };

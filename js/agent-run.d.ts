@@ -181,3 +181,45 @@ export interface AgentSession {
  * `kind`) when the agent cannot be started or the session opened.
  */
 export function openAgentSession(agentType: KnownAgentType, options: SessionOptions): Promise<AgentSession>;
+
+/** `openAgent`'s options: openAgentSession's for the process, less `protocol` and `sessionId`. */
+export type AgentProcessOptions = Omit<SessionOptions, 'protocol' | 'sessionId'>;
+
+/** A session's own options on an agent's process; the rest is the process's. */
+export interface NewSessionOptions {
+  /** The session's working folder (the process's by default). */
+  cd?: string;
+  systemPrompt?: string;
+  mcpServers?: McpServerConfig[];
+  /** This session's updates outside a turn's reply (else the process's `onUpdate`). */
+  onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;
+}
+
+/** One agent process over ACP holding several sessions (Node only). */
+export interface AgentProcess {
+  readonly agentType: string;
+  /** The agent's `agentCapabilities` (load, resume, `sessionCapabilities.list`, …). */
+  readonly capabilities: Record<string, unknown>;
+  readonly authMethods: { id: string; name?: string; [key: string]: unknown }[];
+  readonly agentInfo: { name?: string; version?: string; [key: string]: unknown } | undefined;
+  /** A new session in this process. Its turns may run while other sessions' do; its own queue in order. */
+  newSession(options?: NewSessionOptions): Promise<AgentSession>;
+  /** Session `sessionId` reopened (resumed where the agent advertises it, else loaded), verified: `session_not_found` otherwise. */
+  loadSession(sessionId: string, options?: NewSessionOptions): Promise<AgentSession>;
+  /** The agent's stored sessions; rejects `INVALID_INPUT` naming the agent when it does not list them. */
+  listSessions(query?: { cwd?: string; cursor?: string }): Promise<{
+    sessions: { sessionId: string; cwd: string; title?: string; updatedAt?: string; [key: string]: unknown }[];
+    nextCursor?: string;
+  }>;
+  authenticate(methodId: string): Promise<void>;
+  /** Closes every session, then the process tree. A session's own `close()` closes that session only. */
+  close(): Promise<void>;
+}
+
+/**
+ * Node only: starts `agentType` over the Agent Client Protocol and resolves
+ * its process once initialized, for several sessions in it. Rejects with
+ * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
+ * `kind`) when the agent cannot be started.
+ */
+export function openAgent(agentType: KnownAgentType, options: AgentProcessOptions): Promise<AgentProcess>;

@@ -35,7 +35,8 @@ function realPath(file) {
 /**
  * Drives one `__Engine`. `env`: the caller's environment for the child;
  * `launchEnv`: the launcher's variables; `onPermission(params)`,
- * `onUpdate(update)`, `onHostError(err)`: the host's callbacks.
+ * `onUpdate(update, sessionKey)`, `onHostError(err)`: the host's callbacks
+ * (`sessionKey`: the session's on an engine of several).
  */
 class EngineHost {
   constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError }) {
@@ -119,7 +120,7 @@ class EngineHost {
       case 'update':
         if (this.onUpdate) {
           try {
-            this.onUpdate(action.update);
+            this.onUpdate(action.update, action.session);
           } catch (err) {
             this.onHostError(err);
           }
@@ -183,7 +184,7 @@ class EngineHost {
       } else {
         const real = realPath(action.path);
         const write = action.ask === 'write';
-        if (!this.engine.pathAllowed(real, write)) answer = { error: 'OUTSIDE' };
+        if (!this.engine.pathAllowed(real, write, action.call)) answer = { error: 'OUTSIDE' };
         else if (write) {
           await fs.promises.mkdir(path.dirname(real), { recursive: true });
           await fs.promises.writeFile(real, action.content);

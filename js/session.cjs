@@ -94,24 +94,42 @@ async function openAgentSession(api, agentType, options) {
     throw agentError(opened.failed);
   }
   release(host);
-  let snapshot = opened.opened;
+  return makeSession(api, host, plan, {
+    agentType: String(agentType),
+    protocol,
+    persistent: protocol === 'acp' || plan.persistent === true,
+    snapshot: opened.opened,
+    warn,
+    takeHostError: () => {
+      const err = hostError;
+      hostError = null;
+      return err;
+    },
+  });
+}
+
+/**
+ * An AgentSession on a started engine. `key`: the session's on an engine of
+ * several (openAgent), undefined for the engine's only one; its `close()`
+ * closes that session only, the only one's the process too.
+ */
+function makeSession(api, host, plan, { agentType, protocol, persistent, snapshot: opened, warn, takeHostError, key }) {
+  let snapshot = opened;
+  let closed = false;
+  const gone = () => host.closed || closed;
   const refresh = () => {
-    if (!host.closed) snapshot = host.engine.snapshot();
-  };
-  const takeHostError = () => {
-    const err = hostError;
-    hostError = null;
-    return err;
+    if (gone()) return;
+    snapshot = key === undefined ? host.engine.snapshot() : (host.engine.snapshotOf(key) ?? snapshot);
   };
 
   const session = {
     get sessionId() {
       return snapshot.sessionId ?? undefined;
     },
-    agentType: String(agentType),
+    agentType,
     protocol,
     /** One process for every turn (ACP; Claude Code over its CLI), else a process per turn. */
-    persistent: protocol === 'acp' || plan.persistent === true,
+    persistent,
     get capabilities() {
       return snapshot.capabilities ?? {};
     },
@@ -144,7 +162,7 @@ async function openAgentSession(api, agentType, options) {
       if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
-      const blocks = blocksOf(api, String(agentType), request);
+      const blocks = blocksOf(api, agentType, request);
       const limits = {
         idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
         maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
@@ -154,7 +172,7 @@ async function openAgentSession(api, agentType, options) {
       let op;
       const onAbort = () => host.feed((e, now) => e.abort(op, now));
       const done = await host.run((now) => {
-        op = host.engine.prompt(blocks, limits, now);
+        op = host.engine.prompt(blocks, limits, now, key);
         if (signal?.aborted) host.engine.abort(op, now);
         else signal?.addEventListener('abort', onAbort, { once: true });
         return op;
@@ -166,25 +184,30 @@ async function openAgentSession(api, agentType, options) {
       return done.turn;
     },
     async setMode(id) {
-      return simple((now) => host.engine.setMode(String(id), now));
+      return simple((now) => host.engine.setMode(String(id), now, key));
     },
     async setConfigOption(id, value) {
-      return simple((now) => host.engine.setConfigOption(String(id), value, now));
+      return simple((now) => host.engine.setConfigOption(String(id), value, now, key));
     },
     async setModel(id) {
-      return simple((now) => host.engine.setModel(String(id), now));
+      return simple((now) => host.engine.setModel(String(id), now, key));
     },
     async authenticate(methodId) {
       return simple((now) => host.engine.authenticate(String(methodId), now));
     },
     /** The running turn ends `aborted` (stopReason `cancelled`). */
     async cancel() {
-      if (host.closed) return;
-      host.feed((e, now) => e.cancel(now));
+      if (gone()) return;
+      host.feed((e, now) => e.cancel(now, key));
     },
-    /** The session, then its process tree. */
+    /** The session, then (its only one) its process tree. */
     async close() {
-      if (host.closed) return;
+      if (gone()) return;
+      if (key !== undefined) {
+        await host.run((now) => host.engine.closeSession(key, now));
+        closed = true;
+        return;
+      }
       await host.run((now) => host.engine.close(now));
       await host.closedPromise;
     },
@@ -192,7 +215,7 @@ async function openAgentSession(api, agentType, options) {
 
   /** Operations after close() are refused (the engine is gone). */
   function open_() {
-    if (host.closed) throw inputError(`the session with ${plan.agentName} is closed`);
+    if (gone()) throw inputError(`the session with ${plan.agentName} is closed`);
   }
 
   async function simple(start) {
@@ -204,4 +227,4 @@ async function openAgentSession(api, agentType, options) {
   return session;
 }
 
-module.exports = { openAgentSession };
+module.exports = { openAgentSession, makeSession, agentError, describe, checkFunction };

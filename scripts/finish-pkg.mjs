@@ -94,7 +94,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'acp-run.cjs', 'engine-host.cjs', 'session.cjs', 'team.cjs', 'option-check.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'acp-run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
   copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 }
 appendFileSync(
@@ -109,6 +109,8 @@ appendFileSync(
     "exports.runAgent = function runAgent(agentType, request, options) { return require('./agent-run.cjs').runAgent(exports, agentType, request, options); };",
     '// openAgentSession (Node only): ./session.cjs, required on first use; the same second module.',
     "exports.openAgentSession = function openAgentSession(agentType, options) { return require('./session.cjs').openAgentSession(exports, agentType, options); };",
+    '// openAgent (Node only): ./open-agent.cjs, one process holding several sessions; the same second module.',
+    "exports.openAgent = function openAgent(agentType, options) { return require('./open-agent.cjs').openAgent(exports, agentType, options); };",
     '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
     '// Required on first use, like the runners: loading the library loads only this file.',
     "Object.defineProperty(exports, 'AgentTeam', { enumerable: true, configurable: true, get() {",

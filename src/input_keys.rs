@@ -112,6 +112,28 @@ pub const TEAM_OPTIONS: &[&str] = &[
     "logger",
 ];
 
+/// `openAgent`'s options: the process's (each session's own come with it).
+pub const PROCESS_OPTIONS: &[&str] = &[
+    "cd",
+    "model",
+    "sandbox",
+    "yolo",
+    "command",
+    "env",
+    "timeout",
+    "maxDuration",
+    "maxRetries",
+    "systemPrompt",
+    "mcpServers",
+    "onPermission",
+    "onUpdate",
+    "idleClose",
+    "logger",
+];
+
+/// `newSession` / `loadSession`'s options on an agent's process.
+pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "onUpdate"];
+
 /// A member of an `AgentTeam`.
 pub const TEAM_MEMBER: &[&str] = &[
     "id",
@@ -140,6 +162,8 @@ pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
         "team.ask options" => Some(ASK_OPTIONS),
         "runAgent options" => Some(RUN_AGENT_OPTIONS),
         "openAgentSession options" => Some(SESSION_OPTIONS),
+        "openAgent options" => Some(PROCESS_OPTIONS),
+        "the session's options" => Some(NEW_SESSION_OPTIONS),
         "the turn's options" => Some(TURN_OPTIONS),
         "the request" => Some(ASSEMBLER_OUTPUT),
         _ => None,

@@ -36,6 +36,9 @@ pub enum Action {
     /// A `session/update` the session received (modes, commands, options,
     /// and every update between turns), for `onUpdate`.
     Update(Value),
+    /// The same for a session of an engine of several ([`super::Engine::process`]),
+    /// by its key.
+    SessionUpdate { session: u64, update: Value },
     /// Operation `op` is over.
     Done { op: u64, outcome: Outcome },
     /// The process is gone and the session closed: nothing more will come.

@@ -149,6 +149,50 @@ impl SessionConfig {
         })
     }
 
+    /// The settings of one more session on the same process: `options`
+    /// (`{ cd?, sessionId?, systemPrompt?, mcpServers? }`) replace the
+    /// process's; the session to reopen is only the one given here.
+    pub fn for_session(&self, options: &Value) -> Result<SessionConfig> {
+        let mut cfg = self.clone();
+        cfg.options.session_id = None;
+        let map = match options {
+            Value::Null => return Ok(cfg),
+            Value::Object(map) => map,
+            other => {
+                return Err(AgentContextError::invalid(format!(
+                    "sessionOptions must be an object, got {}",
+                    type_name(other)
+                )))
+            }
+        };
+        let text = |key: &str| -> Result<Option<String>> {
+            match map.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+                Some(other) => Err(AgentContextError::invalid(format!(
+                    "sessionOptions.{key} must be a non-empty string, got {}",
+                    match other {
+                        Value::String(_) => "an empty string",
+                        v => type_name(v),
+                    }
+                ))),
+            }
+        };
+        if let Some(cd) = text("cd")? {
+            cfg.options.cd = cd;
+        }
+        cfg.options.session_id = text("sessionId")?;
+        if map.contains_key("systemPrompt") {
+            cfg.system_prompt = text("systemPrompt")?;
+        }
+        if let Some(mcp) = map.get("mcpServers") {
+            cfg.mcp_servers = read_mcp_servers(mcp).map_err(|e| {
+                AgentContextError::invalid(e.message().replacen("options.", "sessionOptions.", 1))
+            })?;
+        }
+        Ok(cfg)
+    }
+
     /// The command was resolved: spawn `file` with `prefix` first; the
     /// whole command line is counted against `platform`'s limits with
     /// `env` (the child's whole environment).

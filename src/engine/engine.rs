@@ -22,12 +22,11 @@ use serde_json::{json, Value};
 use super::action::{Action, Outcome, Snapshot};
 use super::config::SessionConfig;
 use super::judge::Stage;
-use super::messages::{permission_choice, slice_lines};
+use super::sessions::Session;
 use super::turn::{Due, Turn, TurnLimits};
 use crate::acp::fs::inside;
-use crate::acp::permission::Decision;
 use crate::acp::session::SessionStep;
-use crate::acp::{INVALID_PARAMS, PROTOCOL_VERSION, RESOURCE_NOT_FOUND};
+use crate::acp::PROTOCOL_VERSION;
 use crate::agent_output::lines::LineBuffer;
 use crate::invocation::Sandbox;
 use crate::run::{
@@ -53,28 +52,36 @@ pub(super) enum Proc {
     Up,
 }
 
-/// Where the session stands on the running process.
+/// Where `initialize` stands on the running process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Init {
+    None,
+    Initializing,
+    Done,
+}
+
+/// Where a session stands on the running process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Setup {
     None,
-    Initializing,
     Opening,
     /// Setting the mode in which the agent asks before acting.
     AskingMode,
     Ready,
 }
 
-/// A request of ours awaiting its response.
+/// A request of ours awaiting its response; `u64`s after the first of
+/// `Session`, `AskMode`, `Prompt` and `Close` are the session's key.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Pending {
     Initialize,
-    Session(SessionStep),
-    AskMode,
-    Prompt,
-    /// A user's operation (`set_mode`, …).
-    Op(u64, OpKind),
+    Session(u64, SessionStep),
+    AskMode(u64),
+    Prompt(u64),
+    /// A user's operation (`set_mode`, …), of a session or the process.
+    Op(u64, OpKind, Option<u64>),
     /// `session/close`, as the session ends.
-    Close,
+    Close(u64),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +90,10 @@ pub(super) enum OpKind {
     SetConfig(String, Value),
     SetModel(String),
     Authenticate(String),
+    /// A session opened, or (of the process) the process started.
     Open,
+    /// `session/list`'s params.
+    List(Value),
 }
 
 /// A queued user operation.
@@ -99,6 +109,8 @@ pub(super) struct HostCall {
     pub(super) call: u64,
     pub(super) rpc_id: Value,
     pub(super) kind: CallKind,
+    /// The session it came from (its folder bounds the files).
+    pub(super) key: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -111,32 +123,31 @@ pub(super) enum CallKind {
     Write,
 }
 
-/// The session engine of one agent process (see the module's doc).
+/// The session engine of one agent process (see the module's doc) and its
+/// sessions ([`Session`]).
 #[derive(Debug)]
 pub struct Engine {
     pub(super) cfg: SessionConfig,
     pub(super) proc: Proc,
-    pub(super) setup: Setup,
+    pub(super) init: Init,
     pub(super) lines: LineBuffer,
     pub(super) next_id: u64,
     pub(super) pending: Vec<(u64, Pending)>,
     pub(super) next_op: u64,
     pub(super) next_call: u64,
-    pub(super) queue: VecDeque<Queued>,
-    pub(super) turn: Option<Box<Turn>>,
+    /// The sessions on this process, in the order opened.
+    pub(super) sessions: Vec<Session>,
+    pub(super) next_key: u64,
+    /// Operations of the process itself (`authenticate`, `session/list`, its start).
+    pub(super) process_queue: VecDeque<(u64, OpKind)>,
     pub(super) calls: Vec<HostCall>,
     pub(super) actions: VecDeque<Action>,
     /// `initialize`'s result on the running process.
     pub(super) initialized: Value,
-    pub(super) snapshot: Snapshot,
-    /// The session to reopen after a restart: asked for by the user, or
-    /// one that was sent a prompt.
-    pub(super) keep_session: Option<String>,
+    /// What `initialize` said (capabilities, auth methods, agent info).
+    pub(super) info: Snapshot,
     /// Whether `session/close` is advertised.
     pub(super) can_close: bool,
-    /// The instructions still to open the next prompt: a new session of an
-    /// agent that takes no system prompt at `session/new`.
-    pub(super) system_inline: bool,
     /// Whether the host answers permissions (`onPermission`).
     pub(super) asks_host: bool,
     /// The process's last lines (for a failure before any turn).
@@ -144,8 +155,8 @@ pub struct Engine {
     /// Set when starting failed for good (command not found, …): every
     /// operation fails with it.
     pub(super) broken: Option<Failure>,
-    /// A failure of the setup that ends the operations waiting for it.
-    pub(super) setup_failed: Option<(Stage, Value)>,
+    /// A failure of `initialize` (or of the start) that ends what waits.
+    pub(super) init_failed: Option<(Stage, Value)>,
     /// Since when the setup waits for the agent (its idle deadline).
     pub(super) setup_active_ms: Option<u64>,
     /// `close()` was called: its op, and when the process must be gone.
@@ -159,37 +170,47 @@ pub struct Engine {
     pub(super) now: u64,
 }
 
+/// The key of the session of an engine made by [`Engine::new`].
+pub const DEFAULT: u64 = 0;
+
 impl Engine {
+    /// An engine for one session on its process (`openAgentSession`,
+    /// `runAgent`): its session is [`DEFAULT`], opened with `cfg`.
     pub fn new(cfg: SessionConfig, asks_host: bool) -> Engine {
-        let keep_session = cfg.options.session_id.clone();
+        let mut engine = Engine::process(cfg, asks_host);
+        let session = Session::new(DEFAULT, engine.cfg.clone());
+        engine.sessions.push(session);
+        engine.next_key = DEFAULT + 1;
+        engine
+    }
+
+    /// An engine for the process alone (`openAgent`): sessions are added
+    /// with [`add_session`](Self::add_session).
+    pub fn process(cfg: SessionConfig, asks_host: bool) -> Engine {
         Engine {
             cfg,
             proc: Proc::Down,
-            setup: Setup::None,
+            init: Init::None,
             lines: LineBuffer::default(),
             next_id: 0,
             pending: Vec::new(),
             next_op: 0,
             next_call: 0,
-            queue: VecDeque::new(),
-            turn: None,
+            sessions: Vec::new(),
+            next_key: DEFAULT + 1,
+            process_queue: VecDeque::new(),
             calls: Vec::new(),
             actions: VecDeque::new(),
             initialized: Value::Null,
-            snapshot: Snapshot {
-                modes: Value::Array(Vec::new()),
-                config_options: Value::Array(Vec::new()),
-                commands: Value::Array(Vec::new()),
+            info: Snapshot {
                 auth_methods: Value::Array(Vec::new()),
                 ..Snapshot::default()
             },
-            keep_session,
             can_close: false,
-            system_inline: false,
             asks_host,
             tail: OutputTail::default(),
             broken: None,
-            setup_failed: None,
+            init_failed: None,
             setup_active_ms: None,
             closing: None,
             closed: false,
@@ -206,12 +227,23 @@ impl Engine {
     /// The settings with the command the host resolved
     /// ([`SessionConfig::launch`]).
     pub fn set_launch(&mut self, cfg: SessionConfig) {
+        for s in &mut self.sessions {
+            s.cfg.command.clone_from(&cfg.command);
+            s.cfg.args.clone_from(&cfg.args);
+            s.cfg.found.clone_from(&cfg.found);
+            s.cfg.options.platform = cfg.options.platform;
+        }
         self.cfg = cfg;
     }
 
-    /// The session as it stands.
+    /// The session as it stands (the first one; see [`snapshot_of`](Self::snapshot_of)).
     pub fn snapshot(&self) -> &Snapshot {
-        &self.snapshot
+        self.sessions.first().map_or(&self.info, |s| &s.snapshot)
+    }
+
+    /// What `initialize` said: capabilities, auth methods, agent info.
+    pub fn process_info(&self) -> &Snapshot {
+        &self.info
     }
 
     /// Whether the agent process is running.
@@ -228,7 +260,7 @@ impl Engine {
     pub fn poll_timeout(&self) -> Option<u64> {
         let mut at: Option<u64> = None;
         let mut min = |t: u64| at = Some(at.map_or(t, |a| a.min(t)));
-        if let Some(turn) = &self.turn {
+        for turn in self.sessions.iter().filter_map(|s| s.turn.as_ref()) {
             match &turn.attempt {
                 Some(a) => {
                     if let Some(kill) = a.kill_at {
@@ -262,42 +294,40 @@ impl Engine {
 
     // ----- what the user asks -----
 
-    /// Start the agent and open the session (done once it is open).
+    /// Start the agent and open the session (done once it is open); on an
+    /// engine of the process alone, start it (done once initialized).
     pub fn open(&mut self, now: u64) -> u64 {
+        if self.at(DEFAULT).is_some() {
+            return self.open_session(DEFAULT, now);
+        }
         let op = self.op_id();
-        self.queue.push_back(Queued::Other(op, OpKind::Open));
+        self.process_queue.push_back((op, OpKind::Open));
         self.pump(now);
         op
     }
 
     /// Queue a prompt: `blocks` are `session/prompt`'s content blocks.
     pub fn prompt(&mut self, blocks: Value, limits: TurnLimits, now: u64) -> u64 {
-        let op = self.op_id();
-        self.queue
-            .push_back(Queued::Prompt(Box::new(Turn::new(op, blocks, limits))));
-        self.pump(now);
-        op
+        self.prompt_in(DEFAULT, blocks, limits, now)
     }
 
     pub fn set_mode(&mut self, id: &str, now: u64) -> u64 {
-        self.queue_other(OpKind::SetMode(id.to_owned()), now)
+        self.queue_in(DEFAULT, OpKind::SetMode(id.to_owned()), now)
     }
 
     pub fn set_config_option(&mut self, id: &str, value: Value, now: u64) -> u64 {
-        self.queue_other(OpKind::SetConfig(id.to_owned(), value), now)
+        self.queue_in(DEFAULT, OpKind::SetConfig(id.to_owned(), value), now)
     }
 
     pub fn set_model(&mut self, id: &str, now: u64) -> u64 {
-        self.queue_other(OpKind::SetModel(id.to_owned()), now)
+        self.queue_in(DEFAULT, OpKind::SetModel(id.to_owned()), now)
     }
 
+    /// `authenticate` on the process (started for it when down).
     pub fn authenticate(&mut self, method: &str, now: u64) -> u64 {
-        self.queue_other(OpKind::Authenticate(method.to_owned()), now)
-    }
-
-    pub(super) fn queue_other(&mut self, kind: OpKind, now: u64) -> u64 {
         let op = self.op_id();
-        self.queue.push_back(Queued::Other(op, kind));
+        self.process_queue
+            .push_back((op, OpKind::Authenticate(method.to_owned())));
         self.pump(now);
         op
     }
@@ -305,36 +335,36 @@ impl Engine {
     /// Cancel the running turn (it ends `aborted`, `stopReason`
     /// `cancelled`); queued prompts stay queued.
     pub fn cancel(&mut self, now: u64) {
-        self.now = now;
-        if self.turn.is_some() {
-            self.stop_turn(StopReason::Aborted, now);
-        }
+        self.cancel_in(DEFAULT, now);
     }
 
     /// Abort prompt `op` (its signal): cancelled when running, removed
     /// when queued.
     pub fn abort(&mut self, op: u64, now: u64) {
         self.now = now;
-        if self.turn.as_ref().is_some_and(|t| t.op == op) {
-            self.stop_turn(StopReason::Aborted, now);
-            return;
-        }
-        if let Some(at) = self
-            .queue
-            .iter()
-            .position(|q| matches!(q, Queued::Prompt(t) if t.op == op))
-        {
-            if let Some(Queued::Prompt(turn)) = self.queue.remove(at) {
-                let failure = aborted(self.cfg.agent.name);
-                self.done_turn_failed(&turn, failure, now);
+        for i in 0..self.sessions.len() {
+            if self.sessions[i].turn.as_ref().is_some_and(|t| t.op == op) {
+                self.stop_turn(i, StopReason::Aborted, now);
+                return;
+            }
+            let queue = &mut self.sessions[i].queue;
+            if let Some(at) = queue
+                .iter()
+                .position(|q| matches!(q, Queued::Prompt(t) if t.op == op))
+            {
+                if let Some(Queued::Prompt(turn)) = queue.remove(at) {
+                    let failure = aborted(self.cfg.agent.name);
+                    self.done_turn_failed(i, &turn, failure, now);
+                }
+                return;
             }
         }
     }
 
-    /// Close the session: queued work is aborted, the running turn
-    /// cancelled, then `session/close` where advertised, stdin ended, and
-    /// the tree killed if it has not exited after a bound. Done once the
-    /// process is gone.
+    /// Close the process and every session on it: queued work is aborted,
+    /// the running turns cancelled, then `session/close` for each where
+    /// advertised, stdin ended, and the tree killed if it has not exited
+    /// after a bound. Done once the process is gone.
     pub fn close(&mut self, now: u64) -> u64 {
         self.now = now;
         let op = self.op_id();
@@ -346,21 +376,19 @@ impl Engine {
             return op;
         }
         self.closing = Some((op, None));
-        let name = self.cfg.agent.name;
-        for queued in std::mem::take(&mut self.queue) {
-            match queued {
-                Queued::Prompt(turn) => self.done_turn_failed(&turn, aborted(name), now),
-                Queued::Other(op, _) => self.done_failed(
-                    op,
-                    Failure::new(AgentErrorKind::Aborted, "the session was closed"),
-                ),
+        let closed = || Failure::new(AgentErrorKind::Aborted, "the session was closed");
+        for (op, _) in std::mem::take(&mut self.process_queue) {
+            self.done_failed(op, closed());
+        }
+        for i in 0..self.sessions.len() {
+            self.abort_queue(i, now);
+        }
+        for i in 0..self.sessions.len() {
+            if self.sessions[i].turn.is_some() {
+                self.stop_turn(i, StopReason::Aborted, now);
             }
         }
-        if self.turn.is_some() {
-            self.stop_turn(StopReason::Aborted, now);
-        } else {
-            self.finish_close(now);
-        }
+        self.finish_close(now);
         op
     }
 
@@ -403,7 +431,7 @@ impl Engine {
             return;
         }
         self.proc = Proc::Up;
-        self.setup = Setup::Initializing;
+        self.init = Init::Initializing;
         self.setup_active_ms = Some(now);
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
@@ -446,7 +474,7 @@ impl Engine {
             self.touch(now);
         }
         self.tail.push(Stream::Stderr, chunk);
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+        for a in self.attempts_mut() {
             a.tail.push(Stream::Stderr, chunk);
         }
     }
@@ -458,13 +486,13 @@ impl Engine {
             self.touch(now);
         }
         self.tail.push(Stream::Stdout, chunk);
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+        for a in self.attempts_mut() {
             a.tail.push(Stream::Stdout, chunk);
         }
         let mut lines = std::mem::take(&mut self.lines);
         lines.push(chunk, |line| self.line(line));
         self.lines = lines;
-        self.drain_events();
+        self.drain_all_events();
         self.pump(now);
     }
 
@@ -473,30 +501,40 @@ impl Engine {
         self.now = now;
         if let Some(last) = self.lines.take_unterminated() {
             self.line(&last);
-            self.drain_events();
+            self.drain_all_events();
         }
         self.suspend_kill_at = None;
         self.idle_since = None;
-        let was_ready = self.setup == Setup::Ready;
+        let was_ready: Vec<bool> = self
+            .sessions
+            .iter()
+            .map(|s| s.setup == Setup::Ready)
+            .collect();
         self.proc = Proc::Down;
-        self.setup = Setup::None;
+        self.init = Init::None;
+        for s in &mut self.sessions {
+            s.setup = Setup::None;
+        }
         self.setup_active_ms = None;
         self.calls.clear();
-        let setup_failed = self.setup_failed.take();
+        let init_failed = self.init_failed.take();
         let mut ops_in_flight = Vec::new();
         for (_, p) in std::mem::take(&mut self.pending) {
-            if let Pending::Op(op, kind) = p {
+            if let Pending::Op(op, kind, _) = p {
                 ops_in_flight.push((op, kind));
             }
         }
-        let end = AttemptEnd {
+        let ended = |s: &Session| AttemptEnd {
             exit_code,
             signal: signal.map(str::to_owned),
             spawn_error: None,
-            stopped: self.turn.as_ref().and_then(|t| t.stopped),
+            stopped: s.turn.as_ref().and_then(|t| t.stopped),
         };
         if self.closing.is_some() {
-            self.end_turn_on_exit(&end, now);
+            for i in 0..self.sessions.len() {
+                let end = ended(&self.sessions[i]);
+                self.end_turn_on_exit(i, &end, now);
+            }
             for (op, _) in ops_in_flight {
                 self.done_failed(
                     op,
@@ -505,6 +543,9 @@ impl Engine {
             }
             if !self.closed {
                 self.closed = true;
+                for i in 0..self.sessions.len() {
+                    self.session_closed(i);
+                }
                 if let Some((op, _)) = self.closing.take() {
                     self.push(Action::Done {
                         op,
@@ -515,114 +556,52 @@ impl Engine {
             }
             return;
         }
-        let failure = match &setup_failed {
-            Some((stage, error)) => self.setup_failure(*stage, error),
-            None => self.end_failure(&end, None),
+        let crash = |e: &Engine, s: &Session| e.end_failure(&ended(s), None);
+        let failure = match &init_failed {
+            Some((stage, error)) => self.setup_failure(None, *stage, error),
+            None => self.end_failure(
+                &AttemptEnd {
+                    exit_code,
+                    signal: signal.map(str::to_owned),
+                    ..AttemptEnd::default()
+                },
+                None,
+            ),
         };
         for (op, _) in ops_in_flight {
             self.done_failed(op, failure.clone());
         }
-        if !was_ready {
-            // Died while starting or opening the session: what waits for it fails.
-            self.fail_waiting(failure, now);
-        } else if self.turn.is_some() {
-            self.end_turn_on_exit(&end, now);
+        if init_failed.is_some() || !self.process_queue.is_empty() {
+            for (op, _) in std::mem::take(&mut self.process_queue) {
+                self.done_failed(op, failure.clone());
+            }
+        }
+        for (i, was_ready) in was_ready.into_iter().enumerate() {
+            if let Some((stage, error)) = self.sessions[i].setup_failed.take() {
+                let key = self.sessions[i].key;
+                let failure = self.setup_failure(Some(key), stage, &error);
+                self.fail_waiting(i, failure, now);
+            } else if init_failed.is_some() {
+                self.fail_waiting(i, failure.clone(), now);
+            } else if !was_ready {
+                // Died while starting or opening the session: what waits for it fails.
+                let failure = crash(self, &self.sessions[i]);
+                self.fail_waiting(i, failure, now);
+            } else if self.sessions[i].turn.is_some() {
+                let end = ended(&self.sessions[i]);
+                self.end_turn_on_exit(i, &end, now);
+            }
         }
         self.pump(now);
     }
 
-    /// The host's answer to [`Action::Host`] `call`: for a permission,
-    /// `{ optionId }` or `{ decision: 'allow' | 'allow_always' | 'reject' }`
-    /// or null for the policy's; for a read, `{ content }` or `{ error }`;
-    /// for a write, `{}` or `{ error }`. `Err` names what is wrong with the
-    /// answer (it is then answered as the policy would, or refused).
-    pub fn host_answer(&mut self, call: u64, answer: &Value, now: u64) -> crate::error::Result<()> {
-        self.now = now;
-        let Some(at) = self.calls.iter().position(|c| c.call == call) else {
-            return Ok(()); // answered already (the turn was cancelled)
-        };
-        let HostCall { rpc_id, kind, .. } = self.calls.remove(at);
-        let mut problem = None;
-        match kind {
-            CallKind::Permission(params) => {
-                let response = match permission_choice(&params, answer) {
-                    Ok(choice) => choice,
-                    Err(e) => {
-                        problem = Some(e);
-                        None
-                    }
-                };
-                let response = match response {
-                    Some(r) => r,
-                    None => {
-                        let decision = if problem.is_some() {
-                            Some(Decision::Reject)
-                        } else {
-                            None
-                        };
-                        self.policy_answer(&params, decision)
-                    }
-                };
-                self.respond(rpc_id, response);
-            }
-            CallKind::Read { line, limit } => match answer.get("content").and_then(Value::as_str) {
-                Some(content) => {
-                    let content = slice_lines(content, line, limit);
-                    self.respond(rpc_id, json!({ "content": content }));
-                }
-                None => {
-                    let code = answer.get("error").and_then(Value::as_str).unwrap_or("EIO");
-                    let error = if code == "ENOENT" {
-                        if self.cfg.launch.missing_file_is_empty {
-                            self.respond(rpc_id, json!({"content": ""}));
-                            return Ok(());
-                        }
-                        rpc_error(RESOURCE_NOT_FOUND, "Resource not found", None)
-                    } else if code == "OUTSIDE" {
-                        rpc_error(
-                            INVALID_PARAMS,
-                            &format!(
-                                "refused to read: the file lies outside the working directory {}",
-                                self.cfg.options.cd
-                            ),
-                            None,
-                        )
-                    } else {
-                        rpc_error(-32603, &format!("cannot read the file: {code}"), None)
-                    };
-                    self.respond_error(rpc_id, error);
-                }
-            },
-            CallKind::Write => match answer.get("error").and_then(Value::as_str) {
-                None => self.respond(rpc_id, json!({})),
-                Some(code) => {
-                    let error = if code == "OUTSIDE" {
-                        rpc_error(
-                            INVALID_PARAMS,
-                            &format!(
-                                "refused to write: the file lies outside the working directory {}",
-                                self.cfg.options.cd
-                            ),
-                            None,
-                        )
-                    } else {
-                        rpc_error(-32603, &format!("cannot write the file: {code}"), None)
-                    };
-                    self.respond_error(rpc_id, error);
-                }
-            },
-        }
-        match problem {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
     /// Whether the agent may read (`write` false) or write `path` (its
-    /// links resolved by the host): inside `cd`, and no write under
-    /// `read-only`.
-    pub fn path_allowed(&self, path: &str, write: bool) -> bool {
-        let inside_cd = inside(&self.cfg.options.cd, path).is_some();
+    /// links resolved by the host) for host request `call`: inside its
+    /// session's folder, and no write under `read-only`.
+    pub fn path_allowed(&self, call: Option<u64>, path: &str, write: bool) -> bool {
+        let key = call.and_then(|c| self.calls.iter().find(|h| h.call == c).and_then(|h| h.key));
+        let cd = &self.cfg_of(key).options.cd;
+        let inside_cd = inside(cd, path).is_some();
         inside_cd && !(write && self.cfg.options.sandbox == Some(Sandbox::ReadOnly))
     }
 
@@ -651,7 +630,7 @@ impl Engine {
         if let Some(since) = self.setup_active_ms {
             if now >= since.saturating_add(self.cfg.options.idle_timeout_ms) {
                 self.setup_active_ms = None;
-                self.setup_failed.get_or_insert((
+                self.init_failed.get_or_insert((
                     Stage::Initialize,
                     json!({"message": format!(
                         "{} did not answer within {} s while starting",
@@ -662,25 +641,31 @@ impl Engine {
                 self.push(Action::Kill);
             }
         }
-        let due = self
-            .turn
-            .as_ref()
-            .map_or(Due::Nothing, |t| t.times().due(now));
-        match due {
-            Due::Nothing => {}
-            Due::Retry => {
-                if let Some(turn) = self.turn.as_mut() {
-                    turn.retry_at = None;
+        for i in 0..self.sessions.len() {
+            let due = self.sessions[i]
+                .turn
+                .as_ref()
+                .map_or(Due::Nothing, |t| t.times().due(now));
+            match due {
+                Due::Nothing => {}
+                Due::Retry => {
+                    if let Some(turn) = self.sessions[i].turn.as_mut() {
+                        turn.retry_at = None;
+                    }
+                    self.pump(now);
                 }
-                self.pump(now);
-            }
-            Due::Kill => {
-                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
-                    a.kill_at = None;
+                Due::Kill => {
+                    if let Some(a) = self.sessions[i]
+                        .turn
+                        .as_mut()
+                        .and_then(|t| t.attempt.as_mut())
+                    {
+                        a.kill_at = None;
+                    }
+                    self.push(Action::Kill);
                 }
-                self.push(Action::Kill);
+                Due::Stop(why) => self.stop_turn(i, why, now),
             }
-            Due::Stop(why) => self.stop_turn(why, now),
         }
     }
 
@@ -696,12 +681,19 @@ impl Engine {
     }
 
     pub(super) fn touch(&mut self, now: u64) {
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+        for a in self.attempts_mut() {
             a.active_ms = now;
         }
         if self.setup_active_ms.is_some() {
             self.setup_active_ms = Some(now);
         }
+    }
+
+    /// The running attempts of every session.
+    pub(super) fn attempts_mut(&mut self) -> impl Iterator<Item = &mut super::turn::Attempt> {
+        self.sessions
+            .iter_mut()
+            .filter_map(|s| s.turn.as_mut().and_then(|t| t.attempt.as_mut()))
     }
 
     pub(super) fn request(&mut self, method: &str, params: Value, pending: Pending) -> u64 {

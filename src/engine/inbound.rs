@@ -20,7 +20,8 @@ impl Engine {
         // The common session/update lines of a turn: read by the reply
         // parser straight from their bytes, and nothing else needs them
         // (the session's own state, which that reader skips, is read below).
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+        let running = self.line_session(line);
+        if let Some(a) = running.and_then(|i| self.attempt_mut(i)) {
             if a.rpc_id.is_some() && a.parser.acp_fast_line(line) {
                 // A line of the reply: the agent is answering this prompt.
                 a.heard = true;
@@ -30,13 +31,15 @@ impl Engine {
         let message = match parse_object(line) {
             Some(m) => m,
             None => {
-                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
-                    if a.rpc_id.is_some() {
-                        let text = String::from_utf8_lossy(line);
-                        if !text.trim().is_empty() {
-                            a.parser.non_json_line(&text);
-                            // Printed on stdout in this turn: its output.
-                            a.heard = true;
+                // Printed on stdout while turns run: their output.
+                for i in 0..self.sessions.len() {
+                    if let Some(a) = self.attempt_mut(i) {
+                        if a.rpc_id.is_some() {
+                            let text = String::from_utf8_lossy(line);
+                            if !text.trim().is_empty() {
+                                a.parser.non_json_line(&text);
+                                a.heard = true;
+                            }
                         }
                     }
                 }
@@ -63,16 +66,49 @@ impl Engine {
         }
     }
 
-    pub(super) fn feed_turn(&mut self, message: &Value) {
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+    /// The session a line is for: the only one, or the one whose id it
+    /// names first (read from its bytes, so that a reply line is parsed once).
+    fn line_session(&self, line: &[u8]) -> Option<usize> {
+        if self.sessions.len() <= 1 {
+            return (!self.sessions.is_empty()).then_some(0);
+        }
+        self.by_id(super::messages::session_id_in(line))
+    }
+
+    /// The session a message is for (`params.sessionId`; the only one).
+    pub(super) fn session_of(&self, message: &Value) -> Option<usize> {
+        if self.sessions.len() == 1 {
+            return Some(0);
+        }
+        self.by_id(message.pointer("/params/sessionId").and_then(Value::as_str))
+    }
+
+    pub(super) fn attempt_mut(&mut self, i: usize) -> Option<&mut super::turn::Attempt> {
+        self.sessions
+            .get_mut(i)
+            .and_then(|s| s.turn.as_mut())
+            .and_then(|t| t.attempt.as_mut())
+    }
+
+    pub(super) fn feed_turn(&mut self, i: Option<usize>, message: &Value) {
+        if let Some(a) = i.and_then(|i| self.attempt_mut(i)) {
             if a.rpc_id.is_some() {
                 a.parser.acp_message(message);
             }
         }
     }
 
-    pub(super) fn drain_events(&mut self) {
-        let Some(turn) = self.turn.as_mut() else {
+    pub(super) fn drain_all_events(&mut self) {
+        for i in 0..self.sessions.len() {
+            self.drain_events(Some(i));
+        }
+    }
+
+    pub(super) fn drain_events(&mut self, i: Option<usize>) {
+        let Some(turn) = i
+            .and_then(|i| self.sessions.get_mut(i))
+            .and_then(|s| s.turn.as_mut())
+        else {
             return;
         };
         if !turn.limits.events {
@@ -88,47 +124,65 @@ impl Engine {
     }
 
     pub(super) fn agent_notification(&mut self, method: &str, message: &Value) {
-        self.drain_events();
+        let at = self.session_of(message);
+        self.drain_events(at);
         if method != "session/update" {
             return; // extensions (`qwen/notify/…`) say nothing we keep
         }
-        self.feed_turn(message);
+        self.feed_turn(at, message);
         let update = message.pointer("/params/update").unwrap_or(&Value::Null);
+        let Some(i) = at else {
+            return; // a session we do not hold
+        };
+        let s = &mut self.sessions[i];
         match update.get("sessionUpdate").and_then(Value::as_str) {
             Some("current_mode_update") => {
                 if let Some(id) = update.get("currentModeId").and_then(Value::as_str) {
-                    self.snapshot.mode = Some(id.to_owned());
+                    s.snapshot.mode = Some(id.to_owned());
                 }
             }
             Some("available_commands_update") => {
-                self.snapshot.commands = update
+                s.snapshot.commands = update
                     .get("availableCommands")
                     .cloned()
                     .unwrap_or(Value::Array(Vec::new()));
             }
             Some("config_option_update") => {
                 if let Some(options) = update.get("configOptions") {
-                    self.snapshot.config_options = options.clone();
+                    s.snapshot.config_options = options.clone();
                 }
             }
             Some("session_info_update") => {}
             // The reply's own updates go to the turn's events.
-            _ if self.turn.as_ref().is_some_and(|t| t.attempt.is_some()) => return,
+            _ if s.turn.as_ref().is_some_and(|t| t.attempt.is_some()) => return,
             _ => {}
         }
-        self.push(Action::Update(update.clone()));
+        let key = s.key;
+        let update = update.clone();
+        self.push(if key == DEFAULT {
+            Action::Update(update)
+        } else {
+            Action::SessionUpdate {
+                session: key,
+                update,
+            }
+        });
     }
 
     pub(super) fn agent_request(&mut self, method: &str, id: Value, message: &Value) {
-        self.drain_events();
+        let at = self.session_of(message);
+        let key = at.map(|i| self.sessions[i].key);
+        self.drain_events(at);
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         match method {
             "session/request_permission" => {
-                self.feed_turn(message);
-                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+                self.feed_turn(at, message);
+                if let Some(a) = at.and_then(|i| self.attempt_mut(i)) {
                     a.heard = true;
                 }
-                let live = self.turn.as_ref().is_some_and(|t| t.stopped.is_none());
+                let live = at
+                    .and_then(|i| self.sessions[i].turn.as_ref())
+                    .is_some_and(|t| t.stopped.is_none());
                 if !live {
                     // Cancelled: the protocol wants `cancelled` for every pending request.
                     self.respond(id, json!({"outcome": {"outcome": "cancelled"}}));
@@ -138,13 +192,14 @@ impl Engine {
                         call,
                         rpc_id: id,
                         kind: CallKind::Permission(params.clone()),
+                        key,
                     });
                     self.push(Action::Host {
                         call,
                         request: HostRequest::Permission(params),
                     });
                 } else {
-                    let response = self.policy_answer(&params, None);
+                    let response = self.policy_answer(key, &params, None);
                     self.respond(id, response);
                 }
             }
@@ -157,13 +212,13 @@ impl Engine {
                     );
                     return;
                 };
-                let Some(full) = inside(&self.cfg.options.cd, path) else {
+                let cd = self.cfg_of(key).options.cd.clone();
+                let Some(full) = inside(&cd, path) else {
                     let what = if write { "write" } else { "read" };
                     let error = rpc_error(
                         INVALID_PARAMS,
                         &format!(
-                            "refused to {what} {path}: it is outside the working directory {}",
-                            self.cfg.options.cd
+                            "refused to {what} {path}: it is outside the working directory {cd}"
                         ),
                         None,
                     );
@@ -205,6 +260,7 @@ impl Engine {
                     call,
                     rpc_id: id,
                     kind,
+                    key,
                 });
                 self.push(Action::Host { call, request });
             }
@@ -224,11 +280,20 @@ impl Engine {
         self.next_call
     }
 
-    pub(super) fn policy_answer(&mut self, params: &Value, decision: Option<Decision>) -> Value {
+    pub(super) fn policy_answer(
+        &mut self,
+        key: Option<u64>,
+        params: &Value,
+        decision: Option<Decision>,
+    ) -> Value {
         let policy = Policy::from_options(self.cfg.options.sandbox, self.cfg.options.yolo);
-        let (made, response) = permission::answer(params, policy, &self.cfg.options.cd, decision);
+        let cd = self.cfg_of(key).options.cd.clone();
+        let (made, response) = permission::answer(params, policy, &cd, decision);
         if made == Decision::Reject {
-            if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+            if let Some(a) = key
+                .and_then(|k| self.at(k))
+                .and_then(|i| self.attempt_mut(i))
+            {
                 a.rejected += 1;
             }
         }
@@ -245,55 +310,61 @@ impl Engine {
         let result = message.get("result").cloned().unwrap_or(Value::Null);
         match pending {
             Pending::Initialize => match error {
-                Some(e) => self.setup_error(Stage::Initialize, e),
+                Some(e) => self.setup_error(None, Stage::Initialize, e),
                 None => self.initialized(result),
             },
-            Pending::Session(step) => match error {
-                Some(e) => self.setup_error(Stage::Session, e),
-                None => self.session_opened(step, result),
+            Pending::Session(key, step) => match error {
+                Some(e) => self.setup_error(Some(key), Stage::Session, e),
+                None => self.session_opened(key, step, result),
             },
-            Pending::AskMode => {
-                if error.is_none() {
-                    if let Some(id) = self.cfg.launch.ask_mode {
-                        self.snapshot.mode = Some(id.to_owned());
-                    }
-                }
-                self.ready();
-            }
-            Pending::Prompt => {
-                self.feed_turn(message);
-                self.drain_events();
-                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
-                    match error {
-                        Some(e) => a.failed = Some((Stage::Prompt, e)),
-                        None => {
-                            a.stop_reason = Some(
-                                result
-                                    .get("stopReason")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or("")
-                                    .to_owned(),
-                            )
+            Pending::AskMode(key) => {
+                if let Some(i) = self.at(key) {
+                    if error.is_none() {
+                        if let Some(id) = self.cfg.launch.ask_mode {
+                            self.sessions[i].snapshot.mode = Some(id.to_owned());
                         }
                     }
+                    self.ready(i);
                 }
-                self.end_attempt(&AttemptEnd::default(), self.now);
             }
-            Pending::Op(op, kind) => match error {
+            Pending::Prompt(key) => {
+                if let Some(i) = self.at(key) {
+                    self.feed_turn(Some(i), message);
+                    self.drain_events(Some(i));
+                    if let Some(a) = self.attempt_mut(i) {
+                        match error {
+                            Some(e) => a.failed = Some((Stage::Prompt, e)),
+                            None => {
+                                a.stop_reason = Some(
+                                    result
+                                        .get("stopReason")
+                                        .and_then(Value::as_str)
+                                        .unwrap_or("")
+                                        .to_owned(),
+                                )
+                            }
+                        }
+                    }
+                    self.end_attempt(i, &AttemptEnd::default(), self.now);
+                }
+            }
+            Pending::Op(op, kind, key) => match error {
                 Some(e) => {
                     let failure = self.op_failure(&kind, &e);
                     self.done_failed(op, failure);
                 }
                 None => {
-                    match &kind {
-                        OpKind::SetMode(id) => self.snapshot.mode = Some(id.clone()),
-                        OpKind::SetModel(id) => self.snapshot.model = Some(id.clone()),
-                        OpKind::SetConfig(..) => {
-                            if let Some(options) = result.get("configOptions") {
-                                self.snapshot.config_options = options.clone();
+                    if let Some(s) = key.and_then(|k| self.at(k)).map(|i| &mut self.sessions[i]) {
+                        match &kind {
+                            OpKind::SetMode(id) => s.snapshot.mode = Some(id.clone()),
+                            OpKind::SetModel(id) => s.snapshot.model = Some(id.clone()),
+                            OpKind::SetConfig(..) => {
+                                if let Some(options) = result.get("configOptions") {
+                                    s.snapshot.config_options = options.clone();
+                                }
                             }
+                            _ => {}
                         }
-                        _ => {}
                     }
                     self.push(Action::Done {
                         op,
@@ -301,7 +372,19 @@ impl Engine {
                     });
                 }
             },
-            Pending::Close => self.after_close(),
+            Pending::Close(key) => {
+                if let Some(i) = self.at(key).filter(|&i| self.sessions[i].closing.is_some()) {
+                    self.session_closed(i);
+                }
+                let closes = self
+                    .pending
+                    .iter()
+                    .any(|(_, p)| matches!(p, Pending::Close(_)));
+                let ending = self.closing.is_some() || self.suspend_kill_at.is_some();
+                if ending && !closes {
+                    self.after_close();
+                }
+            }
         }
         let now = self.now;
         self.pump(now);
@@ -315,6 +398,7 @@ impl Engine {
             OpKind::SetModel(id) => format!("set the model {id}"),
             OpKind::Authenticate(id) => format!("authenticate with {id}"),
             OpKind::Open => "open the session".to_owned(),
+            OpKind::List(_) => "list its sessions".to_owned(),
         };
         let code = error.get("code").and_then(Value::as_i64);
         let kind = match code {

@@ -84,3 +84,25 @@ pub(super) fn parse_object(line: &[u8]) -> Option<Value> {
         .ok()
         .filter(Value::is_object)
 }
+
+/// The value of the first `"sessionId"` key in a JSON line, read from its
+/// bytes (a key: inside a string its quotes would be escaped).
+pub(super) fn session_id_in(line: &[u8]) -> Option<&str> {
+    const KEY: &[u8] = b"\"sessionId\"";
+    let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let rest = &line[at..];
+    let skip = |b: &[u8]| {
+        b.iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .unwrap_or(b.len())
+    };
+    let rest = &rest[skip(rest)..];
+    let rest = rest.strip_prefix(b":")?;
+    let rest = &rest[skip(rest)..];
+    let rest = rest.strip_prefix(b"\"")?;
+    let end = rest.iter().position(|&c| c == b'"' || c == b'\\')?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    std::str::from_utf8(&rest[..end]).ok()
+}

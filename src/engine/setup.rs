@@ -1,6 +1,6 @@
-//! Starting the session on a running process: `initialize`, then a new,
-//! resumed or loaded session (never a silent new one for a session the
-//! user had), the mode in which the agent asks; and what a failed start means.
+//! Starting on a running process: `initialize` once, then each session
+//! new, resumed or loaded (never a silent new one for a session the user
+//! had), the mode in which the agent asks; and what a failed start means.
 
 use serde_json::{json, Map, Value};
 
@@ -12,24 +12,32 @@ use crate::run::{AgentErrorKind, Failure};
 
 impl Engine {
     pub(super) fn initialized(&mut self, result: Value) {
-        self.snapshot.capabilities = result
+        self.info.capabilities = result
             .get("agentCapabilities")
             .cloned()
             .unwrap_or(Value::Null);
-        self.snapshot.auth_methods = result
+        self.info.auth_methods = result
             .get("authMethods")
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
-        self.snapshot.agent_info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
+        self.info.agent_info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
+        for s in &mut self.sessions {
+            s.snapshot.capabilities = self.info.capabilities.clone();
+            s.snapshot.auth_methods = self.info.auth_methods.clone();
+            s.snapshot.agent_info = self.info.agent_info.clone();
+        }
         self.can_close = result
             .pointer("/agentCapabilities/sessionCapabilities/close")
             .is_some_and(|c| !c.is_null() && c != &Value::Bool(false));
         self.initialized = result;
-        self.open_session();
+        self.init = Init::Done;
+        self.setup_active_ms = None;
     }
 
-    pub(super) fn open_session(&mut self) {
-        let asked = self.keep_session.clone();
+    /// Sends the request that opens session `i` (new, resume or load).
+    pub(super) fn open_request(&mut self, i: usize) {
+        let s = &self.sessions[i];
+        let (key, asked) = (s.key, s.keep_session.clone());
         let step = match plan_session(self.cfg.launch, &self.initialized, asked.as_deref()) {
             Ok(step) => step,
             Err(why) => {
@@ -38,97 +46,113 @@ impl Engine {
                     self.cfg.agent.name,
                     asked.unwrap_or_default()
                 );
-                return self.setup_decided(Failure::new(AgentErrorKind::SessionNotFound, message));
+                let failure = Failure::new(AgentErrorKind::SessionNotFound, message);
+                return self.setup_decided(i, failure);
             }
         };
-        let mcp = match self.cfg.mcp_for(&self.initialized) {
+        let mcp = match s.cfg.mcp_for(&self.initialized) {
             Ok(mcp) => mcp,
             Err(e) => {
-                return self.setup_decided(Failure::new(
+                let failure = Failure::new(
                     AgentErrorKind::InvalidParams,
                     format!("invalid parameters: {}", e.message()),
-                ))
+                );
+                return self.setup_decided(i, failure);
             }
         };
         let mut params = Map::new();
         if let Some(id) = asked.filter(|_| step != SessionStep::New) {
             params.insert("sessionId".into(), json!(id));
         }
-        params.insert("cwd".into(), json!(self.cfg.options.cd));
+        params.insert("cwd".into(), json!(s.cfg.options.cd));
         params.insert("mcpServers".into(), mcp);
-        if let (true, Some(system)) = (self.cfg.launch.system_prompt_meta, &self.cfg.system_prompt)
-        {
+        if let (true, Some(system)) = (self.cfg.launch.system_prompt_meta, &s.cfg.system_prompt) {
             params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
         }
-        self.setup = Setup::Opening;
-        self.system_inline = step == SessionStep::New
+        let system_inline = step == SessionStep::New
             && !self.cfg.launch.system_prompt_meta
-            && self.cfg.system_prompt.is_some();
-        self.request(step.method(), Value::Object(params), Pending::Session(step));
+            && s.cfg.system_prompt.is_some();
+        let s = &mut self.sessions[i];
+        s.setup = Setup::Opening;
+        s.system_inline = system_inline;
+        self.setup_active_ms.get_or_insert(self.now);
+        self.request(
+            step.method(),
+            Value::Object(params),
+            Pending::Session(key, step),
+        );
     }
 
-    pub(super) fn session_opened(&mut self, step: SessionStep, result: Value) {
+    pub(super) fn session_opened(&mut self, key: u64, step: SessionStep, result: Value) {
+        let Some(i) = self.at(key) else { return };
         let id = match step {
             SessionStep::New => result
                 .get("sessionId")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-            _ => self.keep_session.clone(),
+            _ => self.sessions[i].keep_session.clone(),
         };
-        self.snapshot.session_id = id.clone();
+        let s = &mut self.sessions[i];
+        s.snapshot.session_id = id.clone();
         if let Some(id) = &id {
-            self.cfg.options.session_id = Some(id.clone());
+            s.cfg.options.session_id = Some(id.clone());
         }
         if let Some(modes) = result.get("modes").filter(|m| !m.is_null()) {
-            self.snapshot.modes = modes
+            s.snapshot.modes = modes
                 .get("availableModes")
                 .cloned()
                 .unwrap_or(Value::Array(Vec::new()));
-            self.snapshot.mode = modes
+            s.snapshot.mode = modes
                 .get("currentModeId")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
         }
         if let Some(models) = result.get("models").filter(|m| !m.is_null()) {
-            self.snapshot.models = models
+            s.snapshot.models = models
                 .get("availableModels")
                 .cloned()
                 .unwrap_or(Value::Array(Vec::new()));
-            self.snapshot.model = models
+            s.snapshot.model = models
                 .get("currentModelId")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
         }
         if let Some(options) = result.get("configOptions").filter(|m| !m.is_null()) {
-            self.snapshot.config_options = options.clone();
+            s.snapshot.config_options = options.clone();
         }
         // The mode in which the agent asks, so that the policy answers
         // (Qwen's default mode approves by itself).
         if let (Some(wanted), Some(id)) = (self.cfg.launch.ask_mode, id) {
-            let offered = self.snapshot.modes.as_array().is_some_and(|m| {
+            let offered = s.snapshot.modes.as_array().is_some_and(|m| {
                 m.iter()
                     .any(|m| m.get("id").and_then(Value::as_str) == Some(wanted))
             });
-            if offered && self.snapshot.mode.as_deref() != Some(wanted) {
-                self.setup = Setup::AskingMode;
+            if offered && s.snapshot.mode.as_deref() != Some(wanted) {
+                s.setup = Setup::AskingMode;
                 self.request(
                     "session/set_mode",
                     json!({"sessionId": id, "modeId": wanted}),
-                    Pending::AskMode,
+                    Pending::AskMode(key),
                 );
                 return;
             }
         }
-        self.ready();
+        self.ready(i);
     }
 
-    pub(super) fn ready(&mut self) {
-        self.setup = Setup::Ready;
-        self.setup_active_ms = None;
-        if let Some(Queued::Other(op, OpKind::Open)) = self.queue.front() {
+    pub(super) fn ready(&mut self, i: usize) {
+        self.sessions[i].setup = Setup::Ready;
+        let opening = self
+            .sessions
+            .iter()
+            .any(|s| matches!(s.setup, Setup::Opening | Setup::AskingMode));
+        if !opening {
+            self.setup_active_ms = None;
+        }
+        if let Some(Queued::Other(op, OpKind::Open)) = self.sessions[i].queue.front() {
             let op = *op;
-            self.queue.pop_front();
-            let snapshot = self.snapshot.clone();
+            self.sessions[i].queue.pop_front();
+            let snapshot = self.sessions[i].snapshot.clone();
             self.push(Action::Done {
                 op,
                 outcome: Outcome::Opened(Box::new(snapshot)),
@@ -136,24 +160,45 @@ impl Engine {
         }
     }
 
-    /// A setup request failed: the process is stopped; what waits fails.
-    pub(super) fn setup_error(&mut self, stage: Stage, error: Value) {
-        self.setup_failed = Some((stage, error));
+    /// A setup request failed (`key` None: `initialize`). What waits for
+    /// it fails; the process is stopped unless other sessions live on it.
+    pub(super) fn setup_error(&mut self, key: Option<u64>, stage: Stage, error: Value) {
+        let Some(i) = key.and_then(|k| self.at(k)) else {
+            self.init_failed = Some((stage, error));
+            self.setup_active_ms = None;
+            return self.stop_process();
+        };
+        let others_live = self
+            .sessions
+            .iter()
+            .enumerate()
+            .any(|(j, s)| j != i && !s.closed && (s.setup == Setup::Ready || !s.is_idle()));
+        if others_live {
+            let failure = self.setup_failure(key, stage, &error);
+            self.sessions[i].setup = Setup::None;
+            self.fail_waiting(i, failure, self.now);
+            if !self
+                .sessions
+                .iter()
+                .any(|s| matches!(s.setup, Setup::Opening | Setup::AskingMode))
+            {
+                self.setup_active_ms = None;
+            }
+            return;
+        }
+        self.sessions[i].setup_failed = Some((stage, error));
         self.setup_active_ms = None;
         self.stop_process();
     }
 
-    /// The session cannot be opened: decided without asking the agent.
-    pub(super) fn setup_decided(&mut self, failure: Failure) {
-        self.setup_failed = Some((
-            Stage::Session,
-            json!({"decided": failure.message, "kind": failure.kind.as_str()}),
-        ));
-        self.setup_active_ms = None;
-        self.stop_process();
+    /// Session `i` cannot be opened: decided without asking the agent.
+    pub(super) fn setup_decided(&mut self, i: usize, failure: Failure) {
+        let key = self.sessions[i].key;
+        let error = json!({"decided": failure.message, "kind": failure.kind.as_str()});
+        self.setup_error(Some(key), Stage::Session, error);
     }
 
-    pub(super) fn setup_failure(&self, stage: Stage, error: &Value) -> Failure {
+    pub(super) fn setup_failure(&self, key: Option<u64>, stage: Stage, error: &Value) -> Failure {
         let name = self.cfg.agent.name;
         if let Some(message) = error.get("decided").and_then(Value::as_str) {
             let kind = match error.get("kind").and_then(Value::as_str) {
@@ -172,20 +217,21 @@ impl Engine {
                 format!(
                     "{name} needs authentication: {} (methods: {})",
                     error_text(error),
-                    auth_method_names(&self.snapshot.auth_methods)
+                    auth_method_names(&self.info.auth_methods)
                 ),
             );
         }
-        if stage == Stage::Session {
-            if let Some(asked) = &self.keep_session {
-                return Failure::new(
-                    AgentErrorKind::SessionNotFound,
-                    format!(
-                        "{name} cannot reopen session {asked}: {}",
-                        error_text(error)
-                    ),
-                );
-            }
+        let asked = key
+            .and_then(|k| self.at(k))
+            .and_then(|i| self.sessions[i].keep_session.as_ref());
+        if let (Stage::Session, Some(asked)) = (stage, asked) {
+            return Failure::new(
+                AgentErrorKind::SessionNotFound,
+                format!(
+                    "{name} cannot reopen session {asked}: {}",
+                    error_text(error)
+                ),
+            );
         }
         let what = if stage == Stage::Initialize {
             "initialize"
@@ -212,9 +258,12 @@ impl Engine {
     pub(super) fn break_with(&mut self, failure: Failure, now: u64) {
         self.now = now;
         self.broken = Some(failure.clone());
-        self.fail_waiting(failure, now);
+        self.fail_all(failure, now);
         if let Some((op, _)) = self.closing.take() {
             self.closed = true;
+            for i in 0..self.sessions.len() {
+                self.session_closed(i);
+            }
             self.push(Action::Done {
                 op,
                 outcome: Outcome::Ok(Value::Null),
@@ -223,14 +272,24 @@ impl Engine {
         }
     }
 
-    /// Fails the operations waiting for the session (the running turn too).
-    pub(super) fn fail_waiting(&mut self, failure: Failure, now: u64) {
-        if let Some(turn) = self.turn.take() {
-            self.done_turn_failed(&turn, failure.clone(), now);
+    /// Fails every waiting operation, of the process and of each session.
+    pub(super) fn fail_all(&mut self, failure: Failure, now: u64) {
+        for (op, _) in std::mem::take(&mut self.process_queue) {
+            self.done_failed(op, failure.clone());
         }
-        for queued in std::mem::take(&mut self.queue) {
+        for i in 0..self.sessions.len() {
+            self.fail_waiting(i, failure.clone(), now);
+        }
+    }
+
+    /// Fails the operations waiting for session `i` (its running turn too).
+    pub(super) fn fail_waiting(&mut self, i: usize, failure: Failure, now: u64) {
+        if let Some(turn) = self.sessions[i].turn.take() {
+            self.done_turn_failed(i, &turn, failure.clone(), now);
+        }
+        for queued in std::mem::take(&mut self.sessions[i].queue) {
             match queued {
-                Queued::Prompt(turn) => self.done_turn_failed(&turn, failure.clone(), now),
+                Queued::Prompt(turn) => self.done_turn_failed(i, &turn, failure.clone(), now),
                 Queued::Other(op, _) => self.done_failed(op, failure.clone()),
             }
         }

@@ -21,7 +21,19 @@ impl Engine {
         });
     }
 
-    pub(super) fn done_turn_failed(&mut self, turn: &Turn, failure: Failure, now: u64) {
+    pub(super) fn done_turn_failed(&mut self, i: usize, turn: &Turn, failure: Failure, now: u64) {
+        let keep = self.sessions[i].keep_session.clone();
+        self.push_failed_turn(keep, turn, failure, now);
+    }
+
+    /// Turn `turn` ended with `failure` (`keep`: the session it was for).
+    pub(super) fn push_failed_turn(
+        &mut self,
+        keep: Option<String>,
+        turn: &Turn,
+        failure: Failure,
+        now: u64,
+    ) {
         let mut result = match &turn.last {
             Some(last) => {
                 let mut r = last.clone();
@@ -39,7 +51,7 @@ impl Engine {
                 None,
                 None,
                 Vec::new(),
-                self.keep_session.as_deref(),
+                keep.as_deref(),
                 turn.attempts,
             ),
         };
@@ -48,7 +60,7 @@ impl Engine {
         }
         if failure.kind == AgentErrorKind::AuthError {
             if let Some(e) = result.error.as_mut() {
-                e.auth_methods = Some(self.snapshot.auth_methods.clone());
+                e.auth_methods = Some(self.info.auth_methods.clone());
             }
         }
         result.duration_ms = if turn.attempts == 0 {
@@ -72,71 +84,112 @@ impl Engine {
     fn pump_queue(&mut self, now: u64) {
         self.now = now;
         if let Some(failure) = self.broken.clone() {
-            if !self.queue.is_empty() {
-                self.fail_waiting(failure, now);
+            if !self.process_queue.is_empty() || self.sessions.iter().any(|s| !s.queue.is_empty()) {
+                self.fail_all(failure, now);
             }
             return;
         }
         if self.closed {
             let name = self.cfg.agent.name;
-            self.fail_waiting(
-                Failure::new(
-                    AgentErrorKind::Aborted,
-                    format!("the session with {name} is closed"),
-                ),
-                now,
+            let failure = Failure::new(
+                AgentErrorKind::Aborted,
+                format!("the session with {name} is closed"),
             );
+            self.fail_all(failure, now);
             return;
         }
         if self.closing.is_some() {
             return;
         }
+        // The process's own operations, once it is initialized.
+        while !self.process_queue.is_empty() {
+            if self.proc != Proc::Up || self.init != Init::Done {
+                self.ensure_started(now);
+                break;
+            }
+            if let Some((op, kind)) = self.process_queue.pop_front() {
+                self.send_process_op(op, kind);
+            }
+        }
+        // A session opens once `authenticate` has been answered.
+        let authenticating = self
+            .pending
+            .iter()
+            .any(|(_, p)| matches!(p, Pending::Op(_, OpKind::Authenticate(_), _)))
+            || !self.process_queue.is_empty();
+        for i in 0..self.sessions.len() {
+            self.pump_session(i, authenticating, now);
+        }
+    }
+
+    fn pump_session(&mut self, i: usize, authenticating: bool, now: u64) {
+        let s = &self.sessions[i];
+        if s.closed {
+            if !s.queue.is_empty() {
+                let name = self.cfg.agent.name;
+                let failure = Failure::new(
+                    AgentErrorKind::Aborted,
+                    format!("the session with {name} is closed"),
+                );
+                self.fail_waiting(i, failure, now);
+            }
+            return;
+        }
+        if s.closing.is_some() {
+            return;
+        }
         // A turn waiting to retry.
-        if let Some(turn) = self.turn.as_ref() {
+        if let Some(turn) = s.turn.as_ref() {
             if turn.attempt.is_none() && turn.retry_at.is_none() {
-                if self.setup == Setup::Ready {
-                    self.send_prompt(now);
+                if s.setup == Setup::Ready {
+                    self.send_prompt(i, now);
                 } else {
-                    self.ensure_started(now);
+                    self.ensure_session(i, authenticating, now);
                 }
             }
         }
-        while let Some(front) = self.queue.front() {
-            let needs_session = !matches!(front, Queued::Other(_, OpKind::Authenticate(_)));
-            if needs_session && self.setup != Setup::Ready {
-                if matches!(front, Queued::Other(_, OpKind::Authenticate(_))) {
-                    break;
-                }
-                self.ensure_started(now);
+        while !self.sessions[i].queue.is_empty() {
+            if self.sessions[i].setup != Setup::Ready {
+                self.ensure_session(i, authenticating, now);
                 break;
             }
-            if !needs_session && self.proc != Proc::Up {
-                self.ensure_started(now);
-                break;
-            }
-            match self.queue.pop_front() {
+            match self.sessions[i].queue.pop_front() {
                 Some(Queued::Prompt(turn)) => {
-                    if self.turn.is_some() {
-                        self.queue.push_front(Queued::Prompt(turn));
+                    if self.sessions[i].turn.is_some() {
+                        self.sessions[i].queue.push_front(Queued::Prompt(turn));
                         break;
                     }
-                    self.turn = Some(turn);
-                    self.send_prompt(now);
+                    self.sessions[i].turn = Some(turn);
+                    self.send_prompt(i, now);
                 }
-                Some(Queued::Other(op, kind)) => self.send_op(op, kind),
+                Some(Queued::Other(op, kind)) => self.send_op(i, op, kind),
                 None => break,
             }
         }
     }
 
+    /// Starts the process, or opens session `i` on it, for work that waits.
+    fn ensure_session(&mut self, i: usize, authenticating: bool, now: u64) {
+        if self.proc == Proc::Down {
+            return self.ensure_started(now);
+        }
+        let s = &self.sessions[i];
+        let can_open = self.proc == Proc::Up && self.init == Init::Done && !authenticating;
+        if can_open && s.setup == Setup::None && s.setup_failed.is_none() {
+            self.open_request(i);
+        }
+    }
+
     /// Whether nothing runs or waits: no turn, no queued or pending
-    /// request, no host question, the session open.
+    /// request, no host question, every session open.
     fn is_idle(&self) -> bool {
-        self.turn.is_none()
-            && self.queue.is_empty()
+        self.sessions
+            .iter()
+            .all(|s| s.closed || (s.is_idle() && s.setup == Setup::Ready))
+            && self.process_queue.is_empty()
             && self.pending.is_empty()
             && self.calls.is_empty()
-            && self.setup == Setup::Ready
+            && self.init == Init::Done
             && self.proc == Proc::Up
             && self.closing.is_none()
     }
@@ -150,40 +203,62 @@ impl Engine {
         }
     }
 
-    /// `idleClose` passed: the process stops, the session to be reopened by
-    /// the next prompt, when the agent can resume or load it (otherwise the
-    /// process stays: a session is never dropped silently).
+    /// `idleClose` passed: the process stops, its sessions to be reopened
+    /// by their next prompt, when the agent can resume or load them
+    /// (otherwise the process stays: a session is never dropped silently).
     pub(super) fn suspend(&mut self, now: u64) {
         self.idle_since = None;
         if !self.is_idle() {
             return;
         }
-        let Some(id) = self.snapshot.session_id.clone() else {
-            return;
-        };
-        let step = crate::acp::session::plan_session(self.cfg.launch, &self.initialized, Some(&id));
-        if step.is_err() {
+        let open: Vec<(u64, String)> = self
+            .sessions
+            .iter()
+            .filter(|s| !s.closed)
+            .filter_map(|s| s.snapshot.session_id.clone().map(|id| (s.key, id)))
+            .collect();
+        if open.is_empty() {
             return;
         }
-        self.keep_session = Some(id.clone());
+        for (_, id) in &open {
+            let step =
+                crate::acp::session::plan_session(self.cfg.launch, &self.initialized, Some(id));
+            if step.is_err() {
+                return;
+            }
+        }
         self.suspend_kill_at = Some(now.saturating_add(super::engine::CLOSE_GRACE_MS));
-        if self.can_close {
-            self.request("session/close", json!({ "sessionId": id }), Pending::Close);
-        } else {
+        for (key, id) in open {
+            if let Some(i) = self.at(key) {
+                self.sessions[i].keep_session = Some(id.clone());
+            }
+            if self.can_close {
+                self.request(
+                    "session/close",
+                    json!({ "sessionId": id }),
+                    Pending::Close(key),
+                );
+            }
+        }
+        if !self.can_close {
             self.after_close();
         }
     }
 
-    /// Starts the process if it is down; the session opens once it is up.
+    /// Starts the process if it is down; the sessions open once it is up.
     pub(super) fn ensure_started(&mut self, _now: u64) {
         if self.proc != Proc::Down {
             return;
         }
         self.proc = Proc::Spawning;
-        self.setup = Setup::None;
+        self.init = Init::None;
+        for s in &mut self.sessions {
+            s.setup = Setup::None;
+            s.setup_failed = None;
+        }
         self.lines = LineBuffer::default();
         self.tail = OutputTail::default();
-        self.setup_failed = None;
+        self.init_failed = None;
         self.push(Action::Spawn {
             command: self.cfg.command.clone(),
             args: self.cfg.args.clone(),
@@ -193,116 +268,20 @@ impl Engine {
         });
     }
 
-    pub(super) fn send_op(&mut self, op: u64, kind: OpKind) {
-        let session = self.snapshot.session_id.clone();
-        match &kind {
-            OpKind::Open => {
-                let snapshot = self.snapshot.clone();
-                self.push(Action::Done {
-                    op,
-                    outcome: Outcome::Opened(Box::new(snapshot)),
-                });
-            }
-            OpKind::SetMode(id) => {
-                let offered = self.snapshot.modes.as_array().is_some_and(|m| {
-                    m.iter()
-                        .any(|m| m.get("id").and_then(Value::as_str) == Some(id))
-                });
-                if !offered {
-                    let failure = Failure::new(
-                        AgentErrorKind::InvalidParams,
-                        format!(
-                            "invalid parameters: {} offers no mode \"{id}\" (modes: {})",
-                            self.cfg.agent.name,
-                            ids(&self.snapshot.modes, "id")
-                        ),
-                    );
-                    return self.done_failed(op, failure);
-                }
-                let params = json!({"sessionId": session, "modeId": id});
-                self.request("session/set_mode", params, Pending::Op(op, kind));
-            }
-            OpKind::SetConfig(id, value) => {
-                let params = json!({"sessionId": session, "configId": id, "value": value});
-                self.request("session/set_config_option", params, Pending::Op(op, kind));
-            }
-            OpKind::SetModel(id) => {
-                // A config option of the model category, else the older
-                // `session/set_model`, else it cannot be set.
-                let option = self.snapshot.config_options.as_array().and_then(|options| {
-                    options
-                        .iter()
-                        .find(|o| o.get("category").and_then(Value::as_str) == Some("model"))
-                        .and_then(|o| o.get("id"))
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                });
-                // An id of the session's model list that the option does
-                // not offer (codex-acp lists `model[effort]` there) goes
-                // through `session/set_model`.
-                let listed = |list: &Value, key: &str| {
-                    list.as_array().is_some_and(|l| {
-                        l.iter()
-                            .any(|m| m.get(key).and_then(Value::as_str) == Some(id.as_str()))
-                    })
-                };
-                let in_option = self
-                    .snapshot
-                    .config_options
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|o| o.get("category").and_then(Value::as_str) == Some("model"))
-                    .filter_map(|o| o.get("options"))
-                    .any(|values| {
-                        listed(values, "value")
-                            || values.as_array().is_some_and(|groups| {
-                                groups
-                                    .iter()
-                                    .filter_map(|g| g.get("options"))
-                                    .any(|v| listed(v, "value"))
-                            })
-                    });
-                let only_in_models = listed(&self.snapshot.models, "modelId") && !in_option;
-                if let (Some(config_id), false) = (option, only_in_models) {
-                    let params = json!({"sessionId": session, "configId": config_id, "value": id});
-                    self.request("session/set_config_option", params, Pending::Op(op, kind));
-                } else if self.snapshot.models.is_array()
-                    && !self.snapshot.models.as_array().is_some_and(Vec::is_empty)
-                {
-                    let params = json!({"sessionId": session, "modelId": id});
-                    self.request("session/set_model", params, Pending::Op(op, kind));
-                } else {
-                    let failure = Failure::new(
-                        AgentErrorKind::InvalidParams,
-                        format!(
-                            "invalid parameters: {} offers no way to choose the model in a session over ACP (set options.model when opening it)",
-                            self.cfg.agent.name
-                        ),
-                    );
-                    self.done_failed(op, failure);
-                }
-            }
-            OpKind::Authenticate(method) => {
-                let params = json!({ "methodId": method });
-                self.request("authenticate", params, Pending::Op(op, kind));
-            }
-        }
-    }
-
-    /// Sends the running turn's prompt (a new attempt).
-    pub(super) fn send_prompt(&mut self, now: u64) {
+    /// Sends session `i`'s running turn's prompt (a new attempt).
+    pub(super) fn send_prompt(&mut self, i: usize, now: u64) {
         let agent_type = self.cfg.agent.agent_type;
-        let session = self.snapshot.session_id.clone();
-        let Some(turn) = self.turn.as_mut() else {
+        let s = &mut self.sessions[i];
+        let session = s.snapshot.session_id.clone();
+        let Some(turn) = s.turn.as_mut() else {
             return;
         };
         turn.start_attempt(agent_type, now);
         let mut blocks = turn.blocks.clone();
-        if self.system_inline {
+        if s.system_inline {
             // Said once: the session holds it from then on.
-            self.system_inline = false;
-            if let Some(system) = &self.cfg.system_prompt {
+            s.system_inline = false;
+            if let Some(system) = &s.cfg.system_prompt {
                 let first_is_text = blocks[0]["type"] == "text";
                 match blocks.pointer_mut("/0/text") {
                     Some(Value::String(text)) if first_is_text => {
@@ -319,21 +298,27 @@ impl Engine {
         // A session that was sent a prompt may hold it: reopened after a
         // restart, whatever the turn comes to (never a silent new one).
         if session.is_some() {
-            self.keep_session = session.clone();
+            s.keep_session = session.clone();
         }
+        let key = s.key;
         let params = json!({"sessionId": session, "prompt": blocks});
-        let id = self.request("session/prompt", params, Pending::Prompt);
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+        let id = self.request("session/prompt", params, Pending::Prompt(key));
+        if let Some(a) = self.sessions[i]
+            .turn
+            .as_mut()
+            .and_then(|t| t.attempt.as_mut())
+        {
             a.rpc_id = Some(id);
         }
     }
 
-    /// Stops the running turn for `why`: `session/cancel` once the prompt
-    /// was sent, its permission requests answered `cancelled`, and the
-    /// tree killed after the grace; before that, the turn just ends.
-    pub(super) fn stop_turn(&mut self, why: StopReason, now: u64) {
-        let session = self.snapshot.session_id.clone();
-        let Some(turn) = self.turn.as_mut() else {
+    /// Stops session `i`'s running turn for `why`: `session/cancel` once
+    /// the prompt was sent, its permission requests answered `cancelled`,
+    /// and the tree killed after the grace; before that, the turn just ends.
+    pub(super) fn stop_turn(&mut self, i: usize, why: StopReason, now: u64) {
+        let s = &mut self.sessions[i];
+        let (key, session) = (s.key, s.snapshot.session_id.clone());
+        let Some(turn) = s.turn.as_mut() else {
             return;
         };
         if turn.stopped.is_some() {
@@ -344,7 +329,7 @@ impl Engine {
         if !sent {
             // Waiting to retry, or for the session: ends now.
             let name = self.cfg.agent.name;
-            let turn = self.turn.take().expect("checked above");
+            let turn = s.turn.take().expect("checked above");
             let failure = match why {
                 StopReason::Aborted => aborted(name),
                 _ => self.end_failure(
@@ -355,10 +340,8 @@ impl Engine {
                     None,
                 ),
             };
-            self.done_turn_failed(&turn, failure, now);
-            if self.closing.is_some() {
-                self.finish_close(now);
-            }
+            self.done_turn_failed(i, &turn, failure, now);
+            self.after_turn(i, now);
             return self.pump(now);
         }
         if let Some(a) = turn.attempt.as_mut() {
@@ -367,7 +350,8 @@ impl Engine {
         }
         self.notify("session/cancel", json!({ "sessionId": session }));
         for call in std::mem::take(&mut self.calls) {
-            if let CallKind::Permission(_) = call.kind {
+            if let (CallKind::Permission(_), Some(true)) = (&call.kind, call.key.map(|k| k == key))
+            {
                 self.respond(call.rpc_id, json!({"outcome": {"outcome": "cancelled"}}));
             } else {
                 self.calls.push(call);
@@ -375,18 +359,29 @@ impl Engine {
         }
     }
 
-    /// The running attempt ended (its prompt answered, or the process gone).
-    pub(super) fn end_attempt(&mut self, end: &AttemptEnd, now: u64) {
+    /// A turn of session `i` is over: a close waiting for it goes on.
+    fn after_turn(&mut self, i: usize, now: u64) {
+        if self.closing.is_some() {
+            self.finish_close(now);
+        } else if self.sessions[i].closing.is_some() {
+            self.finish_close_session(i);
+        }
+    }
+
+    /// Session `i`'s running attempt ended (its prompt answered, or the
+    /// process gone).
+    pub(super) fn end_attempt(&mut self, i: usize, end: &AttemptEnd, now: u64) {
         let agent = self.cfg.agent;
-        let Some(mut turn) = self.turn.take() else {
+        let Some(mut turn) = self.sessions[i].turn.take() else {
             return;
         };
         let Some(attempt) = turn.attempt.take() else {
-            self.turn = Some(turn);
+            self.sessions[i].turn = Some(turn);
             return;
         };
+        let s = &self.sessions[i];
         let mut reply = attempt.parser.finish();
-        reply.session_id = self.snapshot.session_id.clone().or(reply.session_id);
+        reply.session_id = s.snapshot.session_id.clone().or(reply.session_id);
         let last_lines = attempt.tail.finish();
         let end = AttemptEnd {
             stopped: turn.stopped,
@@ -394,7 +389,7 @@ impl Engine {
         };
         let outcome = judge(
             agent,
-            &self.cfg.options,
+            &s.cfg.options,
             &end,
             &mut reply,
             &last_lines,
@@ -416,7 +411,7 @@ impl Engine {
                 format!(
                     "{} needs authentication (methods: {})",
                     agent.name,
-                    auth_method_names(&self.snapshot.auth_methods)
+                    auth_method_names(&self.info.auth_methods)
                 ),
             )),
             other => other,
@@ -429,12 +424,12 @@ impl Engine {
             attempt.stop_reason.clone(),
             end.exit_code,
             last_lines,
-            self.keep_session.as_deref(),
+            s.keep_session.as_deref(),
             turn.attempts,
         );
         if auth {
             if let Some(e) = result.error.as_mut() {
-                e.auth_methods = Some(self.snapshot.auth_methods.clone());
+                e.auth_methods = Some(self.info.auth_methods.clone());
             }
         }
         result.duration_ms = now.saturating_sub(turn.started_ms);
@@ -449,7 +444,7 @@ impl Engine {
             if let Some(wait) = wait {
                 turn.retry_at = Some(now + wait);
                 turn.last = Some(result);
-                self.turn = Some(turn);
+                self.sessions[i].turn = Some(turn);
                 return;
             }
         }
@@ -457,28 +452,27 @@ impl Engine {
             op: turn.op,
             outcome: Outcome::Turn(Box::new(result)),
         });
-        if self.closing.is_some() {
-            self.finish_close(now);
-        }
+        self.after_turn(i, now);
     }
 
     /// The process died while a turn ran. Gone before it said anything
     /// about the prompt (a crash between turns noticed only once the next
     /// prompt was written), the prompt is sent again, once, to the agent
     /// started anew on the same session.
-    pub(super) fn end_turn_on_exit(&mut self, end: &AttemptEnd, now: u64) {
-        let Some(turn) = self.turn.as_mut() else {
+    pub(super) fn end_turn_on_exit(&mut self, i: usize, end: &AttemptEnd, now: u64) {
+        let closing = self.closing.is_some() || self.sessions[i].closing.is_some();
+        let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
         let unheard = turn.attempt.as_ref().is_some_and(|a| !a.heard);
-        if unheard && turn.stopped.is_none() && !turn.resent && self.closing.is_none() {
+        if unheard && turn.stopped.is_none() && !turn.resent && !closing {
             turn.resent = true;
             turn.attempt = None;
             turn.attempts -= 1;
             return;
         }
         if turn.attempt.is_some() {
-            self.end_attempt(end, now);
+            self.end_attempt(i, end, now);
         }
     }
 
@@ -510,14 +504,17 @@ impl Engine {
         })
     }
 
-    /// No turn runs any more: the session is closed, then stdin ended.
+    /// No turn runs any more: every session is closed, then stdin ended.
     pub(super) fn finish_close(&mut self, now: u64) {
-        if self.turn.is_some() {
+        if self.sessions.iter().any(|s| s.turn.is_some()) {
             return;
         }
         if self.proc == Proc::Down {
             // Nothing running: closed at once.
             self.closed = true;
+            for i in 0..self.sessions.len() {
+                self.session_closed(i);
+            }
             if let Some((op, _)) = self.closing.take() {
                 self.push(Action::Done {
                     op,
@@ -527,17 +524,31 @@ impl Engine {
             self.push(Action::Closed);
             return;
         }
-        if let Some((op, _)) = self.closing {
-            self.closing = Some((op, Some(now.saturating_add(CLOSE_GRACE_MS))));
+        match self.closing {
+            Some((op, None)) => self.closing = Some((op, Some(now.saturating_add(CLOSE_GRACE_MS)))),
+            _ => return, // on its way already
         }
-        let session = self.snapshot.session_id.clone();
-        if self.can_close && self.setup == Setup::Ready && self.proc == Proc::Up {
-            if let Some(id) = session {
-                self.request("session/close", json!({ "sessionId": id }), Pending::Close);
-                return;
-            }
+        let ready = self.can_close && self.init == Init::Done && self.proc == Proc::Up;
+        let open: Vec<(u64, String)> = self
+            .sessions
+            .iter()
+            .filter(|s| ready && s.setup == Setup::Ready && !s.closed && s.closing.is_none())
+            .filter_map(|s| s.snapshot.session_id.clone().map(|id| (s.key, id)))
+            .collect();
+        for (key, id) in &open {
+            self.request(
+                "session/close",
+                json!({ "sessionId": id }),
+                Pending::Close(*key),
+            );
         }
-        self.after_close();
+        if !self
+            .pending
+            .iter()
+            .any(|(_, p)| matches!(p, Pending::Close(_)))
+        {
+            self.after_close();
+        }
     }
 
     /// `session/close` answered (or not advertised): stdin ends; an agent

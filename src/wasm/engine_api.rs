@@ -70,6 +70,9 @@ pub(super) fn action_json(action: Action) -> Value {
         },
         Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
         Action::Update(update) => json!({"kind": "update", "update": update}),
+        Action::SessionUpdate { session, update } => {
+            json!({"kind": "update", "update": update, "session": session})
+        }
         Action::Done { op, outcome } => match outcome {
             Outcome::Turn(result) => json!({"kind": "done", "op": op, "turn": *result}),
             Outcome::Opened(snapshot) => json!({"kind": "done", "op": op, "opened": *snapshot}),
@@ -78,6 +81,11 @@ pub(super) fn action_json(action: Action) -> Value {
         },
         Action::Closed => json!({"kind": "closed"}),
     }
+}
+
+/// The session an operation is for: the engine's only one when not given.
+fn key(session: Option<f64>) -> u64 {
+    session.map_or(crate::engine::DEFAULT, |k| k as u64)
 }
 
 pub(super) fn now_ms(now: f64) -> u64 {
@@ -91,21 +99,73 @@ pub(super) fn now_ms(now: f64) -> u64 {
 #[wasm_bindgen(js_class = __Engine)]
 impl EngineJs {
     /// `options`: the session's options without the functions and `env`;
-    /// `command`: `options.command` or ''. Bad options throw
-    /// `AgentContextError` (`INVALID_INPUT`).
+    /// `command`: `options.command` or ''; `process`: an engine of the
+    /// process alone, its sessions added with `addSession`. Bad options
+    /// throw `AgentContextError` (`INVALID_INPUT`).
     #[wasm_bindgen(constructor)]
     pub fn new(
         agent_type: String,
         options: JsValue,
         command: String,
         asks_host: bool,
+        process: Option<bool>,
     ) -> Result<EngineJs, JsValue> {
         let options = js_result(to_json(&options, "options"))?;
         let cfg = js_result(SessionConfig::read(&agent_type, &options, &command))?;
+        let inner = if process == Some(true) {
+            Engine::process(cfg, asks_host)
+        } else {
+            Engine::new(cfg, asks_host)
+        };
         Ok(EngineJs {
-            inner: Engine::new(cfg, asks_host),
+            inner,
             last_turn: None,
         })
+    }
+
+    /// A session on the process (`{ cd?, sessionId?, systemPrompt?,
+    /// mcpServers? }`): its key, for `openSession` and the operations'
+    /// `session` argument. Bad options throw `INVALID_INPUT`.
+    #[wasm_bindgen(js_name = addSession)]
+    pub fn add_session(&mut self, options: JsValue) -> Result<f64, JsValue> {
+        let options = if options.is_null() || options.is_undefined() {
+            Value::Null
+        } else {
+            js_result(to_json(&options, "sessionOptions"))?
+        };
+        Ok(js_result(self.inner.add_session(&options))? as f64)
+    }
+
+    #[wasm_bindgen(js_name = openSession)]
+    pub fn open_session(&mut self, key: f64, now: f64) -> f64 {
+        self.inner.open_session(key as u64, now_ms(now)) as f64
+    }
+
+    #[wasm_bindgen(js_name = closeSession)]
+    pub fn close_session(&mut self, key: f64, now: f64) -> f64 {
+        self.inner.close_session(key as u64, now_ms(now)) as f64
+    }
+
+    /// `session/list` with `params` (`{ cwd?, cursor? }`).
+    #[wasm_bindgen(js_name = listSessions)]
+    pub fn list_sessions(&mut self, params: JsValue, now: f64) -> Result<f64, JsValue> {
+        let params = js_result(to_json(&params, "params"))?;
+        Ok(self.inner.list_sessions(params, now_ms(now)) as f64)
+    }
+
+    /// What `initialize` said: `{ capabilities, authMethods, agentInfo, … }`.
+    #[wasm_bindgen(js_name = processInfo)]
+    pub fn process_info(&self) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(self.inner.process_info()))
+    }
+
+    /// Session `key`'s state, undefined once it is gone.
+    #[wasm_bindgen(js_name = snapshotOf)]
+    pub fn snapshot_of(&self, key: f64) -> Result<JsValue, JsValue> {
+        match self.inner.snapshot_of(key as u64) {
+            Some(s) => js_result(from_serializable(s)),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// The AgentRun of a call that did not run: `invalid_params` with `message`.
@@ -183,7 +243,13 @@ impl EngineJs {
 
     /// `blocks`: the prompt's content blocks; `limits`: `{ idleMs, maxMs,
     /// maxRetries, events }`.
-    pub fn prompt(&mut self, blocks: JsValue, limits: JsValue, now: f64) -> Result<f64, JsValue> {
+    pub fn prompt(
+        &mut self,
+        blocks: JsValue,
+        limits: JsValue,
+        now: f64,
+        session: Option<f64>,
+    ) -> Result<f64, JsValue> {
         let blocks = js_result(to_json(&blocks, "prompt"))?;
         let limits = js_result(to_json(&limits, "limits"))?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
@@ -196,11 +262,13 @@ impl EngineJs {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         };
-        Ok(self.inner.prompt(blocks, limits, now_ms(now)) as f64)
+        Ok(self
+            .inner
+            .prompt_in(key(session), blocks, limits, now_ms(now)) as f64)
     }
 
-    pub fn cancel(&mut self, now: f64) {
-        self.inner.cancel(now_ms(now));
+    pub fn cancel(&mut self, now: f64, session: Option<f64>) {
+        self.inner.cancel_in(key(session), now_ms(now));
     }
 
     pub fn abort(&mut self, op: f64, now: f64) {
@@ -208,8 +276,8 @@ impl EngineJs {
     }
 
     #[wasm_bindgen(js_name = setMode)]
-    pub fn set_mode(&mut self, id: String, now: f64) -> f64 {
-        self.inner.set_mode(&id, now_ms(now)) as f64
+    pub fn set_mode(&mut self, id: String, now: f64, session: Option<f64>) -> f64 {
+        self.inner.set_mode_in(key(session), &id, now_ms(now)) as f64
     }
 
     #[wasm_bindgen(js_name = setConfigOption)]
@@ -218,6 +286,7 @@ impl EngineJs {
         id: String,
         value: JsValue,
         now: f64,
+        session: Option<f64>,
     ) -> Result<f64, JsValue> {
         let value = js_result(to_json(&value, "value"))?;
         if !(value.is_string() || value.is_boolean()) {
@@ -225,12 +294,14 @@ impl EngineJs {
                 "setConfigOption's value must be a string or a boolean",
             )));
         }
-        Ok(self.inner.set_config_option(&id, value, now_ms(now)) as f64)
+        Ok(self
+            .inner
+            .set_config_option_in(key(session), &id, value, now_ms(now)) as f64)
     }
 
     #[wasm_bindgen(js_name = setModel)]
-    pub fn set_model(&mut self, id: String, now: f64) -> f64 {
-        self.inner.set_model(&id, now_ms(now)) as f64
+    pub fn set_model(&mut self, id: String, now: f64, session: Option<f64>) -> f64 {
+        self.inner.set_model_in(key(session), &id, now_ms(now)) as f64
     }
 
     pub fn authenticate(&mut self, method: String, now: f64) -> f64 {
@@ -275,8 +346,9 @@ impl EngineJs {
     }
 
     #[wasm_bindgen(js_name = pathAllowed)]
-    pub fn path_allowed(&self, path: String, write: bool) -> bool {
-        self.inner.path_allowed(&path, write)
+    pub fn path_allowed(&self, path: String, write: bool, call: Option<f64>) -> bool {
+        self.inner
+            .path_allowed(call.map(|c| c as u64), &path, write)
     }
 
     pub fn timeout(&mut self, now: f64) {

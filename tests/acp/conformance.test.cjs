@@ -2,7 +2,8 @@
 // (tests/acp/conformance/sdk_agent.mjs), which parses and validates every
 // message we send against the protocol's schema and answers as the
 // protocol says: initialize, session/new, prompts and their updates, modes,
-// a permission answered by optionId, the client's file read, cancel, close.
+// a permission answered by optionId, the client's file read, cancel, close;
+// and two sessions in one process (openAgent), session/list.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -104,6 +105,55 @@ test('runAgent over ACP against the SDK agent: one turn, the session closed afte
     assert.equal(prompt.params.prompt[0].text, 'Be brief.\n\nHi', 'the instructions open the prompt of an agent without a system prompt');
     assert.ok(sent(ctx).some((m) => m.method === 'session/close'));
   } finally {
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+});
+
+test('two sessions in one process against the SDK agent: turns at once, each its own folder, list, one closed, then the process', { timeout: 60_000 }, async () => {
+  const ctx = setUp();
+  const other = path.join(ctx.dir, 'other');
+  fs.mkdirSync(other);
+  fs.writeFileSync(path.join(other, 'notes.txt'), 'ship on Monday');
+  let agent;
+  try {
+    agent = await pkg.openAgent('google-gemini', { cd: ctx.dir, command: AGENT, env: ctx.env, timeout: 20, maxRetries: 0, onPermission: () => 'yes-once' });
+    assert.equal(agent.capabilities.loadSession, true);
+    assert.deepEqual(sent(ctx).map((m) => m.method), ['initialize'], 'no session before one is asked for');
+    const a = await agent.newSession();
+    const b = await agent.newSession({ cd: other });
+    assert.notEqual(a.sessionId, b.sessionId);
+    const opened = sent(ctx).filter((m) => m.method === 'session/new');
+    assert.deepEqual(opened.map((m) => m.params.cwd), [ctx.dir, other]);
+    // Turns at once: each session counts its own turns.
+    const [a1, b1] = await Promise.all([a.prompt('Hi'), b.prompt('Hi')]);
+    assert.equal(a1.reply.text, 'Hello from turn 1');
+    assert.equal(b1.reply.text, 'Hello from turn 1');
+    assert.equal(a1.sessionId, a.sessionId);
+    assert.equal(b1.sessionId, b.sessionId);
+    // B reads its own folder's file.
+    const tool = await b.prompt('TOOL please');
+    assert.equal(tool.reply.text, 'notes say: ship on Monday', JSON.stringify(tool.error));
+    // A's turn cancelled while B's runs on.
+    const waiting = a.prompt('WAIT for me');
+    for (let i = 0; i < 100 && !sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'); i += 1) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const b2 = b.prompt('Again');
+    await a.cancel();
+    assert.equal((await waiting).error.kind, 'aborted');
+    assert.equal((await b2).reply.text, 'Hello from turn 2');
+    assert.deepEqual(sent(ctx).filter((m) => m.method === 'session/cancel').map((m) => m.params.sessionId), [a.sessionId]);
+    const listed = await agent.listSessions({ cwd: other });
+    assert.deepEqual(listed.sessions.map((s) => s.sessionId), [b.sessionId]);
+    // One session closed; the other goes on in the same process.
+    await a.close();
+    assert.deepEqual(sent(ctx).filter((m) => m.method === 'session/close').map((m) => m.params.sessionId), [a.sessionId]);
+    assert.equal((await b.prompt('Still there')).reply.text, 'Hello from turn 3');
+    await agent.close();
+    assert.deepEqual(sent(ctx).filter((m) => m.method === 'session/close').map((m) => m.params.sessionId), [a.sessionId, b.sessionId]);
+    await assert.rejects(b.prompt('closed?'), (err) => err.code === 'INVALID_INPUT');
+  } finally {
+    await agent?.close();
     fs.rmSync(ctx.dir, { recursive: true, force: true });
   }
 });

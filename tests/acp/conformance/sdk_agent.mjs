@@ -5,7 +5,8 @@
 // the protocol says. It is a reference peer for our JSON-RPC client, never a
 // stand-in for a real agent's output. What it was sent is appended to the
 // file named by SDK_AGENT_LOG, one JSON line per request or notification.
-// With SDK_AGENT_SESSIONS set it also offers session/resume, for the
+// It lists the sessions it holds (session/list). With SDK_AGENT_SESSIONS
+// set it also offers session/resume, for the
 // sessions whose ids that file lists (one a line, kept across its
 // processes, as an agent keeps its sessions on disk). A prompt with CRASH
 // in it ends the process.
@@ -29,7 +30,7 @@ const app = acp
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, embeddedContext: true },
-        sessionCapabilities: store ? { close: {}, resume: {} } : { close: {} },
+        sessionCapabilities: store ? { close: {}, list: {}, resume: {} } : { close: {}, list: {} },
       },
       authMethods: [],
     };
@@ -38,7 +39,7 @@ const app = acp
     log({ method: 'session/new', params });
     next += 1;
     const sessionId = `sdk-session-${process.pid}-${next}`;
-    sessions.set(sessionId, { turns: 0 });
+    sessions.set(sessionId, { turns: 0, cwd: params.cwd });
     if (store) fs.appendFileSync(store, `${sessionId}\n`);
     return {
       sessionId,
@@ -56,6 +57,11 @@ const app = acp
     if (!stored().includes(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
     if (!sessions.has(params.sessionId)) sessions.set(params.sessionId, { turns: 0 });
     return {};
+  })
+  .onRequest('session/list', ({ params }) => {
+    log({ method: 'session/list', params });
+    const listed = [...sessions].filter(([, s]) => s.cwd && (!params.cwd || s.cwd === params.cwd));
+    return { sessions: listed.map(([sessionId, s]) => ({ sessionId, cwd: s.cwd })) };
   })
   .onRequest('session/set_mode', ({ params }) => {
     log({ method: 'session/set_mode', params });

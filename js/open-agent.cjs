@@ -1,0 +1,153 @@
+// openAgent, Node only: one agent process over the Agent Client Protocol
+// holding several sessions (`__Engine` made for the process, src/engine/,
+// driven by ./engine-host.cjs). Each session is an AgentSession
+// (./session.cjs) addressed to the engine by its key. Shipped as
+// pkg/node/open-agent.cjs; the Node entry requires it on the first call.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { inputError, directoryProblem } = require('./agent-process.cjs');
+const { startEngine, release, checkPermissionHandler, cdWhy } = require('./acp-run.cjs');
+const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
+const { makeSession, agentError, describe, checkFunction } = require('./session.cjs');
+
+/**
+ * Starts `agentType` over ACP and resolves an AgentProcess once it is
+ * initialized. `options`: openAgentSession's, less `protocol` and
+ * `sessionId` (a session to reopen goes to `loadSession`).
+ */
+async function openAgent(api, agentType, options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
+  const onPermission = checkPermissionHandler(options);
+  const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
+  const warn = loggerOf(options);
+  warnUnknownKeys('openAgent options', options, warn);
+  const { env: givenEnv, onPermission: _p, onUpdate: _u, logger: _l, protocol, sessionId, ...rest } = options;
+  if (protocol != null && protocol !== 'acp') throw inputError(`options.protocol: openAgent runs the agent over ACP only, got ${JSON.stringify(protocol)}`);
+  if (sessionId != null) throw inputError('options.sessionId: give the session to reopen to loadSession(sessionId)');
+  if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
+  const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');
+  if (badEnv) throw inputError(badEnv);
+  const env = givenEnv ?? process.env;
+  const updates = new Map(); // session key → its onUpdate
+  let hostError = null;
+  const started = await startEngine(agentType, rest, {
+    env,
+    onPermission,
+    onUpdate: (update, key) => (key !== undefined && updates.get(key)) ? updates.get(key)(update) : onUpdate?.(update),
+    onHostError: (err) => (hostError ??= err),
+    process: true,
+  });
+  if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
+  const { host, plan } = started;
+  const opened = await host.run((now) => host.engine.open(now));
+  if (opened.failed) {
+    await host.run((now) => host.engine.close(now));
+    host.engine.free();
+    throw agentError(opened.failed);
+  }
+  release(host);
+  let info = opened.opened;
+  const takeHostError = () => {
+    const err = hostError;
+    hostError = null;
+    return err;
+  };
+  const live = () => {
+    if (host.closed) throw inputError(`the process of ${plan.agentName} is closed`);
+  };
+
+  /** A session added, then opened (new, or `sessionId` resumed or loaded). */
+  async function addSession(sessionOptions, sessionId) {
+    live();
+    if (sessionOptions !== undefined && (sessionOptions === null || typeof sessionOptions !== 'object' || Array.isArray(sessionOptions))) {
+      throw inputError(`sessionOptions must be an object, got ${describe(sessionOptions)}`);
+    }
+    const given = sessionOptions ?? {};
+    warnUnknownKeys("the session's options", given, warn);
+    const sessionUpdate = checkFunction(given.onUpdate, 'sessionOptions.onUpdate');
+    const { onUpdate: _su, ...own } = given;
+    if (typeof own.cd === 'string' && own.cd !== '') {
+      const full = path.resolve(own.cd);
+      const problem = directoryProblem(full);
+      if (problem) throw inputError(`sessionOptions.cd ${cdWhy(problem)}: ${own.cd}`);
+      own.cd = fs.realpathSync(full);
+    }
+    if (sessionId !== undefined) own.sessionId = sessionId;
+    const key = host.engine.addSession(own);
+    if (sessionUpdate) updates.set(key, sessionUpdate);
+    const done = await host.run((now) => host.engine.openSession(key, now));
+    if (done.failed) {
+      updates.delete(key);
+      await host.run((now) => host.engine.closeSession(key, now));
+      throw agentError(done.failed);
+    }
+    const session = makeSession(api, host, plan, {
+      agentType: String(agentType),
+      protocol: 'acp',
+      persistent: true,
+      snapshot: done.opened,
+      warn,
+      takeHostError,
+      key,
+    });
+    const close = session.close;
+    session.close = async () => {
+      await close();
+      updates.delete(key);
+    };
+    return session;
+  }
+
+  return {
+    agentType: String(agentType),
+    get capabilities() {
+      return info.capabilities ?? {};
+    },
+    get authMethods() {
+      return info.authMethods ?? [];
+    },
+    get agentInfo() {
+      return info.agentInfo ?? undefined;
+    },
+    /** A new session on this process. */
+    newSession(sessionOptions) {
+      return addSession(sessionOptions, undefined);
+    },
+    /** Session `sessionId` reopened (resume where advertised, else load), verified. */
+    loadSession(sessionId, sessionOptions) {
+      if (typeof sessionId !== 'string' || sessionId === '') return Promise.reject(inputError(`sessionId must be a non-empty string, got ${describe(sessionId)}`));
+      return addSession(sessionOptions, sessionId);
+    },
+    /** The agent's sessions (`session/list`), where it advertises listing them. */
+    async listSessions(query = {}) {
+      live();
+      if (query === null || typeof query !== 'object' || Array.isArray(query)) throw inputError(`listSessions' argument must be an object, got ${describe(query)}`);
+      const params = {};
+      for (const name of ['cwd', 'cursor']) {
+        const value = query[name];
+        if (value === undefined || value === null) continue;
+        if (typeof value !== 'string') throw inputError(`listSessions' ${name} must be a string, got ${describe(value)}`);
+        params[name] = name === 'cwd' ? path.resolve(value) : value;
+      }
+      const done = await host.run((now) => host.engine.listSessions(params, now));
+      if (done.failed) throw agentError(done.failed);
+      return { sessions: done.ok?.sessions ?? [], nextCursor: done.ok?.nextCursor ?? undefined };
+    },
+    async authenticate(methodId) {
+      live();
+      const done = await host.run((now) => host.engine.authenticate(String(methodId), now));
+      if (!host.closed) info = host.engine.processInfo();
+      if (done.failed) throw agentError(done.failed);
+    },
+    /** Every session, then the process tree. */
+    async close() {
+      if (host.closed) return;
+      await host.run((now) => host.engine.close(now));
+      await host.closedPromise;
+    },
+  };
+}
+
+module.exports = { openAgent };
