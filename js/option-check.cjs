@@ -29,14 +29,19 @@ function warnEndpointKeys(options, warn) {
 }
 
 /**
- * A folder for the run's own files (the endpoint's settings), named under
- * the system's temporary folder and created when a file is written to it;
- * removed by `removeRunFolder`, or when the process exits.
+ * A folder for the run's own files (the endpoint's settings, a long system
+ * prompt, Copilot's usage), created when a file is written to it and
+ * removed by `removeRunFolder`, or when the process exits. It sits in
+ * `$XDG_RUNTIME_DIR` when set, else in `~/.cache/agent-context/runs`: a
+ * tree no other user can write (Gemini CLI skips a settings file under a
+ * folder others can write, such as /tmp).
  */
 function runFolderName() {
   const os = require('node:os');
   const path = require('node:path');
-  const folder = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const base = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'agent-context') : path.join(os.homedir(), '.cache', 'agent-context', 'runs');
+  const folder = path.join(base, `run-${process.pid}-${Math.random().toString(36).slice(2)}`);
   liveFolders.add(folder);
   if (!exitHooked) {
     exitHooked = true;

@@ -23,8 +23,8 @@ mod tests;
 
 pub use family::ApiFamily;
 pub use setup::{
-    endpoint_setup, join, merge_env, merge_json, merge_json_files, EndpointSetup, Protocol, RunFile,
-    NO_KEY, SETTINGS_FILE,
+    endpoint_setup, join, merge_env, merge_json, merge_json_files, EndpointSetup, Protocol,
+    RunFile, NO_KEY, SETTINGS_FILE,
 };
 
 use serde_json::Value;
@@ -178,11 +178,9 @@ fn read_headers(value: Option<&Value>, field: &str) -> Result<Vec<(String, Strin
                 )));
             }
             match v {
-                Value::String(s) if s.contains(['\r', '\n', '\0']) => {
-                    Err(AgentContextError::invalid(format!(
-                        "{field}.{name} must not hold line breaks"
-                    )))
-                }
+                Value::String(s) if s.contains(['\r', '\n', '\0']) => Err(
+                    AgentContextError::invalid(format!("{field}.{name} must not hold line breaks")),
+                ),
                 Value::String(s) => Ok((name.clone(), s.trim().to_owned())),
                 other => Err(AgentContextError::invalid(format!(
                     "{field}.{name} must be a string, got {}",

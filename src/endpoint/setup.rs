@@ -101,7 +101,9 @@ pub fn endpoint_setup(
         model: model.clone(),
     };
     match spec.route {
-        EndpointRoute::Env(route) => env_route(&route, endpoint, agent, folder, &model, &mut setup)?,
+        EndpointRoute::Env(route) => {
+            env_route(&route, endpoint, agent, folder, &model, &mut setup)?
+        }
         EndpointRoute::CodexProvider { id, key_env } => {
             let mut provider = Map::new();
             provider.insert("name".into(), json!("agent-context endpoint"));
@@ -124,11 +126,14 @@ pub fn endpoint_setup(
             if protocol == Protocol::Acp {
                 // The maintained ACP adapter ignores its arguments and
                 // reads Codex's settings from this variable (JSON).
-                let mut config = json!({ "model_provider": id, "model_providers": { id: provider } });
+                let mut config =
+                    json!({ "model_provider": id, "model_providers": { id: provider } });
                 if let Some(model) = &model {
                     config["model"] = json!(model);
                 }
-                setup.env.push(("CODEX_CONFIG".to_owned(), config.to_string()));
+                setup
+                    .env
+                    .push(("CODEX_CONFIG".to_owned(), config.to_string()));
             }
         }
         EndpointRoute::JsonProvider {
@@ -147,7 +152,10 @@ pub fn endpoint_setup(
             };
             let model = model.unwrap_or_default();
             let mut options = Map::new();
-            options.insert("baseURL".into(), json!(format!("{}{suffix}", endpoint.base_url)));
+            options.insert(
+                "baseURL".into(),
+                json!(format!("{}{suffix}", endpoint.base_url)),
+            );
             if let Some(key) = &endpoint.api_key {
                 options.insert("apiKey".into(), json!(key));
             }

@@ -10,7 +10,11 @@ fn endpoint(value: Value) -> Endpoint {
     Endpoint::read(&value, "options.endpoint").unwrap()
 }
 
-fn setup(agent: &str, protocol: Protocol, value: Value) -> std::result::Result<EndpointSetup, String> {
+fn setup(
+    agent: &str,
+    protocol: Protocol,
+    value: Value,
+) -> std::result::Result<EndpointSetup, String> {
     endpoint_setup(
         agents::find(agent).unwrap(),
         protocol,
@@ -97,7 +101,10 @@ fn codex_gets_a_model_provider_as_overrides() {
 #[test]
 fn gemini_cli_gets_variables_and_system_settings() {
     let s = setup("google-gemini", Protocol::Cli, full()).unwrap();
-    assert_eq!(env(&s, "GOOGLE_GEMINI_BASE_URL"), Some("http://127.0.0.1:8080"));
+    assert_eq!(
+        env(&s, "GOOGLE_GEMINI_BASE_URL"),
+        Some("http://127.0.0.1:8080")
+    );
     assert_eq!(env(&s, "GEMINI_API_KEY"), Some("k1"));
     assert_eq!(env(&s, "GEMINI_CLI_CUSTOM_HEADERS"), Some("X-A: 1, X-B: 2"));
     assert_eq!(
@@ -146,7 +153,10 @@ fn copilot_takes_three_families_and_needs_a_model() {
     assert_eq!(s.family, ApiFamily::OpenaiChat);
     assert_eq!(env(&s, "COPILOT_PROVIDER_TYPE"), Some("openai"));
     assert_eq!(env(&s, "COPILOT_PROVIDER_WIRE_API"), Some("completions"));
-    assert_eq!(env(&s, "COPILOT_PROVIDER_BASE_URL"), Some("http://127.0.0.1:8080"));
+    assert_eq!(
+        env(&s, "COPILOT_PROVIDER_BASE_URL"),
+        Some("http://127.0.0.1:8080")
+    );
     assert_eq!(env(&s, "COPILOT_PROVIDER_API_KEY"), Some("k1"));
     assert_eq!(env(&s, "COPILOT_MODEL"), Some("m1"));
     assert_eq!(env(&s, "COPILOT_PROVIDER_HEADERS"), Some("X-A: 1\nX-B: 2"));
@@ -183,8 +193,16 @@ fn opencode_gets_a_provider_in_its_configuration_variable() {
     // The model is the configuration's, not a flag.
     assert_eq!(s.model, None);
     for (api, npm, url) in [
-        ("openai-responses", "@ai-sdk/openai", "http://127.0.0.1:8080"),
-        ("anthropic-messages", "@ai-sdk/anthropic", "http://127.0.0.1:8080/v1"),
+        (
+            "openai-responses",
+            "@ai-sdk/openai",
+            "http://127.0.0.1:8080",
+        ),
+        (
+            "anthropic-messages",
+            "@ai-sdk/anthropic",
+            "http://127.0.0.1:8080/v1",
+        ),
         ("gemini", "@ai-sdk/google", "http://127.0.0.1:8080/v1beta"),
     ] {
         let mut given = full();
@@ -194,8 +212,7 @@ fn opencode_gets_a_provider_in_its_configuration_variable() {
             serde_json::from_str(env(&s, "OPENCODE_CONFIG_CONTENT").unwrap()).unwrap();
         assert_eq!(config["provider"]["agent-context"]["npm"], npm, "{api}");
         assert_eq!(
-            config["provider"]["agent-context"]["options"]["baseURL"],
-            url,
+            config["provider"]["agent-context"]["options"]["baseURL"], url,
             "{api}"
         );
     }
@@ -267,9 +284,17 @@ fn bad_endpoints_name_the_field() {
     for (value, says) in cases {
         let err = Endpoint::read(&value, "options.endpoint").unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidInput);
-        assert!(err.message().starts_with(says), "{value}: {}", err.message());
+        assert!(
+            err.message().starts_with(says),
+            "{value}: {}",
+            err.message()
+        );
     }
-    for good in ["http://[::1]:8080/v1", "https://h.example", "http://127.0.0.1:1"] {
+    for good in [
+        "http://[::1]:8080/v1",
+        "https://h.example",
+        "http://127.0.0.1:1",
+    ] {
         let e = endpoint(json!({ "baseUrl": good }));
         assert_eq!(e.base_url, good);
     }
@@ -288,12 +313,17 @@ fn files_for_one_path_are_merged() {
     ]);
     assert_eq!(
         merged,
-        [file("{\"general\":{\"maxAttempts\":1,\"x\":2},\"security\":{}}\n")]
+        [file(
+            "{\"general\":{\"maxAttempts\":1,\"x\":2},\"security\":{}}\n"
+        )]
     );
     let mut env = vec![("CODEX_CONFIG".to_owned(), "{\"model\":\"m\"}".to_owned())];
     merge_env(
         &mut env,
-        vec![("CODEX_CONFIG".to_owned(), "{\"model_provider\":\"p\"}".to_owned())],
+        vec![(
+            "CODEX_CONFIG".to_owned(),
+            "{\"model_provider\":\"p\"}".to_owned(),
+        )],
     );
     assert_eq!(env[0].1, "{\"model\":\"m\",\"model_provider\":\"p\"}");
 }

@@ -6,10 +6,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::agents::{self, AcpLaunch, AcpModel, AgentSpec};
+use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::json_read::{type_name, Obj};
 use crate::platform::limits::{self, CommandLine};
-use crate::endpoint::Protocol;
 use crate::platform::Platform;
 use crate::run::RunOptions;
 

@@ -54,7 +54,7 @@ const AGENTS = {
   },
   copilot: {
     agentType: 'github-copilot', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
-    cli: chat.executable('copilot'), userConfig: ['.copilot/mcp-config.json'],
+    cli: chat.executable('copilot'), userConfig: ['.copilot/settings.json', '.copilot/mcp-config.json'],
   },
   opencode: {
     agentType: 'opencode', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
@@ -68,8 +68,10 @@ const USER_SETTINGS = {
   claude: { '.claude/settings.json': '{"cleanupPeriodDays": 30}\n' },
   codex: { '.codex/config.toml': '# the user\'s own\nhide_agent_reasoning = true\n' },
   gemini: { '.gemini/settings.json': '{"ui": {"hideTips": true}}\n' },
-  qwen: { '.qwen/settings.json': '{"ui": {"hideTips": true}}\n' },
-  copilot: { '.copilot/config.json': '{"banner": "never"}\n' },
+  // Qwen Code adds its "$version" to a settings file without one, itself.
+  qwen: { '.qwen/settings.json': '{"ui": {"hideTips": true}, "$version": 4}\n' },
+  // Copilot rewrites its config.json itself ("managed automatically"); settings.json is the user's.
+  copilot: { '.copilot/settings.json': '{"banner": "never"}\n' },
   opencode: { '.config/opencode/opencode.json': '{"$schema": "https://opencode.ai/config.json", "autoupdate": false}\n' },
 };
 
@@ -91,9 +93,11 @@ function tree(dir, rel = '', out = {}) {
   return out;
 }
 
-/** Our run folders in the system's temporary folder. */
+/** This process's run folders (js/option-check.cjs names them). */
 function runFolders() {
-  return fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`agent-context-run-${process.pid}-`));
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const base = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'agent-context') : path.join(os.homedir(), '.cache', 'agent-context', 'runs');
+  return fs.existsSync(base) ? fs.readdirSync(base).filter((n) => n.startsWith(`run-${process.pid}-`)) : [];
 }
 
 async function startMock(agent, dir) {
@@ -158,7 +162,9 @@ function checkRun(t, ctx, result) {
   for (const file of ctx.agent.userConfig) {
     if (!(file in ctx.before)) assert.ok(!(file in after), `the run wrote no HOME/${file}`);
   }
-  t.diagnostic(`created in HOME by the agent: ${Object.keys(after).filter((f) => !(f in ctx.before)).join(', ') || 'nothing'}`);
+  // The agent's own caches, logs and state, by folder.
+  const made = [...new Set(Object.keys(after).filter((f) => !(f in ctx.before)).map((f) => f.split(path.sep).slice(0, 2).join('/')))];
+  t.diagnostic(`made in HOME by the agent: ${made.join(', ') || 'nothing'}`);
 }
 
 function endpointOf(ctx, extra = {}) {
@@ -179,7 +185,7 @@ function run(ctx, protocol) {
 }
 
 for (const name of Object.keys(AGENTS)) {
-  describe(`endpoint: ${name}`, { concurrency: 2 }, () => {
+  describe(`endpoint: ${name}`, () => { // one at a time: each checks that no run folder is left
     test('runAgent over its CLI with an empty HOME', { timeout: TEST_TIMEOUT_MS }, (t) =>
       inFreshRun(() => setUp(name), cleanUp, async (ctx) => checkRun(t, ctx, await run(ctx, 'cli'))));
 
@@ -228,4 +234,46 @@ describe('endpoint: sessions and teams', () => {
       }
       checkRun(t, ctx, { success: true, reply: { text: PLAIN_TEXT } });
     }));
+});
+
+describe('endpoint: bad input', () => {
+  const base = { cd: harness.ROOT, command: '/nonexistent/agent', maxRetries: 0 };
+  test('runAgent: invalid_params naming the field, over both protocols', async () => {
+    const cases = [
+      [{ baseUrl: 'localhost:8080' }, /^invalid parameters: options\.endpoint\.baseUrl must be an http or https URL/],
+      [{ baseUrl: 8080 }, /^invalid parameters: options\.endpoint\.baseUrl must be a URL string, got a number/],
+      [{ baseUrl: 'http://h', headers: { X: 1 } }, /^invalid parameters: options\.endpoint\.headers\.X must be a string, got a number/],
+      [{ baseUrl: 'http://h', api: 'openai-chat' }, /options\.endpoint\.api is 'openai-chat', but Claude Code calls Anthropic Messages endpoints only \('anthropic-messages'\)/],
+    ];
+    for (const protocol of ['cli', 'acp']) {
+      for (const [endpoint, says] of cases) {
+        const result = await pkg.runAgent('claude-code', { prompt: 'hi' }, { ...base, protocol, endpoint });
+        assert.equal(result.success, false);
+        assert.equal(result.error.kind, 'invalid_params', JSON.stringify(result.error));
+        assert.match(result.error.message, says);
+      }
+    }
+    assert.deepEqual(runFolders(), []);
+  });
+
+  test('openAgentSession: INVALID_INPUT naming the field', async () => {
+    await assert.rejects(
+      pkg.openAgentSession('qwen-code', { ...base, endpoint: { baseUrl: 'http://h/v1', api: 'gemini' } }),
+      (err) => err.code === 'INVALID_INPUT' && /options\.endpoint\.api is 'gemini', but Qwen Code calls OpenAI-compatible chat completions endpoints only/.test(err.message),
+    );
+    await assert.rejects(
+      pkg.openAgentSession('opencode', { ...base, endpoint: { baseUrl: 'http://h/v1' } }),
+      (err) => err.code === 'INVALID_INPUT' && /options\.endpoint\.model is required for opencode/.test(err.message),
+    );
+    assert.deepEqual(runFolders(), []);
+  });
+
+  test('an unknown key inside endpoint warns, naming the nearest known one', async () => {
+    const warnings = [];
+    const result = await pkg.runAgent('claude-code', { prompt: 'hi' }, {
+      ...base, endpoint: { baseUrl: 'http://h', apikey: 'k' }, logger: { warn: (m) => warnings.push(m) },
+    });
+    assert.equal(result.error.kind, 'command_not_found');
+    assert.deepEqual(warnings, ['[agent-context] options.endpoint has an unknown key "apikey" (did you mean "apiKey"?); it is ignored']);
+  });
 });
