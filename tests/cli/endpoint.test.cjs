@@ -14,13 +14,12 @@ const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const chat = require('./openai_chat_agents.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
-const { inFreshRun } = require('./processes.cjs');
+const { inFreshRun, runFolders } = require('./processes.cjs');
 const { ADAPTERS, CODEX_MODEL } = require('../acp/adapters.cjs');
 
 const TEST_TIMEOUT_MS = 150_000;
@@ -93,12 +92,6 @@ function tree(dir, rel = '', out = {}) {
   return out;
 }
 
-/** This process's run folders (js/option-check.cjs names them). */
-function runFolders() {
-  const runtime = process.env.XDG_RUNTIME_DIR;
-  const base = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'agent-context') : path.join(os.homedir(), '.cache', 'agent-context', 'runs');
-  return fs.existsSync(base) ? fs.readdirSync(base).filter((n) => n.startsWith(`run-${process.pid}-`)) : [];
-}
 
 async function startMock(agent, dir) {
   if (agent.api === 'chat') {
