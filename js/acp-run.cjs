@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { directoryProblem, launchFor, inputError } = require('./agent-process.cjs');
 const { EngineHost, engineClass } = require('./engine-host.cjs');
+const { runFolderName, writeRunFiles, removeRunFolder } = require('./option-check.cjs');
 
 /** `onPermission`, checked (the rest is ./agent-run.cjs's). */
 function checkPermissionHandler(options) {
@@ -33,17 +34,21 @@ async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHos
   // The agent's folder with links resolved: what the client fs methods compare with.
   const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
   const cd = given && !directoryProblem(given) ? fs.realpathSync(given) : options.cd;
+  // The run's own folder (the endpoint's settings), removed when the engine closes.
+  const runFolder = options.endpoint != null ? runFolderName() : undefined;
   let engine;
   try {
-    engine = new Engine(String(agentType), { ...options, cd }, command ?? '', onPermission !== undefined, several);
+    engine = new Engine(String(agentType), { ...options, cd, runFolder }, command ?? '', onPermission !== undefined, several);
   } catch (err) {
+    removeRunFolder(runFolder);
     if (err && err.name === 'AgentContextError') return { failed: err.message };
     throw err;
   }
   const plan = engine.plan();
+  writeRunFiles(plan.files);
   const problem = directoryProblem(path.resolve(plan.cd));
   if (problem) engine.reject(`options.cd ${cdWhy(problem)}: ${options.cd}`, Date.now());
-  const host = new EngineHost(engine, { env, onPermission, onUpdate, onHostError });
+  const host = new EngineHost(engine, { env, onPermission, onUpdate, onHostError, runFolder });
   if (!problem) {
     const launch = await launchFor(String(agentType), plan.command, env);
     if (!launch.found) engine.cannotLaunch(launch.kind === 'spawn_failed', launch.message, Date.now());
@@ -79,6 +84,7 @@ async function runAcpAgent(agentType, options, hostOptions) {
   if (failed !== undefined) return Engine.invalidRun(String(agentType), failed.replace(/^invalid parameters: /, ''), Date.now() - started, false);
   if (signal?.aborted) {
     host.engine.free();
+    removeRunFolder(host.runFolder);
     return Engine.invalidRun(String(agentType), '', Date.now() - started, true);
   }
   const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: plan.maxRetries, events: onEvent !== undefined };

@@ -15,10 +15,9 @@
 'use strict';
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
-const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
+const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, removeRunFolder } = require('./option-check.cjs');
 
 
 function describe(value) {
@@ -49,6 +48,7 @@ function hostOptions(options) {
     throw inputError(`options.logger must be a function or an object with a warn method, got ${describe(options.logger)}`);
   }
   warnUnknownKeys('runAgent options', options, loggerOf(options));
+  warnEndpointKeys(options, loggerOf(options));
   if (command != null && (typeof command !== 'string' || command === '')) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
@@ -194,8 +194,9 @@ async function runAgent(api, agentType, request, options, finish) {
     return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish });
   }
   const command = commandName(api, agentType, rest.command);
-  const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json'), settingsFile: path.join(scratch, 'settings.json') }, command);
+  // The run's own folder: the long system prompt, Copilot's usage, the settings the run owns.
+  const scratch = runFolderName();
+  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json'), settingsFile: path.join(scratch, 'settings.json'), runFolder: scratch }, command);
   let hostError;
   try {
     if (problem) run.reject(problem);
@@ -224,7 +225,7 @@ async function runAgent(api, agentType, request, options, finish) {
     const duration = Date.now() - started;
     return finish ? finish(run, duration) : run.result(duration);
   } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
+    removeRunFolder(scratch);
     run.free();
   }
 }

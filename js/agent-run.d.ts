@@ -42,6 +42,13 @@ export interface RunAgentOptions {
   maxDuration?: number;
   /** Retries of retryable failures, 0 to 10; default 1. */
   maxRetries?: number;
+  /**
+   * Points the agent at a model endpoint of an API family it can call,
+   * through configuration the run owns (variables of the child, files in a
+   * folder the run creates and removes); the user's own files are never
+   * written. Its variables replace the same ones of `env`.
+   */
+  endpoint?: AgentEndpoint;
   /** Kills the process tree; the run says `aborted`. */
   signal?: AbortSignal;
   /** The parser's events, live, as the agent prints them. */
@@ -53,6 +60,36 @@ export interface RunAgentOptions {
    * default, also edits inside `cd`; danger-full-access or yolo allow all).
    */
   onPermission?: (request: AcpPermissionRequest) => 'allow' | 'allow_always' | 'reject' | Promise<'allow' | 'allow_always' | 'reject'>;
+}
+
+/**
+ * An API family: Anthropic Messages, OpenAI Responses, OpenAI-compatible
+ * chat completions, Gemini.
+ */
+export type ApiFamily = 'anthropic-messages' | 'openai-responses' | 'openai-chat' | 'gemini';
+
+/**
+ * A model endpoint. Each agent calls one family by default (Claude Code
+ * `anthropic-messages`, Codex `openai-responses`, Gemini CLI `gemini`,
+ * Qwen Code, GitHub Copilot CLI and opencode `openai-chat`); Copilot also
+ * calls `openai-responses` and `anthropic-messages`, opencode all four.
+ * A family the agent cannot call is `INVALID_INPUT` naming the one it needs.
+ */
+export interface AgentEndpoint {
+  /**
+   * The URL as the family's own SDK takes it: the origin for Anthropic and
+   * Gemini (`http://127.0.0.1:8080`), with `/v1` for the OpenAI families
+   * (`http://127.0.0.1:8080/v1`).
+   */
+  baseUrl: string;
+  /** The family, when not the agent's default. */
+  api?: ApiFamily;
+  /** Sent as the family sends its key; without it the agent's key variable holds `no-key`, so a key of yours for the agent's vendor never goes to this endpoint. */
+  apiKey?: string;
+  /** The model at the endpoint (the same as `model`, when both are given); GitHub Copilot CLI and opencode need one. */
+  model?: string;
+  /** More HTTP headers on every model call. */
+  headers?: Record<string, string>;
 }
 
 /** An ACP `session/request_permission`'s params, as the agent sent them. */

@@ -8,6 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
+const { removeRunFolder } = require('./option-check.cjs');
 
 let EngineClass;
 function engineClass() {
@@ -36,11 +37,13 @@ function realPath(file) {
  * Drives one `__Engine`. `env`: the caller's environment for the child;
  * `launchEnv`: the launcher's variables; `onPermission(params)`,
  * `onUpdate(update, sessionKey)`, `onHostError(err)`: the host's callbacks
- * (`sessionKey`: the session's on an engine of several).
+ * (`sessionKey`: the session's on an engine of several);
+ * `runFolder`: the run's own folder, removed when the engine closes.
  */
 class EngineHost {
-  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError }) {
+  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder }) {
     this.engine = engine;
+    this.runFolder = runFolder; // removed once the engine closes
     this.env = env;
     this.launchEnv = launchEnv ?? {};
     this.onPermission = onPermission;
@@ -135,6 +138,7 @@ class EngineHost {
       case 'closed':
         this.closed = true;
         if (this.timer) clearTimeout(this.timer);
+        removeRunFolder(this.runFolder);
         this.resolveClosed();
         return undefined;
       default:

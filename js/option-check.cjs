@@ -23,6 +23,53 @@ function warnUnknownKeys(what, object, warn) {
   for (const message of unknownKeyWarnings(what, Object.keys(object))) warn(message);
 }
 
+/** Warns for unknown keys of `options.endpoint` (its type is the core's to check). */
+function warnEndpointKeys(options, warn) {
+  warnUnknownKeys('options.endpoint', options?.endpoint, warn);
+}
+
+/**
+ * A folder for the run's own files (the endpoint's settings, a long system
+ * prompt, Copilot's usage), created when a file is written to it and
+ * removed by `removeRunFolder`, or when the process exits. It sits in
+ * `$XDG_RUNTIME_DIR` when set, else in `~/.cache/agent-context/runs`: a
+ * tree no other user can write (Gemini CLI skips a settings file under a
+ * folder others can write, such as /tmp).
+ */
+function runFolderName() {
+  const os = require('node:os');
+  const path = require('node:path');
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const base = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'agent-context') : path.join(os.homedir(), '.cache', 'agent-context', 'runs');
+  const folder = path.join(base, `run-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  liveFolders.add(folder);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', () => {
+      for (const f of liveFolders) removeRunFolder(f);
+    });
+  }
+  return folder;
+}
+const liveFolders = new Set();
+let exitHooked = false;
+
+/** Writes `files` (`[{ path, content }]`, absolute paths), their folders made, readable by the user alone. */
+function writeRunFiles(files) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  for (const file of files ?? []) {
+    fs.mkdirSync(path.dirname(file.path), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file.path, file.content, { mode: 0o600 });
+  }
+}
+
+function removeRunFolder(folder) {
+  if (!folder) return;
+  require('node:fs').rmSync(folder, { recursive: true, force: true });
+  liveFolders.delete(folder);
+}
+
 /** `env`'s values are strings (or undefined, which leaves the variable out); the problem's message names the variable, or null. */
 function envProblem(env, name) {
   for (const [key, value] of Object.entries(env)) {
@@ -33,4 +80,4 @@ function envProblem(env, name) {
   return null;
 }
 
-module.exports = { loggerOf, warnUnknownKeys, envProblem };
+module.exports = { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, writeRunFiles, removeRunFolder };

@@ -7,7 +7,7 @@
 
 const { inputError } = require('./agent-process.cjs');
 const { startEngine, release, checkPermissionHandler } = require('./acp-run.cjs');
-const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
+const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
@@ -72,6 +72,7 @@ async function openAgentSession(api, agentType, options) {
   const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
   const warn = loggerOf(options);
   warnUnknownKeys('openAgentSession options', options, warn);
+  warnEndpointKeys(options, warn);
   const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, logger: _l, ...rest } = options;
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
   const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');

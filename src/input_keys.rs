@@ -60,6 +60,7 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "onEvent",
     "onPermission",
     "mcpServers",
+    "endpoint",
     "logger",
 ];
 
@@ -81,6 +82,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "onPermission",
     "onUpdate",
     "idleClose",
+    "endpoint",
     "logger",
 ];
 
@@ -109,6 +111,7 @@ pub const TEAM_OPTIONS: &[&str] = &[
     "onPermission",
     "onUpdate",
     "idleClose",
+    "endpoint",
     "logger",
 ];
 
@@ -166,6 +169,7 @@ pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
         "the session's options" => Some(NEW_SESSION_OPTIONS),
         "the turn's options" => Some(TURN_OPTIONS),
         "the request" => Some(ASSEMBLER_OUTPUT),
+        "options.endpoint" => Some(crate::endpoint::ENDPOINT_KEYS),
         _ => None,
     }
 }

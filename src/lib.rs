@@ -30,6 +30,7 @@ pub mod assemblers;
 pub mod budget;
 pub mod cache_stable;
 pub mod context_builder;
+pub mod endpoint;
 pub mod engine;
 pub mod error;
 pub mod gemini_tool;

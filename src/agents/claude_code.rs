@@ -4,6 +4,7 @@
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
 use super::spec::*;
+use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CLAUDE: Layout = Layout {
@@ -65,5 +66,20 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Env {
         name: "CLAUDE_CODE_MAX_RETRIES",
         plus: 0,
+    },
+    endpoint: EndpointSpec {
+        families: &[FamilyUse {
+            family: ApiFamily::AnthropicMessages,
+            env: &[],
+        }],
+        route: EndpointRoute::Env(EnvRoute {
+            base_url: "ANTHROPIC_BASE_URL",
+            api_key: "ANTHROPIC_API_KEY",
+            model: None,
+            headers: HeaderRoute::EnvLines("ANTHROPIC_CUSTOM_HEADERS"),
+            fixed: &[],
+            settings: None,
+        }),
+        model: EndpointModel::Option,
     },
 };

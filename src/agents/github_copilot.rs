@@ -8,6 +8,7 @@
 
 use super::openai_codex;
 use super::spec::*;
+use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
 pub const COPILOT: Layout = Layout {
@@ -64,4 +65,36 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Unbounded(
         "no setting or environment variable for its retries of a model call (5 retries over about 15 s)",
     ),
+    // Its "bring your own key" mode: no GitHub sign-in needed.
+    endpoint: EndpointSpec {
+        families: &[
+            FamilyUse {
+                family: ApiFamily::OpenaiChat,
+                env: &[
+                    ("COPILOT_PROVIDER_TYPE", "openai"),
+                    ("COPILOT_PROVIDER_WIRE_API", "completions"),
+                ],
+            },
+            FamilyUse {
+                family: ApiFamily::OpenaiResponses,
+                env: &[
+                    ("COPILOT_PROVIDER_TYPE", "openai"),
+                    ("COPILOT_PROVIDER_WIRE_API", "responses"),
+                ],
+            },
+            FamilyUse {
+                family: ApiFamily::AnthropicMessages,
+                env: &[("COPILOT_PROVIDER_TYPE", "anthropic")],
+            },
+        ],
+        route: EndpointRoute::Env(EnvRoute {
+            base_url: "COPILOT_PROVIDER_BASE_URL",
+            api_key: "COPILOT_PROVIDER_API_KEY",
+            model: Some("COPILOT_MODEL"),
+            headers: HeaderRoute::EnvLines("COPILOT_PROVIDER_HEADERS"),
+            fixed: &[],
+            settings: None,
+        }),
+        model: EndpointModel::Required,
+    },
 };

@@ -5,6 +5,7 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const GEMINI: Layout = Layout {
@@ -62,5 +63,25 @@ pub const AGENT: AgentSpec = AgentSpec {
         env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
         key: &["general", "maxAttempts"],
         plus: 1,
+    },
+    // GOOGLE_GEMINI_BASE_URL alone makes it pick a "gateway" auth that
+    // headless runs reject: its system settings choose the API-key auth.
+    endpoint: EndpointSpec {
+        families: &[FamilyUse {
+            family: ApiFamily::Gemini,
+            env: &[],
+        }],
+        route: EndpointRoute::Env(EnvRoute {
+            base_url: "GOOGLE_GEMINI_BASE_URL",
+            api_key: "GEMINI_API_KEY",
+            model: None,
+            headers: HeaderRoute::EnvCommas("GEMINI_CLI_CUSTOM_HEADERS"),
+            fixed: &[],
+            settings: Some(SettingsRoute {
+                env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                json: r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+            }),
+        }),
+        model: EndpointModel::Option,
     },
 };

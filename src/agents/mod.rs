@@ -32,8 +32,9 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliSpec, OutputFormat, OwnRetries,
-    ResumeExisting, SessionArg, SystemPromptArg,
+    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliSpec, EndpointModel, EndpointRoute,
+    EndpointSpec, EnvRoute, FamilyUse, HeaderRoute, OutputFormat, OwnRetries, ResumeExisting,
+    SessionArg, SettingsRoute, SystemPromptArg,
 };
 
 use serde::Serialize;

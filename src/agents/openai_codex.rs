@@ -5,6 +5,7 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CODEX: Layout = Layout {
@@ -56,4 +57,16 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Unbounded(
         "request_max_retries and stream_max_retries belong to a model provider: the built-in `openai` one cannot be overridden (Codex refuses the configuration), and a custom provider's are the user's",
     ),
+    // A custom model provider: Codex ignores OPENAI_BASE_URL.
+    endpoint: EndpointSpec {
+        families: &[FamilyUse {
+            family: ApiFamily::OpenaiResponses,
+            env: &[],
+        }],
+        route: EndpointRoute::CodexProvider {
+            id: "agent_context",
+            key_env: "AGENT_CONTEXT_ENDPOINT_KEY",
+        },
+        model: EndpointModel::Option,
+    },
 };

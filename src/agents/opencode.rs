@@ -8,6 +8,7 @@
 
 use super::openai_codex;
 use super::spec::*;
+use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
 pub const OPENCODE: Layout = Layout {
@@ -63,4 +64,39 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Unbounded(
         "its session retries 5 times (2 s, doubling to 30 s) with no setting",
     ),
+    // A provider of its own configuration, made by the AI SDK package of
+    // the family (each built into opencode), with the base URL that
+    // package takes.
+    endpoint: EndpointSpec {
+        families: &[
+            FamilyUse {
+                family: ApiFamily::OpenaiChat,
+                env: &[],
+            },
+            FamilyUse {
+                family: ApiFamily::OpenaiResponses,
+                env: &[],
+            },
+            FamilyUse {
+                family: ApiFamily::AnthropicMessages,
+                env: &[],
+            },
+            FamilyUse {
+                family: ApiFamily::Gemini,
+                env: &[],
+            },
+        ],
+        route: EndpointRoute::JsonProvider {
+            id: "agent-context",
+            env: "OPENCODE_CONFIG_CONTENT",
+            packages: &[
+                (ApiFamily::OpenaiChat, "@ai-sdk/openai-compatible", ""),
+                (ApiFamily::OpenaiResponses, "@ai-sdk/openai", ""),
+                (ApiFamily::AnthropicMessages, "@ai-sdk/anthropic", "/v1"),
+                (ApiFamily::Gemini, "@ai-sdk/google", "/v1beta"),
+            ],
+            fixed: &[],
+        },
+        model: EndpointModel::Config,
+    },
 };

@@ -7,6 +7,7 @@
 
 use super::claude_code;
 use super::spec::*;
+use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
 pub const QWEN: Layout = Layout {
@@ -57,5 +58,23 @@ pub const AGENT: AgentSpec = AgentSpec {
         env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
         key: &["model", "generationConfig", "maxRetries"],
         plus: 0,
+    },
+    endpoint: EndpointSpec {
+        families: &[FamilyUse {
+            family: ApiFamily::OpenaiChat,
+            env: &[],
+        }],
+        route: EndpointRoute::Env(EnvRoute {
+            base_url: "OPENAI_BASE_URL",
+            api_key: "OPENAI_API_KEY",
+            model: Some("OPENAI_MODEL"),
+            headers: HeaderRoute::Settings(&["model", "generationConfig", "customHeaders"]),
+            fixed: &[],
+            settings: Some(SettingsRoute {
+                env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+                json: r#"{"security":{"auth":{"selectedType":"openai"}}}"#,
+            }),
+        }),
+        model: EndpointModel::Option,
     },
 };

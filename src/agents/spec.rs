@@ -2,6 +2,7 @@
 //! code. The modules that assemble, parse, build command lines and run read
 //! these tables instead of matching on agent types.
 
+use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
 /// Everything the library knows about one agent.
@@ -28,6 +29,8 @@ pub struct AgentSpec {
     /// How `maxRetries` reaches the agent's own retries of a failed API
     /// call, over the CLI and over ACP (SPEC §21).
     pub own_retries: OwnRetries,
+    /// How it is pointed at a model endpoint (`options.endpoint`).
+    pub endpoint: EndpointSpec,
 }
 
 /// How the agent's own retries of a failed API call are bounded, through
@@ -248,4 +251,103 @@ pub enum AcpModel {
     Env(&'static str),
     /// Not settable at launch: the agent's own configuration decides.
     Config,
+}
+
+/// How the agent is pointed at a model endpoint (`options.endpoint`),
+/// through configuration the run owns: its environment, files in a folder
+/// the run creates and removes, arguments — never the user's own files.
+/// `docs/endpoint.md` says what each agent is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndpointSpec {
+    /// The API families it can call, its own first (the one used when
+    /// `endpoint.api` is not given), each with the variables that select it.
+    pub families: &'static [FamilyUse],
+    pub route: EndpointRoute,
+    pub model: EndpointModel,
+}
+
+/// An API family the agent can call, and the variables that select it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FamilyUse {
+    pub family: ApiFamily,
+    pub env: &'static [(&'static str, &'static str)],
+}
+
+/// How the endpoint's model reaches the agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndpointModel {
+    /// As `options.model` does without an endpoint (a flag, or the
+    /// variable over ACP); the agent's own default when none is given.
+    Option,
+    /// The same, but the agent has no default for a custom endpoint: a
+    /// model must be named.
+    Required,
+    /// Inside the configuration the route writes (never as a flag); a model
+    /// must be named.
+    Config,
+}
+
+/// The mechanism that carries the endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndpointRoute {
+    /// Environment variables, and optionally a settings file the agent
+    /// merges over the user's own.
+    Env(EnvRoute),
+    /// A model provider of Codex's configuration, as overrides: `-c` on the
+    /// command line, and the ACP adapter's `CODEX_CONFIG` (JSON). The key
+    /// travels in the variable `key_env`, which the provider names.
+    CodexProvider {
+        id: &'static str,
+        key_env: &'static str,
+    },
+    /// A provider in a JSON configuration held by the variable `env`
+    /// (opencode's `OPENCODE_CONFIG_CONTENT`), made by the AI SDK package
+    /// given for the family, whose base URL is `baseUrl` followed by the
+    /// path given with it; `fixed` variables are set with it.
+    JsonProvider {
+        id: &'static str,
+        env: &'static str,
+        packages: &'static [(ApiFamily, &'static str, &'static str)],
+        fixed: &'static [(&'static str, &'static str)],
+    },
+}
+
+/// Variables that carry the endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvRoute {
+    pub base_url: &'static str,
+    /// Always set: `apiKey`, else [`crate::endpoint::NO_KEY`], so a key of
+    /// the caller's environment meant for the vendor never goes elsewhere.
+    pub api_key: &'static str,
+    /// A variable that carries the model too, besides `options.model`'s
+    /// usual way.
+    pub model: Option<&'static str>,
+    pub headers: HeaderRoute,
+    /// Set with them, always.
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// A settings file in the run's folder, named by a variable.
+    pub settings: Option<SettingsRoute>,
+}
+
+/// How `endpoint.headers` reach the agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderRoute {
+    /// It takes none: headers are `INVALID_INPUT`.
+    None,
+    /// One variable, `Name: value` lines.
+    EnvLines(&'static str),
+    /// One variable, `Name: value` joined by `,` (a value may not hold one).
+    EnvCommas(&'static str),
+    /// An object at this key of the settings file.
+    Settings(&'static [&'static str]),
+}
+
+/// A settings file `settings.json` in the run's folder, named by the
+/// variable `env`, that the agent merges over the user's settings; it
+/// holds `json` (and the headers, for [`HeaderRoute::Settings`]). The same
+/// file as [`OwnRetries::SettingsFile`]'s when both name one variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SettingsRoute {
+    pub env: &'static str,
+    pub json: &'static str,
 }

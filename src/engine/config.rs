@@ -6,6 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::agents::{self, AcpLaunch, AcpModel, AgentSpec};
+use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::json_read::{type_name, Obj};
 use crate::platform::limits::{self, CommandLine};
@@ -22,7 +23,8 @@ pub struct SessionConfig {
     /// replaced by the file the host found once it resolved it.
     pub command: String,
     pub args: Vec<String>,
-    /// Variables the session sets in the child's environment (the model).
+    /// Variables the session sets in the child's environment (the model,
+    /// the endpoint).
     pub env: Vec<(String, String)>,
     /// Variables set only when the caller's environment lacks them.
     pub default_env: Vec<(String, String)>,
@@ -96,7 +98,8 @@ impl SessionConfig {
         } else {
             command
         };
-        let options = RunOptions::read(&rest, command)?;
+        let mut options = RunOptions::read(&rest, command)?;
+        options.apply_endpoint(agent, Protocol::Acp)?;
         if !options.extra_args.is_empty() {
             return Err(AgentContextError::invalid(
                 "options.extraArgs is for the CLI protocol; over ACP the agent is started as its registry entry says",
@@ -126,6 +129,11 @@ impl SessionConfig {
                 }
             }
         }
+        // The endpoint's arguments (Zed's codex-acp takes Codex's `-c`) and
+        // variables, which replace the caller's (merged with the model's
+        // `CODEX_CONFIG`).
+        args.extend(options.endpoint_args());
+        crate::endpoint::merge_env(&mut env, options.endpoint_env());
         let mut default_env: Vec<(String, String)> = launch
             .ask_env
             .map(|(n, v)| vec![(n.to_owned(), v.to_owned())])

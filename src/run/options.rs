@@ -4,8 +4,10 @@
 
 use serde_json::Value;
 
+use crate::agents::AgentSpec;
+use crate::endpoint::{endpoint_setup, join, Endpoint, EndpointSetup, Protocol};
 use crate::error::{AgentContextError, Result};
-use crate::invocation::{InvocationOptions, Sandbox};
+use crate::invocation::{InvocationFile, InvocationOptions, Sandbox};
 use crate::json_read::{type_name, Obj};
 use crate::platform::Platform;
 
@@ -44,6 +46,13 @@ pub struct RunOptions {
     pub settings_file: Option<String>,
     /// `extraArgs`: more arguments, after ours and before any positional one.
     pub extra_args: Vec<String>,
+    /// `endpoint`: the model endpoint the agent is pointed at.
+    pub endpoint: Option<Endpoint>,
+    /// The folder the host creates for the run's own files and removes
+    /// after it (the endpoint's settings), named by the host.
+    pub run_folder: Option<String>,
+    /// What the endpoint adds, once [`RunOptions::apply_endpoint`] ran.
+    pub endpoint_setup: Option<EndpointSetup>,
     /// The system the command runs on (set by the host, not read from the
     /// options): its command-line limits are counted.
     pub platform: Option<Platform>,
@@ -100,9 +109,65 @@ impl RunOptions {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            endpoint: match o.get("endpoint") {
+                None => None,
+                Some(value) => Some(Endpoint::read(value, "options.endpoint")?),
+            },
+            run_folder: text("runFolder")?,
+            endpoint_setup: None,
             platform: None,
             env: None,
         })
+    }
+
+    /// Points `agent` at `endpoint` (when given) over `protocol`: the model
+    /// becomes the endpoint's, and [`RunOptions::endpoint_setup`] holds the
+    /// variables, files and arguments the run adds. `INVALID_INPUT` names
+    /// the field.
+    pub fn apply_endpoint(&mut self, agent: &AgentSpec, protocol: Protocol) -> Result<()> {
+        let Some(endpoint) = &self.endpoint else {
+            return Ok(());
+        };
+        let folder = self.run_folder.as_deref().unwrap_or("");
+        let setup = endpoint_setup(agent, protocol, endpoint, folder, self.model.as_deref())?;
+        if folder.is_empty() && !setup.files.is_empty() {
+            return Err(AgentContextError::invalid(format!(
+                "options.endpoint needs a folder for {}'s settings file (options.runFolder)",
+                agent.name
+            )));
+        }
+        self.model = setup.model.clone();
+        self.endpoint_setup = Some(setup);
+        Ok(())
+    }
+
+    /// The endpoint's variables (none without one).
+    pub fn endpoint_env(&self) -> Vec<(String, String)> {
+        self.endpoint_setup
+            .as_ref()
+            .map(|s| s.env.clone())
+            .unwrap_or_default()
+    }
+
+    /// The endpoint's files, at their place in the run's folder.
+    pub fn endpoint_files(&self) -> Vec<InvocationFile> {
+        let folder = self.run_folder.as_deref().unwrap_or("");
+        self.endpoint_setup
+            .iter()
+            .flat_map(|s| &s.files)
+            .map(|f| InvocationFile {
+                path: join(folder, &f.path),
+                content: f.content.clone(),
+            })
+            .collect()
+    }
+
+    /// The endpoint's arguments (none without one).
+    pub fn endpoint_args(&self) -> Vec<String> {
+        self.endpoint_setup
+            .as_ref()
+            .map(|s| s.args.clone())
+            .unwrap_or_default()
     }
 
     /// What `build_cli_invocation` takes.

@@ -25,6 +25,7 @@ use super::attempt_end::AttemptEnd;
 use super::backoff::{backoff_ms, MIN_ATTEMPT_MS};
 use crate::agent_output::{AgentEvent, AgentReply, TextForm};
 use crate::agents::{self, AgentSpec};
+use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{build_cli_invocation, CliInvocation, InvocationOutput};
 use crate::json_read::Obj;
@@ -177,17 +178,23 @@ impl AgentRunner {
             ),
             None => Default::default(),
         };
+        // The endpoint's variables replace the caller's.
+        let mut added = own.env;
+        crate::endpoint::merge_env(&mut added, options.endpoint_env());
         let mut env = env;
-        env.extend(own.env.iter().cloned());
+        crate::endpoint::merge_env(&mut env, added.clone());
         options.env = Some(env);
+        let mut files: Vec<_> = own.file.into_iter().collect();
+        files.extend(options.endpoint_files());
         let (Some(output), Some((options, _))) = (&self.output, self.ready.as_ref()) else {
             return;
         };
         match launched(&self.agent_type, output, options, file, prefix) {
             Ok(mut invocation) => {
                 self.found = Some(found.to_owned());
-                invocation.files.extend(own.file);
-                self.added_env = own.env;
+                invocation.files.extend(files);
+                invocation.files = crate::endpoint::merge_json_files(invocation.files);
+                self.added_env = added;
                 if let Some(ready) = self.ready.as_mut() {
                     ready.1 = invocation;
                 }
@@ -433,9 +440,14 @@ fn plan(
     command: &str,
     platform: Option<Platform>,
 ) -> Result<(RunOptions, AssemblerOutput, CliInvocation)> {
-    agents::require(agent_type, "to run")?;
+    let agent = agents::require(agent_type, "to run")?;
     let mut options = RunOptions::read(options, command)?;
     options.platform = platform;
+    options.apply_endpoint(agent, Protocol::Cli)?;
+    // The endpoint's arguments (Codex's provider overrides) before the caller's.
+    let mut args = options.endpoint_args();
+    args.append(&mut options.extra_args);
+    options.extra_args = args;
     let o = Obj::new(request, "request")?;
     let output = AssemblerOutput {
         prompt: o.req_str("prompt")?.to_owned(),

@@ -51,6 +51,8 @@ impl CliEngineJs {
             "maxRetries": cfg.options.max_retries,
             "sessionId": cfg.options.session_id,
             "agentName": cfg.agent.name,
+            // Written into the run's folder before the agent starts.
+            "files": cfg.options.endpoint_files(),
             "persistent": cfg.persistent(),
         })))
     }

@@ -57,4 +57,17 @@ async function inFreshRun(setUp, cleanUp, body) {
   }
 }
 
-module.exports = { processesWithHome, assertNothingLeft, inFreshRun };
+/**
+ * The run folders of this process that still exist (js/option-check.cjs
+ * names them: `$XDG_RUNTIME_DIR/agent-context`, else
+ * `~/.cache/agent-context/runs`, `run-<pid>-…`).
+ */
+function runFolders() {
+  const os = require('node:os');
+  const path = require('node:path');
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const base = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'agent-context') : path.join(os.homedir(), '.cache', 'agent-context', 'runs');
+  return fs.existsSync(base) ? fs.readdirSync(base).filter((n) => n.startsWith(`run-${process.pid}-`)) : [];
+}
+
+module.exports = { processesWithHome, assertNothingLeft, inFreshRun, runFolders };

@@ -12,7 +12,6 @@
 const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
@@ -259,7 +258,7 @@ for (const cli of Object.keys(harness.CLIS)) {
 test('claude: a 200 KiB system prompt goes through a file, removed after', { timeout: TEST_TIMEOUT_MS }, () =>
   within('claude', 'plain', async (ctx) => {
     const systemFlag = `You are Carol. ${'Keep the accessibility guide in mind. '.repeat(Math.ceil((200 * KIB) / 37))}`;
-    const scratch = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`agent-context-run-${process.pid}-`));
+    const scratch = () => require('./processes.cjs').runFolders();
     const before = scratch();
     const result = await run(ctx, { request: { prompt: 'What UI framework should we use?', systemFlag } });
     assert.equal(result.success, true, JSON.stringify(result.error));

@@ -98,7 +98,7 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
   // temp files, removed after each run: none is left once all have ended
   // (checked at the end, as runs of this file overlap).
   after(() => {
-    const leftovers = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(`agent-context-run-${process.pid}-`));
+    const leftovers = require('./processes.cjs').runFolders();
     assert.deepEqual(leftovers, []);
   });
   // The HTTP 500 runs first: they mostly wait out the CLIs' own retries

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::agents::{self, AgentSpec, SystemPromptArg};
+use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::build_cli_invocation;
 use crate::json_read::type_name;
@@ -86,7 +87,12 @@ impl CliSessionConfig {
         } else {
             command
         };
-        let options = RunOptions::read(&rest, command)?;
+        let mut options = RunOptions::read(&rest, command)?;
+        options.apply_endpoint(agent, Protocol::Cli)?;
+        // The endpoint's arguments (Codex's provider overrides) before the caller's.
+        let mut args = options.endpoint_args();
+        args.append(&mut options.extra_args);
+        options.extra_args = args;
         let cfg = CliSessionConfig {
             agent,
             options,
@@ -126,6 +132,8 @@ impl CliSessionConfig {
         env: Vec<(String, String)>,
     ) -> Result<()> {
         self.options.platform = Some(platform);
+        let mut env = env;
+        crate::endpoint::merge_env(&mut env, self.options.endpoint_env());
         self.options.env = Some(env);
         self.file = file.to_owned();
         self.prefix = prefix.to_vec();
