@@ -61,7 +61,8 @@ function seconds(value, name, fallback) {
 }
 
 /**
- * Opens a session with `agentType` over ACP and resolves an AgentSession
+ * Opens a session with `agentType` (an agent type, an AgentDefinition or an
+ * ACP registry entry) over ACP and resolves an AgentSession
  * once the agent is started and the session is open. `options` are
  * runAgent's (`cd` required) plus `systemPrompt`, `mcpServers`,
  * `onPermission`, `onUpdate`.
@@ -84,7 +85,7 @@ async function openAgentSession(api, agentType, options) {
   const Engine = protocol === 'cli' ? require('./agent_context_gemini_tool.js').__CliEngine : undefined;
   const env = givenEnv ?? process.env;
   let hostError = null;
-  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), Engine });
+  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn, Engine });
   if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
   const { host, plan } = started;
   const opened = await host.run((now) => host.engine.open(now));
@@ -108,7 +109,8 @@ async function openAgentSession(api, agentType, options) {
     get sessionId() {
       return snapshot.sessionId ?? undefined;
     },
-    agentType: String(agentType),
+    /** The agent type, or the id of the agent definition it was opened with. */
+    agentType: plan.agentType,
     protocol,
     /** One process for every turn (ACP; Claude Code over its CLI), else a process per turn. */
     persistent: protocol === 'acp' || plan.persistent === true,
@@ -144,7 +146,7 @@ async function openAgentSession(api, agentType, options) {
       if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
-      const blocks = blocksOf(api, String(agentType), request);
+      const blocks = blocksOf(api, plan.agentType, request);
       const limits = {
         idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
         maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),

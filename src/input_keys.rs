@@ -116,6 +116,7 @@ pub const TEAM_OPTIONS: &[&str] = &[
 pub const TEAM_MEMBER: &[&str] = &[
     "id",
     "agentType",
+    "definition",
     "systemInstruction",
     "instructionFileText",
     "protocol",

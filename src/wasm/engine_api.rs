@@ -10,6 +10,7 @@ use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::agent_output::parse_agent_output;
+use crate::agents::definition::agent_label;
 use crate::engine::{Action, Engine, HostRequest, Outcome, SessionConfig, TurnLimits, TurnResult};
 use crate::error::AgentContextError;
 use crate::run::{AgentErrorKind, Failure};
@@ -90,18 +91,20 @@ pub(super) fn now_ms(now: f64) -> u64 {
 
 #[wasm_bindgen(js_class = __Engine)]
 impl EngineJs {
-    /// `options`: the session's options without the functions and `env`;
-    /// `command`: `options.command` or ''. Bad options throw
+    /// `agent`: an agent type, an `AgentDefinition` or an ACP registry
+    /// entry; `options`: the session's options without the functions and
+    /// `env`; `command`: `options.command` or ''. Bad options throw
     /// `AgentContextError` (`INVALID_INPUT`).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        agent_type: String,
+        agent: JsValue,
         options: JsValue,
         command: String,
         asks_host: bool,
     ) -> Result<EngineJs, JsValue> {
+        let agent = js_result(to_json(&agent, "agentType"))?;
         let options = js_result(to_json(&options, "options"))?;
-        let cfg = js_result(SessionConfig::read(&agent_type, &options, &command))?;
+        let cfg = js_result(SessionConfig::read_agent(&agent, &options, &command))?;
         Ok(EngineJs {
             inner: Engine::new(cfg, asks_host),
             last_turn: None,
@@ -111,10 +114,13 @@ impl EngineJs {
     /// The AgentRun of a call that did not run: `invalid_params` with `message`.
     #[wasm_bindgen(js_name = invalidRun)]
     pub fn invalid_run(
-        agent_type: String,
+        agent: JsValue,
         message: String,
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
+        let agent_type = to_json(&agent, "agentType")
+            .map(|v| agent_label(&v))
+            .unwrap_or_default();
         let failure = Failure::new(
             AgentErrorKind::InvalidParams,
             format!("invalid parameters: {message}"),
@@ -143,7 +149,9 @@ impl EngineJs {
             "maxDurationMs": cfg.options.max_duration_ms,
             "maxRetries": cfg.options.max_retries,
             "sessionId": cfg.options.session_id,
-            "agentName": cfg.agent.name,
+            "agentName": cfg.name,
+            "agentType": cfg.id,
+            "warnings": cfg.warnings,
         })))
     }
 
