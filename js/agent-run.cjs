@@ -33,6 +33,18 @@ function isDefinition(agent) {
   return agent !== null && typeof agent === 'object' && !Array.isArray(agent);
 }
 
+/**
+ * `api.assemble` for `agentType`; for an agent given by its definition
+ * (`defined`) the plain-text layout of an id the library does not know is
+ * what the definition asks for, so the core's fallback notice is not passed
+ * on (every other warning is).
+ */
+function assembleFor(api, agentType, request, warn, defined) {
+  if (!defined) return api.assemble(agentType, request);
+  const fallback = `[ContextManager] Unknown agentType "${agentType}", using PlainTextAssembler`;
+  return api.assemble(agentType, request, { logger: (message) => message !== fallback && (warn ?? console.warn)(message) });
+}
+
 /** The options only JS can hold, checked; the rest goes to the core. */
 function hostOptions(options, defined) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -86,7 +98,7 @@ function toOutput(api, agent, request, warn) {
   if (typeof agentType !== 'string') return { output: { prompt: '' } }; // the core names what is wrong
   if (!isDefinition(agent) && !api.knownAgents().some((a) => a.agentType === agentType)) return { output: { prompt: '' } }; // the core names the known ones
   try {
-    return { output: api.assemble(agentType, request) };
+    return { output: assembleFor(api, agentType, request, warn, isDefinition(agent)) };
   } catch (err) {
     if (err && err.name === 'AgentContextError') return { problem: `request: ${err.message}` };
     throw err;
@@ -238,4 +250,4 @@ async function runAgent(api, agentType, request, options, finish) {
   }
 }
 
-module.exports = { runAgent, isDefinition };
+module.exports = { runAgent, isDefinition, assembleFor };

@@ -39,7 +39,7 @@ function agentError(failed) {
 }
 
 /** `request` as the prompt's content blocks. */
-function blocksOf(api, agentType, request) {
+function blocksOf(api, agentType, request, warn, defined) {
   if (typeof request === 'string') return [{ type: 'text', text: request }];
   if (Array.isArray(request)) return request;
   if (request !== null && typeof request === 'object') {
@@ -48,7 +48,7 @@ function blocksOf(api, agentType, request) {
       const text = request.systemFlag ? `${request.systemFlag}\n\n${request.prompt}` : request.prompt;
       return [{ type: 'text', text }];
     }
-    return [{ type: 'text', text: api.assemble(agentType, request).prompt }];
+    return [{ type: 'text', text: require('./agent-run.cjs').assembleFor(api, agentType, request, warn, defined).prompt }];
   }
   throw inputError(`request must be a string, an AssemblerInput, an AssemblerOutput or an array of content blocks, got ${describe(request)}`);
 }
@@ -146,7 +146,7 @@ async function openAgentSession(api, agentType, options) {
       if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
-      const blocks = blocksOf(api, plan.agentType, request);
+      const blocks = blocksOf(api, plan.agentType, request, warn, agentType !== null && typeof agentType === 'object');
       const limits = {
         idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
         maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),

@@ -188,6 +188,8 @@ function defineAgentTeam(api) {
 
     #plan(member, message, fresh) {
       const { id, agentType, systemInstruction, instructionFileText, maxBytes } = member;
+      // A member given by its definition asks for the plain-text layout of an id the library does not know: no notice.
+      const fallback = `[ContextManager] Unknown agentType "${agentType}", using PlainTextAssembler`;
       return api.planTeamTurn(
         {
           teamTask: this.#teamTask,
@@ -197,7 +199,7 @@ function defineAgentTeam(api) {
           fresh,
           message,
         },
-        { logger: this.#run.logger },
+        { logger: member.definition === undefined ? this.#run.logger : (message) => message !== fallback && this.#warn(message) },
       );
     }
 

@@ -41,7 +41,9 @@ const options = (ctx, more = {}) => ({ cd: ctx.dir, env: ctx.env, timeout: 20, m
 test('runAgent(definition) runs the agent over ACP with its args and env and returns the same reply model', { timeout: TIMEOUT_MS }, async () => {
   const ctx = setUp();
   const events = [];
-  const run = await pkg.runAgent(ctx.definition, { teamTask: 'Ship it', currentMessage: 'Say hello', systemInstructionText: 'Be brief.' }, options(ctx, { onEvent: (e) => events.push(e) }));
+  const warnings = [];
+  const run = await pkg.runAgent(ctx.definition, { teamTask: 'Ship it', contextMessages: [], currentMessage: 'Say hello', systemInstruction: 'Be brief.' }, options(ctx, { onEvent: (e) => events.push(e), logger: (m) => warnings.push(m) }));
+  assert.deepEqual(warnings, [], 'the plain-text layout is what a definition asks for: no fallback notice');
   assert.equal(run.success, true, JSON.stringify(run.error));
   assert.equal(run.agentType, 'sdk-reference');
   assert.equal(run.reply.text, 'Hello from turn 1');
@@ -69,7 +71,7 @@ test('openAgentSession(definition): turns in one process, the session names the 
     assert.equal(session.protocol, 'acp');
     assert.match(session.sessionId, /^sdk-session-/);
     const one = await session.prompt('Hi');
-    const two = await session.prompt({ teamTask: 'T', currentMessage: 'again' });
+    const two = await session.prompt({ teamTask: 'T', contextMessages: [], currentMessage: 'again' });
     assert.equal(one.reply.text, 'Hello from turn 1');
     assert.equal(two.reply.text, 'Hello from turn 2');
     assert.equal(two.agentType, 'sdk-reference');
