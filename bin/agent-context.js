@@ -99,12 +99,16 @@ Exit status 0 on success, 2 for bad usage or invalid parameters, 1 for any other
 Ctrl-C aborts the call (its process group is killed) and exits 1.
 `,
   run: `usage: agent-context run <agentType> --cd DIR [options] [--json] [--input FILE|-]
+       agent-context run --agent-json JSON --cd DIR [options] [--json] [--input FILE|-]
 
 Runs the agent's CLI (runAgent; --protocol acp: over the Agent Client Protocol) on the prompt read from --input or standard
 input (with --json, an AssemblerInput assembled with the agent's layout, or an
 AssemblerOutput) and prints the AgentRun as JSON.
 
 options:
+  --agent-json JSON     any ACP agent instead of an agent type: an agent definition
+                        {"id","name","command","args","env"} or an ACP registry entry
+                        (its npx or uvx distribution); it runs over ACP
   --cd DIR              the agent's working directory (required)
   --model NAME          the model
   --session ID          resume this session (another id coming back is session_not_found)
@@ -119,7 +123,7 @@ options:
 
 Exit status: 0 success, 1 the agent failed (error.kind says why), 2 bad input.
 `,
-  mcp: `usage: agent-context mcp [--agents NAMES] [--gemini PATH]
+  mcp: `usage: agent-context mcp [--agents NAMES] [--agent-json JSON]... [--gemini PATH]
 
 Serves the agents as tools over MCP (stdio): one tool per agent whose executable is found
 (${lib.knownAgents().map((a) => a.mcpTool).join(', ')}). "gemini" is the Gemini tool (runGeminiTool),
@@ -131,6 +135,10 @@ For Claude Code:
   claude mcp add gemini -- npx agent-context mcp
 
   --agents NAMES  serve only these (tool names or agent types, comma-separated)
+  --agent-json JSON
+                  also serve this ACP agent (an agent definition or an ACP registry entry),
+                  as a tool named by its id; repeatable. With it, only the agents --agents
+                  names are served besides.
   --gemini PATH   the gemini executable (default $AGENT_CONTEXT_GEMINI_BIN, else gemini on PATH)
 `,
 };
@@ -411,6 +419,20 @@ function seconds(args, name) {
   return Number(value);
 }
 
+/** `--agent-json`'s text as an object (the core reads and checks it). */
+function agentJson(text, command) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw usageError(`--agent-json must be JSON (an agent definition or an ACP registry entry): ${err.message}`, command);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw usageError('--agent-json must be a JSON object (an agent definition or an ACP registry entry)', command);
+  }
+  return value;
+}
+
 async function runAgentCommand(argv) {
   let args;
   try {
@@ -432,6 +454,7 @@ async function runAgentCommand(argv) {
         'max-retries': { type: 'string' },
         json: { type: 'boolean' },
         input: { type: 'string' },
+        'agent-json': { type: 'string' },
       },
     });
   } catch (err) {
@@ -439,7 +462,9 @@ async function runAgentCommand(argv) {
   }
   const { values, positionals } = args;
   if (values.help) return write(HELP.run);
-  if (positionals.length !== 1) throw usageError('give one agent type', 'run');
+  const given = values['agent-json'] !== undefined;
+  if (positionals.length !== (given ? 0 : 1)) throw usageError(given ? 'give an agent type or --agent-json, not both' : 'give one agent type (or --agent-json)', 'run');
+  const agent = given ? agentJson(values['agent-json'], 'run') : positionals[0];
   if (values.cd === undefined) throw usageError('--cd is required', 'run');
   const request = values.json ? await readJson(values.input) : { prompt: await readInput(values.input) };
   const options = {
@@ -459,19 +484,20 @@ async function runAgentCommand(argv) {
   const release = abortOnSignals(controller);
   let result;
   try {
-    result = await lib.runAgent(positionals[0], request, { ...options, signal: controller.signal });
+    result = await lib.runAgent(agent, request, { ...options, signal: controller.signal });
   } finally {
     release();
   }
   write(JSON.stringify(result, null, 2));
   if (!result.success) {
-    process.stderr.write(`agent-context: ${positionals[0]} failed (${result.error.kind}): ${result.error.message}\n`);
+    process.stderr.write(`agent-context: ${result.agentType} failed (${result.error.kind}): ${result.error.message}\n`);
     process.exitCode = result.error.kind === 'invalid_params' ? 2 : 1;
   }
 }
 
 async function mcp(argv) {
-  const args = parse('mcp', argv, { gemini: { type: 'string' }, agents: { type: 'string' } });
+  const args = parse('mcp', argv, { gemini: { type: 'string' }, agents: { type: 'string' }, 'agent-json': { type: 'string', multiple: true } });
+  const definitions = (args['agent-json'] ?? []).map((text) => agentJson(text, 'mcp'));
   if (args.help) return write(HELP.mcp);
   let agents;
   if (args.agents !== undefined) {
@@ -485,7 +511,7 @@ async function mcp(argv) {
   }
   const { serveMcp } = require('../pkg/node/mcp-server.cjs');
   const { version } = require('../package.json');
-  const { closed, abortAll, tools, missing } = await serveMcp({ lib, version, command: args.gemini, agents });
+  const { closed, abortAll, tools, missing } = await serveMcp({ lib, version, command: args.gemini, agents, definitions });
   const notFound = missing.length ? `; not found: ${missing.join(', ')}` : '';
   process.stderr.write(`agent-context mcp: tools ${tools.length ? tools.join(', ') : 'none'}${notFound}\n`);
   const stop = () => {

@@ -19,17 +19,25 @@ function checkPermissionHandler(options) {
   return onPermission ?? undefined;
 }
 
+/** The agent as the core reads it: an object (a definition) as it is, anything else as a string. */
+function agentArg(agent) {
+  return agent !== null && typeof agent === 'object' && !Array.isArray(agent) ? agent : String(agent);
+}
+
 function cdWhy(problem) {
   return problem === 'missing' ? 'does not exist' : problem === 'not_a_directory' ? 'is not a directory' : `cannot be used (${problem})`;
 }
 
 /**
- * A started engine for `agentType`: `{ host }`, or `{ failed }` (an
- * AgentContextError's message) when the options cannot be read. `rest`:
- * the options without the functions and `env`; `process`: an engine of
- * several sessions (openAgent).
+/**
+ * A started engine for `agent` (an agent type, an AgentDefinition or an ACP
+ * registry entry: the core reads it): `{ host }`, or `{ failed }` (an
+ * AgentContextError's message) when the agent or the options cannot be
+ * read. `rest`: the options without the functions and `env`; `process`: an
+ * engine of several sessions (openAgent). What the core did not know of a
+ * definition is warned through `warn`.
  */
-async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError, Engine = engineClass(), process: several = false }) {
+async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostError, warn, Engine = engineClass(), process: several = false }) {
   const { command, onPermission: _p, onUpdate: _u, ...options } = rest;
   // The agent's folder with links resolved: what the client fs methods compare with.
   const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
@@ -38,7 +46,7 @@ async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHos
   const runFolder = options.endpoint != null ? runFolderName() : undefined;
   let engine;
   try {
-    engine = new Engine(String(agentType), { ...options, cd, runFolder }, command ?? '', onPermission !== undefined, several);
+    engine = new Engine(agentArg(agent), { ...options, cd, runFolder }, command ?? '', onPermission !== undefined, several);
   } catch (err) {
     removeRunFolder(runFolder);
     if (err && err.name === 'AgentContextError') return { failed: err.message };
@@ -46,11 +54,12 @@ async function startEngine(agentType, rest, { env, onPermission, onUpdate, onHos
   }
   const plan = engine.plan();
   writeRunFiles(plan.files);
+  for (const message of plan.warnings ?? []) warn?.(message);
   const problem = directoryProblem(path.resolve(plan.cd));
   if (problem) engine.reject(`options.cd ${cdWhy(problem)}: ${options.cd}`, Date.now());
   const host = new EngineHost(engine, { env, onPermission, onUpdate, onHostError, runFolder });
   if (!problem) {
-    const launch = await launchFor(String(agentType), plan.command, env);
+    const launch = await launchFor(plan.agentType, plan.command, env);
     if (!launch.found) engine.cannotLaunch(launch.kind === 'spawn_failed', launch.message, Date.now());
     else {
       host.launchEnv = launch.env;
@@ -69,23 +78,24 @@ function release(host) {
  * runAgent with `protocol: 'acp'`. `host` = `{ signal, onEvent, env, rest,
  * output, problem, finish }` as ./agent-run.cjs read them.
  */
-async function runAcpAgent(agentType, options, hostOptions) {
+async function runAcpAgent(agent, options, hostOptions) {
   const onPermission = checkPermissionHandler(options);
-  const { signal, onEvent, env, output, problem, finish } = hostOptions;
+  const { signal, onEvent, env, output, problem, finish, warn } = hostOptions;
+  const agentType = agentArg(agent);
   const started = Date.now();
   const Engine = engineClass();
-  if (problem) return Engine.invalidRun(String(agentType), problem, Date.now() - started, false);
+  if (problem) return Engine.invalidRun(agentType, problem, Date.now() - started, false);
   let hostError;
   const failHost = (err) => {
     hostError ??= err;
   };
   const rest = { ...hostOptions.rest, systemPrompt: output?.systemFlag ?? undefined };
-  const { host, plan, failed } = await startEngine(agentType, rest, { env, onPermission, onHostError: failHost });
-  if (failed !== undefined) return Engine.invalidRun(String(agentType), failed.replace(/^invalid parameters: /, ''), Date.now() - started, false);
+  const { host, plan, failed } = await startEngine(agent, rest, { env, onPermission, onHostError: failHost, warn });
+  if (failed !== undefined) return Engine.invalidRun(agentType, failed.replace(/^invalid parameters: /, ''), Date.now() - started, false);
   if (signal?.aborted) {
     host.engine.free();
     removeRunFolder(host.runFolder);
-    return Engine.invalidRun(String(agentType), '', Date.now() - started, true);
+    return Engine.invalidRun(agentType, '', Date.now() - started, true);
   }
   const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: plan.maxRetries, events: onEvent !== undefined };
   let op;
@@ -121,4 +131,4 @@ async function runAcpAgent(agentType, options, hostOptions) {
   return value;
 }
 
-module.exports = { runAcpAgent, startEngine, release, checkPermissionHandler, cdWhy };
+module.exports = { runAcpAgent, startEngine, release, checkPermissionHandler, cdWhy, agentArg };

@@ -27,8 +27,25 @@ function describe(value) {
   return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
+/** Whether the agent is given by its definition (an AgentDefinition or an ACP registry entry), which runs over ACP. */
+function isDefinition(agent) {
+  return agent !== null && typeof agent === 'object' && !Array.isArray(agent);
+}
+
+/**
+ * `api.assemble` for `agentType`; for an agent given by its definition
+ * (`defined`) the plain-text layout of an id the library does not know is
+ * what the definition asks for, so the core's fallback notice is not passed
+ * on (every other warning is).
+ */
+function assembleFor(api, agentType, request, warn, defined) {
+  if (!defined) return api.assemble(agentType, request);
+  const fallback = `[ContextManager] Unknown agentType "${agentType}", using PlainTextAssembler`;
+  return api.assemble(agentType, request, { logger: (message) => message !== fallback && (warn ?? console.warn)(message) });
+}
+
 /** The options only JS can hold, checked; the rest goes to the core. */
-function hostOptions(options) {
+function hostOptions(options, defined) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw inputError(`options must be an object, got ${describe(options)}`);
   }
@@ -53,8 +70,9 @@ function hostOptions(options) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
   const { signal: _s, onEvent: _o, env: _e, logger: _l, ...rest } = options;
-  // Any protocol but 'cli' goes to the ACP runner, which names the two it takes.
-  const acp = rest.protocol != null && rest.protocol !== 'cli';
+  // Any protocol but 'cli' goes to the ACP runner, which names the two it
+  // takes; an agent definition always does (the core rejects 'cli' for it).
+  const acp = defined || (rest.protocol != null && rest.protocol !== 'cli');
   if (!acp) delete rest.onPermission; // ACP only
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
 }
@@ -69,15 +87,18 @@ function loadRunner() {
  * `request` as an AssemblerOutput: given as one (a string `prompt`), or
  * assembled with the agent's layout. `{ output }` or `{ problem }`.
  */
-function toOutput(api, agentType, request, warn) {
+function toOutput(api, agent, request, warn) {
   if (request !== null && typeof request === 'object' && typeof request.prompt === 'string') {
     warnUnknownKeys('the request', request, warn);
     if (request.systemFlag != null && typeof request.systemFlag !== 'string') return { problem: `request.systemFlag must be a string, got ${describe(request.systemFlag)}` };
     return { output: { prompt: request.prompt, systemFlag: request.systemFlag ?? undefined } };
   }
-  if (!api.knownAgents().some((a) => a.agentType === agentType)) return { output: { prompt: '' } }; // the core names the known ones
+  // A definition's prompt is laid out as its id says (plain text for an id the library does not know).
+  const agentType = isDefinition(agent) ? agent.id : agent;
+  if (typeof agentType !== 'string') return { output: { prompt: '' } }; // the core names what is wrong
+  if (!isDefinition(agent) && !api.knownAgents().some((a) => a.agentType === agentType)) return { output: { prompt: '' } }; // the core names the known ones
   try {
-    return { output: api.assemble(agentType, request) };
+    return { output: assembleFor(api, agentType, request, warn, isDefinition(agent)) };
   } catch (err) {
     if (err && err.name === 'AgentContextError') return { problem: `request: ${err.message}` };
     throw err;
@@ -182,7 +203,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
  * finished core runner is turned into instead of the AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
-  const { signal, onEvent, env, rest, acp } = hostOptions(options);
+  const { signal, onEvent, env, rest, acp } = hostOptions(options, isDefinition(agentType));
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem: requestProblem } = toOutput(api, agentType, request, loggerOf(options));
@@ -191,7 +212,7 @@ async function runAgent(api, agentType, request, options, finish) {
     : undefined);
   if (acp) {
     // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
-    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish });
+    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish, warn: loggerOf(options) });
   }
   const command = commandName(api, agentType, rest.command);
   // The run's own folder: the long system prompt, Copilot's usage, the settings the run owns.
@@ -230,4 +251,4 @@ async function runAgent(api, agentType, request, options, finish) {
   }
 }
 
-module.exports = { runAgent };
+module.exports = { runAgent, isDefinition, assembleFor };

@@ -133,8 +133,13 @@ export interface AgentRun {
  * AgentRun. Problems with the request or options come back as an
  * `invalid_params` run; bad `signal`, `onEvent`, `env` or `command` reject
  * with `AgentContextError` (`INVALID_INPUT`).
+ *
+ * `agentType` may also be any ACP agent: an `AgentDefinition` or an ACP
+ * registry entry, which runs over the Agent Client Protocol (`protocol`
+ * 'cli' is `invalid_params` for it); a bad one is an `invalid_params` run
+ * naming the field (`agentType.command`).
  */
-export function runAgent(agentType: KnownAgentType, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
+export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
 
 /** An MCP server handed to the agent for a session: stdio, or http/sse where the agent takes them. */
 export type McpServerConfig =
@@ -181,6 +186,7 @@ export type ContentBlock = { type: 'text'; text: string } | { type: string; [key
 /** An agent kept open for many turns (Node only). */
 export interface AgentSession {
   readonly sessionId: string | undefined;
+  /** The agent type, or the `id` of the definition the session was opened with. */
   readonly agentType: string;
   readonly protocol: 'acp' | 'cli';
   /** True: one process holds every turn; false: a process per turn (over 'cli', every CLI but Claude Code). */
@@ -213,11 +219,12 @@ export interface AgentSession {
 /**
  * Node only: starts `agentType` over the Agent Client Protocol (or its own
  * command line, `protocol: 'cli'`) and opens a session (a new one, or
- * `sessionId` resumed or loaded). Rejects with
+ * `sessionId` resumed or loaded). `agentType` may also be an
+ * `AgentDefinition` or an ACP registry entry (over ACP only). Rejects with
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started or the session opened.
  */
-export function openAgentSession(agentType: KnownAgentType, options: SessionOptions): Promise<AgentSession>;
+export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions): Promise<AgentSession>;
 
 /** `openAgent`'s options: openAgentSession's for the process, less `protocol` and `sessionId`. */
 export type AgentProcessOptions = Omit<SessionOptions, 'protocol' | 'sessionId'>;
@@ -259,4 +266,4 @@ export interface AgentProcess {
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started.
  */
-export function openAgent(agentType: KnownAgentType, options: AgentProcessOptions): Promise<AgentProcess>;
+export function openAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: AgentProcessOptions): Promise<AgentProcess>;

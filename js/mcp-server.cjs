@@ -35,14 +35,18 @@ function toolCore() {
  * or found. Resolves `{ tools, missing }` (`missing`: the chosen agents'
  * tool names that were not found).
  */
-async function findTools({ env, command, only }) {
+async function findTools({ env, command, only, definitions = [] }) {
   const { resolveAgentCommand } = require('./agent-platform.cjs');
   const { COMMAND_ENV } = require('./gemini-tool.cjs');
   const all = toolCore().__agentTools();
-  const chosen = only ? all.filter((t) => only.includes(t.name) || only.includes(t.agentType)) : all;
+  // With agent definitions (`--agent-json`) only the agents named besides them are served.
+  const chosen = only || definitions.length ? all.filter((t) => only?.includes(t.name) || only?.includes(t.agentType)) : all;
+  // Each definition's tool, named by its id (the core reads the definition; a bad one throws AgentContextError).
+  chosen.push(...definitions.map((definition) => ({ ...toolCore().__definitionTool(definition), definition })));
   const found = await Promise.all(
     chosen.map(async (tool) => {
       if (tool.name === 'gemini' && (command || env[COMMAND_ENV])) return true;
+      if (tool.definition) return (await resolveAgentCommand(undefined, { env, command: tool.command })).found;
       return (await resolveAgentCommand(tool.agentType, { env })).found;
     }),
   );
@@ -70,7 +74,7 @@ function bound(call, envelope, toolName) {
 async function callTool({ lib, tool, args, signal, command }) {
   const { __AgentToolCall } = toolCore();
   const started = Date.now();
-  const call = new __AgentToolCall(tool.name, args ?? {});
+  const call = tool.definition ? __AgentToolCall.forDefinition(tool.definition, args ?? {}) : new __AgentToolCall(tool.name, args ?? {});
   try {
     const plan = call.plan();
     let envelope;
@@ -81,7 +85,7 @@ async function callTool({ lib, tool, args, signal, command }) {
       const onEvent = events && ((event) => events.push(event));
       const { runAgent } = require('./agent-run.cjs');
       const acp = plan.options.protocol === 'acp';
-      const done = await runAgent(lib, tool.agentType, { prompt: plan.prompt }, { ...plan.options, signal, onEvent }, (runner, ms) =>
+      const done = await runAgent(lib, tool.definition ?? tool.agentType, { prompt: plan.prompt }, { ...plan.options, signal, onEvent }, (runner, ms) =>
         acp ? call.runEnvelopeAcp(runner, events, ms) : call.runEnvelope(runner, events, ms),
       );
       if (done.metricsLine) process.stderr.write(`${done.metricsLine}\n`);
@@ -96,18 +100,21 @@ async function callTool({ lib, tool, args, signal, command }) {
 /**
  * Serves until the client goes away. `lib` is the package's Node entry;
  * `command` the gemini executable (or undefined for the default); `agents`
- * the tool names or agent types to serve (default: every one found).
+ * the tool names or agent types to serve (default: every one found, or
+ * none when `definitions` are given); `definitions` agent definitions or ACP
+ * registry entries, one tool each, named by its id.
  * Resolves `{ closed, abortAll, tools, missing }`: `closed` settles when
  * the transport closes, and `abortAll()` aborts every call in flight
  * (their process groups are killed at once).
  */
-async function serveMcp({ lib, version, command, agents, env = process.env }) {
+async function serveMcp({ lib, version, command, agents, definitions, env = process.env }) {
   const { Server, ProtocolError, ProtocolErrorCode } = require('@modelcontextprotocol/server');
   const { StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
 
-  const { tools, missing } = await findTools({ env, command, only: agents });
+  const { tools, missing } = await findTools({ env, command, only: agents, definitions });
   const byName = new Map(tools.map((t) => [t.name, t]));
   const names = lib.knownAgents().reduce((m, a) => m.set(a.agentType, a.name), new Map());
+  for (const tool of tools) if (tool.definition) names.set(tool.agentType, tool.definition.name ?? tool.agentType);
   const inFlight = new Set();
   const server = new Server({ name: 'agent-context', version }, { capabilities: { tools: {} } });
 

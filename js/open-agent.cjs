@@ -13,7 +13,8 @@ const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
 const { makeSession, agentError, describe, checkFunction } = require('./session.cjs');
 
 /**
- * Starts `agentType` over ACP and resolves an AgentProcess once it is
+ * Starts `agentType` (an agent type, an AgentDefinition or an ACP registry
+ * entry) over ACP and resolves an AgentProcess once it is
  * initialized. `options`: openAgentSession's, less `protocol` and
  * `sessionId` (a session to reopen goes to `loadSession`).
  */
@@ -37,6 +38,7 @@ async function openAgent(api, agentType, options) {
     onPermission,
     onUpdate: (update, key) => (key !== undefined && updates.get(key)) ? updates.get(key)(update) : onUpdate?.(update),
     onHostError: (err) => (hostError ??= err),
+    warn,
     process: true,
   });
   if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
@@ -84,7 +86,7 @@ async function openAgent(api, agentType, options) {
       throw agentError(done.failed);
     }
     const session = makeSession(api, host, plan, {
-      agentType: String(agentType),
+      defined: agentType !== null && typeof agentType === 'object',
       protocol: 'acp',
       persistent: true,
       snapshot: done.opened,
@@ -101,7 +103,8 @@ async function openAgent(api, agentType, options) {
   }
 
   return {
-    agentType: String(agentType),
+    /** The agent type, or the id of the agent definition it was started with. */
+    agentType: plan.agentType,
     get capabilities() {
       return info.capabilities ?? {};
     },

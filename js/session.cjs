@@ -39,7 +39,7 @@ function agentError(failed) {
 }
 
 /** `request` as the prompt's content blocks. */
-function blocksOf(api, agentType, request) {
+function blocksOf(api, agentType, request, warn, defined) {
   if (typeof request === 'string') return [{ type: 'text', text: request }];
   if (Array.isArray(request)) return request;
   if (request !== null && typeof request === 'object') {
@@ -48,7 +48,7 @@ function blocksOf(api, agentType, request) {
       const text = request.systemFlag ? `${request.systemFlag}\n\n${request.prompt}` : request.prompt;
       return [{ type: 'text', text }];
     }
-    return [{ type: 'text', text: api.assemble(agentType, request).prompt }];
+    return [{ type: 'text', text: require('./agent-run.cjs').assembleFor(api, agentType, request, warn, defined).prompt }];
   }
   throw inputError(`request must be a string, an AssemblerInput, an AssemblerOutput or an array of content blocks, got ${describe(request)}`);
 }
@@ -61,7 +61,8 @@ function seconds(value, name, fallback) {
 }
 
 /**
- * Opens a session with `agentType` over ACP and resolves an AgentSession
+ * Opens a session with `agentType` (an agent type, an AgentDefinition or an
+ * ACP registry entry) over ACP and resolves an AgentSession
  * once the agent is started and the session is open. `options` are
  * runAgent's (`cd` required) plus `systemPrompt`, `mcpServers`,
  * `onPermission`, `onUpdate`.
@@ -85,7 +86,7 @@ async function openAgentSession(api, agentType, options) {
   const Engine = protocol === 'cli' ? require('./agent_context_gemini_tool.js').__CliEngine : undefined;
   const env = givenEnv ?? process.env;
   let hostError = null;
-  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), Engine });
+  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn, Engine });
   if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
   const { host, plan } = started;
   const opened = await host.run((now) => host.engine.open(now));
@@ -96,7 +97,7 @@ async function openAgentSession(api, agentType, options) {
   }
   release(host);
   return makeSession(api, host, plan, {
-    agentType: String(agentType),
+    defined: agentType !== null && typeof agentType === 'object',
     protocol,
     persistent: protocol === 'acp' || plan.persistent === true,
     snapshot: opened.opened,
@@ -110,11 +111,12 @@ async function openAgentSession(api, agentType, options) {
 }
 
 /**
- * An AgentSession on a started engine. `key`: the session's on an engine of
+ * An AgentSession on a started engine. `defined`: opened with an agent
+ * definition or registry entry rather than a type. `key`: the session's on an engine of
  * several (openAgent), undefined for the engine's only one; its `close()`
  * closes that session only, the only one's the process too.
  */
-function makeSession(api, host, plan, { agentType, protocol, persistent, snapshot: opened, warn, takeHostError, key }) {
+function makeSession(api, host, plan, { defined, protocol, persistent, snapshot: opened, warn, takeHostError, key }) {
   let snapshot = opened;
   let closed = false;
   const gone = () => host.closed || closed;
@@ -127,7 +129,8 @@ function makeSession(api, host, plan, { agentType, protocol, persistent, snapsho
     get sessionId() {
       return snapshot.sessionId ?? undefined;
     },
-    agentType,
+    /** The agent type, or the id of the agent definition it was opened with. */
+    agentType: plan.agentType,
     protocol,
     /** One process for every turn (ACP; Claude Code over its CLI), else a process per turn. */
     persistent,
@@ -163,7 +166,7 @@ function makeSession(api, host, plan, { agentType, protocol, persistent, snapsho
       if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
-      const blocks = blocksOf(api, agentType, request);
+      const blocks = blocksOf(api, plan.agentType, request, warn, defined);
       const limits = {
         idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
         maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),

@@ -39,9 +39,17 @@ function defineAgentTeam(api) {
   function readMember(given, name, warn) {
     if (!isObject(given)) throw inputError(`${name} must be an object, got ${describe(given)}`);
     checks().warnUnknownKeys('a team member', given, warn);
+    // An agent type, or an agent definition / ACP registry entry (the core
+    // reads it when the session opens); its id lays out the prompts.
+    const definition = given.definition ?? undefined;
+    if (definition !== undefined && !isObject(definition)) throw inputError(`${name}.definition must be an agent definition or an ACP registry entry (an object), got ${describe(definition)}`);
+    if (definition !== undefined && given.agentType != null && given.agentType !== definition.id) {
+      throw inputError(`${name}.agentType must be left out when ${name}.definition is given (its id is the member's agent type), got ${describe(given.agentType)}`);
+    }
     const member = {
       id: requiredString(given.id, `${name}.id`),
-      agentType: requiredString(given.agentType, `${name}.agentType`),
+      agentType: definition === undefined ? requiredString(given.agentType, `${name}.agentType`) : requiredString(definition.id, `${name}.definition.id`),
+      definition,
       systemInstruction: optionalString(given.systemInstruction, `${name}.systemInstruction`),
       instructionFileText: optionalString(given.instructionFileText, `${name}.instructionFileText`),
       protocol: optionalString(given.protocol, `${name}.protocol`),
@@ -155,7 +163,7 @@ function defineAgentTeam(api) {
       if (member.protocol !== undefined) options.protocol = member.protocol;
       if (sessionId !== undefined) options.sessionId = sessionId;
       if (systemPrompt !== undefined) options.systemPrompt = systemPrompt;
-      return openAgentSession(api, member.agentType, options);
+      return openAgentSession(api, member.definition ?? member.agentType, options);
     }
 
     /** The member's session, resumed when it has one; null when it must be new. */
@@ -180,6 +188,8 @@ function defineAgentTeam(api) {
 
     #plan(member, message, fresh) {
       const { id, agentType, systemInstruction, instructionFileText, maxBytes } = member;
+      // A member given by its definition asks for the plain-text layout of an id the library does not know: no notice.
+      const fallback = `[ContextManager] Unknown agentType "${agentType}", using PlainTextAssembler`;
       return api.planTeamTurn(
         {
           teamTask: this.#teamTask,
@@ -189,7 +199,7 @@ function defineAgentTeam(api) {
           fresh,
           message,
         },
-        { logger: this.#run.logger },
+        { logger: member.definition === undefined ? this.#run.logger : (message) => message !== fallback && this.#warn(message) },
       );
     }
 
@@ -249,7 +259,7 @@ function defineAgentTeam(api) {
 
     #memberData(m) {
       const out = { id: m.id, agentType: m.agentType };
-      for (const key of ['systemInstruction', 'instructionFileText', 'protocol', 'maxBytes', 'sessionId']) {
+      for (const key of ['definition', 'systemInstruction', 'instructionFileText', 'protocol', 'maxBytes', 'sessionId']) {
         if (m[key] !== undefined) out[key] = m[key];
       }
       out.mark = m.mark;

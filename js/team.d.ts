@@ -5,7 +5,10 @@
 export interface TeamMember {
   /** Its name in the transcript: `from` of its replies, `to` of messages to it. */
   id: string;
-  agentType: KnownAgentType | AgentType;
+  /** The agent type; with `definition`, left out (the definition's `id` is the member's agent type). */
+  agentType?: KnownAgentType | AgentType;
+  /** Any ACP agent instead of an agent type: an agent definition or an ACP registry entry. */
+  definition?: AgentDefinition | AcpRegistryEntry;
   systemInstruction?: string;
   instructionFileText?: string;
   /** Sessions run over the Agent Client Protocol. */

@@ -141,6 +141,7 @@ pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "
 pub const TEAM_MEMBER: &[&str] = &[
     "id",
     "agentType",
+    "definition",
     "systemInstruction",
     "instructionFileText",
     "protocol",

@@ -25,8 +25,8 @@ const DESCRIPTION: &str = include_str!("tool-description.md");
 pub struct AgentTool {
     pub agent_type: &'static str,
     /// The executable's usual name, which the server looks for.
-    pub command: &'static str,
-    pub name: &'static str,
+    pub command: String,
+    pub name: String,
     pub description: String,
     pub input_schema: Value,
 }
@@ -82,11 +82,48 @@ fn tool_of(spec: &AgentSpec) -> AgentTool {
     }
     AgentTool {
         agent_type: spec.agent_type,
-        command: spec.cli.command,
-        name: spec.mcp_tool,
+        command: spec.cli.command.to_owned(),
+        name: spec.mcp_tool.to_owned(),
         description,
         input_schema: schema,
     }
+}
+
+/// The tool of an agent given by its definition (`agents::definition`):
+/// named by its id (letters, digits, `_` and `-`; anything else becomes
+/// `_`), the same parameters as the other agents' without `protocol` (it
+/// runs over ACP).
+pub fn definition_tool(agent: &Value) -> crate::error::Result<AgentTool> {
+    let (def, _) = crate::agents::definition::read_agent(agent)?;
+    let def = match def {
+        crate::agents::definition::Agent::Defined(def) => def,
+        crate::agents::definition::Agent::Known(spec) => return Ok(tool_of(spec)),
+    };
+    let spec = def.spec();
+    let mut tool = tool_of(spec);
+    if let Some(properties) = tool.input_schema["properties"].as_object_mut() {
+        properties.remove(PROTOCOL);
+    }
+    tool.name = tool_name(&def.id);
+    tool.command = def.command.clone();
+    tool.description = DESCRIPTION
+        .trim_end()
+        .replace("{name}", &def.name)
+        .replace("{command}", &def.command);
+    Ok(tool)
+}
+
+/// `id` as an MCP tool name.
+pub fn tool_name(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Seed 003's schema, its descriptions written for `spec`'s agent.
@@ -135,7 +172,7 @@ mod tests {
         assert_eq!(tools.len(), AGENTS.len());
         for (tool, spec) in tools.iter().zip(AGENTS) {
             assert_eq!(
-                (tool.name, tool.agent_type),
+                (tool.name.as_str(), tool.agent_type),
                 (spec.mcp_tool, spec.agent_type)
             );
             let names: Vec<&String> = tool.input_schema["properties"]
@@ -168,6 +205,22 @@ mod tests {
                     .is_none());
             }
         }
+        let stub =
+            definition_tool(&json!({"id": "my.agent", "name": "My Agent", "command": "my-agent"}))
+                .unwrap();
+        assert_eq!(
+            (stub.name.as_str(), stub.command.as_str(), stub.agent_type),
+            ("my_agent", "my-agent", "my.agent")
+        );
+        assert!(stub.description.contains("My Agent"));
+        assert!(stub.input_schema["properties"].get(PROTOCOL).is_none());
+        assert!(stub.input_schema["properties"]
+            .get(MAX_RESULT_CHARS)
+            .is_some());
+        assert!(definition_tool(&json!({"id": "x"}))
+            .unwrap_err()
+            .message()
+            .contains("agentType.command"));
         let gemini = agent_tool("gemini").unwrap();
         assert_eq!(gemini.description, tool_definition().description);
         assert_eq!(gemini.input_schema, input_schema());

@@ -11,7 +11,7 @@
 //! use agent_context::agent_tool::{agent_tools, bound_envelope};
 //! use serde_json::json;
 //!
-//! let names: Vec<&str> = agent_tools().iter().map(|t| t.name).collect();
+//! let names: Vec<String> = agent_tools().into_iter().map(|t| t.name).collect();
 //! assert_eq!(names, ["claude", "codex", "gemini", "qwen", "copilot", "opencode"]);
 //! let envelope = json!({"success": true, "tool": "codex", "SESSION_ID": "t1", "result": "x".repeat(500), "duration": "0m1s"});
 //! let bounded = bound_envelope(envelope, 200, "/tmp/r.txt");
@@ -25,7 +25,7 @@ mod envelope;
 mod params;
 
 pub use cut::{bound_envelope, cut_chars, without_result_file, Bounded};
-pub use definition::{agent_tool, agent_tools, AgentTool};
+pub use definition::{agent_tool, agent_tools, definition_tool, tool_name, AgentTool};
 pub use envelope::{invalid_envelope, metrics_line, run_envelope};
 pub use params::{
     CallPlan, ToolCall, DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS, MAX_RESULT_CHARS_LIMIT,

@@ -76,6 +76,35 @@ impl ToolCall {
         Ok(call)
     }
 
+    /// A call of the tool of an agent given by its definition (over ACP).
+    pub fn for_definition(agent: &Value, params: &Value) -> Result<ToolCall> {
+        let spec = match crate::agents::definition::read_agent(agent)?.0 {
+            crate::agents::definition::Agent::Known(spec) => spec,
+            crate::agents::definition::Agent::Defined(def) => def.spec(),
+        };
+        let mut call = ToolCall {
+            agent: spec,
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS as usize,
+            plan: CallPlan::Invalid(String::new()),
+            limits: lenient_limits(params),
+            return_all_messages: false,
+            return_metrics: false,
+            log_metrics: false,
+        };
+        call.plan = match call.read(params) {
+            Ok(CallPlan::Run {
+                prompt,
+                mut options,
+            }) => {
+                options["protocol"] = json!("acp");
+                CallPlan::Run { prompt, options }
+            }
+            Ok(other) => other,
+            Err(e) => CallPlan::Invalid(e.message().to_owned()),
+        };
+        Ok(call)
+    }
+
     fn read(&mut self, params: &Value) -> Result<CallPlan> {
         let Value::Object(map) = params else {
             return Err(AgentContextError::invalid(format!(

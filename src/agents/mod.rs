@@ -18,6 +18,7 @@
 //! ```
 
 mod claude_code;
+pub mod definition;
 mod github_copilot;
 mod google_gemini;
 mod openai_codex;
@@ -68,7 +69,7 @@ pub fn require(agent_type: &str, purpose: &str) -> Result<&'static AgentSpec> {
 }
 
 /// What `knownAgents()` tells JS about one agent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInfo {
     pub agent_type: &'static str,
@@ -83,6 +84,11 @@ pub struct AgentInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assembler_class: Option<&'static str>,
     pub mcp_tool: &'static str,
+    /// How it is started over ACP, as an agent definition
+    /// (`{ id, name, command, args, protocol: 'acp' }`) that runs it the same
+    /// way when passed where an agent type is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definition: Option<serde_json::Value>,
 }
 
 impl AgentSpec {
@@ -98,6 +104,7 @@ impl AgentSpec {
             },
             assembler_class: self.assembler_class,
             mcp_tool: self.mcp_tool,
+            definition: definition::definition_of(self),
         }
     }
 }

@@ -64,7 +64,14 @@ pub fn endpoint_setup(
     options_model: Option<&str>,
 ) -> Result<EndpointSetup> {
     let spec = &agent.endpoint;
-    let family = endpoint.api.unwrap_or(spec.families[0].family);
+    let Some(own) = spec.families.first() else {
+        return Err(AgentContextError::invalid(format!(
+            "{} is given, but the library does not know how to point {} at an endpoint: set its variables in the agent definition's env instead",
+            endpoint.path_of("baseUrl"),
+            agent.name,
+        )));
+    };
+    let family = endpoint.api.unwrap_or(own.family);
     let Some(used) = spec.families.iter().find(|f| f.family == family) else {
         let names: Vec<ApiFamily> = spec.families.iter().map(|f| f.family).collect();
         let titles: Vec<&str> = names.iter().map(|f| f.title()).collect();

@@ -5,7 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::agents::{self, AcpLaunch, AcpModel, AgentSpec};
+use crate::agents::definition::{self, Agent};
+use crate::agents::{AcpLaunch, AcpModel, AgentSpec};
 use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::json_read::{type_name, Obj};
@@ -18,6 +19,12 @@ use crate::run::RunOptions;
 pub struct SessionConfig {
     pub agent: &'static AgentSpec,
     pub launch: &'static AcpLaunch,
+    /// What results name the agent by: its agent type, or a definition's id.
+    pub id: String,
+    /// The agent's name for messages.
+    pub name: String,
+    /// Keys of a definition or registry entry the library does not know.
+    pub warnings: Vec<String>,
     pub options: RunOptions,
     /// The executable (the registry's ACP command, or `options.command`),
     /// replaced by the file the host found once it resolved it.
@@ -55,10 +62,49 @@ impl SessionConfig {
     /// without the functions and `env`) for `agent_type`; `command`
     /// overrides the registry's ACP executable when not empty.
     pub fn read(agent_type: &str, options: &Value, command: &str) -> Result<SessionConfig> {
-        let agent = agents::require(agent_type, "to run over ACP")?;
+        SessionConfig::read_agent(&Value::String(agent_type.to_owned()), options, command)
+    }
+
+    /// [`SessionConfig::read`] for an agent given as an agent type, an
+    /// `AgentDefinition` or an ACP registry entry (`agents::definition`):
+    /// a definition's command, arguments and environment replace the
+    /// registry's launch; `command`, when not empty, still overrides.
+    pub fn read_agent(agent: &Value, options: &Value, command: &str) -> Result<SessionConfig> {
+        let (agent, warnings) = definition::read_agent(agent)?;
+        let (agent, defined) = match agent {
+            Agent::Known(spec) => (spec, None),
+            Agent::Defined(def) => (def.spec(), Some(def)),
+        };
         let launch = agent.acp.as_ref().ok_or_else(|| {
             AgentContextError::invalid(format!("{} cannot be run over ACP", agent.name))
         })?;
+        if defined.is_some() && options.get("protocol").and_then(Value::as_str) == Some("cli") {
+            return Err(AgentContextError::invalid(
+                "options.protocol must be 'acp' for an agent given by its definition (it speaks the Agent Client Protocol), got \"cli\"",
+            ));
+        }
+        let command = match &defined {
+            Some(def) if command.is_empty() => def.command.as_str(),
+            _ => command,
+        };
+        let mut cfg = SessionConfig::read_for(agent, launch, options, command)?;
+        if let Some(def) = defined {
+            let launch_args = launch.args.len();
+            cfg.args.splice(..launch_args, def.args.iter().cloned());
+            cfg.env.extend(def.env);
+            cfg.id = def.id;
+            cfg.name = def.name;
+        }
+        cfg.warnings = warnings;
+        Ok(cfg)
+    }
+
+    fn read_for(
+        agent: &'static AgentSpec,
+        launch: &'static AcpLaunch,
+        options: &Value,
+        command: &str,
+    ) -> Result<SessionConfig> {
         let mut rest = options.clone();
         let mut system_prompt = None;
         let mut mcp = Value::Null;
@@ -145,6 +191,9 @@ impl SessionConfig {
         Ok(SessionConfig {
             agent,
             launch,
+            id: agent.agent_type.to_owned(),
+            name: agent.name.to_owned(),
+            warnings: Vec::new(),
             options,
             command: command.to_owned(),
             args,

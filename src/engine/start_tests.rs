@@ -206,3 +206,64 @@ fn mcp_servers_are_given_in_acps_shape_and_checked_against_the_capabilities() {
         f.message
     );
 }
+
+#[test]
+fn a_definition_is_started_as_it_says_and_knows_nothing_of_its_agent() {
+    let def = json!({"id": "stub-acp", "name": "Stub", "command": "/opt/stub", "args": ["--acp", "a b"], "env": {"STUB_MODE": "on"}});
+    let cfg = SessionConfig::read_agent(&def, &json!({"cd": "/w"}), "").unwrap();
+    assert_eq!(cfg.command, "/opt/stub");
+    assert_eq!(cfg.args, ["--acp", "a b"]);
+    assert_eq!(cfg.env, [("STUB_MODE".to_owned(), "on".to_owned())]);
+    assert!(cfg.default_env.is_empty(), "{:?}", cfg.default_env);
+    assert_eq!((cfg.id.as_str(), cfg.name.as_str()), ("stub-acp", "Stub"));
+    assert_eq!(cfg.agent.agent_type, "stub-acp");
+    assert!(!cfg.launch.system_prompt_meta && cfg.launch.ask_mode.is_none());
+    // options.command still overrides the definition's command.
+    let cfg = SessionConfig::read_agent(&def, &json!({"cd": "/w"}), "/other").unwrap();
+    assert_eq!(cfg.command, "/other");
+    // No model flag is known for it; a definition speaks ACP only.
+    let e = SessionConfig::read_agent(&def, &json!({"cd": "/w", "model": "m"}), "").unwrap_err();
+    assert!(
+        e.message().contains("options.model cannot be set for Stub"),
+        "{}",
+        e.message()
+    );
+    let e =
+        SessionConfig::read_agent(&def, &json!({"cd": "/w", "protocol": "cli"}), "").unwrap_err();
+    assert!(e
+        .message()
+        .starts_with("options.protocol must be 'acp' for an agent given by its definition"));
+    let e = SessionConfig::read_agent(&json!({"id": "x"}), &json!({"cd": "/w"}), "").unwrap_err();
+    assert_eq!(
+        e.message(),
+        "agentType.command must be a non-empty string, got undefined"
+    );
+    // Unknown keys come back as warnings.
+    let cfg = SessionConfig::read_agent(
+        &json!({"id": "x", "command": "x", "envs": {}}),
+        &json!({"cd": "/w"}),
+        "",
+    )
+    .unwrap();
+    assert_eq!(cfg.warnings.len(), 1, "{:?}", cfg.warnings);
+}
+
+#[test]
+fn a_registry_entry_runs_its_npx_package_and_a_built_in_id_keeps_its_agent() {
+    let entry = json!({"id": "gemini", "name": "Gemini CLI", "version": "0.61.0", "description": "d",
+        "distribution": {"npx": {"package": "@google/gemini-cli@0.61.0", "args": ["--acp"]}}});
+    let cfg = SessionConfig::read_agent(&entry, &json!({"cd": "/w"}), "").unwrap();
+    assert_eq!(cfg.command, "npx");
+    assert_eq!(cfg.args, ["-y", "@google/gemini-cli@0.61.0", "--acp"]);
+    assert_eq!(cfg.agent.agent_type, "gemini");
+    assert!(crate::agents::find("gemini").is_none());
+    // The same agent under its built-in type: the definition's launch, the agent's model flag.
+    let def = json!({"id": "google-gemini", "command": "npx", "args": ["-y", "@google/gemini-cli@0.61.0", "--acp"]});
+    let cfg = SessionConfig::read_agent(&def, &json!({"cd": "/w", "model": "m1"}), "").unwrap();
+    assert_eq!(
+        cfg.args,
+        ["-y", "@google/gemini-cli@0.61.0", "--acp", "-m", "m1"]
+    );
+    assert_eq!(cfg.agent.name, "Gemini CLI");
+    assert!(cfg.launch.missing_file_is_empty);
+}

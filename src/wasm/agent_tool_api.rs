@@ -10,8 +10,8 @@ use super::engine_api::EngineJs;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::agent_tool::{
-    agent_tools, bound_envelope, invalid_envelope, metrics_line, run_envelope, without_result_file,
-    CallPlan, ToolCall,
+    agent_tools, bound_envelope, definition_tool, invalid_envelope, metrics_line, run_envelope,
+    without_result_file, CallPlan, ToolCall,
 };
 use crate::run::AgentRun;
 
@@ -23,6 +23,14 @@ fn ms(value: f64) -> u64 {
 #[wasm_bindgen(js_name = __agentTools, skip_typescript)]
 pub fn agent_tools_js() -> Result<JsValue, JsValue> {
     js_result(from_serializable(&agent_tools()))
+}
+
+/// The tool of an agent given by its definition or ACP registry entry:
+/// `{ agentType, command, name, description, inputSchema }`.
+#[wasm_bindgen(js_name = __definitionTool, skip_typescript)]
+pub fn definition_tool_js(agent: JsValue) -> Result<JsValue, JsValue> {
+    let agent = js_result(to_json(&agent, "agentType"))?;
+    js_result(from_serializable(&js_result(definition_tool(&agent))?))
 }
 
 /// One call of a tool (internal).
@@ -40,6 +48,16 @@ impl AgentToolCallJs {
         let params = to_json(&params, "params").unwrap_or(serde_json::Value::Null);
         Ok(AgentToolCallJs {
             inner: js_result(ToolCall::new(&name, &params))?,
+        })
+    }
+
+    /// A call of the tool of an agent given by its definition.
+    #[wasm_bindgen(js_name = forDefinition)]
+    pub fn for_definition(agent: JsValue, params: JsValue) -> Result<AgentToolCallJs, JsValue> {
+        let agent = js_result(to_json(&agent, "agentType"))?;
+        let params = to_json(&params, "params").unwrap_or(serde_json::Value::Null);
+        Ok(AgentToolCallJs {
+            inner: js_result(ToolCall::for_definition(&agent, &params))?,
         })
     }
 

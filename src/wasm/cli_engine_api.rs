@@ -28,13 +28,14 @@ impl CliEngineJs {
     /// `AgentContextError` (`INVALID_INPUT`).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        agent_type: String,
+        agent: JsValue,
         options: JsValue,
         command: String,
         _asks_host: bool,
     ) -> Result<CliEngineJs, JsValue> {
+        let agent = js_result(to_json(&agent, "agentType"))?;
         let options = js_result(to_json(&options, "options"))?;
-        let cfg = js_result(CliSessionConfig::read(&agent_type, &options, &command))?;
+        let cfg = js_result(CliSessionConfig::read_agent(&agent, &options, &command))?;
         Ok(CliEngineJs {
             inner: CliEngine::new(cfg),
         })
@@ -53,6 +54,8 @@ impl CliEngineJs {
             "agentName": cfg.agent.name,
             // Written into the run's folder before the agent starts.
             "files": cfg.options.endpoint_files(),
+            "agentType": cfg.agent.agent_type,
+            "warnings": Vec::<String>::new(),
             "persistent": cfg.persistent(),
         })))
     }

@@ -10,6 +10,7 @@ use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::agent_output::parse_agent_output;
+use crate::agents::definition::agent_label;
 use crate::engine::{Action, Engine, HostRequest, Outcome, SessionConfig, TurnLimits, TurnResult};
 use crate::error::AgentContextError;
 use crate::run::{AgentErrorKind, Failure};
@@ -98,20 +99,22 @@ pub(super) fn now_ms(now: f64) -> u64 {
 
 #[wasm_bindgen(js_class = __Engine)]
 impl EngineJs {
-    /// `options`: the session's options without the functions and `env`;
-    /// `command`: `options.command` or ''; `process`: an engine of the
-    /// process alone, its sessions added with `addSession`. Bad options
+    /// `agent`: an agent type, an `AgentDefinition` or an ACP registry
+    /// entry; `options`: the session's options without the functions and
+    /// `env`; `command`: `options.command` or ''; `process`: an engine of
+    /// the process alone, its sessions added with `addSession`. Bad options
     /// throw `AgentContextError` (`INVALID_INPUT`).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        agent_type: String,
+        agent: JsValue,
         options: JsValue,
         command: String,
         asks_host: bool,
         process: Option<bool>,
     ) -> Result<EngineJs, JsValue> {
+        let agent = js_result(to_json(&agent, "agentType"))?;
         let options = js_result(to_json(&options, "options"))?;
-        let cfg = js_result(SessionConfig::read(&agent_type, &options, &command))?;
+        let cfg = js_result(SessionConfig::read_agent(&agent, &options, &command))?;
         let inner = if process == Some(true) {
             Engine::process(cfg, asks_host)
         } else {
@@ -171,10 +174,13 @@ impl EngineJs {
     /// The AgentRun of a call that did not run: `invalid_params` with `message`.
     #[wasm_bindgen(js_name = invalidRun)]
     pub fn invalid_run(
-        agent_type: String,
+        agent: JsValue,
         message: String,
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
+        let agent_type = to_json(&agent, "agentType")
+            .map(|v| agent_label(&v))
+            .unwrap_or_default();
         let failure = Failure::new(
             AgentErrorKind::InvalidParams,
             format!("invalid parameters: {message}"),
@@ -203,7 +209,9 @@ impl EngineJs {
             "maxDurationMs": cfg.options.max_duration_ms,
             "maxRetries": cfg.options.max_retries,
             "sessionId": cfg.options.session_id,
-            "agentName": cfg.agent.name,
+            "agentName": cfg.name,
+            "agentType": cfg.id,
+            "warnings": cfg.warnings,
             // Written into the run's folder before the agent starts.
             "files": cfg.options.endpoint_files(),
         })))

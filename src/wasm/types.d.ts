@@ -23,6 +23,63 @@ export interface KnownAgent {
   assemblerClass?: string;
   /** The tool's name in `agent-context mcp`. */
   mcpTool: string;
+  /** How it is started over the Agent Client Protocol, as an agent definition; passed where an agent type is, it runs this agent the same way. */
+  definition: AgentDefinition;
+}
+
+/**
+ * Any agent that speaks the Agent Client Protocol, given where an agent type
+ * is (`runAgent`, `openAgentSession`, a team member's `definition`): started
+ * as `command args…` with `env` added to the environment. With an `id` the
+ * library does not know, nothing about the agent is assumed: the prompt has
+ * the plain-text layout and the instructions open it; `model` cannot be set
+ * at launch. With a built-in agent type as `id`, it is that agent, started
+ * this way.
+ */
+export interface AgentDefinition {
+  id: string;
+  /** For messages; default: `id`. */
+  name?: string;
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  protocol?: 'acp';
+}
+
+/**
+ * An entry of the ACP agent registry (its `agent.json`), given where an agent
+ * type is: its `npx` distribution runs `npx -y <package> args…` (`npx -y
+ * --package <package> <cmd> args…` with a `cmd`), else its `uvx` one `uvx
+ * <package> args…`. A `binary` distribution must be downloaded and unpacked
+ * by the host and passed as an `AgentDefinition`; an entry with only that is
+ * `INVALID_INPUT`.
+ */
+export interface AcpRegistryEntry {
+  id: string;
+  name: string;
+  version?: string;
+  description?: string;
+  repository?: string;
+  website?: string;
+  authors?: string[];
+  license?: string;
+  license_url?: string;
+  icon?: string;
+  distribution: {
+    npx?: AcpRegistryPackage;
+    uvx?: AcpRegistryPackage;
+    binary?: Record<string, { archive: string; cmd: string; args?: string[]; env?: Record<string, string>; sha256?: string }>;
+  };
+}
+
+/** A package distribution of an ACP registry entry. */
+export interface AcpRegistryPackage {
+  /** The package, with an optional version (`@google/gemini-cli@0.37.1`). */
+  package: string;
+  /** The command the package installs, when it is not the package's own. */
+  cmd?: string;
+  args?: string[];
+  env?: Record<string, string>;
 }
 
 /** One message of the conversation so far. `timestamp` is accepted and ignored. */

@@ -42,6 +42,24 @@ impl CliSessionConfig {
     /// without the functions and `env`) for `agent_type`; `command`
     /// overrides the registry's executable when not empty. Every problem
     /// names its field.
+    /// [`CliSessionConfig::read`] for an agent as a caller gives it: an
+    /// agent type; an agent definition or registry entry speaks ACP only.
+    pub fn read_agent(agent: &Value, options: &Value, command: &str) -> Result<CliSessionConfig> {
+        match agent {
+            Value::String(agent_type) => CliSessionConfig::read(agent_type, options, command),
+            Value::Object(_) => {
+                crate::agents::definition::read_agent(agent)?;
+                Err(AgentContextError::invalid(
+                    "options.protocol must be 'acp' for an agent given by its definition (it speaks the Agent Client Protocol), got \"cli\"",
+                ))
+            }
+            // Neither: the message names what is taken.
+            other => Err(crate::agents::definition::read_agent_for(other, "to run")
+                .err()
+                .unwrap_or_else(|| AgentContextError::invalid("agentType must be a string"))),
+        }
+    }
+
     pub fn read(agent_type: &str, options: &Value, command: &str) -> Result<CliSessionConfig> {
         let agent = agents::require(agent_type, "to run")?;
         let mut rest = options.clone();
