@@ -9,6 +9,7 @@ import init, {
   knownAgents, parseAgentOutput, AgentOutputParser, buildCliInvocation, runAgent, resolveAgentCommand,
   mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
   formatEngineeringContext, sampleInput, AgentContextError, initSync, AgentTeam, planTeamTurn,
+  openAgentSession, openAgent, type AgentSession, type AgentProcess,
   type AssemblerInput, type TeamTurn, type AgentTeamJSON, type AgentRun, type AgentOutputEvent, type CliInvocation,
 } from 'agent-context';
 
@@ -29,6 +30,24 @@ const reply = parseAgentOutput('claude-code', '');
 const sessionId: string | null | undefined = reply.sessionId;
 const ran: Promise<AgentRun> = runAgent('claude-code', { contextMessages: [], currentMessage: 'hi' }, { cd: '/tmp' });
 const found = resolveAgentCommand('claude-code');
+// Pointed at an endpoint; any ACP agent by its definition.
+const pointed: Promise<AgentRun> = runAgent('claude-code', { prompt: 'hi' }, { cd: '/tmp', endpoint: { baseUrl: 'http://127.0.0.1:8080', apiKey: 'k', model: 'm', headers: { 'X-Team': 'blue' } } });
+const defined: Promise<AgentRun> = runAgent({ id: 'my-agent', name: 'My agent', command: 'my-agent', args: ['--acp'] }, { prompt: 'hi' }, { cd: '/tmp' });
+
+// Sessions: one kept open, and a process of several.
+const session: Promise<AgentSession> = openAgentSession('claude-code', { cd: '/tmp', systemPrompt: 'Be brief', idleClose: 60 });
+void session.then(async (s) => {
+  const t = await s.prompt('hi', { onEvent: (e) => void e });
+  void [t.stopReason, t.sessionId, s.modes, s.configOptions, s.commands, s.persistent];
+  await s.setModel('sonnet');
+  await s.close();
+});
+const process_: Promise<AgentProcess> = openAgent('opencode', { cd: '/tmp' });
+void process_.then(async (p) => {
+  const [a, b] = [await p.newSession(), await p.newSession({ cd: '/tmp' })];
+  void [a.sessionId, b.sessionId, p.capabilities, p.authMethods];
+  await p.close();
+});
 
 try {
   assemble('claude-code', { contextMessages: [], currentMessage: 'hi', maxBytes: 50 });
@@ -53,7 +72,7 @@ void [plan.kind, plan.output.prompt, plan.mark, plan.sent, plan.dropped, plan.re
 new ContextManager().register({ getAgentType: () => 'mine', assemble: (i: AssemblerInput) => ({ prompt: i.currentMessage ?? '' }) });
 
 export {
-  prompt, systemFlag, report, argv, stdin, sessionId, ran, found, buildPrompt, selectContextMessages, stripPromptMarkers,
+  prompt, systemFlag, report, argv, stdin, sessionId, ran, found, pointed, defined, buildPrompt, selectContextMessages, stripPromptMarkers,
   ClaudeContextAssembler, CodexContextAssembler, GeminiContextAssembler, PlainTextAssembler,
   buildLlmMessagesFromConversation, composeSystemPrompt, toOpenAIMessage, parseRunDirective, templates, knownAgents,
   mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
