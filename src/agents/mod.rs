@@ -32,8 +32,8 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliSpec, OutputFormat, OwnRetries,
-    ResumeExisting, SessionArg, SystemPromptArg,
+    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliMcp, CliSpec, McpShape,
+    OutputFormat, OwnRetries, ResumeExisting, SessionArg, SystemPromptArg,
 };
 
 use serde::Serialize;

@@ -34,6 +34,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         session: SessionArg::Subcommand("resume"),
         approval: ApprovalArg::Sandbox { flag: "--sandbox" },
         trailing_args: &["-"],
+        mcp: CliMcp::CodexOverrides,
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -51,6 +52,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_mode: Some("read-only"),
         ask_env: None,
         exits_on_eof: false,
+        mcp_env: &[],
     }),
     mcp_tool: "codex",
     own_retries: OwnRetries::Unbounded(

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationOptions, Sandbox};
 use crate::json_read::{type_name, Obj};
+use crate::mcp_servers::{read_mcp_servers, McpServer};
 use crate::platform::Platform;
 
 /// `timeout`: seconds without any output before the run is stopped.
@@ -44,6 +45,9 @@ pub struct RunOptions {
     pub settings_file: Option<String>,
     /// `extraArgs`: more arguments, after ours and before any positional one.
     pub extra_args: Vec<String>,
+    /// `mcpServers`: handed to the agent as its CLI takes them
+    /// ([`crate::mcp_servers::cli`]).
+    pub mcp_servers: Vec<McpServer>,
     /// The system the command runs on (set by the host, not read from the
     /// options): its command-line limits are counted.
     pub platform: Option<Platform>,
@@ -100,6 +104,7 @@ impl RunOptions {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            mcp_servers: read_mcp_servers(o.get("mcpServers").unwrap_or(&Value::Null))?,
             platform: None,
             env: None,
         })
@@ -118,6 +123,7 @@ impl RunOptions {
             system_prompt_file: self.system_prompt_file.clone(),
             usage_file: self.usage_file.clone(),
             extra_args: self.extra_args.clone(),
+            mcp_servers: self.mcp_servers.clone(),
             platform: self.platform,
             env: self.env.clone(),
         }

@@ -177,8 +177,28 @@ impl AgentRunner {
             ),
             None => Default::default(),
         };
+        // The MCP servers where the CLI takes them from its environment
+        // (the flags are planned with the rest).
+        let mcp = match self.agent {
+            Some(agent) => crate::mcp_servers::cli::cli_env(agent, &options.mcp_servers, &env),
+            None => Ok(Vec::new()),
+        };
+        let mcp = match mcp {
+            Ok(mcp) => mcp,
+            Err(e) => {
+                self.outcome = Some(Err(invalid_params(e.message())));
+                return;
+            }
+        };
         let mut env = env;
         env.extend(own.env.iter().cloned());
+        let mut added_env = own.env;
+        for (name, value) in mcp {
+            env.retain(|(k, _)| k != &name);
+            env.push((name.clone(), value.clone()));
+            added_env.retain(|(k, _)| k != &name);
+            added_env.push((name, value));
+        }
         options.env = Some(env);
         let (Some(output), Some((options, _))) = (&self.output, self.ready.as_ref()) else {
             return;
@@ -187,7 +207,7 @@ impl AgentRunner {
             Ok(mut invocation) => {
                 self.found = Some(found.to_owned());
                 invocation.files.extend(own.file);
-                self.added_env = own.env;
+                self.added_env = added_env;
                 if let Some(ready) = self.ready.as_mut() {
                     ready.1 = invocation;
                 }

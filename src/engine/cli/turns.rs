@@ -108,7 +108,7 @@ impl CliEngine {
                 self.push(Action::Spawn {
                     command,
                     args,
-                    env: Vec::new(),
+                    env: self.cfg.mcp_env.clone(),
                     default_env: Vec::new(),
                     cwd: self.cfg.options.cd.clone(),
                 });
