@@ -121,8 +121,8 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
    * stream-json`); the other CLIs start a process per turn, resuming the
    * session (`persistent` false). Over 'cli': text prompts only, no
    * modes or config options, `mcpServers` as the CLI takes them (not Gemini
-   * CLI's: it reads them only from a settings file a session does not
-   * write); `setModel` sets the model of the next turns.
+   * CLI, which has no per-run way on its command line); `setModel` sets the
+   * model of the next turns.
    */
   protocol?: 'acp' | 'cli';
   /** Added to the agent's system prompt (Claude Code), or opening the first prompt (the others). */
