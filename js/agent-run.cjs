@@ -207,9 +207,7 @@ async function runAgent(api, agentType, request, options, finish) {
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem: requestProblem } = toOutput(api, agentType, request, loggerOf(options));
-  const problem = requestProblem ?? (!acp && Array.isArray(rest.mcpServers) && rest.mcpServers.length > 0
-    ? "options.mcpServers are handed to the agent over the Agent Client Protocol only (protocol: 'acp')"
-    : undefined);
+  const problem = requestProblem;
   if (acp) {
     // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
     return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish, warn: loggerOf(options) });

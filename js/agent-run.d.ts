@@ -34,6 +34,8 @@ export interface RunAgentOptions {
   command?: string;
   /** More arguments for the CLI, after ours and before any positional one. */
   extraArgs?: string[];
+  /** MCP servers the agent gets for this run only (see `McpServerConfig`). */
+  mcpServers?: McpServerConfig[];
   /** The child's environment (its PATH is searched); default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Seconds without output before the process tree is killed (`idle_timeout`); default 300. */
@@ -141,7 +143,14 @@ export interface AgentRun {
  */
 export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
 
-/** An MCP server handed to the agent for a session: stdio, or http/sse where the agent takes them. */
+/**
+ * An MCP server handed to the agent for one run or session: stdio, or http
+ * (streamable HTTP) / sse where the agent takes that transport (else
+ * `INVALID_INPUT` naming the agent and the transport). Over ACP it goes in
+ * `session/new|load|resume`; over the CLI through the agent's own per-run
+ * flag, environment variable or settings file, never the user's
+ * configuration files. Its tool calls are in `reply.toolUses`.
+ */
 export type McpServerConfig =
   | { name: string; type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
   | { name: string; type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
@@ -153,8 +162,9 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
    * own command line: Claude Code keeps one process (`--input-format
    * stream-json`); the other CLIs start a process per turn, resuming the
    * session (`persistent` false). Over 'cli': text prompts only, no
-   * `mcpServers`, no modes or config options; `setModel` sets the model of
-   * the next turns.
+   * modes or config options, `mcpServers` as the CLI takes them (not Gemini
+   * CLI, which has no per-run way on its command line); `setModel` sets the
+   * model of the next turns.
    */
   protocol?: 'acp' | 'cli';
   /** Added to the agent's system prompt (Claude Code), or opening the first prompt (the others). */

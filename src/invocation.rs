@@ -98,6 +98,11 @@ pub struct InvocationOptions {
     pub usage_file: Option<String>,
     /// More arguments, placed after ours and before any positional argument.
     pub extra_args: Vec<String>,
+    /// The run's MCP servers, on the command line where the CLI takes them
+    /// there (after the approval flags); not read from the options of
+    /// `buildCliInvocation`, whose result has no environment or settings
+    /// file for the CLIs that take them elsewhere.
+    pub mcp_servers: Vec<crate::mcp_servers::McpServer>,
     /// The system the command will run on (Node's `process.platform`); its
     /// command-line limits are counted (see `platform::limits`). Default
     /// Linux in the core; the JS binding passes the current platform.
@@ -168,6 +173,7 @@ impl InvocationOptions {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            mcp_servers: Vec::new(),
         })
     }
 }
@@ -234,7 +240,8 @@ pub fn build_cli_invocation(
     output: &AssemblerOutput,
     options: &InvocationOptions,
 ) -> Result<CliInvocation> {
-    let cli = &agents::require(agent_type, "to build a command line")?.cli;
+    let agent = agents::require(agent_type, "to build a command line")?;
+    let cli = &agent.cli;
     let platform = options.platform.unwrap_or_default();
     check_options(options, platform)?;
     if js_trim(&output.prompt).is_empty() {
@@ -307,6 +314,12 @@ pub fn build_cli_invocation(
             }
         }
     }
+    let approve = options.yolo == Some(true) || options.sandbox == Some(Sandbox::DangerFullAccess);
+    args.extend(crate::mcp_servers::cli::cli_args(
+        agent,
+        &options.mcp_servers,
+        approve,
+    )?);
     if let (Some(flag), Some(path)) = (cli.extras.usage_file, given(&options.usage_file)) {
         args.push(format!("{flag}={path}"));
         outputs.push(InvocationOutput {

@@ -40,6 +40,7 @@ pub mod invocation;
 pub mod json_read;
 pub mod json_text;
 pub mod layout;
+pub mod mcp_servers;
 pub mod output;
 pub mod platform;
 pub mod run;

@@ -508,7 +508,8 @@ impl AcpReader {
     }
 
     /// The tool's own name where the agent gives it, else the ACP `kind`
-    /// (`read`, `edit`, `execute`, …) or the title, on the first sight.
+    /// (`read`, `edit`, `execute`, …; the title for `other`) or the title,
+    /// on the first sight.
     fn tool_name<'a>(&self, tool: &ToolFields<'a>, started: bool) -> Option<&'a str> {
         let meta = tool.meta;
         let named = match self.agent {
@@ -520,7 +521,10 @@ impl AcpReader {
             Agent::Gemini if started => tool.id.and_then(|id| Some(&id[..find(id, "__")?])),
             _ => None,
         };
-        named.or_else(|| started.then(|| tool.kind.or(tool.title)).flatten())
+        // `other` is ACP's kind for whatever fits no other (an MCP server's
+        // tool): the title names it better.
+        let kind = tool.kind.filter(|k| *k != "other" || tool.title.is_none());
+        named.or_else(|| started.then(|| kind.or(tool.title)).flatten())
     }
 
     /// A successful response: the session (`sessionId`), the turn's end

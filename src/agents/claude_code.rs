@@ -40,6 +40,15 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: "acceptEdits",
         },
         trailing_args: &[],
+        mcp: CliMcp::JsonFlag {
+            flag: "--mcp-config",
+            shape: McpShape::Claude,
+            // Only the run's servers, not the user's or the project's.
+            then: &["--strict-mcp-config"],
+            // 2.1.33x shows MCP tools to the model only through its
+            // ToolSearch tool unless this is off.
+            env: &[("ENABLE_TOOL_SEARCH", "false")],
+        },
         extras: CliExtras {
             // One `{"type":"user",…}` line per turn, a `result` line at its
             // end; `control_request` `interrupt` ends the running turn.
@@ -61,6 +70,9 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_mode: Some("default"),
         ask_env: None,
         exits_on_eof: false,
+        // The adapter's Claude Code hides MCP tools behind its ToolSearch
+        // tool too.
+        mcp_env: &[("ENABLE_TOOL_SEARCH", "false")],
     }),
     mcp_tool: "claude",
     own_retries: OwnRetries::Env {

@@ -354,6 +354,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             },
             trailing_args: &[],
             extras: CliExtras::NONE,
+            mcp: CliMcp::Unsupported("an agent given by its definition runs over ACP only"),
         },
         acp: Some(AcpLaunch {
             command: install,
@@ -366,6 +367,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             ask_mode: None,
             ask_env: None,
             exits_on_eof: true,
+            mcp_env: &[],
         }),
         mcp_tool: "",
         endpoint: EndpointSpec {

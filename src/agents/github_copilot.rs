@@ -37,6 +37,13 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: &["--allow-tool=write"],
         },
         trailing_args: &[],
+        // Added to the user's ~/.copilot/mcp-config.json for this run.
+        mcp: CliMcp::JsonFlag {
+            flag: "--additional-mcp-config",
+            shape: McpShape::Copilot,
+            then: &[],
+            env: &[],
+        },
         extras: CliExtras {
             usage_file: Some("--usage-output-file"),
             args_may_hold_spaces: true,
@@ -60,6 +67,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_mode: None,
         ask_env: None,
         exits_on_eof: true,
+        mcp_env: &[],
     }),
     mcp_tool: "copilot",
     own_retries: OwnRetries::Unbounded(

@@ -40,6 +40,13 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: "auto_edit",
         },
         trailing_args: &[],
+        // No flag takes a server, and 0.61 skips a system settings file
+        // unless it and every folder above it are owned by root and
+        // writable by no one else (seen: "Security Warning: Skipping system
+        // settings file … Parent directory '/tmp' is insecure").
+        mcp: CliMcp::Unsupported(
+            "it takes MCP servers only from its settings files: the user's, the project's, or a system settings file that it reads only when it and every folder above it are owned by root and writable by no one else",
+        ),
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -55,6 +62,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_mode: None,
         ask_env: None,
         exits_on_eof: true,
+        mcp_env: &[],
     }),
     mcp_tool: "gemini",
     // System settings override the user's key by key (a deep merge); the

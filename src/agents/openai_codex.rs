@@ -35,6 +35,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         session: SessionArg::Subcommand("resume"),
         approval: ApprovalArg::Sandbox { flag: "--sandbox" },
         trailing_args: &["-"],
+        mcp: CliMcp::CodexOverrides,
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -52,6 +53,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_mode: Some("read-only"),
         ask_env: None,
         exits_on_eof: false,
+        mcp_env: &[],
     }),
     mcp_tool: "codex",
     own_retries: OwnRetries::Unbounded(

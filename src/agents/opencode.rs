@@ -38,6 +38,12 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: &[],
         },
         trailing_args: &[],
+        // Merged over its other configuration (the user's files included).
+        mcp: CliMcp::EnvJson {
+            env: "OPENCODE_CONFIG_CONTENT",
+            key: "mcp",
+            shape: McpShape::Opencode,
+        },
         extras: CliExtras {
             usage_file: None,
             args_may_hold_spaces: false,
@@ -59,6 +65,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             r#"{"edit":"ask","bash":"ask","external_directory":"ask","webfetch":"ask"}"#,
         )),
         exits_on_eof: true,
+        mcp_env: &[],
     }),
     mcp_tool: "opencode",
     own_retries: OwnRetries::Unbounded(

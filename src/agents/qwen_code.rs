@@ -37,6 +37,13 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: "auto-edit",
         },
         trailing_args: &[],
+        // Joins the servers of the user's settings for this run.
+        mcp: CliMcp::JsonFlag {
+            flag: "--mcp-config",
+            shape: McpShape::Qwen,
+            then: &[],
+            env: &[],
+        },
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -50,6 +57,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_mode: Some("default"),
         ask_env: None,
         exits_on_eof: true,
+        mcp_env: &[],
     }),
     mcp_tool: "qwen",
     // Its SDK's and rate-limit retries; an outer loop of 7 attempts

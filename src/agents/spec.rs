@@ -106,8 +106,56 @@ pub struct CliSpec {
     pub approval: ApprovalArg,
     /// Last, after any extra arguments (Codex's `-`: read the prompt from stdin).
     pub trailing_args: &'static [&'static str],
+    /// How the run's MCP servers (`mcpServers`) reach the CLI.
+    pub mcp: CliMcp,
     /// What only some CLIs need.
     pub extras: CliExtras,
+}
+
+/// How a run hands its MCP servers to the CLI, for that run only and never
+/// through the user's own configuration files (`docs/mcp-servers.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CliMcp {
+    /// `{flag}=<json>` (the servers as `{"mcpServers":{name:…}}` in
+    /// `shape`), followed by `then`, after the approval flags; `env` is
+    /// added to the child's environment (the caller's own value wins).
+    JsonFlag {
+        flag: &'static str,
+        shape: McpShape,
+        then: &'static [&'static str],
+        env: &'static [(&'static str, &'static str)],
+    },
+    /// One `-c mcp_servers.<name>={…}` configuration override (a TOML
+    /// inline table) per server, after the approval flags (Codex).
+    CodexOverrides,
+    /// Under `key` of the JSON configuration the CLI reads from the
+    /// environment variable `env`, merged into the caller's own value of it
+    /// (opencode's `OPENCODE_CONFIG_CONTENT`).
+    EnvJson {
+        env: &'static str,
+        key: &'static str,
+        shape: McpShape,
+    },
+    /// No per-run way that leaves the user's files alone; why (refused
+    /// with `INVALID_INPUT`).
+    Unsupported(&'static str),
+}
+
+/// The JSON each CLI reads one MCP server from. Which transports a shape
+/// can say is [`crate::mcp_servers::cli`]'s to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum McpShape {
+    /// `{type: "stdio", command, args, env}`, `{type: "http"|"sse", url, headers}`.
+    Claude,
+    /// `{type: "local", command, args, env, tools: ["*"]}`,
+    /// `{type: "http"|"sse", url, headers, tools: ["*"]}`.
+    Copilot,
+    /// `{command, args, env}`, `{httpUrl, headers}` (streamable HTTP),
+    /// `{url, headers}` (SSE), each with `alwaysLoadTools: true`.
+    Qwen,
+    /// `{type: "local", command: [command, …args], environment, enabled}`,
+    /// `{type: "remote", url, headers, enabled}` (streamable HTTP, then SSE).
+    Opencode,
 }
 
 /// What only some CLIs need; [`CliExtras::NONE`] for the others.
@@ -236,6 +284,9 @@ pub struct AcpLaunch {
     /// False when it keeps running after its stdin closes (Claude's and
     /// Codex's adapters): it is killed at the end of the run.
     pub exits_on_eof: bool,
+    /// Variables set when the session is given MCP servers, unless the
+    /// caller's environment has them.
+    pub mcp_env: &'static [(&'static str, &'static str)],
 }
 
 /// How the model reaches an agent started for ACP.

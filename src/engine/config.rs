@@ -3,13 +3,15 @@
 //! folder, the model, the sandbox, the deadlines, the retries), the system
 //! prompt and the MCP servers. Read once, every problem naming its field.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+
+pub use crate::mcp_servers::{read_mcp_servers, McpServer};
 
 use crate::agents::definition::{self, Agent};
 use crate::agents::{AcpLaunch, AcpModel, AgentSpec};
 use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
-use crate::json_read::{type_name, Obj};
+use crate::json_read::type_name;
 use crate::platform::limits::{self, CommandLine};
 use crate::platform::Platform;
 use crate::run::RunOptions;
@@ -45,16 +47,6 @@ pub struct SessionConfig {
     /// `idleClose`: without a turn for this long the process stops (the
     /// session is reopened on the next prompt).
     pub idle_close_ms: Option<u64>,
-}
-
-/// One MCP server given for the session.
-#[derive(Clone, Debug, PartialEq)]
-pub struct McpServer {
-    pub name: String,
-    /// `stdio`, `http` or `sse`.
-    pub transport: &'static str,
-    /// ACP's `McpServer` object.
-    pub acp: Value,
 }
 
 impl SessionConfig {
@@ -188,6 +180,15 @@ impl SessionConfig {
         // variable does (a settings file needs a folder the session does not
         // make yet); the caller's own value wins.
         default_env.extend(crate::run::own_retry_config(agent, options.max_retries, None, &[]).env);
+        let mcp_servers = read_mcp_servers(&mcp)?;
+        if !mcp_servers.is_empty() {
+            default_env.extend(
+                launch
+                    .mcp_env
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+            );
+        }
         Ok(SessionConfig {
             agent,
             launch,
@@ -200,7 +201,7 @@ impl SessionConfig {
             env,
             default_env,
             system_prompt,
-            mcp_servers: read_mcp_servers(&mcp)?,
+            mcp_servers,
             found: None,
             idle_close_ms,
         })
@@ -298,7 +299,7 @@ impl SessionConfig {
                     self.agent.name, server.transport, server.name
                 )));
             }
-            out.push(server.acp.clone());
+            out.push(server.acp());
         }
         Ok(Value::Array(out))
     }
@@ -316,108 +317,6 @@ fn check_protocol(protocol: Option<Value>) -> Result<()> {
             type_name(&other)
         ))),
     }
-}
-
-/// `mcpServers`: stdio `{ name, command, args?, env? }`, http and sse
-/// `{ name, type, url, headers? }`, made into ACP's shape (`env` and
-/// `headers` as `[{ name, value }]`).
-pub fn read_mcp_servers(value: &Value) -> Result<Vec<McpServer>> {
-    let list = match value {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(list) => list,
-        other => {
-            return Err(AgentContextError::invalid(format!(
-                "options.mcpServers must be an array, got {}",
-                type_name(other)
-            )))
-        }
-    };
-    let mut out: Vec<McpServer> = Vec::new();
-    for (i, item) in list.iter().enumerate() {
-        let field = format!("options.mcpServers[{i}]");
-        let o = Obj::new(item, &field)?;
-        let name = o.req_str("name")?.to_owned();
-        if name.is_empty() {
-            return Err(AgentContextError::invalid(format!(
-                "{field}.name must not be empty"
-            )));
-        }
-        if out.iter().any(|s| s.name == name) {
-            return Err(AgentContextError::invalid(format!(
-                "{field}.name \"{name}\" is given twice"
-            )));
-        }
-        let transport = match o.opt_str("type")? {
-            None | Some("stdio") => "stdio",
-            Some("http") => "http",
-            Some("sse") => "sse",
-            Some(other) => {
-                return Err(AgentContextError::invalid(format!(
-                    "{field}.type must be 'stdio', 'http' or 'sse', got \"{other}\""
-                )))
-            }
-        };
-        let acp = if transport == "stdio" {
-            let command = o.req_str("command")?;
-            let args = string_list(item.get("args"), &format!("{field}.args"))?;
-            let env = pairs(item.get("env"), &format!("{field}.env"))?;
-            json!({"name": name, "command": command, "args": args, "env": env})
-        } else {
-            let url = o.req_str("url")?;
-            let headers = pairs(item.get("headers"), &format!("{field}.headers"))?;
-            json!({"type": transport, "name": name, "url": url, "headers": headers})
-        };
-        out.push(McpServer {
-            name,
-            transport,
-            acp,
-        });
-    }
-    Ok(out)
-}
-
-fn string_list(value: Option<&Value>, field: &str) -> Result<Vec<String>> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(AgentContextError::invalid(format!(
-                    "{field}[{i}] must be a string, got {}",
-                    type_name(other)
-                ))),
-            })
-            .collect(),
-        Some(other) => Err(AgentContextError::invalid(format!(
-            "{field} must be an array of strings, got {}",
-            type_name(other)
-        ))),
-    }
-}
-
-/// An object of strings as ACP's `[{ name, value }]`.
-fn pairs(value: Option<&Value>, field: &str) -> Result<Vec<Value>> {
-    let map: &Map<String, Value> = match value {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Object(map)) => map,
-        Some(other) => {
-            return Err(AgentContextError::invalid(format!(
-                "{field} must be an object of strings, got {}",
-                type_name(other)
-            )))
-        }
-    };
-    map.iter()
-        .map(|(k, v)| match v {
-            Value::String(s) => Ok(json!({"name": k, "value": s})),
-            other => Err(AgentContextError::invalid(format!(
-                "{field}.{k} must be a string, got {}",
-                type_name(other)
-            ))),
-        })
-        .collect()
 }
 
 /// `value` as a TOML basic string (Codex's `-c key=value` reads TOML).

@@ -9,6 +9,7 @@ use crate::endpoint::{endpoint_setup, join, Endpoint, EndpointSetup, Protocol};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationFile, InvocationOptions, Sandbox};
 use crate::json_read::{type_name, Obj};
+use crate::mcp_servers::{read_mcp_servers, McpServer};
 use crate::platform::Platform;
 
 /// `timeout`: seconds without any output before the run is stopped.
@@ -53,6 +54,9 @@ pub struct RunOptions {
     pub run_folder: Option<String>,
     /// What the endpoint adds, once [`RunOptions::apply_endpoint`] ran.
     pub endpoint_setup: Option<EndpointSetup>,
+    /// `mcpServers`: handed to the agent as its CLI takes them
+    /// ([`crate::mcp_servers::cli`]).
+    pub mcp_servers: Vec<McpServer>,
     /// The system the command runs on (set by the host, not read from the
     /// options): its command-line limits are counted.
     pub platform: Option<Platform>,
@@ -115,6 +119,7 @@ impl RunOptions {
             },
             run_folder: text("runFolder")?,
             endpoint_setup: None,
+            mcp_servers: read_mcp_servers(o.get("mcpServers").unwrap_or(&Value::Null))?,
             platform: None,
             env: None,
         })
@@ -183,6 +188,7 @@ impl RunOptions {
             system_prompt_file: self.system_prompt_file.clone(),
             usage_file: self.usage_file.clone(),
             extra_args: self.extra_args.clone(),
+            mcp_servers: self.mcp_servers.clone(),
             platform: self.platform,
             env: self.env.clone(),
         }

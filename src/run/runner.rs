@@ -183,6 +183,23 @@ impl AgentRunner {
         crate::endpoint::merge_env(&mut added, options.endpoint_env());
         let mut env = env;
         crate::endpoint::merge_env(&mut env, added.clone());
+        // The MCP servers where the CLI takes them from its environment
+        // (the flags are planned with the rest), merged into what is set
+        // now (opencode's configuration variable may hold the endpoint's
+        // provider already).
+        let mcp = match self.agent {
+            Some(agent) => crate::mcp_servers::cli::cli_env(agent, &options.mcp_servers, &env),
+            None => Ok(Vec::new()),
+        };
+        let mcp = match mcp {
+            Ok(mcp) => mcp,
+            Err(e) => {
+                self.outcome = Some(Err(invalid_params(e.message())));
+                return;
+            }
+        };
+        crate::endpoint::merge_env(&mut env, mcp.clone());
+        crate::endpoint::merge_env(&mut added, mcp);
         options.env = Some(env);
         let mut files: Vec<_> = own.file.into_iter().collect();
         files.extend(options.endpoint_files());

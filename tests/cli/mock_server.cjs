@@ -13,7 +13,8 @@
 // (the first call fails with 500, then `plain`), `auth` (HTTP 401),
 // `quota` (HTTP 429) or `reject` (HTTP 400, a request the model refuses), `write` / `writeOutside` (a
 // tool call writing a file in the folder / above it, then an answer quoting
-// the tool's result); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
+// the tool's result), `mcp` (a call of the tool whose name ends in
+// `record_note`, then an answer quoting its result); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
 // server listens on an ephemeral port, prints `{"port":N}` as its first
 // stdout line, appends every request it receives to the log (one JSON object
 // a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
@@ -37,7 +38,7 @@ const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'error500', 'flaky500', 'auth', 'quota', 'reject', 'write', 'writeOutside'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'error500', 'flaky500', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {

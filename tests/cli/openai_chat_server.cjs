@@ -14,7 +14,7 @@ const chat = require('./mocks/openai-chat.cjs');
 
 const LIFETIME_MS = 180_000;
 const MAX_REQUESTS = 80;
-const SCENARIOS = ['plain', 'tool', 'shell', 'error400', 'error500', 'error401', 'error429', 'write', 'writeOutside', 'stall', 'stallOnce', 'toolStall'];
+const SCENARIOS = ['plain', 'tool', 'shell', 'error400', 'error500', 'error401', 'error429', 'write', 'writeOutside', 'stall', 'stallOnce', 'toolStall', 'mcp'];
 const [scenario, logPath, notesPath] = process.argv.slice(2);
 if (!SCENARIOS.includes(scenario) || !logPath || !notesPath) {
   process.stderr.write(`usage: openai_chat_server.cjs ${SCENARIOS.join('|')} <request-log.jsonl> <notes-file>\n`);

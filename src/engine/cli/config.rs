@@ -35,6 +35,9 @@ pub struct CliSessionConfig {
     pub prefix: Vec<String>,
     /// The file found for the command, named in messages.
     pub found: Option<String>,
+    /// Variables every process gets for the MCP servers, once launched
+    /// (opencode's configuration with them, Claude Code's tool search off).
+    pub mcp_env: Vec<(String, String)>,
 }
 
 impl CliSessionConfig {
@@ -89,16 +92,6 @@ impl CliSessionConfig {
                     )))
                 }
             };
-            match map.remove("mcpServers") {
-                None | Some(Value::Null) => {}
-                Some(Value::Array(list)) if list.is_empty() => {}
-                Some(_) => {
-                    return Err(AgentContextError::invalid(format!(
-                        "options.mcpServers is not taken by a session over {}'s command line (protocol 'cli'); open it with protocol 'acp'",
-                        agent.name
-                    )))
-                }
-            }
         }
         let command = if command.is_empty() {
             agent.cli.command
@@ -118,6 +111,7 @@ impl CliSessionConfig {
             file: command.to_owned(),
             prefix: Vec::new(),
             found: None,
+            mcp_env: Vec::new(),
         };
         // Every option that reaches the command line is checked now.
         cfg.command_line(
@@ -149,6 +143,13 @@ impl CliSessionConfig {
         prefix: &[String],
         env: Vec<(String, String)>,
     ) -> Result<()> {
+        let mcp = crate::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
+        let mut env = env;
+        for (name, value) in &mcp {
+            env.retain(|(k, _)| k != name);
+            env.push((name.clone(), value.clone()));
+        }
+        self.mcp_env = mcp;
         self.options.platform = Some(platform);
         let mut env = env;
         crate::endpoint::merge_env(&mut env, self.options.endpoint_env());

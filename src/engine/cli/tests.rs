@@ -612,11 +612,90 @@ fn bad_input_and_a_missing_command_fail_every_operation() {
             .to_owned()
     };
     assert!(err(json!({"cd": "/w", "protocol": "acp"})).contains("options.protocol"));
+    // Gemini CLI reads MCP servers only from a settings file, which a
+    // session does not write.
+    let gemini = CliSessionConfig::read(
+        "google-gemini",
+        &json!({"cd": "/w", "mcpServers": [{"name": "a", "command": "x"}]}),
+        "",
+    )
+    .unwrap_err();
     assert!(
-        err(json!({"cd": "/w", "mcpServers": [{"name": "a", "command": "x"}]}))
-            .contains("protocol 'acp'")
+        gemini.message().contains("protocol 'acp'"),
+        "{}",
+        gemini.message()
+    );
+    assert!(
+        err(json!({"cd": "/w", "mcpServers": [{"name": "a", "type": "ftp", "url": "u"}]}))
+            .contains("options.mcpServers[0].type")
     );
     assert!(err(json!({"cd": "/w", "sessionId": "-x"})).contains("session"));
+}
+
+#[test]
+fn mcp_servers_reach_every_process_on_its_command_line_and_in_its_environment() {
+    let servers = json!([{"name": "notes", "command": "node", "args": ["n.js"]}]);
+    let mut e = engine("claude-code", json!({"mcpServers": servers}));
+    e.launch(
+        crate::platform::Platform::Linux,
+        "claude",
+        "claude",
+        &[],
+        vec![("PATH".into(), "/bin".into())],
+        0,
+    );
+    e.open(0);
+    let actions = drain(&mut e);
+    let (args, env) = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Spawn { args, env, .. } => Some((args.clone(), env.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        args.iter()
+            .any(|a| a.starts_with("--mcp-config={\"mcpServers\":{\"notes\":"))
+            && args.contains(&"--strict-mcp-config".to_owned()),
+        "{args:?}"
+    );
+    assert_eq!(env, [("ENABLE_TOOL_SEARCH".to_owned(), "false".to_owned())]);
+    // opencode: its configuration variable, the caller's merged in.
+    let mut e = engine("opencode", json!({"mcpServers": servers}));
+    e.launch(
+        crate::platform::Platform::Linux,
+        "opencode",
+        "opencode",
+        &[],
+        vec![(
+            "OPENCODE_CONFIG_CONTENT".into(),
+            r#"{"model":"m/x"}"#.into(),
+        )],
+        0,
+    );
+    e.open(0);
+    drain(&mut e);
+    e.prompt(text("one"), LIMITS, 1);
+    let env = drain(&mut e)
+        .into_iter()
+        .find_map(|a| match a {
+            Action::Spawn { env, .. } => Some(env),
+            _ => None,
+        })
+        .unwrap();
+    let config: Value = serde_json::from_str(&env[0].1).unwrap();
+    assert_eq!(
+        (
+            env[0].0.as_str(),
+            &config["model"],
+            &config["mcp"]["notes"]["command"]
+        ),
+        (
+            "OPENCODE_CONFIG_CONTENT",
+            &json!("m/x"),
+            &json!(["node", "n.js"])
+        )
+    );
 }
 
 #[test]

@@ -108,7 +108,13 @@ impl CliEngine {
                 self.push(Action::Spawn {
                     command,
                     args,
-                    env: self.cfg.options.endpoint_env(),
+                    env: {
+                        // The endpoint's variables, then the MCP servers' (merged
+                        // into the same JSON variable where both use one).
+                        let mut env = self.cfg.options.endpoint_env();
+                        crate::endpoint::merge_env(&mut env, self.cfg.mcp_env.clone());
+                        env
+                    },
                     default_env: Vec::new(),
                     cwd: self.cfg.options.cd.clone(),
                 });

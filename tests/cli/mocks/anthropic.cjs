@@ -2,7 +2,7 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -97,6 +97,17 @@ function respond(req, res, scenario) {
       ], 'tool_use');
     }
     return stream(res, body, [{ type: 'text', pieces: [answerAfterTool(output)] }], 'end_turn');
+  }
+  if (scenario === 'mcp') {
+    const output = toolOutput(body);
+    const name = mcpToolName((body.tools ?? []).map((t) => t.name));
+    if (output === null && name) {
+      return stream(res, body, [
+        { type: 'text', pieces: ['Let me record the note.'] },
+        { type: 'tool_use', id: 'toolu_mock_mcp', name, input: { text: MCP_NOTE } },
+      ], 'tool_use');
+    }
+    return stream(res, body, [{ type: 'text', pieces: [output === null ? 'No record_note tool was offered.' : answerAfterNote(output)] }], 'end_turn');
   }
   if (scenario === 'write' || scenario === 'writeOutside') {
     const output = toolOutput(body);

@@ -31,6 +31,21 @@ function answerAfterTool(toolOutput) {
     : `The tool result did not contain the code: ${JSON.stringify(toolOutput.slice(0, 200))}`;
 }
 
+/** The `mcp` scenario: the tool it asks for, found in the request's tool
+ * list by this suffix (each agent prefixes an MCP tool's name its own way:
+ * `mcp__notes__record_note`, `notes__record_note`, `notes_record_note`, …),
+ * the note it asks to record, and its answer once the tool's result is back. */
+const MCP_TOOL_SUFFIX = 'record_note';
+const MCP_NOTE = 'Launch window opens at 4217.';
+function mcpToolName(names) {
+  return names.find((n) => typeof n === 'string' && n.endsWith(MCP_TOOL_SUFFIX)) ?? null;
+}
+function answerAfterNote(toolOutput) {
+  return /Noted: Launch window opens at 4217/.test(toolOutput)
+    ? 'The note server recorded the launch window.'
+    : `The note tool did not answer as expected: ${JSON.stringify(String(toolOutput).slice(0, 300))}`;
+}
+
 /** Writes one server-sent event. */
 function sse(res, event, data) {
   if (event) res.write(`event: ${event}\n`);
@@ -52,4 +67,4 @@ function stall(res) {
   res.flushHeaders();
 }
 
-module.exports = { stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };
+module.exports = { MCP_TOOL_SUFFIX, MCP_NOTE, mcpToolName, answerAfterNote, stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };

@@ -9,7 +9,7 @@
 //   error500     every call fails with HTTP 500
 //   flaky500     the first call fails with HTTP 500, later calls answer `plain`
 'use strict';
-const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let mainCalls = 0;
 const TRICKLE_MS = 200;
@@ -97,6 +97,20 @@ function respond(req, res, scenario) {
       return res.end();
     }
     return streamText(res, [answerAfterTool(output)]);
+  }
+  if (scenario === 'mcp') {
+    const output = toolOutput(req.body);
+    const declared = (req.body?.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+    const name = mcpToolName(declared);
+    if (output === null && name) {
+      startSse(res);
+      sse(res, null, {
+        candidates: [{ content: { role: 'model', parts: [{ functionCall: { name, args: { text: MCP_NOTE } } }] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: USAGE,
+      });
+      return res.end();
+    }
+    return streamText(res, [output === null ? 'No record_note tool was offered.' : answerAfterNote(output)]);
   }
   if (scenario === 'write' || scenario === 'writeOutside') {
     const output = toolOutput(req.body);

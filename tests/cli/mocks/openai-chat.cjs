@@ -15,11 +15,13 @@
 // extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
 // `stall`: every call gets its response headers and then nothing, ever.
 // `stallOnce`: the first main call stalls so; the later ones are `plain`'s.
+// `mcp`: a call of the tool whose name ends in `record_note` (an MCP
+// server's, prefixed as the agent names it), then an answer quoting its result.
 // `toolStall`: `tool`'s call of the file-reading tool, then the call that
 // brings its result back stalls (the run can only end by a kill).
 'use strict';
 const path = require('node:path');
-const { stall, PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
+const { mcpToolName, MCP_NOTE, answerAfterNote, stall, PLAIN_PIECES, WRITE_FILE, WRITE_TEXT, answerAfterTool, answerAfterWrite, json, startSse } = require('./common.cjs');
 
 const MODEL = 'gpt-mock';
 /** Each main call's usage; its prompt tokens include 20 cached ones. */
@@ -183,6 +185,11 @@ function respond(req, res, scenario, notesPath) {
     } else {
       answer = { pieces: [answerAfterTool(results ?? '')], usage: MAIN_USAGE };
     }
+  } else if (scenario === 'mcp') {
+    const results = toolResults(body);
+    const name = mcpToolName((body.tools ?? []).map((t) => t.function?.name ?? t.name));
+    if (results === null && name) answer = { call: { name, arguments: JSON.stringify({ text: MCP_NOTE }) }, usage: MAIN_USAGE };
+    else answer = { pieces: [results === null ? 'No record_note tool was offered.' : answerAfterNote(results)], usage: MAIN_USAGE };
   } else if (scenario === 'write' || scenario === 'writeOutside') {
     const results = toolResults(body);
     const folder = path.dirname(notesPath);

@@ -2,7 +2,7 @@
 // event stream (response.created … response.completed); GET /v1/models lists
 // one model.
 'use strict';
-const { stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -64,6 +64,18 @@ function readNotesCall(body) {
   return { name: 'exec_command', arguments: JSON.stringify({ cmd: `cat ${NOTES_FILE}` }) };
 }
 
+/** The call of the MCP note tool the request offers, or null: Codex 0.169
+ * offers an MCP server's tools in a namespace (`mcp__notes`), and a call of
+ * one names both. */
+function noteCall(body) {
+  for (const tool of body?.tools ?? []) {
+    if (mcpToolName([tool.name])) return { name: tool.name };
+    const inner = mcpToolName((tool.tools ?? []).map((t) => t.name));
+    if (tool.type === 'namespace' && inner) return { name: inner, namespace: tool.name };
+  }
+  return null;
+}
+
 function respond(req, res, scenario) {
   const url = req.url;
   if (req.method === 'GET' && url.startsWith('/v1/models')) {
@@ -95,6 +107,14 @@ function respond(req, res, scenario) {
       return stream(res, [{ pieces: ['Let me read the notes.'] }, readNotesCall(req.body)]);
     }
     return stream(res, [{ pieces: [answerAfterTool(output)] }]);
+  }
+  if (scenario === 'mcp') {
+    const output = toolOutput(req.body);
+    const call = noteCall(req.body);
+    if (output === null && call) {
+      return stream(res, [{ pieces: ['Let me record the note.'] }, { ...call, arguments: JSON.stringify({ text: MCP_NOTE }) }]);
+    }
+    return stream(res, [{ pieces: [output === null ? 'No record_note tool was offered.' : answerAfterNote(output)] }]);
   }
   if (scenario === 'write' || scenario === 'writeOutside') {
     const output = toolOutput(req.body);
