@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { directoryProblem, launchFor, inputError } = require('./agent-process.cjs');
 const { EngineHost, engineClass } = require('./engine-host.cjs');
+const { materialize } = require('./attachments.cjs');
 
 /** `onPermission`, checked (the rest is ./agent-run.cjs's). */
 function checkPermissionHandler(options) {
@@ -74,7 +75,10 @@ async function runAcpAgent(agentType, options, hostOptions) {
   const failHost = (err) => {
     hostError ??= err;
   };
-  const rest = { ...hostOptions.rest, systemPrompt: output?.systemFlag ?? undefined };
+  const { attachments: given, ...others } = hostOptions.rest;
+  const rest = { ...others, systemPrompt: output?.systemFlag ?? undefined };
+  // Over ACP images travel as data: nothing to write.
+  const attachments = given == null || typeof rest.cd !== 'string' ? given : materialize(given, { cd: path.resolve(rest.cd), scratch: null });
   const { host, plan, failed } = await startEngine(agentType, rest, { env, onPermission, onHostError: failHost });
   if (failed !== undefined) return Engine.invalidRun(String(agentType), failed.replace(/^invalid parameters: /, ''), Date.now() - started, false);
   if (signal?.aborted) {
@@ -93,7 +97,7 @@ async function runAcpAgent(agentType, options, hostOptions) {
   let done;
   try {
     done = await host.run((now) => {
-      op = host.engine.prompt([{ type: 'text', text: output?.prompt ?? '' }], limits, now);
+      op = host.engine.prompt([{ type: 'text', text: output?.prompt ?? '' }], limits, now, undefined, attachments ?? undefined);
       return op;
     }, wrapped);
     await host.run((now) => host.engine.close(now));

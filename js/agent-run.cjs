@@ -19,6 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
+const { materialize } = require('./attachments.cjs');
 
 
 function describe(value) {
@@ -195,6 +196,15 @@ async function runAgent(api, agentType, request, options, finish) {
   }
   const command = commandName(api, agentType, rest.command);
   const scratch = path.join(os.tmpdir(), `agent-context-run-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  if (rest.attachments != null && typeof rest.cd === 'string') {
+    try {
+      // Images given as data go to files in the run's folder (removed after).
+      rest.attachments = materialize(rest.attachments, { cd: path.resolve(rest.cd), scratch: path.join(scratch, 'attachments') });
+    } catch (err) {
+      fs.rmSync(scratch, { recursive: true, force: true });
+      throw err;
+    }
+  }
   const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json'), settingsFile: path.join(scratch, 'settings.json') }, command);
   let hostError;
   try {

@@ -8,6 +8,7 @@
 const { inputError } = require('./agent-process.cjs');
 const { startEngine, release, checkPermissionHandler } = require('./acp-run.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
+const { materialize } = require('./attachments.cjs');
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
@@ -163,6 +164,8 @@ function makeSession(api, host, plan, { agentType, protocol, persistent, snapsho
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
       const blocks = blocksOf(api, agentType, request);
+      // The turn's attachments, after the prompt (read from disk here; the core checks them).
+      const attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
       const limits = {
         idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
         maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
@@ -172,7 +175,7 @@ function makeSession(api, host, plan, { agentType, protocol, persistent, snapsho
       let op;
       const onAbort = () => host.feed((e, now) => e.abort(op, now));
       const done = await host.run((now) => {
-        op = host.engine.prompt(blocks, limits, now, key);
+        op = host.engine.prompt(blocks, limits, now, key, attachments);
         if (signal?.aborted) host.engine.abort(op, now);
         else signal?.addEventListener('abort', onAbort, { once: true });
         return op;

@@ -4,6 +4,7 @@
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CLAUDE: Layout = Layout {
@@ -66,4 +67,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         name: "CLAUDE_CODE_MAX_RETRIES",
         plus: 0,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // Base64 image blocks in the user message; seen reaching the model.
+    image: CliImage::StreamJson(&["--input-format", "stream-json"]),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -8,6 +8,7 @@
 
 use super::openai_codex;
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::Layout;
 
 pub const COPILOT: Layout = Layout {
@@ -64,4 +65,13 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Unbounded(
         "no setting or environment variable for its retries of a model call (5 retries over about 15 s)",
     ),
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `--attachment=path` ("image or native document"), once per file; an
+    // `@path` in a headless prompt stays text.
+    image: CliImage::FileFlag("--attachment"),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -5,6 +5,7 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const GEMINI: Layout = Layout {
@@ -64,3 +65,18 @@ pub const AGENT: AgentSpec = AgentSpec {
         plus: 1,
     },
 };
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `@path` in the prompt: read in and sent inline (`inlineData`); a
+    // file outside the folder needs its folder included.
+    image: CliImage::AtPath,
+    at_path: true,
+    include_dir_flag: Some("--include-directories"),
+};
+
+/// Over ACP, Gemini CLI 0.61 drops a prompt's image blocks when the prompt
+/// also holds an embedded resource or a link to a file (it rebuilds the
+/// prompt from its text and the files it reads; seen on a real run): beside
+/// an image, those are sent as text.
+pub const ACP_CONTEXT_AS_TEXT_WITH_IMAGES: bool = true;

@@ -38,6 +38,7 @@ pub use spec::{
 
 use serde::Serialize;
 
+use crate::attachments::cli::CliAttachments;
 use crate::error::{AgentContextError, Result};
 
 /// Every agent the library knows, in the order lists show them.
@@ -49,6 +50,32 @@ pub const AGENTS: &[&AgentSpec] = &[
     &github_copilot::AGENT,
     &opencode::AGENT,
 ];
+
+/// How each agent's CLI takes attachments, from its file (beside its
+/// [`AgentSpec`]).
+const CLI_ATTACHMENTS: &[(&AgentSpec, &CliAttachments)] = &[
+    (&claude_code::AGENT, &claude_code::ATTACHMENTS),
+    (&openai_codex::AGENT, &openai_codex::ATTACHMENTS),
+    (&google_gemini::AGENT, &google_gemini::ATTACHMENTS),
+    (&qwen_code::AGENT, &qwen_code::ATTACHMENTS),
+    (&github_copilot::AGENT, &github_copilot::ATTACHMENTS),
+    (&opencode::AGENT, &opencode::ATTACHMENTS),
+];
+
+/// How `agent_type`'s CLI takes attachments (`None`: an agent type the
+/// registry does not know).
+pub fn cli_attachments(agent_type: &str) -> Option<&'static CliAttachments> {
+    CLI_ATTACHMENTS
+        .iter()
+        .find(|(a, _)| a.agent_type == agent_type)
+        .map(|(_, how)| *how)
+}
+
+/// True when, over ACP, `agent_type` loses images sent beside embedded
+/// resources or file links, which must then go as text (Gemini CLI).
+pub fn acp_context_as_text_with_images(agent_type: &str) -> bool {
+    agent_type == google_gemini::AGENT.agent_type && google_gemini::ACP_CONTEXT_AS_TEXT_WITH_IMAGES
+}
 
 /// The agent registered as `agent_type`.
 pub fn find(agent_type: &str) -> Option<&'static AgentSpec> {

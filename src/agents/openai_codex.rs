@@ -5,6 +5,7 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CODEX: Layout = Layout {
@@ -56,4 +57,12 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Unbounded(
         "request_max_retries and stream_max_retries belong to a model provider: the built-in `openai` one cannot be overridden (Codex refuses the configuration), and a custom provider's are the user's",
     ),
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `--image=path`, once per image: sent as a data URL (`input_image`).
+    image: CliImage::FileFlag("--image"),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -8,6 +8,7 @@
 
 use super::openai_codex;
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::Layout;
 
 pub const OPENCODE: Layout = Layout {
@@ -63,4 +64,14 @@ pub const AGENT: AgentSpec = AgentSpec {
     own_retries: OwnRetries::Unbounded(
         "its session retries 5 times (2 s, doubling to 30 s) with no setting",
     ),
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `--file=path`, once per file: sent as an image part when the model
+    // is declared to take images (`modalities.input`), else replaced by an
+    // error text.
+    image: CliImage::FileFlag("--file"),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -7,6 +7,7 @@
 
 use super::claude_code;
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::Layout;
 
 pub const QWEN: Layout = Layout {
@@ -58,4 +59,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         key: &["model", "generationConfig", "maxRetries"],
         plus: 0,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // As Gemini CLI; Qwen Code sends the image re-encoded (`image_url`,
+    // JPEG) after a line describing its size.
+    image: CliImage::AtPath,
+    at_path: true,
+    include_dir_flag: Some("--include-directories"),
 };

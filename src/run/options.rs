@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::attachments::{read_attachments, Attachment};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationOptions, Sandbox};
 use crate::json_read::{type_name, Obj};
@@ -50,6 +51,8 @@ pub struct RunOptions {
     /// The child's whole environment once the host knows it (counted on
     /// Linux and macOS, where argv and environment share one limit).
     pub env: Option<Vec<(String, String)>>,
+    /// `attachments`: images and resources after the prompt.
+    pub attachments: Vec<Attachment>,
 }
 
 impl RunOptions {
@@ -102,6 +105,10 @@ impl RunOptions {
                 .collect(),
             platform: None,
             env: None,
+            attachments: read_attachments(
+                o.get("attachments").unwrap_or(&Value::Null),
+                "options.attachments",
+            )?,
         })
     }
 
@@ -120,6 +127,7 @@ impl RunOptions {
             extra_args: self.extra_args.clone(),
             platform: self.platform,
             env: self.env.clone(),
+            attachments: self.attachments.clone(),
         }
     }
 }
