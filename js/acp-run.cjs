@@ -9,6 +9,7 @@ const path = require('node:path');
 const { directoryProblem, launchFor, inputError } = require('./agent-process.cjs');
 const { EngineHost, engineClass } = require('./engine-host.cjs');
 const { runFolderName, writeRunFiles, removeRunFolder } = require('./option-check.cjs');
+const { materialize } = require('./attachments.cjs');
 
 /** `onPermission`, checked (the rest is ./agent-run.cjs's). */
 function checkPermissionHandler(options) {
@@ -89,7 +90,10 @@ async function runAcpAgent(agent, options, hostOptions) {
   const failHost = (err) => {
     hostError ??= err;
   };
-  const rest = { ...hostOptions.rest, systemPrompt: output?.systemFlag ?? undefined };
+  const { attachments: given, ...others } = hostOptions.rest;
+  const rest = { ...others, systemPrompt: output?.systemFlag ?? undefined };
+  // Over ACP images travel as data: nothing to write.
+  const attachments = given == null || typeof rest.cd !== 'string' ? given : materialize(given, { cd: path.resolve(rest.cd), scratch: null });
   const { host, plan, failed } = await startEngine(agent, rest, { env, onPermission, onHostError: failHost, warn });
   if (failed !== undefined) return Engine.invalidRun(agentType, failed.replace(/^invalid parameters: /, ''), Date.now() - started, false);
   if (signal?.aborted) {
@@ -109,7 +113,7 @@ async function runAcpAgent(agent, options, hostOptions) {
   let done;
   try {
     done = await host.run((now) => {
-      op = host.engine.prompt([{ type: 'text', text: output?.prompt ?? '' }], limits, now);
+      op = host.engine.prompt([{ type: 'text', text: output?.prompt ?? '' }], limits, now, undefined, attachments ?? undefined);
       return op;
     }, wrapped);
     await host.run((now) => host.engine.close(now));

@@ -18,6 +18,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, removeRunFolder } = require('./option-check.cjs');
+const { materialize } = require('./attachments.cjs');
 
 
 function describe(value) {
@@ -213,8 +214,17 @@ async function runAgent(api, agentType, request, options, finish) {
     return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish, warn: loggerOf(options) });
   }
   const command = commandName(api, agentType, rest.command);
-  // The run's own folder: the long system prompt, Copilot's usage, the settings the run owns.
+  // The run's own folder: the long system prompt, Copilot's usage, the settings the run owns, images given as data.
   const scratch = runFolderName();
+  if (rest.attachments != null && typeof rest.cd === 'string') {
+    try {
+      // Images given as data go to files in the run's folder (removed after).
+      rest.attachments = materialize(rest.attachments, { cd: path.resolve(rest.cd), scratch: path.join(scratch, 'attachments') });
+    } catch (err) {
+      removeRunFolder(scratch);
+      throw err;
+    }
+  }
   const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json'), settingsFile: path.join(scratch, 'settings.json'), runFolder: scratch }, command);
   let hostError;
   try {

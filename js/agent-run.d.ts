@@ -62,6 +62,15 @@ export interface RunAgentOptions {
    * default, also edits inside `cd`; danger-full-access or yolo allow all).
    */
   onPermission?: (request: AcpPermissionRequest) => 'allow' | 'allow_always' | 'reject' | Promise<'allow' | 'allow_always' | 'reject'>;
+  /**
+   * Images and resources sent after the prompt's text, each agent its own
+   * way (over ACP as content blocks where the agent advertises the kind;
+   * over the CLI Codex `--image`, Claude Code stream-json blocks, Gemini CLI
+   * and Qwen Code `@path`, Copilot `--attachment`, opencode `--file`). A kind
+   * the agent cannot take, or a bad attachment, is an `invalid_params` run
+   * naming `attachments[i]`.
+   */
+  attachments?: Attachment[];
 }
 
 /**
@@ -93,6 +102,19 @@ export interface AgentEndpoint {
   /** More HTTP headers on every model call. */
   headers?: Record<string, string>;
 }
+
+/**
+ * An attachment. Relative paths start from `cd`. An image is PNG, JPEG, GIF
+ * or WebP, at most 20 MiB, its bytes matching `mimeType`; given as `data`
+ * (base64) to an agent that takes files, it is written to a file the run
+ * creates and removes.
+ */
+export type Attachment =
+  | { type: 'image'; path: string; mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' }
+  | { type: 'image'; data: string; mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' }
+  | { type: 'resource_link'; path: string; name?: string }
+  | { type: 'resource_link'; uri: string; name?: string }
+  | { type: 'resource'; uri: string; text: string; mimeType?: string };
 
 /** An ACP `session/request_permission`'s params, as the agent sent them. */
 export interface AcpPermissionRequest {
@@ -213,7 +235,11 @@ export interface AgentSession {
   /** A turn; a prompt sent while one runs waits for it. */
   prompt(
     request: string | AssemblerInput | AssemblerOutput | ContentBlock[],
-    turn?: { onEvent?: (event: AgentOutputEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number },
+    turn?: {
+      onEvent?: (event: AgentOutputEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number;
+      /** This turn's images and resources, after the prompt (ACP sessions; over 'cli' the turn fails `invalid_params`). */
+      attachments?: Attachment[];
+    },
   ): Promise<AgentTurn>;
   setMode(id: string): Promise<void>;
   setConfigOption(id: string, value: string | boolean): Promise<void>;

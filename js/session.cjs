@@ -8,6 +8,7 @@
 const { inputError } = require('./agent-process.cjs');
 const { startEngine, release, checkPermissionHandler } = require('./acp-run.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
+const { materialize } = require('./attachments.cjs');
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
@@ -167,6 +168,8 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
       const blocks = blocksOf(api, plan.agentType, request, warn, defined);
+      // The turn's attachments, after the prompt (read from disk here; the core checks them).
+      const attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
       const limits = {
         idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
         maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
@@ -176,7 +179,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       let op;
       const onAbort = () => host.feed((e, now) => e.abort(op, now));
       const done = await host.run((now) => {
-        op = host.engine.prompt(blocks, limits, now, key);
+        op = host.engine.prompt(blocks, limits, now, key, attachments);
         if (signal?.aborted) host.engine.abort(op, now);
         else signal?.addEventListener('abort', onAbort, { once: true });
         return op;

@@ -61,6 +61,7 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "onPermission",
     "mcpServers",
     "endpoint",
+    "attachments",
     "logger",
 ];
 
@@ -87,7 +88,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
 ];
 
 /// A session turn's options (`session.prompt(request, turn)`).
-pub const TURN_OPTIONS: &[&str] = &["onEvent", "signal", "timeout", "maxDuration"];
+pub const TURN_OPTIONS: &[&str] = &["onEvent", "signal", "timeout", "maxDuration", "attachments"];
 
 /// A request given as an `AssemblerOutput` (`runAgent`, `session.prompt`).
 pub const ASSEMBLER_OUTPUT: &[&str] = &["prompt", "systemFlag"];

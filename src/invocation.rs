@@ -31,6 +31,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agents::{self, ApprovalArg, SessionArg, SystemPromptArg};
+use crate::attachments::cli::{cli_parts, CliAttachmentParts};
+use crate::attachments::{read_attachments, Attachment};
 use crate::error::{AgentContextError, Result};
 use crate::json_read::Obj;
 use crate::output::AssemblerOutput;
@@ -110,6 +112,9 @@ pub struct InvocationOptions {
     /// The child's environment, when known: counted on Linux and macOS,
     /// where argv and environment share one limit.
     pub env: Option<Vec<(String, String)>>,
+    /// Images and resources after the prompt, each the CLI's own way
+    /// ([`crate::attachments::cli`]).
+    pub attachments: Vec<Attachment>,
 }
 
 impl InvocationOptions {
@@ -174,6 +179,10 @@ impl InvocationOptions {
                 .map(str::to_owned)
                 .collect(),
             mcp_servers: Vec::new(),
+            attachments: read_attachments(
+                o.get("attachments").unwrap_or(&Value::Null),
+                "options.attachments",
+            )?,
         })
     }
 }
@@ -327,6 +336,15 @@ pub fn build_cli_invocation(
             kind: OutputKind::Usage,
         });
     }
+    let attached = attachment_parts(agent_type, options)?;
+    args.splice(
+        cli.base_args.len()..cli.base_args.len(),
+        attached.input_args.iter().cloned(),
+    );
+    if let Some((i, _, _)) = system_arg.as_mut() {
+        *i += attached.input_args.len();
+    }
+    args.extend(attached.args.iter().cloned());
     args.extend(options.extra_args.iter().cloned());
     if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
         args.extend([word.to_owned(), session.to_owned()]);
@@ -374,10 +392,24 @@ pub fn build_cli_invocation(
     Ok(CliInvocation {
         command,
         args,
-        stdin: output.prompt.clone(),
+        stdin: attached.stdin(&output.prompt),
         files,
         outputs,
     })
+}
+
+/// What `options.attachments` add to the agent's command line and stdin.
+fn attachment_parts(agent_type: &str, options: &InvocationOptions) -> Result<CliAttachmentParts> {
+    if options.attachments.is_empty() {
+        return Ok(CliAttachmentParts::default());
+    }
+    let (Some(agent), Some(how)) = (
+        agents::find(agent_type),
+        agents::cli_attachments(agent_type),
+    ) else {
+        return Ok(CliAttachmentParts::default());
+    };
+    cli_parts(agent.name, how, &options.attachments)
 }
 
 /// Room kept, when deciding where Claude's system prompt goes, for what

@@ -27,6 +27,7 @@ pub mod agent_output;
 pub mod agent_tool;
 pub mod agents;
 pub mod assemblers;
+pub mod attachments;
 pub mod budget;
 pub mod cache_stable;
 pub mod context_builder;

@@ -4,6 +4,7 @@
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
@@ -49,6 +50,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             // ToolSearch tool unless this is off.
             env: &[("ENABLE_TOOL_SEARCH", "false")],
         },
+        attachments: Some(ATTACHMENTS),
         extras: CliExtras {
             // One `{"type":"user",…}` line per turn, a `result` line at its
             // end; `control_request` `interrupt` ends the running turn.
@@ -69,6 +71,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         // commands. Zed's 0.23.1 opens in `default`.
         ask_mode: Some("default"),
         ask_env: None,
+        context_as_text_with_images: false,
         exits_on_eof: false,
         // The adapter's Claude Code hides MCP tools behind its ToolSearch
         // tool too.
@@ -94,4 +97,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         }),
         model: EndpointModel::Option,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // Base64 image blocks in the user message; seen reaching the model.
+    image: CliImage::StreamJson(&["--input-format", "stream-json"]),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -8,6 +8,7 @@
 
 use super::openai_codex;
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
@@ -44,6 +45,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             then: &[],
             env: &[],
         },
+        attachments: Some(ATTACHMENTS),
         extras: CliExtras {
             usage_file: Some("--usage-output-file"),
             args_may_hold_spaces: true,
@@ -66,6 +68,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: false,
         ask_mode: None,
         ask_env: None,
+        context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
     }),
@@ -105,4 +108,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         }),
         model: EndpointModel::Required,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `--attachment=path` ("image or native document"), once per file; an
+    // `@path` in a headless prompt stays text.
+    image: CliImage::FileFlag("--attachment"),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -5,6 +5,7 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
@@ -47,6 +48,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         mcp: CliMcp::Unsupported(
             "it takes MCP servers only from its settings files: the user's, the project's, or a system settings file that it reads only when it and every folder above it are owned by root and writable by no one else",
         ),
+        attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -61,6 +63,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: true,
         ask_mode: None,
         ask_env: None,
+        context_as_text_with_images: ACP_CONTEXT_AS_TEXT_WITH_IMAGES,
         exits_on_eof: true,
         mcp_env: &[],
     }),
@@ -93,3 +96,18 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Option,
     },
 };
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `@path` in the prompt: read in and sent inline (`inlineData`); a
+    // file outside the folder needs its folder included.
+    image: CliImage::AtPath,
+    at_path: true,
+    include_dir_flag: Some("--include-directories"),
+};
+
+/// Over ACP, Gemini CLI 0.61 drops a prompt's image blocks when the prompt
+/// also holds an embedded resource or a link to a file (it rebuilds the
+/// prompt from its text and the files it reads; seen on a real run): beside
+/// an image, those are sent as text.
+pub const ACP_CONTEXT_AS_TEXT_WITH_IMAGES: bool = true;

@@ -40,6 +40,7 @@ pub use spec::{
 
 use serde::Serialize;
 
+use crate::attachments::cli::CliAttachments;
 use crate::error::{AgentContextError, Result};
 
 /// Every agent the library knows, in the order lists show them.
@@ -51,6 +52,20 @@ pub const AGENTS: &[&AgentSpec] = &[
     &github_copilot::AGENT,
     &opencode::AGENT,
 ];
+
+/// How `agent_type`'s CLI takes attachments (`None`: an agent type the
+/// registry does not know, or one that takes none).
+pub fn cli_attachments(agent_type: &str) -> Option<&'static CliAttachments> {
+    find(agent_type).and_then(|a| a.cli.attachments.as_ref())
+}
+
+/// True when, over ACP, `agent_type` loses images sent beside embedded
+/// resources or file links, which must then go as text (Gemini CLI).
+pub fn acp_context_as_text_with_images(agent_type: &str) -> bool {
+    find(agent_type)
+        .and_then(|a| a.acp.as_ref())
+        .is_some_and(|l| l.context_as_text_with_images)
+}
 
 /// The agent registered as `agent_type`.
 pub fn find(agent_type: &str) -> Option<&'static AgentSpec> {

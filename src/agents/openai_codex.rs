@@ -5,6 +5,7 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
@@ -36,6 +37,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         approval: ApprovalArg::Sandbox { flag: "--sandbox" },
         trailing_args: &["-"],
         mcp: CliMcp::CodexOverrides,
+        attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -52,6 +54,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         // `read-only`.
         ask_mode: Some("read-only"),
         ask_env: None,
+        context_as_text_with_images: false,
         exits_on_eof: false,
         mcp_env: &[],
     }),
@@ -71,4 +74,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         },
         model: EndpointModel::Option,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `--image=path`, once per image: sent as a data URL (`input_image`).
+    image: CliImage::FileFlag("--image"),
+    at_path: false,
+    include_dir_flag: None,
 };

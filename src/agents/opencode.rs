@@ -8,6 +8,7 @@
 
 use super::openai_codex;
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
@@ -44,6 +45,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             key: "mcp",
             shape: McpShape::Opencode,
         },
+        attachments: Some(ATTACHMENTS),
         extras: CliExtras {
             usage_file: None,
             args_may_hold_spaces: false,
@@ -64,6 +66,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             "OPENCODE_PERMISSION",
             r#"{"edit":"ask","bash":"ask","external_directory":"ask","webfetch":"ask"}"#,
         )),
+        context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
     }),
@@ -106,4 +109,14 @@ pub const AGENT: AgentSpec = AgentSpec {
         },
         model: EndpointModel::Config,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // `--file=path`, once per file: sent as an image part when the model
+    // is declared to take images (`modalities.input`), else replaced by an
+    // error text.
+    image: CliImage::FileFlag("--file"),
+    at_path: false,
+    include_dir_flag: None,
 };

@@ -7,6 +7,7 @@
 
 use super::claude_code;
 use super::spec::*;
+use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
@@ -44,6 +45,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             then: &[],
             env: &[],
         },
+        attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
     },
     acp: Some(AcpLaunch {
@@ -56,6 +58,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: false,
         ask_mode: Some("default"),
         ask_env: None,
+        context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
     }),
@@ -85,4 +88,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         }),
         model: EndpointModel::Option,
     },
+};
+
+/// How attachments reach it over its CLI (`docs/attachments.md`).
+pub const ATTACHMENTS: CliAttachments = CliAttachments {
+    // As Gemini CLI; Qwen Code sends the image re-encoded (`image_url`,
+    // JPEG) after a line describing its size.
+    image: CliImage::AtPath,
+    at_path: true,
+    include_dir_flag: Some("--include-directories"),
 };

@@ -109,6 +109,8 @@ pub struct CliSpec {
     /// How the run's MCP servers (`mcpServers`) reach the CLI.
     pub mcp: CliMcp,
     /// What only some CLIs need.
+    /// How it takes attachments on its command line (`None`: it takes none).
+    pub attachments: Option<crate::attachments::cli::CliAttachments>,
     pub extras: CliExtras,
 }
 
@@ -283,6 +285,9 @@ pub struct AcpLaunch {
     pub ask_env: Option<(&'static str, &'static str)>,
     /// False when it keeps running after its stdin closes (Claude's and
     /// Codex's adapters): it is killed at the end of the run.
+    /// Whether, beside an image, embedded resources and file links must go
+    /// as text: the agent drops a prompt's images when they come with those.
+    pub context_as_text_with_images: bool,
     pub exits_on_eof: bool,
     /// Variables set when the session is given MCP servers, unless the
     /// caller's environment has them.

@@ -16,6 +16,7 @@ mod inbound;
 pub mod judge;
 mod messages;
 mod ops;
+mod prompt_attachments;
 mod sessions;
 mod setup;
 mod turn;

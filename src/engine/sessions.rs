@@ -191,7 +191,7 @@ impl Engine {
         op
     }
 
-    fn enqueue(&mut self, key: u64, queued: Queued, op: u64, now: u64) {
+    pub(super) fn enqueue(&mut self, key: u64, queued: Queued, op: u64, now: u64) {
         match self.at(key) {
             Some(i) if !self.sessions[i].closed && self.sessions[i].closing.is_none() => {
                 self.sessions[i].queue.push_back(queued);

@@ -26,6 +26,9 @@ pub struct Turn {
     pub op: u64,
     /// `session/prompt`'s `prompt`: the content blocks.
     pub blocks: Value,
+    /// Where the attachments' blocks start in `blocks` (their errors name
+    /// `attachments[i]`); `blocks.len()` when there are none.
+    pub attachments_from: usize,
     pub limits: TurnLimits,
     pub started_ms: u64,
     pub attempts: u32,
@@ -65,9 +68,11 @@ pub struct Attempt {
 
 impl Turn {
     pub fn new(op: u64, blocks: Value, limits: TurnLimits) -> Turn {
+        let attachments_from = blocks.as_array().map_or(0, Vec::len);
         Turn {
             op,
             blocks,
+            attachments_from,
             limits,
             started_ms: 0,
             attempts: 0,

@@ -159,6 +159,10 @@ impl Engine {
                         self.sessions[i].queue.push_front(Queued::Prompt(turn));
                         break;
                     }
+                    if let Some(failure) = self.prompt_refusal(&turn) {
+                        self.done_turn_failed(i, &turn, failure, now);
+                        continue;
+                    }
                     self.sessions[i].turn = Some(turn);
                     self.send_prompt(i, now);
                 }

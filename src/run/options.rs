@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::agents::AgentSpec;
+use crate::attachments::{read_attachments, Attachment};
 use crate::endpoint::{endpoint_setup, join, Endpoint, EndpointSetup, Protocol};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationFile, InvocationOptions, Sandbox};
@@ -63,6 +64,8 @@ pub struct RunOptions {
     /// The child's whole environment once the host knows it (counted on
     /// Linux and macOS, where argv and environment share one limit).
     pub env: Option<Vec<(String, String)>>,
+    /// `attachments`: images and resources after the prompt.
+    pub attachments: Vec<Attachment>,
 }
 
 impl RunOptions {
@@ -122,6 +125,10 @@ impl RunOptions {
             mcp_servers: read_mcp_servers(o.get("mcpServers").unwrap_or(&Value::Null))?,
             platform: None,
             env: None,
+            attachments: read_attachments(
+                o.get("attachments").unwrap_or(&Value::Null),
+                "options.attachments",
+            )?,
         })
     }
 
@@ -191,6 +198,7 @@ impl RunOptions {
             mcp_servers: self.mcp_servers.clone(),
             platform: self.platform,
             env: self.env.clone(),
+            attachments: self.attachments.clone(),
         }
     }
 }

@@ -95,9 +95,22 @@ impl CliEngineJs {
     }
 
     /// `blocks`: the prompt's content blocks; `limits`: `{ idleMs, maxMs,
-    /// maxRetries, events }`.
-    pub fn prompt(&mut self, blocks: JsValue, limits: JsValue, now: f64) -> Result<f64, JsValue> {
+    /// maxRetries, events }`; `_session`: one session per engine over the
+    /// CLI; `attachments`: the turn's (undefined: none).
+    pub fn prompt(
+        &mut self,
+        blocks: JsValue,
+        limits: JsValue,
+        now: f64,
+        _session: Option<f64>,
+        attachments: JsValue,
+    ) -> Result<f64, JsValue> {
         let blocks = js_result(to_json(&blocks, "prompt"))?;
+        let attachments = if attachments.is_undefined() {
+            Value::Null
+        } else {
+            js_result(to_json(&attachments, "attachments"))?
+        };
         let limits = js_result(to_json(&limits, "limits"))?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let limits = TurnLimits {
@@ -109,7 +122,9 @@ impl CliEngineJs {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         };
-        Ok(self.inner.prompt(blocks, limits, now_ms(now)) as f64)
+        Ok(self
+            .inner
+            .prompt_with_attachments(blocks, &attachments, limits, now_ms(now)) as f64)
     }
 
     pub fn cancel(&mut self, now: f64) {

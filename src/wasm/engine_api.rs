@@ -252,15 +252,22 @@ impl EngineJs {
     }
 
     /// `blocks`: the prompt's content blocks; `limits`: `{ idleMs, maxMs,
-    /// maxRetries, events }`.
+    /// maxRetries, events }`; `attachments`: the turn's, as the host read
+    /// them (undefined: none).
     pub fn prompt(
         &mut self,
         blocks: JsValue,
         limits: JsValue,
         now: f64,
         session: Option<f64>,
+        attachments: JsValue,
     ) -> Result<f64, JsValue> {
         let blocks = js_result(to_json(&blocks, "prompt"))?;
+        let attachments = if attachments.is_undefined() {
+            Value::Null
+        } else {
+            js_result(to_json(&attachments, "attachments"))?
+        };
         let limits = js_result(to_json(&limits, "limits"))?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let limits = TurnLimits {
@@ -272,9 +279,13 @@ impl EngineJs {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         };
-        Ok(self
-            .inner
-            .prompt_in(key(session), blocks, limits, now_ms(now)) as f64)
+        Ok(self.inner.prompt_with_attachments(
+            key(session),
+            blocks,
+            &attachments,
+            limits,
+            now_ms(now),
+        ) as f64)
     }
 
     pub fn cancel(&mut self, now: f64, session: Option<f64>) {
@@ -394,4 +405,11 @@ impl EngineJs {
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
         js_result(from_serializable(self.inner.snapshot()))
     }
+}
+
+/// The largest image an attachment may hold, in bytes: the host reads no
+/// file bigger than this.
+#[wasm_bindgen(js_name = __attachmentMaxBytes, skip_typescript)]
+pub fn attachment_max_bytes() -> f64 {
+    crate::attachments::MAX_IMAGE_BYTES as f64
 }

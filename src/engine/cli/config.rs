@@ -143,16 +143,14 @@ impl CliSessionConfig {
         prefix: &[String],
         env: Vec<(String, String)>,
     ) -> Result<()> {
-        let mcp = crate::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
-        let mut env = env;
-        for (name, value) in &mcp {
-            env.retain(|(k, _)| k != name);
-            env.push((name.clone(), value.clone()));
-        }
-        self.mcp_env = mcp;
-        self.options.platform = Some(platform);
+        // The endpoint's variables, then the MCP servers' (merged into the
+        // same JSON variable where both use one: opencode's configuration).
         let mut env = env;
         crate::endpoint::merge_env(&mut env, self.options.endpoint_env());
+        let mcp = crate::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
+        crate::endpoint::merge_env(&mut env, mcp.clone());
+        self.mcp_env = mcp;
+        self.options.platform = Some(platform);
         self.options.env = Some(env);
         self.file = file.to_owned();
         self.prefix = prefix.to_vec();

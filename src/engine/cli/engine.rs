@@ -217,6 +217,32 @@ impl CliEngine {
         op
     }
 
+    /// Queue a prompt with attachments (`null` or `[]`: none). A session
+    /// over the CLI sends its turns as text: a turn with attachments fails,
+    /// `invalid_params` naming the agent (runAgent and ACP sessions take
+    /// them).
+    pub fn prompt_with_attachments(
+        &mut self,
+        blocks: Value,
+        attachments: &Value,
+        limits: TurnLimits,
+        now: u64,
+    ) -> u64 {
+        let none = attachments.is_null() || attachments.as_array().is_some_and(Vec::is_empty);
+        if none {
+            return self.prompt(blocks, limits, now);
+        }
+        self.now = now;
+        let op = self.op_id();
+        let turn = CliTurn::new(op, String::new(), limits);
+        let failure = invalid(format!(
+            "attachments are not taken by a session over {}'s command line (protocol 'cli'); open it with protocol 'acp', or use runAgent, which takes them over the CLI",
+            self.cfg.agent.name
+        ));
+        self.done_turn_failed(&turn, failure, now);
+        op
+    }
+
     /// Modes are not offered over the CLI: `invalid_params` naming the agent.
     pub fn set_mode(&mut self, id: &str, now: u64) -> u64 {
         self.now = now;

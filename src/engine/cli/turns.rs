@@ -109,8 +109,8 @@ impl CliEngine {
                     command,
                     args,
                     env: {
-                        // The endpoint's variables, then the MCP servers' (merged
-                        // into the same JSON variable where both use one).
+                        // The endpoint's variables, then the MCP servers'
+                        // (already merged with them where both use one).
                         let mut env = self.cfg.options.endpoint_env();
                         crate::endpoint::merge_env(&mut env, self.cfg.mcp_env.clone());
                         env
