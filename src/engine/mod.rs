@@ -16,6 +16,7 @@ mod inbound;
 pub mod judge;
 mod messages;
 mod ops;
+mod quiet;
 mod sessions;
 mod setup;
 mod turn;
