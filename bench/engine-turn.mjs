@@ -53,7 +53,8 @@ function fakeChild(host, state) {
  */
 export function engineTurn(agentType, chunks, onEvent) {
   const Engine = engineClass();
-  const engine = new Engine(agentType, { cd: CD }, '', false);
+  // No onPermission, no onUpdate: as runAgent makes it.
+  const engine = new Engine(agentType, { cd: CD }, '', false, false, false);
   const plan = engine.plan();
   const host = new EngineHost(engine, { env: {} });
   const state = { promptId: undefined };

@@ -27,3 +27,28 @@ export const smoke = process.argv.includes('--smoke');
 export function report(result) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
+
+/**
+ * Median CPU time of `fn` (process.cpuUsage, user + system, every thread of
+ * the process), in nanoseconds: for a synchronous call, what it costs the
+ * host whatever else the machine runs.
+ */
+export function measureCpu(fn, { warmup = 3, minMs = 2000, maxIterations = 60, minIterations = 5, smoke = false } = {}) {
+  if (smoke) {
+    warmup = Math.min(warmup, 1);
+    minMs = 5;
+    minIterations = 2;
+    maxIterations = 3;
+  }
+  for (let i = 0; i < warmup; i++) fn();
+  const samples = [];
+  const start = performance.now();
+  while (samples.length < minIterations || (performance.now() - start < minMs && samples.length < maxIterations)) {
+    const before = process.cpuUsage();
+    fn();
+    const spent = process.cpuUsage(before);
+    samples.push((spent.user + spent.system) * 1000);
+  }
+  samples.sort((a, b) => a - b);
+  return { medianNs: samples[samples.length >> 1], iterations: samples.length };
+}

@@ -22,6 +22,7 @@ const FAMILIES = [
   ['memory', 'scenarios/memory.mjs', [], ['--expose-gc']],
   ['run-agent', 'scenarios/run-agent.mjs', []],
   ['session', 'scenarios/session.mjs', []],
+  ['turn-two', 'scenarios/turn-two.mjs', []],
   ['team', 'scenarios/team.mjs', []],
 ];
 

@@ -47,7 +47,7 @@ async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostErr
   const runFolder = options.endpoint != null ? runFolderName() : undefined;
   let engine;
   try {
-    engine = new Engine(agentArg(agent), { ...options, cd, runFolder }, command ?? '', onPermission !== undefined, several);
+    engine = new Engine(agentArg(agent), { ...options, cd, runFolder }, command ?? '', onPermission !== undefined, several, onUpdate !== undefined);
   } catch (err) {
     removeRunFolder(runFolder);
     if (err && err.name === 'AgentContextError') return { failed: err.message };

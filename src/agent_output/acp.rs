@@ -303,6 +303,20 @@ impl AcpReader {
                 .is_some_and(|update| update.kind != Kind::Quiet && self.apply(&update, out, text))
     }
 
+    /// [`read_fast`](Self::read_fast) for an update of the session's own
+    /// state (commands, modes, options, session info) only, for a client
+    /// that reads that state itself (the session engine).
+    pub fn read_fast_quiet(
+        &mut self,
+        line: &[u8],
+        out: &mut ReplyBuilder,
+        text: &mut Vec<u16>,
+    ) -> bool {
+        self.fast
+            && acp_update::scan(line, text)
+                .is_some_and(|update| update.kind == Kind::Quiet && self.apply(&update, out, text))
+    }
+
     /// What [`update`](Self::update) does with the same line.
     fn apply(&mut self, update: &Update<'_, u8>, out: &mut ReplyBuilder, text: &[u16]) -> bool {
         if matches!(update.kind, Kind::ToolCall | Kind::ToolCallUpdate) {

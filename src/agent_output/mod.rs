@@ -258,6 +258,17 @@ impl AgentOutputParser {
         }
     }
 
+    /// ACP, for the same client: one whole line read straight from its
+    /// bytes when it is a `session/update` of the session's own state
+    /// (commands, modes, options, session info), which the client reads
+    /// too; false, nothing read, otherwise.
+    pub fn acp_fast_quiet_line(&mut self, line: &[u8]) -> bool {
+        match self.acp.as_deref_mut() {
+            Some(acp) => acp.read_fast_quiet(line, &mut self.reply, &mut self.scratch),
+            None => false,
+        }
+    }
+
     /// ACP: one JSON-RPC message the client already parsed.
     pub fn acp_message(&mut self, message: &Value) {
         if let Some(acp) = self.acp.as_deref_mut() {

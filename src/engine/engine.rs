@@ -150,6 +150,9 @@ pub struct Engine {
     pub(super) can_close: bool,
     /// Whether the host answers permissions (`onPermission`).
     pub(super) asks_host: bool,
+    /// Whether the host hears the default session's updates (`onUpdate`):
+    /// when not, no `Update` action is made for it.
+    pub(super) hears_updates: bool,
     /// The process's last lines (for a failure before any turn).
     pub(super) tail: OutputTail,
     /// Set when starting failed for good (command not found, …): every
@@ -208,6 +211,7 @@ impl Engine {
             },
             can_close: false,
             asks_host,
+            hears_updates: true,
             tail: OutputTail::default(),
             broken: None,
             init_failed: None,
@@ -237,8 +241,18 @@ impl Engine {
     }
 
     /// The session as it stands (the first one; see [`snapshot_of`](Self::snapshot_of)).
-    pub fn snapshot(&self) -> &Snapshot {
-        self.sessions.first().map_or(&self.info, |s| &s.snapshot)
+    pub fn snapshot(&mut self) -> &Snapshot {
+        if self.sessions.is_empty() {
+            return &self.info;
+        }
+        self.settle_snapshot(0);
+        &self.sessions[0].snapshot
+    }
+
+    /// Whether the host hears the default session's updates (`Update`
+    /// actions); true unless told otherwise.
+    pub fn hear_updates(&mut self, on: bool) {
+        self.hears_updates = on;
     }
 
     /// What `initialize` said: capabilities, auth methods, agent info.

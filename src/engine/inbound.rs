@@ -21,11 +21,16 @@ impl Engine {
         // parser straight from their bytes, and nothing else needs them
         // (the session's own state, which that reader skips, is read below).
         let running = self.line_session(line);
-        if let Some(a) = running.and_then(|i| self.attempt_mut(i)) {
-            if a.rpc_id.is_some() && a.parser.acp_fast_line(line) {
-                // A line of the reply: the agent is answering this prompt.
-                a.heard = true;
-                return;
+        if let Some(i) = running {
+            if let Some(a) = self.attempt_mut(i).filter(|a| a.rpc_id.is_some()) {
+                if a.parser.acp_fast_line(line) {
+                    // A line of the reply: the agent is answering this prompt.
+                    a.heard = true;
+                    return;
+                }
+                if self.quiet_line(i, line) {
+                    return;
+                }
             }
         }
         let message = match parse_object(line) {
@@ -142,6 +147,7 @@ impl Engine {
                 }
             }
             Some("available_commands_update") => {
+                s.commands_text = None;
                 s.snapshot.commands = update
                     .get("availableCommands")
                     .cloned()
@@ -158,15 +164,21 @@ impl Engine {
             _ => {}
         }
         let key = s.key;
-        let update = update.clone();
-        self.push(if key == DEFAULT {
-            Action::Update(update)
-        } else {
-            Action::SessionUpdate {
-                session: key,
-                update,
+        self.push_update(key, update);
+    }
+
+    /// An update of session `key` for the host, when it hears them.
+    pub(super) fn push_update(&mut self, key: u64, update: &Value) {
+        if key == DEFAULT {
+            if self.hears_updates {
+                self.push(Action::Update(update.clone()));
             }
-        });
+        } else {
+            self.push(Action::SessionUpdate {
+                session: key,
+                update: update.clone(),
+            });
+        }
     }
 
     pub(super) fn agent_request(&mut self, method: &str, id: Value, message: &Value) {

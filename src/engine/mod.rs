@@ -17,6 +17,7 @@ pub mod judge;
 mod messages;
 mod ops;
 mod prompt_attachments;
+mod quiet;
 mod sessions;
 mod setup;
 mod turn;

@@ -34,6 +34,7 @@ impl Engine {
 
     pub(super) fn send_op(&mut self, i: usize, op: u64, kind: OpKind) {
         let key = Some(self.sessions[i].key);
+        self.settle_snapshot(i);
         let snap = self.sessions[i].snapshot.clone();
         let session = snap.session_id.clone();
         match &kind {

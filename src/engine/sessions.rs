@@ -27,6 +27,9 @@ pub(crate) struct Session {
     pub(super) queue: VecDeque<Queued>,
     pub(super) turn: Option<Box<Turn>>,
     pub(super) snapshot: Snapshot,
+    /// The latest commands list of a turn, as the agent sent it, until the
+    /// session is read (`settle_snapshot`).
+    pub(super) commands_text: Option<String>,
     /// The session to reopen after a restart: asked for by the user, or
     /// one that was sent a prompt.
     pub(super) keep_session: Option<String>,
@@ -56,6 +59,7 @@ impl Session {
                 auth_methods: Value::Array(Vec::new()),
                 ..Snapshot::default()
             },
+            commands_text: None,
             system_inline: false,
             setup_failed: None,
             closing: None,
@@ -89,8 +93,10 @@ impl Engine {
     }
 
     /// The state of session `key`.
-    pub fn snapshot_of(&self, key: u64) -> Option<&Snapshot> {
-        self.at(key).map(|i| &self.sessions[i].snapshot)
+    pub fn snapshot_of(&mut self, key: u64) -> Option<&Snapshot> {
+        let i = self.at(key)?;
+        self.settle_snapshot(i);
+        Some(&self.sessions[i].snapshot)
     }
 
     /// Queue a prompt in session `key`.

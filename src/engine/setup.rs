@@ -152,6 +152,7 @@ impl Engine {
         if let Some(Queued::Other(op, OpKind::Open)) = self.sessions[i].queue.front() {
             let op = *op;
             self.sessions[i].queue.pop_front();
+            self.settle_snapshot(i);
             let snapshot = self.sessions[i].snapshot.clone();
             self.push(Action::Done {
                 op,

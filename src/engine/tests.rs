@@ -525,6 +525,66 @@ fn session_state_updates_during_a_turn_reach_the_snapshot() {
 }
 
 #[test]
+fn state_updates_in_a_turn_are_heard_only_by_a_host_that_listens() {
+    let updates = [
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": [{"name": "first"}]}),
+        json!({"sessionUpdate": "config_option_update", "configOptions": [{"id": "model", "currentValue": "m2"}]}),
+        json!({"sessionUpdate": "session_info_update", "title": "A title"}),
+        // A later list replaces the earlier; a key with an escape is read by the general reader.
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": [{"name": "second", "n": -1.5, "x": [true, null, {}]}]}),
+        json!({"sessionUpdate": "current_mode_update", "currentModeId": "plan"}),
+    ];
+    for hears in [true, false] {
+        let mut e = engine("opencode", json!({}));
+        e.hear_updates(hears);
+        open(&mut e, json!({}), 0);
+        let op = e.prompt(json!([{"type": "text", "text": "hi"}]), LIMITS, 10);
+        let sent = written(&drain(&mut e));
+        for update in &updates {
+            say(
+                &mut e,
+                json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": update}}),
+                20,
+            );
+        }
+        e.stdout(b"{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{\"sessionId\":\"s1\",\"update\":{\"sessionUpdate\":\"current_mode_update\",\"current\\u004DodeId\":\"other\"}}}\n", 21);
+        say(&mut e, chunk("s1", "hello"), 21);
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+            22,
+        );
+        let actions = drain(&mut e);
+        let turn = turn_of(&actions, op).unwrap();
+        assert!(turn.success);
+        assert_eq!(turn.reply.text, "hello");
+        let heard: Vec<&Value> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Update(u) => Some(u),
+                _ => None,
+            })
+            .collect();
+        if hears {
+            assert_eq!(heard.len(), updates.len() + 1, "{actions:?}");
+            for (got, sent) in heard.iter().zip(&updates) {
+                assert_eq!(*got, sent);
+            }
+            assert_eq!(heard[5]["currentModeId"], "other");
+        } else {
+            assert!(heard.is_empty(), "{actions:?}");
+        }
+        // The list was read from its bytes, kept as text until the session is read.
+        assert!(e.sessions[0].commands_text.is_some());
+        let snapshot = e.snapshot().clone();
+        assert!(e.sessions[0].commands_text.is_none());
+        assert_eq!(snapshot.commands, updates[3]["availableCommands"]);
+        assert_eq!(snapshot.config_options, updates[1]["configOptions"]);
+        assert_eq!(snapshot.mode.as_deref(), Some("other"));
+    }
+}
+
+#[test]
 fn the_maintained_adapters_are_switched_to_the_mode_that_asks() {
     for (agent, fixture, current, wanted) in [
         ("claude-code", "claude/0.101.0", "auto", "default"),

@@ -102,7 +102,9 @@ impl EngineJs {
     /// `agent`: an agent type, an `AgentDefinition` or an ACP registry
     /// entry; `options`: the session's options without the functions and
     /// `env`; `command`: `options.command` or ''; `process`: an engine of
-    /// the process alone, its sessions added with `addSession`. Bad options
+    /// the process alone, its sessions added with `addSession`;
+    /// `hears_updates: false`: no `update` action for the default session
+    /// (the host has no `onUpdate`). Bad options
     /// throw `AgentContextError` (`INVALID_INPUT`).
     #[wasm_bindgen(constructor)]
     pub fn new(
@@ -111,15 +113,17 @@ impl EngineJs {
         command: String,
         asks_host: bool,
         process: Option<bool>,
+        hears_updates: Option<bool>,
     ) -> Result<EngineJs, JsValue> {
         let agent = js_result(to_json(&agent, "agentType"))?;
         let options = js_result(to_json(&options, "options"))?;
         let cfg = js_result(SessionConfig::read_agent(&agent, &options, &command))?;
-        let inner = if process == Some(true) {
+        let mut inner = if process == Some(true) {
             Engine::process(cfg, asks_host)
         } else {
             Engine::new(cfg, asks_host)
         };
+        inner.hear_updates(hears_updates != Some(false));
         Ok(EngineJs {
             inner,
             last_turn: None,
@@ -164,7 +168,7 @@ impl EngineJs {
 
     /// Session `key`'s state, undefined once it is gone.
     #[wasm_bindgen(js_name = snapshotOf)]
-    pub fn snapshot_of(&self, key: f64) -> Result<JsValue, JsValue> {
+    pub fn snapshot_of(&mut self, key: f64) -> Result<JsValue, JsValue> {
         match self.inner.snapshot_of(key as u64) {
             Some(s) => js_result(from_serializable(s)),
             None => Ok(JsValue::UNDEFINED),
@@ -402,7 +406,7 @@ impl EngineJs {
         self.inner.poll_timeout().map(|t| t as f64)
     }
 
-    pub fn snapshot(&self) -> Result<JsValue, JsValue> {
+    pub fn snapshot(&mut self) -> Result<JsValue, JsValue> {
         js_result(from_serializable(self.inner.snapshot()))
     }
 }

@@ -267,6 +267,31 @@ test('claude: a 200 KiB system prompt goes through a file, removed after', { tim
     assert.deepEqual(scratch(), before, 'the system prompt file is removed');
   }));
 
+test('claude: one-shot, then resumed with its sessionId: the second request holds the first reply verbatim and the model asked for', { timeout: TEST_TIMEOUT_MS }, () =>
+  within('claude', 'plain', async (ctx) => {
+    const model = 'claude-mock-resume-7';
+    const first = await run(ctx, { model, request: { prompt: 'First question: delta-4410?' } });
+    assert.equal(first.success, true, JSON.stringify(first.error));
+    assert.equal(first.reply.text, PLAIN_TEXT);
+    const before = ctx.mock.requests().length;
+    const second = await run(ctx, { model, sessionId: first.sessionId, request: { prompt: 'Second question: echo-8821?' } });
+    assert.equal(second.success, true, JSON.stringify(second.error));
+    assert.equal(second.sessionId, first.sessionId);
+    assert.equal(second.requestedSessionId, first.sessionId);
+    const firstCalls = ctx.mock.requests().slice(0, before).filter((r) => r.url.includes(MAIN_CALL.claude));
+    const secondCalls = mainCalls(ctx, before);
+    assert.ok(firstCalls.some((c) => JSON.stringify(c.body.messages).includes('delta-4410')), 'the first turn reached the API');
+    const last = secondCalls.filter((c) => JSON.stringify(c.body.messages).includes('echo-8821')).at(-1);
+    assert.ok(last, 'the second turn reached the API');
+    // Every model request of both runs names the model asked for.
+    for (const call of [...firstCalls, ...secondCalls]) assert.equal(call.body.model, model, call.url);
+    // The first turn's question and its reply, verbatim, as an assistant message.
+    const messages = last.body.messages;
+    assert.ok(strings(messages).some((s) => s.includes('delta-4410')), 'the first question is in the history');
+    const assistant = messages.filter((m) => m.role === 'assistant').map((m) => (typeof m.content === 'string' ? m.content : m.content.filter((b) => b.type === 'text').map((b) => b.text).join('')));
+    assert.ok(assistant.includes(first.reply.text), `the first reply verbatim: ${JSON.stringify(assistant)}`);
+  }));
+
 /** `agent-context run …` with `stdin`; resolves `{ code, stdout, stderr }`. */
 function cli(args, stdin, env) {
   return new Promise((resolve, reject) => {
