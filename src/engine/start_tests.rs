@@ -321,3 +321,26 @@ fn codex_reconnects_over_acp_are_counted() {
     let message = &result.error.as_ref().unwrap().message;
     assert!(message.contains("HTTP 503"), "{message}");
 }
+
+/// opencode over ACP ends a 5xx it gave up retrying with a JSON-RPC error
+/// naming no status, only the API's message: its wording says upstream.
+#[test]
+fn opencode_server_error_wording_is_upstream() {
+    let mut e = engine("opencode", json!({}));
+    open(&mut e, json!({}), 0);
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 100);
+    let sent = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "error": {"code": -32603,
+            "message": "Internal error: Mock server error: the model is unavailable.",
+            "data": {"service": "session", "errorName": "APIError"}}}),
+        200,
+    );
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert_eq!(
+        result.kind(),
+        Some(AgentErrorKind::UpstreamError),
+        "{result:?}"
+    );
+}

@@ -174,7 +174,14 @@ const OPENCODE: Signs = Signs {
     ],
     status_prefixes: &[],
     unknown_session: &["Session not found"],
-    markers: &[],
+    // Over ACP a failed call is a JSON-RPC `Internal error: <the API's
+    // message>` with no status: a 5xx body's usual wording, as opencode's
+    // own retry rule reads it.
+    markers: &[
+        ("server error", UpstreamError),
+        ("service unavailable", UpstreamError),
+        ("overloaded", UpstreamError),
+    ],
     retry_lines: &[],
     retry_status: &[],
 };
