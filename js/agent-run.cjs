@@ -175,6 +175,7 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
       isProgress: (chunk) => run.isProgress(chunk),
       onStdout(chunk) {
         const events = run.pushStdout(chunk, wantEvents);
+        if (run.overOwnRetries()) control.stop('own_retries');
         if (events === undefined) return;
         try {
           for (const event of events) onEvent(event);
@@ -183,7 +184,11 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
           control.stop('aborted');
         }
       },
-      onStderr: (chunk) => run.pushStderr(chunk),
+      onStderr: (chunk) => {
+        run.pushStderr(chunk);
+        // The core counts the agent's own retries; past maxRetries, stop.
+        if (run.overOwnRetries()) control.stop('own_retries');
+      },
     });
     readOutputs(run, plan.outputs);
     const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);

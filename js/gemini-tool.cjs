@@ -76,6 +76,7 @@ async function drive(run, plan, { signal, env, started }) {
   for (let n = 0; n < plan.maxAttempts; n += 1) {
     if (signal?.aborted) return run.abort();
     run.startAttempt();
+    const control = {};
     const end = await runProcess({
       file: plan.command,
       args: plan.args,
@@ -85,8 +86,13 @@ async function drive(run, plan, { signal, env, started }) {
       idleTimeoutMs: plan.idleTimeoutMs,
       deadline,
       signal,
+      control,
       onStdout: (chunk) => run.pushStdout(chunk),
-      onStderr: (chunk) => run.pushStderr(chunk),
+      // Past max_retries of Gemini CLI's own retries, the core says stop.
+      onStderr: (chunk) => {
+        run.pushStderr(chunk);
+        if (run.overOwnRetries()) control.stop('own_retries');
+      },
     });
     // spawn also says ENOENT when the working directory went away meanwhile.
     const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);

@@ -68,13 +68,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         mcp_env: &[],
     }),
     mcp_tool: "gemini",
-    // System settings override the user's key by key (a deep merge); the
-    // retries wait 5 s, then twice as long each time.
-    own_retries: OwnRetries::SettingsFile {
-        env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-        key: &["general", "maxAttempts"],
-        plus: 1,
-    },
+    // Its retries (10 attempts, 5 s doubling to 30 s) each print `Attempt N
+    // failed with status 500. Retrying with backoff...` on stderr over the
+    // CLI: counted. Over ACP it prints nothing while it retries.
+    own_retries: OwnRetries::Counted(
+        "general.maxAttempts is read from settings files only; the system settings and system defaults files (GEMINI_CLI_SYSTEM_SETTINGS_PATH, GEMINI_CLI_SYSTEM_DEFAULTS_PATH) are skipped unless root owns them and every folder above them, none writable by others, and the user's and the workspace's files are the user's",
+    ),
     // GOOGLE_GEMINI_BASE_URL alone makes it pick a "gateway" auth that
     // headless runs reject: its system settings choose the API-key auth.
     endpoint: EndpointSpec {

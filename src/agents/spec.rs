@@ -42,13 +42,19 @@ pub enum OwnRetries {
     Env { name: &'static str, plus: u32 },
     /// A settings file the run writes and removes, named by the environment
     /// variable `env`, that the agent merges over the user's own settings,
-    /// key by key; it holds `maxRetries + plus` at `key` (Gemini CLI's
-    /// system settings: `general.maxAttempts`).
+    /// key by key; it holds `maxRetries + plus` at `key` (Qwen Code's
+    /// system settings: `model.generationConfig.maxRetries`).
     SettingsFile {
         env: &'static str,
         key: &'static [&'static str],
         plus: u32,
     },
+    /// No setting the run can own reaches them, but each retry prints a
+    /// line with the HTTP status (its output format's
+    /// `Signs::retry_status`): the run counts them and stops the agent once
+    /// it retried more than `maxRetries` times (`crate::run::RetryCount`);
+    /// why no setting (`docs/agents.md`).
+    Counted(&'static str),
     /// No setting the run can own reaches them; why (`docs/agents.md`).
     Unbounded(&'static str),
 }
@@ -60,7 +66,7 @@ impl OwnRetries {
         match self {
             OwnRetries::Env { name, .. } => Some(name),
             OwnRetries::SettingsFile { env, .. } => Some(env),
-            OwnRetries::Unbounded(_) => None,
+            OwnRetries::Counted(_) | OwnRetries::Unbounded(_) => None,
         }
     }
 }

@@ -488,8 +488,21 @@ impl Engine {
             self.touch(now);
         }
         self.tail.push(Stream::Stderr, chunk);
-        for a in self.attempts_mut() {
+        let mut over = Vec::new();
+        for (i, session) in self.sessions.iter_mut().enumerate() {
+            let Some(a) = session.turn.as_mut().and_then(|t| t.attempt.as_mut()) else {
+                continue;
+            };
             a.tail.push(Stream::Stderr, chunk);
+            // Past maxRetries of the agent's own retries: the turn ends.
+            // (The process's output is not told apart by session: with
+            // several sessions prompting at once, each counts every line.)
+            if a.retries.push(true, chunk) {
+                over.push((i, a.retries.exceeded()));
+            }
+        }
+        for (i, over) in over {
+            self.stop_turn(i, StopReason::OwnRetries(over), now);
         }
     }
 
@@ -500,8 +513,21 @@ impl Engine {
             self.touch(now);
         }
         self.tail.push(Stream::Stdout, chunk);
-        for a in self.attempts_mut() {
+        let mut over = Vec::new();
+        for (i, session) in self.sessions.iter_mut().enumerate() {
+            let Some(a) = session.turn.as_mut().and_then(|t| t.attempt.as_mut()) else {
+                continue;
+            };
             a.tail.push(Stream::Stdout, chunk);
+            // Codex's adapter says `Reconnecting... 2/5` in a session update.
+            // (The process's output is not told apart by session: with
+            // several sessions prompting at once, each counts every line.)
+            if a.retries.push(false, chunk) {
+                over.push((i, a.retries.exceeded()));
+            }
+        }
+        for (i, over) in over {
+            self.stop_turn(i, StopReason::OwnRetries(over), now);
         }
         let mut lines = std::mem::take(&mut self.lines);
         lines.push(chunk, |line| self.line(line));

@@ -267,3 +267,80 @@ fn a_registry_entry_runs_its_npx_package_and_a_built_in_id_keeps_its_agent() {
     assert_eq!(cfg.agent.name, "Gemini CLI");
     assert!(cfg.launch.missing_file_is_empty);
 }
+
+/// Retry lines on stderr over ACP (Gemini CLI's, as it prints them over the
+/// CLI) past `maxRetries`: the turn is cancelled and ends `upstream_error`.
+#[test]
+fn own_retries_past_max_retries_end_the_turn() {
+    let mut e = engine("google-gemini", json!({}));
+    open(&mut e, json!({}), 0);
+    let limits = super::turn::TurnLimits {
+        max_retries: 1,
+        ..LIMITS
+    };
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), limits, 100);
+    drain(&mut e);
+    let line = |n: u32| {
+        format!("Attempt {n} failed with status 500. Retrying with backoff... ApiError: {{\"error\":{{\"code\":500}}}}\n")
+    };
+    e.stderr(line(1).as_bytes(), 200);
+    assert!(
+        written(&drain(&mut e)).is_empty(),
+        "one retry is within maxRetries 1"
+    );
+    e.stderr(line(2).as_bytes(), 5_200);
+    assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
+    e.timeout(5_200 + CANCEL_GRACE_MS);
+    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    e.exited(None, Some("SIGKILL"), 5_300 + CANCEL_GRACE_MS);
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
+}
+
+/// Codex's adapter says each retry in a session update (`Reconnecting...
+/// 1/5`, with the status or wording of what failed): counted from stdout.
+#[test]
+fn codex_reconnects_over_acp_are_counted() {
+    let mut e = engine("openai-codex", json!({}));
+    open(&mut e, json!({}), 0);
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 100);
+    let sent = written(&drain(&mut e));
+    assert_eq!(sent[0]["method"], "session/prompt");
+    let update = json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": {
+        "sessionUpdate": "session_info_update", "_meta": {"codex": {"error": {"message": "Reconnecting... 1/5",
+        "additionalDetails": "unexpected status 503 Service Unavailable: busy", "willRetry": true}}}}}});
+    say(&mut e, update, 200);
+    assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "cancelled"}}),
+        300,
+    );
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
+    let message = &result.error.as_ref().unwrap().message;
+    assert!(message.contains("HTTP 503"), "{message}");
+}
+
+/// opencode over ACP ends a 5xx it gave up retrying with a JSON-RPC error
+/// naming no status, only the API's message: its wording says upstream.
+#[test]
+fn opencode_server_error_wording_is_upstream() {
+    let mut e = engine("opencode", json!({}));
+    open(&mut e, json!({}), 0);
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), LIMITS, 100);
+    let sent = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": sent[0]["id"], "error": {"code": -32603,
+            "message": "Internal error: Mock server error: the model is unavailable.",
+            "data": {"service": "session", "errorName": "APIError"}}}),
+        200,
+    );
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert_eq!(
+        result.kind(),
+        Some(AgentErrorKind::UpstreamError),
+        "{result:?}"
+    );
+}

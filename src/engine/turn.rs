@@ -64,6 +64,8 @@ pub struct Attempt {
     pub active_ms: u64,
     /// `session/cancel` was sent at this time: the tree is killed after the grace.
     pub kill_at: Option<u64>,
+    /// The agent's own retries of a failed API call seen on stderr.
+    pub retries: crate::run::RetryCount,
 }
 
 impl Turn {
@@ -108,6 +110,11 @@ impl Turn {
             heard: false,
             active_ms: now,
             kill_at: None,
+            retries: crate::run::RetryCount::new(
+                crate::agents::find(agent_type)
+                    .map_or(crate::agents::OutputFormat::PlainText, |agent| agent.output),
+                self.limits.max_retries,
+            ),
         });
     }
 

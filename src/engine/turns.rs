@@ -406,6 +406,10 @@ impl Engine {
         // The user's cancel: `aborted`, whatever the agent said.
         let outcome = match (turn.stopped, outcome) {
             (Some(StopReason::Aborted), Err(_)) => Err(aborted(agent.name)),
+            // Stopped past maxRetries of its own retries: whatever it said after.
+            (Some(StopReason::OwnRetries(over)), _) => {
+                Err(crate::run::own_retries(agent.name, over))
+            }
             (_, outcome) => outcome,
         };
         let auth = matches!(&attempt.failed, Some((_, e)) if e.get("code").and_then(Value::as_i64) == Some(AUTH_REQUIRED));

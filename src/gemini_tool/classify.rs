@@ -648,7 +648,7 @@ mod tests {
             AttemptEnd::new(None, None, None, Some("late"))
                 .unwrap_err()
                 .message(),
-            "stopped must be 'idle_timeout', 'timeout' or 'aborted', got \"late\""
+            "stopped must be 'idle_timeout', 'timeout', 'aborted' or 'own_retries', got \"late\""
         );
     }
 }

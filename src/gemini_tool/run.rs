@@ -203,6 +203,16 @@ impl GeminiToolRun {
         }
     }
 
+    /// Whether Gemini CLI retried more than `max_retries` times in this
+    /// attempt (see [`crate::run::RetryCount`]): the host stops it.
+    pub fn over_own_retries(&self) -> bool {
+        self.running
+            && self
+                .ready
+                .as_ref()
+                .is_some_and(|(_, runner)| runner.over_own_retries())
+    }
+
     /// The attempt's process ended `elapsed_ms` after the call began.
     /// Returns the wait before the next attempt, or `None`: the call is over.
     pub fn end_attempt(&mut self, end: &AttemptEnd, elapsed_ms: u64) -> Option<u64> {

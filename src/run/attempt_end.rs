@@ -9,6 +9,10 @@ pub enum StopReason {
     IdleTimeout,
     MaxDuration,
     Aborted,
+    /// The agent retried a failed API call more than `maxRetries` times
+    /// ([`super::RetryCount`]): what its last retry line said, and how many
+    /// it made (`None` until the runner fills it in).
+    OwnRetries(Option<super::OwnRetriesOver>),
 }
 
 /// How an attempt's process ended, as the runner saw it.
@@ -23,7 +27,8 @@ pub struct AttemptEnd {
 }
 
 impl AttemptEnd {
-    /// From the JS runner; `stopped` is `'idle_timeout'`, `'timeout'` or `'aborted'`.
+    /// From the JS runner; `stopped` is `'idle_timeout'`, `'timeout'`,
+    /// `'aborted'` or `'own_retries'` (the runner fills in what it counted).
     pub fn new(
         exit_code: Option<i32>,
         signal: Option<String>,
@@ -35,9 +40,10 @@ impl AttemptEnd {
             Some("idle_timeout") => Some(StopReason::IdleTimeout),
             Some("timeout") => Some(StopReason::MaxDuration),
             Some("aborted") => Some(StopReason::Aborted),
+            Some("own_retries") => Some(StopReason::OwnRetries(None)),
             Some(other) => {
                 return Err(AgentContextError::invalid(format!(
-                    "stopped must be 'idle_timeout', 'timeout' or 'aborted', got \"{other}\""
+                    "stopped must be 'idle_timeout', 'timeout', 'aborted' or 'own_retries', got \"{other}\""
                 )))
             }
         };

@@ -93,7 +93,29 @@ fn stopped(stop: StopReason, e: &Evidence) -> Failure {
             ),
         ),
         StopReason::Aborted => aborted(name),
+        StopReason::OwnRetries(over) => own_retries(name, over),
     }
+}
+
+/// The agent retried a failed API call more than `maxRetries` times.
+pub fn own_retries(name: &str, over: Option<super::OwnRetriesOver>) -> Failure {
+    let Some(over) = over else {
+        return Failure::new(
+            AgentErrorKind::UpstreamError,
+            format!("{name} retried a failed API call more than maxRetries allows; its process tree was killed"),
+        );
+    };
+    let what = match over.status {
+        Some(status) => format!("HTTP {status}"),
+        None => over.kind.as_str().to_owned(),
+    };
+    Failure::new(
+        over.kind,
+        format!(
+            "{name} retried a failed API call {} times ({what}), more than maxRetries allows; its process tree was killed",
+            over.retries
+        ),
+    )
 }
 
 /// The platform's command-line limit, for a spawn the OS refused as too long.

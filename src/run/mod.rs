@@ -19,6 +19,7 @@ mod kind;
 mod options;
 mod own_retries;
 mod result;
+mod retry_count;
 mod runner;
 pub mod signs;
 mod tail;
@@ -26,7 +27,8 @@ mod tail;
 pub use attempt_end::{AttemptEnd, StopReason};
 pub use backoff::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use classify::{
-    aborted, classify, command_not_found, http_status, status_from_exit, Evidence, Failure,
+    aborted, classify, command_not_found, http_status, own_retries, status_from_exit, Evidence,
+    Failure,
 };
 pub use kind::AgentErrorKind;
 pub use options::{
@@ -35,6 +37,7 @@ pub use options::{
 };
 pub use own_retries::{own_retry_config, OwnRetryConfig};
 pub use result::{AgentRun, LastAttempt, RunError};
+pub use retry_count::{OwnRetriesOver, RetryCount};
 pub use runner::{retry_wait, AgentRunner, RunPlan};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
 

@@ -85,23 +85,27 @@ mod tests {
             [("CLAUDE_CODE_MAX_RETRIES".to_owned(), "1".to_owned())]
         );
         assert_eq!(claude.file, None);
-        let gemini = config("google-gemini", 1, &[("HOME", "/h")]);
+        let qwen = config("qwen-code", 0, &[("HOME", "/h")]);
         assert_eq!(
-            gemini.env,
+            qwen.env,
             [(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(),
+                "QWEN_CODE_SYSTEM_SETTINGS_PATH".to_owned(),
                 "/run/settings.json".to_owned()
             )]
         );
-        let file = gemini.file.unwrap();
-        assert_eq!(file.path, "/run/settings.json");
-        assert_eq!(file.content, "{\"general\":{\"maxAttempts\":2}}\n");
-        let qwen = config("qwen-code", 0, &[]).file.unwrap();
+        let qwen = qwen.file.unwrap();
+        assert_eq!(qwen.path, "/run/settings.json");
         assert_eq!(
             qwen.content,
             "{\"model\":{\"generationConfig\":{\"maxRetries\":0}}}\n"
         );
-        for agent in ["openai-codex", "github-copilot", "opencode"] {
+        // Gemini CLI's retries are counted from its output instead (RetryCount).
+        for agent in [
+            "openai-codex",
+            "github-copilot",
+            "opencode",
+            "google-gemini",
+        ] {
             assert_eq!(config(agent, 1, &[]), OwnRetryConfig::default(), "{agent}");
         }
     }
@@ -114,15 +118,15 @@ mod tests {
         );
         assert_eq!(
             config(
-                "google-gemini",
+                "qwen-code",
                 1,
-                &[("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "/etc/x.json")]
+                &[("QWEN_CODE_SYSTEM_SETTINGS_PATH", "/etc/x.json")]
             ),
             OwnRetryConfig::default()
         );
-        let gemini = agents::find("google-gemini").unwrap();
+        let qwen = agents::find("qwen-code").unwrap();
         assert_eq!(
-            own_retry_config(gemini, 1, None, &[]),
+            own_retry_config(qwen, 1, None, &[]),
             OwnRetryConfig::default()
         );
     }

@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use super::attempt_end::AttemptEnd;
+use super::attempt_end::{AttemptEnd, StopReason};
 use super::backoff::{backoff_ms, MIN_ATTEMPT_MS};
 use crate::agent_output::{AgentEvent, AgentReply, TextForm};
 use crate::agents::{self, AgentSpec};
@@ -81,6 +81,8 @@ pub struct AgentRunner {
     ready: Option<(RunOptions, CliInvocation)>,
     requested_session: Option<String>,
     attempt: Option<RunAttempt>,
+    /// The agent's own retries seen in this attempt.
+    retry_count: Option<super::RetryCount>,
     attempts: u32,
     last: Option<Report>,
     /// Set once the call is over.
@@ -120,6 +122,7 @@ impl AgentRunner {
             ready: None,
             requested_session: None,
             attempt: None,
+            retry_count: None,
             attempts: 0,
             last: None,
             outcome: None,
@@ -267,6 +270,12 @@ impl AgentRunner {
             TextForm::Utf8
         };
         self.attempt = Some(RunAttempt::new(&self.agent_type, self.events, form));
+        self.retry_count = match (self.agent, self.ready.as_ref()) {
+            (Some(agent), Some((options, _))) => {
+                Some(super::RetryCount::new(agent.output, options.max_retries))
+            }
+            _ => None,
+        };
         self.attempts += 1;
     }
 
@@ -288,7 +297,12 @@ impl AgentRunner {
     /// when [`set_events`](Self::set_events) turned them off).
     pub fn push_stdout(&mut self, chunk: &[u8]) -> Vec<AgentEvent> {
         match &mut self.attempt {
-            Some(attempt) => attempt.push_stdout(chunk),
+            Some(attempt) => {
+                if let Some(count) = self.retry_count.as_mut() {
+                    count.push(false, chunk);
+                }
+                attempt.push_stdout(chunk)
+            }
             None => Vec::new(),
         }
     }
@@ -304,7 +318,22 @@ impl AgentRunner {
     pub fn push_stderr(&mut self, chunk: &[u8]) {
         if let Some(attempt) = &mut self.attempt {
             attempt.push_stderr(chunk);
+            if let Some(count) = self.retry_count.as_mut() {
+                count.push(true, chunk);
+            }
         }
+    }
+
+    /// Whether the agent has retried a failed API call more than
+    /// `maxRetries` times in this attempt ([`super::RetryCount`], read from
+    /// stdout and stderr): the host then stops the process with
+    /// `'own_retries'`.
+    pub fn over_own_retries(&self) -> bool {
+        self.attempt.is_some()
+            && self
+                .retry_count
+                .as_ref()
+                .is_some_and(|c| c.exceeded().is_some())
     }
 
     /// The content of the plan's output file at `path`, read once the
@@ -334,6 +363,16 @@ impl AgentRunner {
         let (options, invocation) = self.ready.as_ref()?;
         let agent = self.agent?;
         let (reply, units, last_lines) = attempt.finish();
+        let mut end = end.clone();
+        if let Some(StopReason::OwnRetries(_)) = end.stopped {
+            // What the count saw: the host only said it stopped for it.
+            let over = self
+                .retry_count
+                .as_ref()
+                .and_then(super::RetryCount::exceeded);
+            end.stopped = Some(StopReason::OwnRetries(over));
+        }
+        let end = &end;
         let outcome = classify(&Evidence {
             agent,
             end,

@@ -24,6 +24,10 @@ pub struct Signs {
     /// What the agent prints while it retries a failed API call: a chunk
     /// holding one is not progress for the idle timeout ([`is_progress`]).
     pub retry_lines: &'static [&'static str],
+    /// Text before the HTTP status in a retry line: each such line is one of
+    /// the agent's own retries, counted against `maxRetries`
+    /// ([`super::retry_count`]). Empty: not counted.
+    pub retry_status: &'static [&'static str],
 }
 
 /// Claude Code 2.1: the final `result` says `is_error`, the assistant
@@ -60,9 +64,11 @@ const CLAUDE: Signs = Signs {
         ("Prompt is too long", ContextTooLong),
     ],
     retry_lines: &[],
+    retry_status: &[],
 };
 
-/// Codex 0.169: `turn.failed` ends a failed turn; an HTTP error reads
+/// Codex 0.169: `turn.failed` ends a failed turn, after `Reconnecting... N/5`
+/// errors while it retries; an HTTP error reads
 /// `unexpected status 401 Unauthorized: …`, but a 500 reads only "We're
 /// currently experiencing high demand", a 429 "Quota exceeded", and a 400
 /// is the API's JSON body alone; an
@@ -84,7 +90,10 @@ const CODEX: Signs = Signs {
         // A 400 is passed on as the API's JSON body, without the status.
         ("invalid_request_error", RequestRejected),
     ],
-    retry_lines: &[],
+    // `{"type":"error","message":"Reconnecting... 2/5 (We're currently
+    // experiencing high demand, …)"}` on stdout before each retry of a 5xx.
+    retry_lines: &["Reconnecting... "],
+    retry_status: &["unexpected status "],
 };
 
 /// Gemini CLI 0.61: while it retries a 429 or 5xx it prints `Attempt N
@@ -104,6 +113,7 @@ const GEMINI: Signs = Signs {
         ("empty response", EmptyResponse),
     ],
     retry_lines: &["Retrying with backoff", "Retrying after "],
+    retry_status: &["failed with status "],
 };
 
 /// Qwen Code 0.24.4, seen through `runAgent` against the mock
@@ -123,6 +133,7 @@ const QWEN: Signs = Signs {
     unknown_session: &["No saved session found"],
     markers: &[],
     retry_lines: &["Waiting for API capacity"],
+    retry_status: &[],
 };
 
 /// GitHub Copilot CLI 1.0.102, seen through `runAgent` against the mock: a
@@ -143,6 +154,7 @@ const COPILOT: Signs = Signs {
     unknown_session: &["No session, task, or name matched"],
     markers: &[("Authentication failed with provider", AuthError)],
     retry_lines: &[],
+    retry_status: &[],
 };
 
 /// opencode 1.18.33, seen through `runAgent` against the mock: a failed run
@@ -162,8 +174,16 @@ const OPENCODE: Signs = Signs {
     ],
     status_prefixes: &[],
     unknown_session: &["Session not found"],
-    markers: &[],
+    // Over ACP a failed call is a JSON-RPC `Internal error: <the API's
+    // message>` with no status: a 5xx body's usual wording, as opencode's
+    // own retry rule reads it.
+    markers: &[
+        ("server error", UpstreamError),
+        ("service unavailable", UpstreamError),
+        ("overloaded", UpstreamError),
+    ],
     retry_lines: &[],
+    retry_status: &[],
 };
 
 const PLAIN: Signs = Signs {
@@ -174,6 +194,7 @@ const PLAIN: Signs = Signs {
     unknown_session: &[],
     markers: &[],
     retry_lines: &[],
+    retry_status: &[],
 };
 
 /// What every CLI may say, after its own markers.

@@ -706,3 +706,69 @@ fn the_text_kept_as_utf16_units_reads_the_same_and_events_can_be_off() {
         (expected.as_str(), 0)
     );
 }
+
+/// The agent's own retries, counted from its output (Gemini CLI's stderr,
+/// Codex's stdout, as printed against the mock), past `maxRetries`: the host
+/// is told to stop it, and the attempt ends as the retried failure says.
+#[test]
+fn own_retries_past_max_retries_stop_the_attempt() {
+    let gemini_retry = |n: u32| {
+        format!("Attempt {n} failed with status 500. Retrying with backoff... _ApiError: {{\"error\":{{\"code\":500,\"message\":\"Mock internal error, please retry.\",\"status\":\"INTERNAL\"}}}}\n  status: 500\n")
+    };
+    let codex_retry = |n: u32| {
+        format!("{{\"type\":\"error\",\"message\":\"Reconnecting... {n}/5 (We\u{2019}re currently experiencing high demand, which may cause temporary errors.)\"}}\n")
+    };
+    for (agent, stderr, stdout, says) in [
+        (
+            GEMINI,
+            true,
+            &gemini_retry as &dyn Fn(u32) -> String,
+            "2 times (HTTP 500)",
+        ),
+        (CODEX, false, &codex_retry, "2 times (upstream_error)"),
+    ] {
+        let options = json!({"cd": "/w", "maxRetries": 1});
+        let mut run = AgentRunner::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
+        assert!(run.plan().is_some());
+        run.start_attempt();
+        let push = |run: &mut AgentRunner, text: String| {
+            if stderr {
+                run.push_stderr(text.as_bytes());
+            } else {
+                run.push_stdout(text.as_bytes());
+            }
+        };
+        push(&mut run, stdout(1));
+        assert!(
+            !run.over_own_retries(),
+            "{agent}: one retry is within maxRetries 1"
+        );
+        push(&mut run, stdout(2));
+        assert!(run.over_own_retries(), "{agent}");
+        let end = AttemptEnd::new(None, Some("SIGTERM".into()), None, Some("own_retries")).unwrap();
+        // Our own retry follows, as for any upstream_error.
+        assert_eq!(run.end_attempt(&end, 1_000), Some(500));
+        run.start_attempt();
+        assert!(!run.over_own_retries(), "{agent}: counted per attempt");
+        push(&mut run, stdout(1));
+        push(&mut run, stdout(2));
+        assert_eq!(run.end_attempt(&end, 2_000), None);
+        let result = serde_json::to_value(run.result(2_000).unwrap()).unwrap();
+        assert_eq!(kind(&result), "upstream_error", "{result}");
+        let message = result["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+        assert!(message.contains("more than maxRetries"), "{message}");
+    }
+    // Claude Code's retries are bounded by CLAUDE_CODE_MAX_RETRIES, not counted.
+    let mut run = AgentRunner::new(
+        CLAUDE,
+        &json!({"prompt": "Hi"}),
+        &json!({"cd": "/w", "maxRetries": 0}),
+        "agent",
+    );
+    assert!(run.plan().is_some());
+    run.start_attempt();
+    run.push_stderr(gemini_retry(1).as_bytes());
+    assert!(!run.over_own_retries());
+    assert!(AttemptEnd::new(None, None, None, Some("own_retry")).is_err());
+}

@@ -181,6 +181,13 @@ impl AgentRunnerJs {
         self.inner.push_stderr(chunk);
     }
 
+    /// Whether the agent retried a failed API call more than `maxRetries`
+    /// times in this attempt: stop the process with `'own_retries'`.
+    #[wasm_bindgen(js_name = overOwnRetries)]
+    pub fn over_own_retries(&self) -> bool {
+        self.inner.over_own_retries()
+    }
+
     /// How the attempt's process ended; returns the milliseconds to wait
     /// before the next attempt, or `undefined`.
     #[wasm_bindgen(js_name = endAttempt)]

@@ -116,6 +116,13 @@ impl GeminiToolRunJs {
         self.inner.push_stderr(chunk);
     }
 
+    /// Whether Gemini CLI retried more than `max_retries` times in this
+    /// attempt: stop the process with `'own_retries'`.
+    #[wasm_bindgen(js_name = overOwnRetries)]
+    pub fn over_own_retries(&self) -> bool {
+        self.inner.over_own_retries()
+    }
+
     /// How the attempt's process ended (`stopped`: `'idle_timeout'`,
     /// `'timeout'`, `'aborted'` or `undefined`); returns the milliseconds to
     /// wait before the next attempt, or `undefined`.
