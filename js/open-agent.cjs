@@ -8,9 +8,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { inputError, directoryProblem } = require('./agent-process.cjs');
-const { startEngine, release, checkPermissionHandler, cdWhy } = require('./acp-run.cjs');
+const { startEngine, checkPermissionHandler, cdWhy } = require('./acp-run.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
-const { makeSession, agentError, describe, checkFunction } = require('./session.cjs');
+const { makeSession, openStarted, agentError, describe, checkFunction } = require('./session.cjs');
 
 /**
  * Starts `agentType` (an agent type, an AgentDefinition or an ACP registry
@@ -41,16 +41,8 @@ async function openAgent(api, agentType, options) {
     warn,
     process: true,
   });
-  if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
-  const { host, plan } = started;
-  const opened = await host.run((now) => host.engine.open(now));
-  if (opened.failed) {
-    await host.run((now) => host.engine.close(now));
-    host.engine.free();
-    throw agentError(opened.failed);
-  }
-  release(host);
-  let info = opened.opened;
+  const { host, plan, opened } = await openStarted(started);
+  let info = opened;
   const takeHostError = () => {
     const err = hostError;
     hostError = null;

@@ -62,6 +62,23 @@ function seconds(value, name, fallback) {
 }
 
 /**
+ * Opens what `startEngine` started: `{ host, plan, opened }` (`opened`: the
+ * engine's snapshot once open), or throws why not, with nothing left running.
+ */
+async function openStarted(started) {
+  if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
+  const { host, plan } = started;
+  const opened = await host.run((now) => host.engine.open(now));
+  if (opened.failed) {
+    await host.run((now) => host.engine.close(now));
+    host.engine.free();
+    throw agentError(opened.failed);
+  }
+  release(host);
+  return { host, plan, opened: opened.opened };
+}
+
+/**
  * Opens a session with `agentType` (an agent type, an AgentDefinition or an
  * ACP registry entry) over ACP and resolves an AgentSession
  * once the agent is started and the session is open. `options` are
@@ -88,20 +105,12 @@ async function openAgentSession(api, agentType, options) {
   const env = givenEnv ?? process.env;
   let hostError = null;
   const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn, Engine });
-  if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
-  const { host, plan } = started;
-  const opened = await host.run((now) => host.engine.open(now));
-  if (opened.failed) {
-    await host.run((now) => host.engine.close(now));
-    host.engine.free();
-    throw agentError(opened.failed);
-  }
-  release(host);
+  const { host, plan, opened } = await openStarted(started);
   return makeSession(api, host, plan, {
     defined: agentType !== null && typeof agentType === 'object',
     protocol,
     persistent: protocol === 'acp' || plan.persistent === true,
-    snapshot: opened.opened,
+    snapshot: opened,
     warn,
     takeHostError: () => {
       const err = hostError;
@@ -234,4 +243,4 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
   return session;
 }
 
-module.exports = { openAgentSession, makeSession, agentError, describe, checkFunction };
+module.exports = { openAgentSession, openStarted, makeSession, agentError, describe, checkFunction };

@@ -1,0 +1,177 @@
+//! Tests of `acp.rs`.
+
+use crate::agent_output::{
+    parse_agent_output_in, AgentEvent, AgentOutputParser, AgentReply, Output, Protocol,
+    ReplyStatus, TextForm, ToolStatus,
+};
+use serde_json::json;
+
+fn parse(agent: &str, lines: &[serde_json::Value]) -> AgentReply {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    parse_agent_output_in(agent, Protocol::Acp, Output::Text(&text), TextForm::Utf8).0
+}
+
+fn update(kind: &str, fields: serde_json::Value) -> serde_json::Value {
+    let mut update = fields;
+    update["sessionUpdate"] = json!(kind);
+    json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}})
+}
+
+fn chunk(kind: &str, text: &str) -> serde_json::Value {
+    update(kind, json!({"content": {"type": "text", "text": text}}))
+}
+
+fn stop(reason: &str) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": reason}})
+}
+
+#[test]
+fn thoughts_and_plans_are_kept_apart_from_the_text() {
+    let entries = json!([{"content": "read", "priority": "high", "status": "pending"}]);
+    let reply = parse(
+        "claude-code",
+        &[
+            chunk("agent_thought_chunk", "Think"),
+            chunk("agent_message_chunk", "Hel"),
+            chunk("agent_thought_chunk", "ing"),
+            update("plan", json!({"entries": entries})),
+            chunk("agent_message_chunk", "lo"),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(reply.text, "Hello");
+    assert_eq!(reply.thoughts, "Thinking");
+    assert_eq!(reply.plan, Some(entries));
+    assert_eq!(reply.status, ReplyStatus::Success);
+    assert_eq!(reply.session_id.as_deref(), Some("s"));
+}
+
+#[test]
+fn thought_and_plan_events_arrive_in_order() {
+    let mut parser = AgentOutputParser::with_protocol("qwen-code", Protocol::Acp, TextForm::Utf8);
+    let line = format!("{}\n", chunk("agent_thought_chunk", "hmm"));
+    assert_eq!(
+        parser.push(line.as_bytes()),
+        vec![
+            AgentEvent::Session {
+                session_id: "s".into()
+            },
+            AgentEvent::Thought { text: "hmm".into() }
+        ]
+    );
+    let line = format!("{}\n", update("plan", json!({"entries": []})));
+    assert_eq!(
+        parser.push(line.as_bytes()),
+        vec![AgentEvent::Plan { entries: json!([]) }]
+    );
+}
+
+#[test]
+fn a_turn_not_ended_by_end_turn_failed_with_its_reason() {
+    for reason in ["cancelled", "max_tokens", "max_turn_requests", "refusal"] {
+        let reply = parse(
+            "opencode",
+            &[chunk("agent_message_chunk", "part"), stop(reason)],
+        );
+        assert_eq!(reply.status, ReplyStatus::Error, "{reason}");
+        assert_eq!(reply.errors[0].code.as_deref(), Some(reason));
+        assert_eq!(reply.terminal_reason.as_deref(), Some(reason));
+        assert_eq!(reply.text, "part");
+    }
+    // No response at all: the agent was killed or is still going.
+    let reply = parse("opencode", &[chunk("agent_message_chunk", "part")]);
+    assert_eq!(reply.status, ReplyStatus::Incomplete);
+}
+
+#[test]
+fn history_replayed_by_session_load_is_not_the_reply() {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}});
+    let loaded = json!({"jsonrpc": "2.0", "id": 2, "result": {}});
+    let reply = parse(
+        "claude-code",
+        &[
+            init,
+            chunk("user_message_chunk", "old question"),
+            chunk("agent_message_chunk", "old answer"),
+            update("tool_call", json!({"toolCallId": "old", "title": "Read"})),
+            loaded,
+            chunk("agent_message_chunk", "new answer"),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(reply.text, "new answer");
+    assert!(reply.tool_uses.is_empty());
+    // The session is the one the replay carried.
+    assert_eq!(reply.session_id.as_deref(), Some("s"));
+    assert_eq!(reply.status, ReplyStatus::Success);
+}
+
+#[test]
+fn tool_calls_merge_their_updates_and_permission_requests() {
+    let permission = json!({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {
+        "sessionId": "s",
+        "toolCall": {"toolCallId": "t1", "rawInput": {"path": "a.txt", "content": "x"}},
+        "options": [{"optionId": "allow", "kind": "allow_once", "name": "Allow"}],
+    }});
+    let reply = parse(
+        "copilot-unknown-agent",
+        &[
+            chunk("agent_message_chunk", "Writing."),
+            update(
+                "tool_call",
+                json!({"toolCallId": "t1", "title": "Write a.txt", "kind": "edit", "status": "pending"}),
+            ),
+            permission,
+            update(
+                "tool_call_update",
+                json!({"toolCallId": "t1", "status": "failed",
+                "content": [{"type": "content", "content": {"type": "text", "text": "denied"}}]}),
+            ),
+            chunk("agent_message_chunk", "Could not."),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(reply.text, "Writing.\n\nCould not.");
+    assert_eq!(reply.tool_uses.len(), 1);
+    let tool = &reply.tool_uses[0];
+    assert_eq!((tool.id.as_str(), tool.name.as_str()), ("t1", "edit"));
+    assert_eq!(tool.input, json!({"path": "a.txt", "content": "x"}));
+    assert_eq!(tool.status, ToolStatus::Error);
+    assert_eq!(tool.output.as_deref(), Some("denied"));
+}
+
+#[test]
+fn lines_that_are_not_json_are_kept_aside() {
+    let text = "warning: something\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"stopReason\":\"end_turn\"}}\n{\"jsonrpc\"";
+    let reply = parse_agent_output_in(
+        "google-gemini",
+        Protocol::Acp,
+        Output::Text(text),
+        TextForm::Utf8,
+    )
+    .0;
+    assert_eq!(reply.non_json_lines, ["warning: something", "{\"jsonrpc\""]);
+    assert_eq!(reply.status, ReplyStatus::Success);
+}
+
+#[test]
+fn an_error_response_is_fatal_with_its_http_status() {
+    let reply = parse(
+        "claude-code",
+        &[
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "Internal error: API Error: 529 overloaded"}}),
+        ],
+    );
+    assert_eq!(reply.status, ReplyStatus::Error);
+    assert_eq!(reply.api_error_status, Some(529));
+    assert_eq!(reply.errors[0].code.as_deref(), Some("-32603"));
+}
+
+#[test]
+fn the_protocol_option_is_cli_or_acp() {
+    assert_eq!(Protocol::from_option(None).unwrap(), Protocol::Cli);
+    assert_eq!(Protocol::from_option(Some("acp")).unwrap(), Protocol::Acp);
+    let err = Protocol::from_option(Some("ACP")).unwrap_err();
+    assert_eq!(err.code().as_str(), "INVALID_INPUT");
+    assert!(err.message().starts_with("protocol "), "{err}");
+}
