@@ -42,6 +42,9 @@ pub const INVOCATION_OPTIONS: &[&str] = &[
     "extraArgs",
 ];
 
+/// The keys `options.endpoint` knows (others are warned about, then ignored).
+pub const ENDPOINT_KEYS: &[&str] = &["baseUrl", "api", "apiKey", "model", "headers"];
+
 /// `runAgent`'s options.
 pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "cd",
@@ -171,7 +174,7 @@ pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
         "the session's options" => Some(NEW_SESSION_OPTIONS),
         "the turn's options" => Some(TURN_OPTIONS),
         "the request" => Some(ASSEMBLER_OUTPUT),
-        "options.endpoint" => Some(crate::endpoint::ENDPOINT_KEYS),
+        "options.endpoint" => Some(ENDPOINT_KEYS),
         _ => None,
     }
 }

@@ -50,6 +50,7 @@ pub mod selection;
 pub mod size_plan;
 pub mod team;
 pub mod text;
+pub mod toml_text;
 pub mod truncate;
 
 #[cfg(target_arch = "wasm32")]

@@ -4,8 +4,8 @@
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
 use super::spec::*;
+use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
-use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CLAUDE: Layout = Layout {

@@ -8,8 +8,8 @@
 
 use super::openai_codex;
 use super::spec::*;
+use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
-use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
 pub const COPILOT: Layout = Layout {

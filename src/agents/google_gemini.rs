@@ -5,8 +5,8 @@
 //! and the host chose the working directory.
 
 use super::spec::*;
+use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
-use crate::endpoint::ApiFamily;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const GEMINI: Layout = Layout {

@@ -17,6 +17,7 @@
 //! assert!(err.message().starts_with("agentType must be 'claude-code', 'openai-codex'"));
 //! ```
 
+pub mod api_family;
 mod claude_code;
 pub mod definition;
 mod github_copilot;
@@ -26,6 +27,7 @@ mod opencode;
 mod qwen_code;
 mod spec;
 
+pub use api_family::ApiFamily;
 pub use claude_code::CLAUDE;
 pub use github_copilot::COPILOT;
 pub use google_gemini::{AGENT as GOOGLE_GEMINI, GEMINI};

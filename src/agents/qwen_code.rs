@@ -7,8 +7,8 @@
 
 use super::claude_code;
 use super::spec::*;
+use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
-use crate::endpoint::ApiFamily;
 use crate::layout::Layout;
 
 pub const QWEN: Layout = Layout {

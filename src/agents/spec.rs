@@ -2,7 +2,7 @@
 //! code. The modules that assemble, parse, build command lines and run read
 //! these tables instead of matching on agent types.
 
-use crate::endpoint::ApiFamily;
+use super::ApiFamily;
 use crate::layout::Layout;
 
 /// Everything the library knows about one agent.

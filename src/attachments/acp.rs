@@ -13,7 +13,7 @@ pub fn blocks(list: &[Attachment]) -> Vec<Value> {
 
 /// As [`blocks`], but when an image is among them, embedded resources and
 /// file links go as text blocks (for an agent that drops images beside
-/// them: [`crate::agents::acp_context_as_text_with_images`]).
+/// them: the agent's `context_as_text_with_images`).
 pub fn blocks_beside_images_as_text(list: &[Attachment]) -> Vec<Value> {
     if !list.iter().any(|a| matches!(a, Attachment::Image(_))) {
         return blocks(list);

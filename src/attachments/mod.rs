@@ -3,7 +3,7 @@
 //! turn). This module reads and checks them; [`acp`] turns them into the
 //! Agent Client Protocol's content blocks, [`cli`] into each CLI's own
 //! arguments and prompt text, as the agent's file says
-//! ([`crate::agents::cli_attachments`]).
+//! (the agent's `cli.attachments`).
 //!
 //! The host moves the bytes before the core reads them: an image given by
 //! `path` is read (its base64 in `_data`, or its size in `_size` when over

@@ -16,12 +16,11 @@
 //! assert!(setup.env.contains(&("ANTHROPIC_BASE_URL".into(), "http://127.0.0.1:8080".into())));
 //! ```
 
-mod family;
 mod setup;
 #[cfg(test)]
 mod tests;
 
-pub use family::ApiFamily;
+pub use crate::agents::ApiFamily;
 pub use setup::{
     endpoint_setup, join, merge_env, merge_json, merge_json_files, EndpointSetup, Protocol,
     RunFile, NO_KEY, SETTINGS_FILE,
@@ -31,9 +30,6 @@ use serde_json::Value;
 
 use crate::error::{AgentContextError, Result};
 use crate::json_read::{type_name, Obj};
-
-/// The keys `options.endpoint` knows (others are warned about, then ignored).
-pub const ENDPOINT_KEYS: &[&str] = &["baseUrl", "api", "apiKey", "model", "headers"];
 
 /// A model endpoint, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]

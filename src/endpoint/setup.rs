@@ -5,12 +5,12 @@
 
 use serde_json::{json, Map, Value};
 
-use super::family::quoted;
 use super::{ApiFamily, Endpoint};
+use crate::agents::api_family::quoted;
 use crate::agents::{AgentSpec, EndpointModel, EndpointRoute, EnvRoute, HeaderRoute};
-use crate::engine::config::toml_string;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::InvocationFile;
+use crate::toml_text::toml_string;
 
 /// The key variable's value when `apiKey` is not given: a key of the
 /// caller's environment meant for the agent's own vendor never goes to

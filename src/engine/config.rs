@@ -15,6 +15,7 @@ use crate::json_read::type_name;
 use crate::platform::limits::{self, CommandLine};
 use crate::platform::Platform;
 use crate::run::RunOptions;
+use crate::toml_text::toml_string;
 
 /// A session's settings, with the defaults filled in.
 #[derive(Clone, Debug)]
@@ -317,19 +318,4 @@ fn check_protocol(protocol: Option<Value>) -> Result<()> {
             type_name(&other)
         ))),
     }
-}
-
-/// `value` as a TOML basic string (Codex's `-c key=value` reads TOML).
-pub fn toml_string(value: &str) -> String {
-    let mut out = String::from("\"");
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -22,10 +22,9 @@ use serde_json::{json, Value};
 use super::action::{Action, Outcome, Snapshot};
 use super::config::SessionConfig;
 use super::judge::Stage;
-use super::sessions::Session;
-use super::turn::{Due, Turn, TurnLimits};
+pub(super) use super::state::*;
+use super::turn::{Due, TurnLimits};
 use crate::acp::fs::inside;
-use crate::acp::session::SessionStep;
 use crate::acp::PROTOCOL_VERSION;
 use crate::agent_output::lines::LineBuffer;
 use crate::invocation::Sandbox;
@@ -40,88 +39,6 @@ pub const CANCEL_GRACE_MS: u64 = 5_000;
 pub const CLOSE_GRACE_MS: u64 = 5_000;
 /// ACP's `auth_required` error code.
 pub const AUTH_REQUIRED: i64 = -32000;
-
-/// Where the process stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Proc {
-    /// Not running (not yet started, or gone).
-    Down,
-    /// `Spawn` asked for; waiting for `spawned`.
-    Spawning,
-    /// Running, stdin open.
-    Up,
-}
-
-/// Where `initialize` stands on the running process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Init {
-    None,
-    Initializing,
-    Done,
-}
-
-/// Where a session stands on the running process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Setup {
-    None,
-    Opening,
-    /// Setting the mode in which the agent asks before acting.
-    AskingMode,
-    Ready,
-}
-
-/// A request of ours awaiting its response; `u64`s after the first of
-/// `Session`, `AskMode`, `Prompt` and `Close` are the session's key.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Pending {
-    Initialize,
-    Session(u64, SessionStep),
-    AskMode(u64),
-    Prompt(u64),
-    /// A user's operation (`set_mode`, …), of a session or the process.
-    Op(u64, OpKind, Option<u64>),
-    /// `session/close`, as the session ends.
-    Close(u64),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum OpKind {
-    SetMode(String),
-    SetConfig(String, Value),
-    SetModel(String),
-    Authenticate(String),
-    /// A session opened, or (of the process) the process started.
-    Open,
-    /// `session/list`'s params.
-    List(Value),
-}
-
-/// A queued user operation.
-#[derive(Debug)]
-pub(super) enum Queued {
-    Prompt(Box<Turn>),
-    Other(u64, OpKind),
-}
-
-/// A request from the agent waiting for the host's answer.
-#[derive(Debug)]
-pub(super) struct HostCall {
-    pub(super) call: u64,
-    pub(super) rpc_id: Value,
-    pub(super) kind: CallKind,
-    /// The session it came from (its folder bounds the files).
-    pub(super) key: Option<u64>,
-}
-
-#[derive(Debug)]
-pub(super) enum CallKind {
-    Permission(Value),
-    Read {
-        line: Option<u64>,
-        limit: Option<u64>,
-    },
-    Write,
-}
 
 /// The session engine of one agent process (see the module's doc) and its
 /// sessions ([`Session`]).

@@ -20,6 +20,7 @@ mod prompt_attachments;
 mod quiet;
 mod sessions;
 mod setup;
+mod state;
 mod turn;
 mod turns;
 

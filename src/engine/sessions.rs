@@ -4,74 +4,14 @@
 //! its key. `Engine::new` makes an engine with one session ([`DEFAULT`]),
 //! `Engine::process` one to which sessions are added (`openAgent`).
 
-use std::collections::VecDeque;
-
 use serde_json::{json, Value};
 
 use super::action::{Action, Outcome, Snapshot};
 use super::config::SessionConfig;
 use super::engine::*;
-use super::judge::Stage;
 use super::turn::{Turn, TurnLimits};
 use crate::error::Result;
 use crate::run::{aborted, AgentErrorKind, Failure, StopReason};
-
-/// One session on the process.
-#[derive(Debug)]
-pub(crate) struct Session {
-    pub(super) key: u64,
-    /// Its settings: the process's, with its own folder, system prompt,
-    /// MCP servers and the session to reopen (`options.session_id`).
-    pub(super) cfg: SessionConfig,
-    pub(super) setup: Setup,
-    pub(super) queue: VecDeque<Queued>,
-    pub(super) turn: Option<Box<Turn>>,
-    pub(super) snapshot: Snapshot,
-    /// The latest commands list of a turn, as the agent sent it, until the
-    /// session is read (`settle_snapshot`).
-    pub(super) commands_text: Option<String>,
-    /// The session to reopen after a restart: asked for by the user, or
-    /// one that was sent a prompt.
-    pub(super) keep_session: Option<String>,
-    /// The instructions still to open the next prompt: a new session of an
-    /// agent that takes no system prompt at `session/new`.
-    pub(super) system_inline: bool,
-    /// A failure to open it that ends the operations waiting for it.
-    pub(super) setup_failed: Option<(Stage, Value)>,
-    /// `close_session` was called: its op.
-    pub(super) closing: Option<u64>,
-    pub(super) closed: bool,
-}
-
-impl Session {
-    pub(super) fn new(key: u64, cfg: SessionConfig) -> Session {
-        Session {
-            key,
-            keep_session: cfg.options.session_id.clone(),
-            cfg,
-            setup: Setup::None,
-            queue: VecDeque::new(),
-            turn: None,
-            snapshot: Snapshot {
-                modes: Value::Array(Vec::new()),
-                config_options: Value::Array(Vec::new()),
-                commands: Value::Array(Vec::new()),
-                auth_methods: Value::Array(Vec::new()),
-                ..Snapshot::default()
-            },
-            commands_text: None,
-            system_inline: false,
-            setup_failed: None,
-            closing: None,
-            closed: false,
-        }
-    }
-
-    /// Whether nothing of it runs or waits.
-    pub(super) fn is_idle(&self) -> bool {
-        self.turn.is_none() && self.queue.is_empty() && self.closing.is_none()
-    }
-}
 
 impl Engine {
     /// Adds a session on the process, opened by [`open_session`](Self::open_session):

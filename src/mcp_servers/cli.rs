@@ -175,7 +175,7 @@ fn one(shape: McpShape, s: &McpServer) -> Value {
 
 /// `mcp_servers.<name>={…}`: the server as a TOML inline table.
 fn codex_override(s: &McpServer, approve: bool) -> String {
-    let text = crate::engine::config::toml_string;
+    let text = crate::toml_text::toml_string;
     let table = |pairs: &[(String, String)]| {
         let items: Vec<String> = pairs
             .iter()
