@@ -31,10 +31,10 @@ test('runAgent: a value of options.env that is not a string is INVALID_INPUT nam
   await assert.rejects(pkg.runAgent('claude-code', { prompt: 'x' }, { cd: os.tmpdir(), env: { PATH: process.env.PATH, DEBUG: 1 } }), (err) => err.code === 'INVALID_INPUT' && err.message === 'options.env.DEBUG must be a string, got number');
 });
 
-test('runAgent over the CLI: mcpServers are refused rather than dropped', async () => {
-  const run = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: os.tmpdir(), command: MISSING, mcpServers: [{ name: 'probe', command: 'node' }] });
-  assert.equal(run.error.kind, 'invalid_params');
-  assert.match(run.error.message, /mcpServers .*protocol: 'acp'/);
+test('runAgent over the CLI: an MCP server the agent cannot take is refused rather than dropped', async () => {
+  const run = await pkg.runAgent('openai-codex', { prompt: 'x' }, { cd: os.tmpdir(), command: process.execPath, mcpServers: [{ name: 'probe', type: 'sse', url: 'http://127.0.0.1:9/sse' }] });
+  assert.equal(run.error.kind, 'invalid_params', JSON.stringify(run.error));
+  assert.match(run.error.message, /options\.mcpServers\[0\]: Codex does not take MCP servers over sse/);
 });
 
 test('openAgentSession: unknown keys warn; a bad field is INVALID_INPUT naming it; a missing adapter names its package', async () => {
