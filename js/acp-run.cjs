@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { directoryProblem, launchFor, inputError } = require('./agent-process.cjs');
 const { EngineHost, engineClass } = require('./engine-host.cjs');
-const { runFolderName, writeRunFiles, removeRunFolder } = require('./option-check.cjs');
+const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
 
 /** `onPermission`, checked (the rest is ./agent-run.cjs's). */
@@ -43,8 +43,9 @@ async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostErr
   // The agent's folder with links resolved: what the client fs methods compare with.
   const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
   const cd = given && !directoryProblem(given) ? fs.realpathSync(given) : options.cd;
-  // The run's own folder (the endpoint's settings), removed when the engine closes.
-  const runFolder = options.endpoint != null ? runFolderName() : undefined;
+  // The run's own folder (the endpoint's settings, the agent's home), made
+  // only when something is written to it, removed when the engine closes.
+  const runFolder = runFolderName();
   let engine;
   try {
     engine = new Engine(agentArg(agent), { ...options, cd, runFolder }, command ?? '', onPermission !== undefined, several, onUpdate !== undefined);
@@ -55,6 +56,7 @@ async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostErr
   }
   const plan = engine.plan();
   writeRunFiles(plan.files);
+  makeRunHome(plan.home, env);
   for (const message of plan.warnings ?? []) warn?.(message);
   const problem = directoryProblem(path.resolve(plan.cd));
   if (problem) engine.reject(`options.cd ${cdWhy(problem)}: ${options.cd}`, Date.now());

@@ -17,7 +17,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
-const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, removeRunFolder } = require('./option-check.cjs');
+const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, removeRunFolder, makeRunHome } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
 
 
@@ -249,6 +249,8 @@ async function runAgent(api, agentType, request, options, finish) {
       }
       plan = run.plan();
       if (plan) {
+        // The agent's home of the run's own, from the caller's environment.
+        makeRunHome(plan.home, childEnv);
         // What the core adds for the agent (its own retries bounded).
         if (plan.env.length > 0) childEnv = { ...childEnv, ...Object.fromEntries(plan.env) };
         writeFiles(plan.files);

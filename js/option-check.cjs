@@ -64,6 +64,58 @@ function writeRunFiles(files) {
   }
 }
 
+let homeApi;
+/**
+ * Makes the run's home that the core planned (`plan.home`, or nothing):
+ * lists and reads the user's folder the core names for `env` (the child's
+ * environment before the run's own variables), then makes what the core
+ * says: the user's session folders when missing, the home's folders, links
+ * to the user's entries (junctions for folders on Windows; a file that
+ * cannot be linked there is hard-linked, else copied) and the settings.
+ */
+function makeRunHome(home, env) {
+  if (!home) return;
+  const fs = require('node:fs');
+  homeApi ??= require('./agent_context_gemini_tool.js');
+  const user = homeApi.__runHomeUserFolder(home, env ?? {});
+  let entries = [];
+  let settings = null;
+  if (user) {
+    try {
+      entries = fs.readdirSync(user, { withFileTypes: true }).map((e) => ({ name: e.name, dir: e.isDirectory() || (e.isSymbolicLink() && isFolder(user, e.name)) }));
+    } catch {}
+    try {
+      settings = fs.readFileSync(require('node:path').join(user, home.settingsFile), 'utf8');
+    } catch {}
+  }
+  const plan = homeApi.__runHomePlan(home, user, entries, settings);
+  for (const folder of plan.kept) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  for (const folder of plan.folders) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  for (const link of plan.links) linkEntry(fs, link);
+  writeRunFiles(plan.files);
+}
+
+function isFolder(parent, name) {
+  try {
+    return require('node:fs').statSync(require('node:path').join(parent, name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function linkEntry(fs, { target, path: at, dir }) {
+  try {
+    fs.symlinkSync(target, at, dir ? 'junction' : 'file');
+  } catch (err) {
+    if (dir || process.platform !== 'win32') throw err;
+    try {
+      fs.linkSync(target, at);
+    } catch {
+      fs.copyFileSync(target, at);
+    }
+  }
+}
+
 function removeRunFolder(folder) {
   if (!folder) return;
   require('node:fs').rmSync(folder, { recursive: true, force: true });
@@ -80,4 +132,4 @@ function envProblem(env, name) {
   return null;
 }
 
-module.exports = { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, writeRunFiles, removeRunFolder };
+module.exports = { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, writeRunFiles, removeRunFolder, makeRunHome };

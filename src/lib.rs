@@ -45,6 +45,7 @@ pub mod mcp_servers;
 pub mod output;
 pub mod platform;
 pub mod run;
+pub mod run_home;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;

@@ -97,6 +97,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         }),
         model: EndpointModel::Option,
     },
+    home: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -387,6 +387,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
         own_retries: OwnRetries::Unbounded(
             "an agent given by its definition has no setting the library knows",
         ),
+        home: None,
     }
 }
 

@@ -108,6 +108,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         }),
         model: EndpointModel::Required,
     },
+    home: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -41,13 +41,15 @@ pub const AGENT: AgentSpec = AgentSpec {
             edits: "auto_edit",
         },
         trailing_args: &[],
-        // No flag takes a server, and 0.61 skips a system settings file
-        // unless it and every folder above it are owned by root and
-        // writable by no one else (seen: "Security Warning: Skipping system
-        // settings file … Parent directory '/tmp' is insecure").
-        mcp: CliMcp::Unsupported(
-            "it takes MCP servers only from its settings files: the user's, the project's, or a system settings file that it reads only when it and every folder above it are owned by root and writable by no one else",
-        ),
+        // No flag takes a server: its settings do, in the run's home. (A
+        // system settings file is skipped unless it and every folder above
+        // it are owned by root and writable by no one else: seen "Security
+        // Warning: Skipping system settings file … Parent directory '/tmp'
+        // is insecure".)
+        mcp: CliMcp::HomeSettings {
+            key: "mcpServers",
+            shape: McpShape::Gemini,
+        },
         attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
     },
@@ -68,14 +70,17 @@ pub const AGENT: AgentSpec = AgentSpec {
         mcp_env: &[],
     }),
     mcp_tool: "gemini",
-    // Its retries (10 attempts, 5 s doubling to 30 s) each print `Attempt N
-    // failed with status 500. Retrying with backoff...` on stderr over the
-    // CLI: counted. Over ACP it prints nothing while it retries.
-    own_retries: OwnRetries::Counted(
-        "general.maxAttempts is read from settings files only; the system settings and system defaults files (GEMINI_CLI_SYSTEM_SETTINGS_PATH, GEMINI_CLI_SYSTEM_DEFAULTS_PATH) are skipped unless root owns them and every folder above them, none writable by others, and the user's and the workspace's files are the user's",
-    ),
+    // Its retries (10 attempts at most, 5 s doubling to 30 s): the
+    // settings' `general.maxAttempts` counts the first attempt too, over
+    // the CLI and over ACP (where it prints nothing while it retries). Over
+    // the CLI each retry also prints `Attempt N failed with status 500.
+    // Retrying with backoff...` on stderr, which the run counts as well.
+    own_retries: OwnRetries::HomeSettings {
+        key: &["general", "maxAttempts"],
+        plus: 1,
+    },
     // GOOGLE_GEMINI_BASE_URL alone makes it pick a "gateway" auth that
-    // headless runs reject: its system settings choose the API-key auth.
+    // headless runs reject: its settings choose the API-key auth.
     endpoint: EndpointSpec {
         families: &[FamilyUse {
             family: ApiFamily::Gemini,
@@ -88,12 +93,22 @@ pub const AGENT: AgentSpec = AgentSpec {
             headers: HeaderRoute::EnvCommas("GEMINI_CLI_CUSTOM_HEADERS"),
             fixed: &[],
             settings: Some(SettingsRoute {
-                env: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                place: SettingsPlace::Home,
                 json: r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
             }),
         }),
         model: EndpointModel::Option,
     },
+    // `GEMINI_CLI_HOME` is what its `homedir()` returns: the user settings
+    // are `$GEMINI_CLI_HOME/.gemini/settings.json`, its sessions live in
+    // `.gemini/tmp/<project>/chats` (projects found again by the marker in
+    // their folder there), shell history in `.gemini/history`.
+    home: Some(RunHome {
+        env: "GEMINI_CLI_HOME",
+        folder: ".gemini",
+        settings: "settings.json",
+        kept: &["tmp", "history"],
+    }),
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -37,7 +37,7 @@ pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliMcp, CliSpec, EndpointModel,
     EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute, McpShape, OutputFormat,
-    OwnRetries, ResumeExisting, SessionArg, SettingsRoute, SystemPromptArg,
+    OwnRetries, ResumeExisting, RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 
 use serde::Serialize;

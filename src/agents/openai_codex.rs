@@ -74,6 +74,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         },
         model: EndpointModel::Option,
     },
+    home: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

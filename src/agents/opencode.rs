@@ -109,6 +109,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         },
         model: EndpointModel::Config,
     },
+    home: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -82,12 +82,13 @@ pub const AGENT: AgentSpec = AgentSpec {
             headers: HeaderRoute::Settings(&["model", "generationConfig", "customHeaders"]),
             fixed: &[],
             settings: Some(SettingsRoute {
-                env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+                place: SettingsPlace::EnvPath("QWEN_CODE_SYSTEM_SETTINGS_PATH"),
                 json: r#"{"security":{"auth":{"selectedType":"openai"}}}"#,
             }),
         }),
         model: EndpointModel::Option,
     },
+    home: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -31,6 +31,31 @@ pub struct AgentSpec {
     pub own_retries: OwnRetries,
     /// How it is pointed at a model endpoint (`options.endpoint`).
     pub endpoint: EndpointSpec,
+    /// A home folder the run can make for it, where the agent reads its
+    /// user settings from (`None`: it has none the run uses).
+    pub home: Option<RunHome>,
+}
+
+/// A home folder of the run's own for the agent, named by the variable
+/// `env`: its settings file `{folder}/{settings}` is the user's own one
+/// merged with the run's keys (an endpoint's choice, MCP servers, a retry
+/// bound: [`SettingsPlace::Home`], [`CliMcp::HomeSettings`],
+/// [`OwnRetries::HomeSettings`]), every other entry of the user's
+/// `{folder}` is linked there, so sessions, credentials and history stay
+/// where they are (`crate::run_home`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunHome {
+    /// The variable that names the home (`GEMINI_CLI_HOME`); a caller's
+    /// own value of it is the user's home.
+    pub env: &'static str,
+    /// The agent's folder in a home (`.gemini`).
+    pub folder: &'static str,
+    /// Its settings file in that folder (`settings.json`).
+    pub settings: &'static str,
+    /// Folders of the user's `{folder}` the agent keeps its sessions in,
+    /// made when missing so that they are linked and outlive the run
+    /// (`tmp`, `history`).
+    pub kept: &'static [&'static str],
 }
 
 /// How the agent's own retries of a failed API call are bounded, through
@@ -46,6 +71,12 @@ pub enum OwnRetries {
     /// system settings: `model.generationConfig.maxRetries`).
     SettingsFile {
         env: &'static str,
+        key: &'static [&'static str],
+        plus: u32,
+    },
+    /// At `key` of the settings in the run's home ([`RunHome`]), holding
+    /// `maxRetries + plus` (Gemini CLI's `general.maxAttempts`).
+    HomeSettings {
         key: &'static [&'static str],
         plus: u32,
     },
@@ -66,7 +97,9 @@ impl OwnRetries {
         match self {
             OwnRetries::Env { name, .. } => Some(name),
             OwnRetries::SettingsFile { env, .. } => Some(env),
-            OwnRetries::Counted(_) | OwnRetries::Unbounded(_) => None,
+            OwnRetries::HomeSettings { .. } | OwnRetries::Counted(_) | OwnRetries::Unbounded(_) => {
+                None
+            }
         }
     }
 }
@@ -144,6 +177,9 @@ pub enum CliMcp {
         key: &'static str,
         shape: McpShape,
     },
+    /// Under `key` of the settings in the run's home ([`RunHome`]), in
+    /// `shape` (Gemini CLI's `mcpServers`).
+    HomeSettings { key: &'static str, shape: McpShape },
     /// No per-run way that leaves the user's files alone; why (refused
     /// with `INVALID_INPUT`).
     Unsupported(&'static str),
@@ -161,6 +197,10 @@ pub enum McpShape {
     /// `{command, args, env}`, `{httpUrl, headers}` (streamable HTTP),
     /// `{url, headers}` (SSE), each with `alwaysLoadTools: true`.
     Qwen,
+    /// `{command, args, env}`, `{httpUrl, headers}` (streamable HTTP),
+    /// `{url, headers}` (SSE), each with `trust` when the run approves
+    /// every tool call.
+    Gemini,
     /// `{type: "local", command: [command, …args], environment, enabled}`,
     /// `{type: "remote", url, headers, enabled}` (streamable HTTP, then SSE).
     Opencode,
@@ -387,7 +427,8 @@ pub struct EnvRoute {
     pub headers: HeaderRoute,
     /// Set with them, always.
     pub fixed: &'static [(&'static str, &'static str)],
-    /// A settings file in the run's folder, named by a variable.
+    /// Settings the run gives it: a file in the run's folder named by a
+    /// variable, or its run home's settings.
     pub settings: Option<SettingsRoute>,
 }
 
@@ -404,12 +445,21 @@ pub enum HeaderRoute {
     Settings(&'static [&'static str]),
 }
 
-/// A settings file `settings.json` in the run's folder, named by the
-/// variable `env`, that the agent merges over the user's settings; it
-/// holds `json` (and the headers, for [`HeaderRoute::Settings`]). The same
-/// file as [`OwnRetries::SettingsFile`]'s when both name one variable.
+/// Settings for the endpoint: `json` (and the headers, for
+/// [`HeaderRoute::Settings`]), where `place` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SettingsRoute {
-    pub env: &'static str,
+    pub place: SettingsPlace,
     pub json: &'static str,
+}
+
+/// Where an agent takes the run's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingsPlace {
+    /// A file `settings.json` in the run's folder, named by this variable,
+    /// that the agent merges over the user's settings; the same file as
+    /// [`OwnRetries::SettingsFile`]'s when both name one variable.
+    EnvPath(&'static str),
+    /// Merged into the user's settings in the run's home ([`RunHome`]).
+    Home,
 }

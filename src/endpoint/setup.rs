@@ -7,7 +7,9 @@ use serde_json::{json, Map, Value};
 
 use super::{ApiFamily, Endpoint};
 use crate::agents::api_family::quoted;
-use crate::agents::{AgentSpec, EndpointModel, EndpointRoute, EnvRoute, HeaderRoute};
+use crate::agents::{
+    AgentSpec, EndpointModel, EndpointRoute, EnvRoute, HeaderRoute, SettingsPlace,
+};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::InvocationFile;
 use crate::toml_text::toml_string;
@@ -49,6 +51,9 @@ pub struct EndpointSetup {
     /// What `options.model` becomes: the model named by either, or `None`
     /// when the route carries it itself.
     pub model: Option<String>,
+    /// Settings merged into the agent's settings in the run's home
+    /// (`crate::run_home`).
+    pub home_settings: Option<Value>,
 }
 
 /// What `agent` is given for `endpoint` over `protocol`; `folder` is the
@@ -106,6 +111,7 @@ pub fn endpoint_setup(
         files: Vec::new(),
         args: Vec::new(),
         model: model.clone(),
+        home_settings: None,
     };
     match spec.route {
         EndpointRoute::Env(route) => {
@@ -238,13 +244,18 @@ fn env_route(
         if let Some(key) = settings_headers {
             merge_json(&mut value, nest(key, header_object(headers)));
         }
-        setup
-            .env
-            .push((settings.env.to_owned(), join(folder, SETTINGS_FILE)));
-        setup.files.push(RunFile {
-            path: SETTINGS_FILE.to_owned(),
-            content: format!("{value}\n"),
-        });
+        match settings.place {
+            SettingsPlace::EnvPath(env) => {
+                setup
+                    .env
+                    .push((env.to_owned(), join(folder, SETTINGS_FILE)));
+                setup.files.push(RunFile {
+                    path: SETTINGS_FILE.to_owned(),
+                    content: format!("{value}\n"),
+                });
+            }
+            SettingsPlace::Home => setup.home_settings = Some(value),
+        }
     }
     Ok(())
 }

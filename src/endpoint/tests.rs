@@ -99,7 +99,7 @@ fn codex_gets_a_model_provider_as_overrides() {
 }
 
 #[test]
-fn gemini_cli_gets_variables_and_system_settings() {
+fn gemini_cli_gets_variables_and_settings_for_its_run_home() {
     let s = setup("google-gemini", Protocol::Cli, full()).unwrap();
     assert_eq!(
         env(&s, "GOOGLE_GEMINI_BASE_URL"),
@@ -107,16 +107,13 @@ fn gemini_cli_gets_variables_and_system_settings() {
     );
     assert_eq!(env(&s, "GEMINI_API_KEY"), Some("k1"));
     assert_eq!(env(&s, "GEMINI_CLI_CUSTOM_HEADERS"), Some("X-A: 1, X-B: 2"));
+    // No system settings file (read only when root owns it): the keys go
+    // to the settings of the run's home (crate::run_home).
+    assert_eq!(env(&s, "GEMINI_CLI_SYSTEM_SETTINGS_PATH"), None);
+    assert!(s.files.is_empty());
     assert_eq!(
-        env(&s, "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
-        Some("/tmp/run-1/settings.json")
-    );
-    assert_eq!(
-        s.files,
-        [RunFile {
-            path: "settings.json".into(),
-            content: "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}\n".into()
-        }]
+        s.home_settings,
+        Some(json!({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
     );
     let err = setup(
         "google-gemini",

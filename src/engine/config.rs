@@ -139,6 +139,7 @@ impl SessionConfig {
         };
         let mut options = RunOptions::read(&rest, command)?;
         options.apply_endpoint(agent, Protocol::Acp)?;
+        options.apply_home(agent, Protocol::Acp)?;
         if !options.extra_args.is_empty() {
             return Err(AgentContextError::invalid(
                 "options.extraArgs is for the CLI protocol; over ACP the agent is started as its registry entry says",

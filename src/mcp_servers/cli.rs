@@ -1,9 +1,10 @@
 //! The run's MCP servers on an agent's command line, as its file in
 //! `src/agents/` says ([`CliMcp`]): a flag holding JSON (Claude Code,
 //! Copilot, Qwen Code), configuration overrides (Codex) or the JSON
-//! configuration carried by an environment variable (opencode); Gemini CLI
-//! has no such way. A transport the CLI cannot take is `INVALID_INPUT`
-//! naming the agent, the transport and the server.
+//! configuration carried by an environment variable (opencode), or the
+//! settings in the run's home (Gemini CLI, `crate::run_home`). A transport
+//! the CLI cannot take is `INVALID_INPUT` naming the agent, the transport
+//! and the server.
 
 use serde_json::{json, Map, Value};
 
@@ -37,8 +38,35 @@ pub fn cli_args(agent: &AgentSpec, servers: &[McpServer], approve: bool) -> Resu
             .iter()
             .flat_map(|s| ["-c".to_owned(), codex_override(s, approve)])
             .collect(),
-        CliMcp::EnvJson { .. } | CliMcp::Unsupported(_) => Vec::new(),
+        CliMcp::EnvJson { .. } | CliMcp::HomeSettings { .. } | CliMcp::Unsupported(_) => Vec::new(),
     })
+}
+
+/// The settings that hand `servers` to `agent`'s CLI in the run's home
+/// (`{ key: { name: server } }`), for the agents that take them there;
+/// `approve` as for [`cli_args`] (the servers are then trusted: their tool
+/// calls are not asked about).
+pub fn cli_settings(
+    agent: &AgentSpec,
+    servers: &[McpServer],
+    approve: bool,
+) -> Result<Option<Value>> {
+    if servers.is_empty() {
+        return Ok(None);
+    }
+    check_transports(agent, servers)?;
+    let CliMcp::HomeSettings { key, shape } = agent.cli.mcp else {
+        return Ok(None);
+    };
+    let mut shaped = shaped(shape, servers);
+    if approve {
+        if let Value::Object(map) = &mut shaped {
+            for server in map.values_mut() {
+                server["trust"] = json!(true);
+            }
+        }
+    }
+    Ok(Some(json!({ key: shaped })))
 }
 
 /// The variables that hand `servers` to `agent`'s CLI, set in the child's
@@ -60,7 +88,9 @@ pub fn cli_env(
             .filter(|(k, _)| caller(k).is_none())
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect()),
-        CliMcp::CodexOverrides | CliMcp::Unsupported(_) => Ok(Vec::new()),
+        CliMcp::CodexOverrides | CliMcp::HomeSettings { .. } | CliMcp::Unsupported(_) => {
+            Ok(Vec::new())
+        }
         CliMcp::EnvJson {
             env: var,
             key,
@@ -162,6 +192,9 @@ fn one(shape: McpShape, s: &McpServer) -> Value {
             json!({"httpUrl": s.url, "headers": pairs, "alwaysLoadTools": true})
         }
         McpShape::Qwen => json!({"url": s.url, "headers": pairs, "alwaysLoadTools": true}),
+        McpShape::Gemini if stdio => json!({"command": s.command, "args": s.args, "env": pairs}),
+        McpShape::Gemini if s.transport == "http" => json!({"httpUrl": s.url, "headers": pairs}),
+        McpShape::Gemini => json!({"url": s.url, "headers": pairs}),
         McpShape::Opencode if stdio => {
             let mut command = vec![s.command.clone()];
             command.extend(s.args.iter().cloned());

@@ -157,22 +157,51 @@ fn opencode_gets_them_in_its_configuration_variable_merged_with_the_callers() {
 }
 
 #[test]
-fn gemini_cli_has_no_per_run_way_on_its_command_line() {
+fn gemini_cli_takes_them_in_its_run_homes_settings() {
     let gemini = agent("google-gemini");
-    for err in [
-        cli_args(gemini, &notes(), true).unwrap_err(),
-        cli_env(gemini, &web("http"), &[]).unwrap_err(),
-    ] {
-        assert_eq!(err.code(), crate::error::ErrorCode::InvalidInput);
-        assert!(
-            err.message().starts_with(
-                "options.mcpServers cannot be handed to Gemini CLI over its command line: "
-            ) && err.message().ends_with("run it with protocol 'acp'"),
-            "{}",
-            err.message()
-        );
-    }
-    assert_eq!(cli_args(gemini, &[], false).unwrap(), Vec::<String>::new());
+    // Nothing on the command line or in the environment.
+    assert_eq!(
+        cli_args(gemini, &notes(), true).unwrap(),
+        Vec::<String>::new()
+    );
+    assert_eq!(cli_env(gemini, &web("http"), &[]).unwrap(), Vec::new());
+    let stdio = cli_settings(gemini, &notes(), true).unwrap().unwrap();
+    let server = stdio["mcpServers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert_eq!(server["trust"], json!(true), "{stdio}");
+    assert!(server.get("command").is_some(), "{stdio}");
+    let http = cli_settings(gemini, &web("http"), false).unwrap().unwrap();
+    let server = http["mcpServers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert!(
+        server.get("httpUrl").is_some() && server.get("trust").is_none(),
+        "{http}"
+    );
+    let sse = cli_settings(gemini, &web("sse"), false).unwrap().unwrap();
+    let server = sse["mcpServers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert!(
+        server.get("url").is_some() && server.get("httpUrl").is_none(),
+        "{sse}"
+    );
+    assert_eq!(cli_settings(gemini, &[], true).unwrap(), None);
+    // The other agents take them elsewhere.
+    assert_eq!(
+        cli_settings(agent("claude-code"), &notes(), true).unwrap(),
+        None
+    );
 }
 
 #[test]

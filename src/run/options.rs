@@ -6,12 +6,15 @@ use serde_json::Value;
 
 use crate::agents::AgentSpec;
 use crate::attachments::{read_attachments, Attachment};
-use crate::endpoint::{endpoint_setup, join, Endpoint, EndpointSetup, Protocol};
+use crate::endpoint::{endpoint_setup, join, merge_json, Endpoint, EndpointSetup, Protocol};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationFile, InvocationOptions, Sandbox};
 use crate::json_read::{type_name, Obj};
+use crate::mcp_servers::cli::cli_settings;
 use crate::mcp_servers::{read_mcp_servers, McpServer};
 use crate::platform::Platform;
+use crate::run::own_retry_config;
+use crate::run_home::{home_request, HomeRequest};
 
 /// `timeout`: seconds without any output before the run is stopped.
 pub const DEFAULT_TIMEOUT_S: f64 = 300.0;
@@ -66,6 +69,9 @@ pub struct RunOptions {
     pub env: Option<Vec<(String, String)>>,
     /// `attachments`: images and resources after the prompt.
     pub attachments: Vec<Attachment>,
+    /// The run's home for the agent, once [`RunOptions::apply_home`] ran
+    /// and when the run gives the agent settings (`crate::run_home`).
+    pub home: Option<HomeRequest>,
 }
 
 impl RunOptions {
@@ -129,6 +135,7 @@ impl RunOptions {
                 o.get("attachments").unwrap_or(&Value::Null),
                 "options.attachments",
             )?,
+            home: None,
         })
     }
 
@@ -153,12 +160,70 @@ impl RunOptions {
         Ok(())
     }
 
-    /// The endpoint's variables (none without one).
+    /// Gives `agent` a home of the run's own when the run has settings for
+    /// it (after [`RunOptions::apply_endpoint`]): the endpoint's, the MCP
+    /// servers over its command line, the bound on its own retries. Its
+    /// variable joins [`RunOptions::endpoint_env`].
+    pub fn apply_home(&mut self, agent: &AgentSpec, protocol: Protocol) -> Result<()> {
+        if agent.home.is_none() {
+            return Ok(());
+        }
+        let mut keys = Value::Object(Default::default());
+        if let Some(settings) = self
+            .endpoint_setup
+            .as_ref()
+            .and_then(|s| s.home_settings.clone())
+        {
+            merge_json(&mut keys, settings);
+        }
+        let mut servers = false;
+        if protocol == Protocol::Cli {
+            let approve =
+                self.yolo == Some(true) || self.sandbox == Some(Sandbox::DangerFullAccess);
+            if let Some(given) = cli_settings(agent, &self.mcp_servers, approve)? {
+                merge_json(&mut keys, given);
+                servers = true;
+            }
+        }
+        if let Some(retries) = own_retry_config(agent, self.max_retries, None, &[]).home_settings {
+            merge_json(&mut keys, retries);
+        }
+        let folder = self.run_folder.as_deref().unwrap_or("");
+        self.home = home_request(agent, folder, keys);
+        if folder.is_empty() {
+            let field = if servers {
+                Some("options.mcpServers")
+            } else if self
+                .endpoint_setup
+                .as_ref()
+                .is_some_and(|s| s.home_settings.is_some())
+            {
+                Some("options.endpoint")
+            } else {
+                None
+            };
+            if let Some(field) = field {
+                return Err(AgentContextError::invalid(format!(
+                    "{field} needs a folder for {}'s home (options.runFolder)",
+                    agent.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The variables the run's own configuration sets: the endpoint's and
+    /// the run home's (none without either).
     pub fn endpoint_env(&self) -> Vec<(String, String)> {
-        self.endpoint_setup
+        let mut env: Vec<(String, String)> = self
+            .endpoint_setup
             .as_ref()
             .map(|s| s.env.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if let Some(home) = &self.home {
+            env.push((home.env.clone(), home.path.clone()));
+        }
+        env
     }
 
     /// The endpoint's files, at their place in the run's folder.

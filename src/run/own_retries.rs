@@ -1,7 +1,8 @@
 //! `maxRetries` also bounds the agent's own retries of a failed API call
 //! (SPEC §21), through what its file in `src/agents/` says
-//! ([`OwnRetries`]): an environment variable of the child, or a settings
-//! file the run writes in a folder it creates and removes. The caller's
+//! ([`OwnRetries`]): an environment variable of the child, a settings
+//! file the run writes in a folder it creates and removes, or a key of the
+//! settings in the run's home (`crate::run_home`). The caller's
 //! environment wins: a variable it already sets is left as it is.
 
 use serde_json::{Map, Value};
@@ -16,6 +17,8 @@ pub struct OwnRetryConfig {
     pub env: Vec<(String, String)>,
     /// The settings file to write before spawning (and remove after).
     pub file: Option<InvocationFile>,
+    /// Keys of the settings in the run's home.
+    pub home_settings: Option<Value>,
 }
 
 /// The configuration that bounds `agent`'s own retries to `max_retries`:
@@ -31,7 +34,7 @@ pub fn own_retry_config(
     match agent.own_retries {
         OwnRetries::Env { name, plus } if !taken(name) => OwnRetryConfig {
             env: vec![(name.to_owned(), (max_retries + plus).to_string())],
-            file: None,
+            ..OwnRetryConfig::default()
         },
         OwnRetries::SettingsFile {
             env: name,
@@ -41,22 +44,31 @@ pub fn own_retry_config(
             let Some(path) = settings_path else {
                 return OwnRetryConfig::default();
             };
-            let mut value = Value::from(max_retries + plus);
-            for part in key.iter().rev() {
-                let mut map = Map::new();
-                map.insert((*part).to_owned(), value);
-                value = Value::Object(map);
-            }
+            let value = nested(key, max_retries + plus);
             OwnRetryConfig {
                 env: vec![(name.to_owned(), path.to_owned())],
                 file: Some(InvocationFile {
                     path: path.to_owned(),
                     content: format!("{value}\n"),
                 }),
+                home_settings: None,
             }
         }
+        OwnRetries::HomeSettings { key, plus } => OwnRetryConfig {
+            home_settings: Some(nested(key, max_retries + plus)),
+            ..OwnRetryConfig::default()
+        },
         _ => OwnRetryConfig::default(),
     }
+}
+
+/// `count` at `key` (`["a", "b"]` → `{"a":{"b":count}}`).
+fn nested(key: &[&str], count: u32) -> Value {
+    key.iter().rev().fold(Value::from(count), |inner, part| {
+        let mut map = Map::new();
+        map.insert((*part).to_owned(), inner);
+        Value::Object(map)
+    })
 }
 
 #[cfg(test)]
@@ -99,13 +111,14 @@ mod tests {
             qwen.content,
             "{\"model\":{\"generationConfig\":{\"maxRetries\":0}}}\n"
         );
-        // Gemini CLI's retries are counted from its output instead (RetryCount).
-        for agent in [
-            "openai-codex",
-            "github-copilot",
-            "opencode",
-            "google-gemini",
-        ] {
+        // Gemini CLI: general.maxAttempts counts the first attempt.
+        let gemini = config("google-gemini", 0, &[]);
+        assert_eq!(
+            gemini.home_settings,
+            Some(serde_json::json!({"general": {"maxAttempts": 1}}))
+        );
+        assert!(gemini.env.is_empty() && gemini.file.is_none());
+        for agent in ["openai-codex", "github-copilot", "opencode"] {
             assert_eq!(config(agent, 1, &[]), OwnRetryConfig::default(), "{agent}");
         }
     }

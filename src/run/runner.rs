@@ -40,7 +40,7 @@ use super::options::RunOptions;
 use super::result::{AgentRun, LastAttempt};
 
 /// What the runner spawns and how it times it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunPlan<'a> {
     pub command: &'a str,
     pub args: &'a [String],
@@ -60,6 +60,9 @@ pub struct RunPlan<'a> {
     /// Variables added to the child's environment (the agent's own retries
     /// bounded, see [`super::own_retry_config`]).
     pub env: &'a [(String, String)],
+    /// The run's home for the agent, made before spawning
+    /// (`crate::run_home`).
+    pub home: Option<&'a crate::run_home::HomeRequest>,
 }
 
 /// One finished attempt.
@@ -258,6 +261,7 @@ impl AgentRunner {
             cd: &options.cd,
             idle_timeout_ms: options.idle_timeout_ms,
             max_duration_ms: options.max_duration_ms,
+            home: options.home.as_ref(),
             max_attempts: options.max_retries + 1,
             env: &self.added_env,
         })
@@ -500,6 +504,7 @@ fn plan(
     let mut options = RunOptions::read(options, command)?;
     options.platform = platform;
     options.apply_endpoint(agent, Protocol::Cli)?;
+    options.apply_home(agent, Protocol::Cli)?;
     // The endpoint's arguments (Codex's provider overrides) before the caller's.
     let mut args = options.endpoint_args();
     args.append(&mut options.extra_args);

@@ -30,6 +30,8 @@ struct PlanJs<'a> {
     max_attempts: u32,
     /// Variables added to the child's environment.
     env: &'a [(String, String)],
+    /// The run's home to make before spawning (`null`: none).
+    home: Option<&'a crate::run_home::HomeRequest>,
 }
 
 /// One `runAgent` call (internal: not part of the API). See
@@ -107,6 +109,7 @@ impl AgentRunnerJs {
                 max_duration_ms: p.max_duration_ms,
                 max_attempts: p.max_attempts,
                 env: p.env,
+                home: p.home,
             })),
         }
     }

@@ -54,6 +54,8 @@ impl CliEngineJs {
             "agentName": cfg.agent.name,
             // Written into the run's folder before the agent starts.
             "files": cfg.options.endpoint_files(),
+            // The run's home, made there before the agent starts.
+            "home": cfg.options.home,
             "agentType": cfg.agent.agent_type,
             "warnings": Vec::<String>::new(),
             "persistent": cfg.persistent(),

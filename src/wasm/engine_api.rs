@@ -218,6 +218,8 @@ impl EngineJs {
             "warnings": cfg.warnings,
             // Written into the run's folder before the agent starts.
             "files": cfg.options.endpoint_files(),
+            // The run's home, made there before the agent starts.
+            "home": cfg.options.home,
         })))
     }
 

@@ -55,6 +55,8 @@ mod js_text;
 mod json_bridge;
 #[cfg(feature = "gemini-tool")]
 mod platform_api;
+#[cfg(feature = "gemini-tool")]
+mod run_home_api;
 #[cfg(feature = "api")]
 mod selection_api;
 #[cfg(feature = "api")]

@@ -8,13 +8,17 @@
 // holds no configuration file of the user's afterwards (the agents' own
 // caches, logs and state are listed, not judged: see docs/endpoint.md).
 // A second HOME holding the user's own settings for the agent is byte-
-// identical before and after.
+// identical before and after. Gemini CLI also runs as a user other than
+// root (its settings reach it through a home of the run's own, not a
+// system settings file, which it reads only when root owns it), and
+// resumes its session in a second run.
 'use strict';
 const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync, spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const chat = require('./openai_chat_agents.cjs');
@@ -191,6 +195,82 @@ for (const name of Object.keys(AGENTS)) {
     }
   });
 }
+
+/** The unprivileged user the non-root runs use: `nobody`, when this process may switch to it. */
+const OTHER_USER = (() => {
+  if (process.getuid?.() !== 0) return { skip: 'only root can start a process as another user: run the tests as root to check a run as a normal user' };
+  try {
+    const id = (flag) => Number(execFileSync('id', [flag, 'nobody']).toString().trim());
+    return { uid: id('-u'), gid: id('-g'), skip: false };
+  } catch (err) {
+    return { skip: `no user "nobody" to run as: ${err.message}` };
+  }
+})();
+
+/** Everything under `dir` (itself included) owned by `uid`:`gid`. */
+function chownTree(dir, uid, gid) {
+  fs.chownSync(dir, uid, gid);
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) chownTree(full, uid, gid);
+    else fs.lchownSync(full, uid, gid);
+  }
+}
+
+/** `runs` in a Node process of the other user (./as_user.cjs); resolves its JSON. Bounded by `ms`. */
+function runAsOtherUser(ctx, runs, ms) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, 'as_user.cjs'), JSON.stringify({ runs })], {
+      uid: OTHER_USER.uid, gid: OTHER_USER.gid, cwd: ctx.cwd, env: ctx.env, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)));
+      } catch {
+        reject(new Error(`the other user's run printed no result (exit ${code}): ${out}${err}`));
+      }
+    });
+  });
+}
+
+describe('endpoint: gemini as a user other than root', () => {
+  for (const protocol of ['cli', 'acp']) {
+    test(`runAgent over ${protocol === 'cli' ? 'its CLI' : 'ACP'} as "nobody", a fresh HOME of its own with its settings${protocol === 'cli' ? ', then resumes the session' : ''}`, { skip: OTHER_USER.skip, timeout: TEST_TIMEOUT_MS }, (t) =>
+      inFreshRun(() => setUp('gemini', USER_SETTINGS.gemini), cleanUp, async (ctx) => {
+        // Only the run's HOME, work and temp folders are the user's; the rest is root's.
+        chownTree(ctx.dir, OTHER_USER.uid, OTHER_USER.gid);
+        const options = {
+          protocol, cd: ctx.cwd, command: protocol === 'acp' ? ctx.agent.acp : ctx.agent.cli,
+          endpoint: endpointOf(ctx), timeout: 60, maxDuration: 120, maxRetries: 0,
+        };
+        const request = { prompt: 'Which UI framework should we use?' };
+        const runs = [{ agentType: 'google-gemini', request, options }];
+        // Over its CLI a second run resumes the first one's session (over
+        // ACP Gemini CLI 0.61 cannot load a session after a restart).
+        if (protocol === 'cli') runs.push({ agentType: 'google-gemini', request, options: { ...options, sessionId: '$previous' } });
+        const seen = await runAsOtherUser(ctx, runs, 240_000);
+        assert.equal(seen.thrown, undefined, seen.thrown);
+        assert.equal(seen.uid, OTHER_USER.uid);
+        for (const result of seen.results) checkRun(t, ctx, result);
+        if (protocol === 'cli') {
+          assert.ok(seen.results[0].sessionId, 'the first run names its session');
+          assert.equal(seen.results[1].sessionId, seen.results[0].sessionId, 'the second run resumed it');
+          // Its history stays in the user's own folder.
+          const chats = Object.keys(tree(path.join(ctx.home, '.gemini', 'tmp'))).filter((f) => f.includes('chats'));
+          assert.ok(chats.length > 0, 'the session is kept under HOME/.gemini/tmp');
+        }
+        const runsLeft = path.join(ctx.home, '.cache', 'agent-context', 'runs');
+        assert.deepEqual(fs.existsSync(runsLeft) ? fs.readdirSync(runsLeft) : [], [], "the other user's run folder is removed");
+      }));
+  }
+});
 
 describe('endpoint: sessions and teams', () => {
   test('a session over ACP takes it for every turn, and its folder goes with it', { timeout: TEST_TIMEOUT_MS }, (t) =>

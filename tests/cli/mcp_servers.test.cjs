@@ -63,11 +63,10 @@ const TODO = {
   },
 };
 
-/** Pairs that take no MCP server at all, with the words of the refusal: Gemini CLI
- * 0.61 has no flag for them and reads a per-run (system) settings file only when
- * it and every folder above it are owned by root and writable by no one else. */
+/** Pairs that take no MCP server at all, with the words of the refusal (none
+ * now: Gemini CLI takes them in the settings of the run's own home). */
 const NONE = {
-  cli: { gemini: /cannot be handed to Gemini CLI over its command line: .*root.*run it with protocol 'acp'/ },
+  cli: {},
   acp: {},
 };
 

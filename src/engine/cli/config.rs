@@ -100,6 +100,7 @@ impl CliSessionConfig {
         };
         let mut options = RunOptions::read(&rest, command)?;
         options.apply_endpoint(agent, Protocol::Cli)?;
+        options.apply_home(agent, Protocol::Cli)?;
         // The endpoint's arguments (Codex's provider overrides) before the caller's.
         let mut args = options.endpoint_args();
         args.append(&mut options.extra_args);

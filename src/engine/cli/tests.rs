@@ -612,8 +612,8 @@ fn bad_input_and_a_missing_command_fail_every_operation() {
             .to_owned()
     };
     assert!(err(json!({"cd": "/w", "protocol": "acp"})).contains("options.protocol"));
-    // Gemini CLI reads MCP servers only from a settings file, which a
-    // session does not write.
+    // Gemini CLI reads MCP servers from the settings of the run's home,
+    // which needs the run's folder (the host always names one).
     let gemini = CliSessionConfig::read(
         "google-gemini",
         &json!({"cd": "/w", "mcpServers": [{"name": "a", "command": "x"}]}),
@@ -621,9 +621,21 @@ fn bad_input_and_a_missing_command_fail_every_operation() {
     )
     .unwrap_err();
     assert!(
-        gemini.message().contains("protocol 'acp'"),
+        gemini
+            .message()
+            .contains("options.mcpServers needs a folder for Gemini CLI's home"),
         "{}",
         gemini.message()
+    );
+    let gemini = CliSessionConfig::read(
+        "google-gemini",
+        &json!({"cd": "/w", "runFolder": "/r", "mcpServers": [{"name": "a", "command": "x"}]}),
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        gemini.options.home.unwrap().settings["mcpServers"]["a"]["command"],
+        "x"
     );
     assert!(
         err(json!({"cd": "/w", "mcpServers": [{"name": "a", "type": "ftp", "url": "u"}]}))
