@@ -35,9 +35,9 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliMcp, CliSpec, EndpointModel,
-    EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute, McpShape, OutputFormat,
-    OwnRetries, ResumeExisting, SessionArg, SettingsRoute, SystemPromptArg,
+    AcpLaunch, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
+    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute,
+    McpShape, OutputFormat, OwnRetries, ResumeExisting, SessionArg, SettingsRoute, SystemPromptArg,
 };
 
 use serde::Serialize;
