@@ -272,7 +272,7 @@ impl AgentRunner {
         self.attempt = Some(RunAttempt::new(&self.agent_type, self.events, form));
         self.retry_count = match (self.agent, self.ready.as_ref()) {
             (Some(agent), Some((options, _))) => {
-                Some(super::RetryCount::new(agent.output, options.max_retries))
+                Some(super::RetryCount::new(agent.signs, options.max_retries))
             }
             _ => None,
         };
@@ -312,7 +312,7 @@ impl AgentRunner {
     /// ([`super::signs::is_progress`]).
     pub fn is_progress(&self, chunk: &[u8]) -> bool {
         self.agent
-            .map_or(true, |agent| super::signs::is_progress(agent.output, chunk))
+            .map_or(true, |agent| super::signs::is_progress(agent.signs, chunk))
     }
 
     pub fn push_stderr(&mut self, chunk: &[u8]) {

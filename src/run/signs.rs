@@ -5,7 +5,6 @@
 //! matched without regard to case.
 
 use super::kind::AgentErrorKind::{self, *};
-use crate::agents::OutputFormat;
 
 /// One agent's signs of failure.
 #[derive(Debug, PartialEq, Eq)]
@@ -75,21 +74,13 @@ pub const COMMON_MARKERS: &[(&str, AgentErrorKind)] = &[
 /// retry lines (Gemini CLI's `Attempt 1 failed with status 500. Retrying
 /// with backoff...` and the error printed with it), or a stalled API would
 /// keep a run alive for as long as the agent retries.
-pub fn is_progress(format: OutputFormat, chunk: &[u8]) -> bool {
-    let lines = signs(format).retry_lines;
+pub fn is_progress(signs: &Signs, chunk: &[u8]) -> bool {
+    let lines = signs.retry_lines;
     if lines.is_empty() {
         return true;
     }
     let text = String::from_utf8_lossy(chunk);
     !lines.iter().any(|l| text.contains(l))
-}
-
-/// The signs of the agent whose output format is `format`.
-pub fn signs(format: OutputFormat) -> &'static Signs {
-    crate::agents::AGENTS
-        .iter()
-        .find(|a| a.output == format)
-        .map_or(&NO_SIGNS, |a| a.signs)
 }
 
 #[cfg(test)]
@@ -98,7 +89,7 @@ mod tests {
 
     #[test]
     fn retry_chatter_is_not_progress() {
-        let gemini = OutputFormat::GeminiStreamJson;
+        let gemini = crate::agents::GOOGLE_GEMINI.signs;
         assert!(!is_progress(
             gemini,
             b"Attempt 1 failed with status 500. Retrying with backoff... ApiError: {\"error\":{\"code\":500}}\n    at x (y.js:1:2)\n"
@@ -114,11 +105,11 @@ mod tests {
         assert!(is_progress(gemini, b"YOLO mode is enabled.\n"));
         // Agents without retry lines: any output is progress.
         assert!(is_progress(
-            OutputFormat::ClaudeStreamJson,
+            crate::agents::find("claude-code").unwrap().signs,
             b"Retrying with backoff\n"
         ));
         assert!(!is_progress(
-            OutputFormat::QwenStreamJson,
+            crate::agents::find("qwen-code").unwrap().signs,
             b"[qwen-code] Waiting for API capacity... attempt 1, retry in 5s\n"
         ));
     }
