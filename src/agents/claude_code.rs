@@ -3,12 +3,12 @@
 //! with `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`; context lines
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::{InstructionPlacement, Layout};
-use crate::run::signs::Signs;
-use crate::run::AgentErrorKind::*;
 
 pub const CLAUDE: Layout = Layout {
     agent_type: "claude-code",

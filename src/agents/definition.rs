@@ -385,7 +385,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             }),
             model: EndpointModel::Option,
         },
-        signs: &crate::run::signs::NO_SIGNS,
+        signs: &super::signs::NO_SIGNS,
         own_retries: OwnRetries::Unbounded(
             "an agent given by its definition has no setting the library knows",
         ),

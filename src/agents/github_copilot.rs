@@ -7,12 +7,12 @@
 //! with `mergeAgentOutputFile`). `--no-ask-user`: nobody is there to answer.
 
 use super::openai_codex;
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::Layout;
-use crate::run::signs::Signs;
-use crate::run::AgentErrorKind::*;
 
 pub const COPILOT: Layout = Layout {
     agent_type: "github-copilot",

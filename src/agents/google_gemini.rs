@@ -4,12 +4,12 @@
 //! lines. `--skip-trust`: a headless run in an untrusted folder exits 55,
 //! and the host chose the working directory.
 
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::{InstructionPlacement, Layout};
-use crate::run::signs::Signs;
-use crate::run::AgentErrorKind::*;
 
 pub const GEMINI: Layout = Layout {
     agent_type: "google-gemini",

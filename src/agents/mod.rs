@@ -25,6 +25,7 @@ mod google_gemini;
 mod openai_codex;
 mod opencode;
 mod qwen_code;
+pub mod signs;
 mod spec;
 
 pub use api_family::ApiFamily;

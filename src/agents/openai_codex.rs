@@ -4,12 +4,12 @@
 //! `--skip-git-repo-check`: outside a git repository it refuses to start,
 //! and the host chose the working directory.
 
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::{InstructionPlacement, Layout};
-use crate::run::signs::Signs;
-use crate::run::AgentErrorKind::*;
 
 pub const CODEX: Layout = Layout {
     agent_type: "openai-codex",

@@ -7,12 +7,12 @@
 //! argument may hold any.
 
 use super::openai_codex;
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::Layout;
-use crate::run::signs::Signs;
-use crate::run::AgentErrorKind::*;
 
 pub const OPENCODE: Layout = Layout {
     agent_type: "opencode",

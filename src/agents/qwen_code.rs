@@ -6,11 +6,11 @@
 //! text `[API Error: …]`). No file flag for the system prompt.
 
 use super::claude_code;
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::layout::Layout;
-use crate::run::signs::Signs;
 
 pub const QWEN: Layout = Layout {
     agent_type: "qwen-code",

@@ -31,7 +31,7 @@ pub struct AgentSpec {
     pub own_retries: OwnRetries,
     /// How it says why a run failed (exit codes, error codes, wording,
     /// retry lines), read by the run's classifier.
-    pub signs: &'static crate::run::signs::Signs,
+    pub signs: &'static super::signs::Signs,
     /// How it is pointed at a model endpoint (`options.endpoint`).
     pub endpoint: EndpointSpec,
 }

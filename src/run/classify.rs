@@ -12,8 +12,8 @@ use crate::agent_output::{AgentReply, ReplyStatus};
 use crate::agents::AgentSpec;
 use crate::platform::{limits, Platform};
 
-use super::kind::AgentErrorKind;
 use super::signs::{Signs, COMMON_MARKERS};
+use crate::error_kind::AgentErrorKind;
 
 /// A failed attempt (or run).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 //! run stops it, and the attempt ends as that status or wording says
 //! (`upstream_error` for a 5xx) rather than waiting out the agent's backoff.
 
-use super::kind::AgentErrorKind;
 use super::signs::Signs;
+use crate::error_kind::AgentErrorKind;
 
 /// Why the agent was stopped: it retried `retries` times, the last one for
 /// `kind` (with the HTTP `status` when its line said one).

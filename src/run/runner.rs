@@ -35,9 +35,9 @@ use crate::platform::Platform;
 
 use super::attempt::RunAttempt;
 use super::classify::{aborted, classify, command_not_found, Evidence, Failure};
-use super::kind::AgentErrorKind;
 use super::options::RunOptions;
 use super::result::{AgentRun, LastAttempt};
+use crate::error_kind::AgentErrorKind;
 
 /// What the runner spawns and how it times it.
 #[derive(Clone, Debug, PartialEq, Eq)]
