@@ -34,6 +34,7 @@ pub mod context_builder;
 pub mod endpoint;
 pub mod engine;
 pub mod error;
+pub mod error_kind;
 pub mod gemini_tool;
 pub mod input;
 pub mod input_keys;

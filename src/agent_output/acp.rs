@@ -6,19 +6,20 @@
 //! `session/new|load|resume`, `session/prompt`), its `session/update`
 //! notifications and its requests to the client (permissions, `fs`). Where
 //! each agent puts what (usage, tool names, errors) differs, so a few
-//! readings are keyed by the agent type; docs/acp-output.md lists them.
+//! readings follow the agent's [`AcpQuirks`], read from its registry entry;
+//! docs/acp-output.md lists them.
 
 use agent_context_scan::acp_update::{self, Kind, Update};
 use agent_context_scan::unit::{eq_ascii, Unit};
 
 use serde_json::Value;
 
-use super::acp_agent::Agent;
 use super::acp_tool::{content_output, json_value, raw_output, raw_str, ToolFields};
 use super::acp_usage::{acp_usage, find, gemini_quota, http_status_in, leading_status, usd};
 use super::builder::ReplyBuilder;
 use super::json::{count_field, str_field};
 use super::reply::{ToolStatus, Usage};
+use crate::agents::{self, AcpQuirks, AcpToolName};
 
 /// The `session/update` kinds of ACP (v1 and its unstable additions) this
 /// reader knows; any other is reported as unknown.
@@ -54,7 +55,8 @@ enum Phase {
 /// far, the message being streamed).
 #[derive(Debug)]
 pub struct AcpReader {
-    agent: Agent,
+    /// How the agent's updates differ from the plain protocol.
+    quirks: AcpQuirks,
     phase: Phase,
     usage: Option<Usage>,
     /// The `messageId` of the last message chunk (opencode sends one): a
@@ -72,7 +74,9 @@ pub struct AcpReader {
 impl AcpReader {
     pub fn new(agent_type: &str) -> Self {
         AcpReader {
-            agent: Agent::of(agent_type),
+            quirks: agents::find(agent_type)
+                .and_then(|a| a.acp.as_ref())
+                .map_or(AcpQuirks::NONE, |l| l.quirks),
             phase: Phase::Open,
             usage: None,
             message_id: None,
@@ -179,7 +183,7 @@ impl AcpReader {
                 update.get("cost").and_then(usd),
                 out,
             ),
-            "session_info_update" if !history && self.agent == Agent::Codex => {
+            "session_info_update" if !history && self.quirks.system_error_info => {
                 self.codex_session_info(update.get("_meta"), out)
             }
             // Nothing the reply holds: the echoed or replayed prompt, the
@@ -196,7 +200,7 @@ impl AcpReader {
     /// experiencing high demand"), the turn's fatal error. True when the
     /// chunk was one of those.
     fn notice_or_error(&mut self, update: &Value, out: &mut ReplyBuilder) -> bool {
-        if is_notice(self.agent, update.get("_meta")) {
+        if is_notice(self.quirks, update.get("_meta")) {
             if let Some(text) = content_text(update).filter(|t| !t.trim().is_empty()) {
                 out.note("agent_message_chunk", text.trim(), Some("informational"));
             }
@@ -253,7 +257,7 @@ impl AcpReader {
     /// message chunk: added.
     fn chunk_usage(&mut self, meta: Option<&Value>, out: &mut ReplyBuilder) {
         if let Some(usage) = meta.and_then(|m| m.get("usage")) {
-            let mut turn = acp_usage(usage, self.agent);
+            let mut turn = acp_usage(usage, self.quirks);
             turn.duration_ms = meta.and_then(|m| count_field(m, "durationMs"));
             self.add_usage(&turn, out);
         }
@@ -336,19 +340,21 @@ impl AcpReader {
         };
         // Claude's notices, and Codex's session info and the text after a
         // system error: the general reader's (rare lines).
-        if is_notice(self.agent, meta.as_ref())
-            || (self.agent == Agent::Codex
+        if is_notice(self.quirks, meta.as_ref())
+            || (self.quirks.system_error_info
                 && (self.system_error || (update.kind == Kind::Quiet && update.raw.meta.is_some())))
         {
             return false;
         }
         let has_text = update.text;
-        if self.agent == Agent::Copilot
-            && update.kind == Kind::MessageChunk
+        if update.kind == Kind::MessageChunk
             && has_text
-            && text.starts_with(&[69, 114, 114, 111, 114, 58, 32])
+            && self
+                .quirks
+                .error_text_prefix
+                .is_some_and(|p| starts_with_str(text, p))
         {
-            return false; // "Error: ", maybe Copilot's error as text
+            return false; // maybe an error as text (Copilot's "Error: ")
         }
         let Some(session) = new_session(update, out) else {
             return false;
@@ -429,8 +435,13 @@ impl AcpReader {
             return false;
         };
         let meta = match raw.meta {
-            Some(meta) if matches!(self.agent, Agent::Claude | Agent::Qwen) => {
-                match tool_name_meta(self.agent, meta) {
+            Some(meta)
+                if matches!(
+                    self.quirks.tool_name,
+                    AcpToolName::ClaudeCodeMeta | AcpToolName::MetaToolName
+                ) =>
+            {
+                match tool_name_meta(self.quirks.tool_name, meta) {
                     Some(meta) => Some(meta),
                     None => return false,
                 }
@@ -473,13 +484,15 @@ impl AcpReader {
         true
     }
 
-    /// Copilot reports a failed model call as the turn's text ("Error: 400
-    /// …") and ends it `end_turn`: that is an error, not the reply.
+    /// Some agents report a failed model call as the turn's text (Copilot's
+    /// "Error: 400 …") and end it `end_turn`: that is an error, not the
+    /// reply.
     fn error_as_text(&self, text: &str, out: &mut ReplyBuilder) -> bool {
-        if self.agent != Agent::Copilot {
-            return false;
-        }
-        let Some(rest) = text.strip_prefix("Error: ") else {
+        let Some(rest) = self
+            .quirks
+            .error_text_prefix
+            .and_then(|p| text.strip_prefix(p))
+        else {
             return false;
         };
         // After its own retries of a 5xx: "Error: Failed to get response
@@ -526,13 +539,14 @@ impl AcpReader {
     /// on the first sight.
     fn tool_name<'a>(&self, tool: &ToolFields<'a>, started: bool) -> Option<&'a str> {
         let meta = tool.meta;
-        let named = match self.agent {
-            Agent::Claude => meta
+        let named = match self.quirks.tool_name {
+            AcpToolName::ClaudeCodeMeta => meta
                 .and_then(|m| m.get("claudeCode"))
                 .and_then(|c| str_field(c, "toolName")),
-            Agent::Qwen => meta.and_then(|m| str_field(m, "toolName")),
-            // Gemini's call ids are `<tool>__<tool>_<time>_<n>`.
-            Agent::Gemini if started => tool.id.and_then(|id| Some(&id[..find(id, "__")?])),
+            AcpToolName::MetaToolName => meta.and_then(|m| str_field(m, "toolName")),
+            AcpToolName::IdPrefix(sep) if started => {
+                tool.id.and_then(|id| Some(&id[..find(id, sep)?]))
+            }
             _ => None,
         };
         // `other` is ACP's kind for whatever fits no other (an MCP server's
@@ -584,7 +598,7 @@ impl AcpReader {
     fn turn_usage(&mut self, result: &Value, out: &mut ReplyBuilder) {
         let quota = result.get("_meta").and_then(|m| m.get("quota"));
         let turn = if let Some(usage) = result.get("usage").filter(|u| u.is_object()) {
-            acp_usage(usage, self.agent)
+            acp_usage(usage, self.quirks)
         } else if let Some(quota) = quota {
             gemini_quota(quota)
         } else {
@@ -651,8 +665,8 @@ impl AcpReader {
 
 /// Whether a message chunk's `_meta` marks it as Claude Code's notice
 /// (`claudeCode.kind: informational`) rather than the answer.
-fn is_notice(agent: Agent, meta: Option<&Value>) -> bool {
-    agent == Agent::Claude
+fn is_notice(quirks: AcpQuirks, meta: Option<&Value>) -> bool {
+    quirks.informational_notices
         && meta
             .and_then(|m| m.get("claudeCode"))
             .and_then(|c| str_field(c, "kind"))
@@ -663,10 +677,10 @@ fn is_notice(agent: Agent, meta: Option<&Value>) -> bool {
 /// `claudeCode.toolName`, Qwen's `toolName`), the rest left out; all of it
 /// when that part cannot be picked from the raw text alone. `None` when it
 /// is not UTF-8.
-fn tool_name_meta(agent: Agent, meta: &[u8]) -> Option<Value> {
+fn tool_name_meta(tool_name: AcpToolName, meta: &[u8]) -> Option<Value> {
     let picked = (|| {
         let mut object = serde_json::Map::new();
-        if agent == Agent::Claude {
+        if tool_name == AcpToolName::ClaudeCodeMeta {
             let Some(claude) = acp_update::field(meta, b"claudeCode")? else {
                 return Some(Some(Value::Object(object)));
             };
@@ -694,6 +708,12 @@ fn new_session(update: &Update<'_, u8>, out: &ReplyBuilder) -> Option<Option<Str
         Some(id) if !out.has_session() => ascii(id).map(Some),
         _ => Some(None),
     }
+}
+
+/// Whether UTF-16 `text` starts with `prefix`.
+fn starts_with_str(text: &[u16], prefix: &str) -> bool {
+    let mut units = text.iter();
+    prefix.encode_utf16().all(|u| units.next() == Some(&u))
 }
 
 /// ASCII units as a string; `None` for anything else.

@@ -3,19 +3,23 @@
 
 use serde_json::Value;
 
-use super::acp_agent::Agent;
 use super::json::{count_field, number_field, str_field};
 use super::reply::{ModelUsage, Usage};
+use crate::agents::AcpQuirks;
 
 /// ACP's usage object (`inputTokens`, `outputTokens`, `cachedReadTokens`,
 /// `cachedWriteTokens`, `thoughtTokens`, `totalTokens`). opencode leaves the
-/// cached tokens out of `inputTokens`; here they are part of it.
-pub(super) fn acp_usage(usage: &Value, agent: Agent) -> Usage {
+/// cached tokens out of `inputTokens` ([`AcpQuirks::input_excludes_cached`]);
+/// here they are part of it.
+pub(super) fn acp_usage(usage: &Value, quirks: AcpQuirks) -> Usage {
     let read = count_field(usage, "cachedReadTokens");
     let written = count_field(usage, "cachedWriteTokens");
-    let input = count_field(usage, "inputTokens").map(|i| match agent {
-        Agent::Opencode => i + read.unwrap_or(0) + written.unwrap_or(0),
-        _ => i,
+    let input = count_field(usage, "inputTokens").map(|i| {
+        if quirks.input_excludes_cached {
+            i + read.unwrap_or(0) + written.unwrap_or(0)
+        } else {
+            i
+        }
     });
     Usage {
         input_tokens: input,

@@ -23,7 +23,6 @@
 //! ```
 
 mod acp;
-mod acp_agent;
 mod acp_tool;
 mod acp_usage;
 mod acp_value;

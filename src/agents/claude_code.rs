@@ -3,9 +3,11 @@
 //! with `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`; context lines
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CLAUDE: Layout = Layout {
@@ -55,6 +57,8 @@ pub const AGENT: AgentSpec = AgentSpec {
             // One `{"type":"user",…}` line per turn, a `result` line at its
             // end; `control_request` `interrupt` ends the running turn.
             stream_input: Some(&["--input-format", "stream-json"]),
+            // Its "local" install (`claude migrate-installer`).
+            install_dirs: &[".claude/local"],
             ..CliExtras::NONE
         },
     },
@@ -76,8 +80,15 @@ pub const AGENT: AgentSpec = AgentSpec {
         // The adapter's Claude Code hides MCP tools behind its ToolSearch
         // tool too.
         mcp_env: &[("ENABLE_TOOL_SEARCH", "false")],
+        // `_meta.claudeCode` names its tools and marks its notices.
+        quirks: AcpQuirks {
+            tool_name: AcpToolName::ClaudeCodeMeta,
+            informational_notices: true,
+            ..AcpQuirks::NONE
+        },
     }),
     mcp_tool: "claude",
+    signs: &SIGNS,
     own_retries: OwnRetries::Env {
         name: "CLAUDE_CODE_MAX_RETRIES",
         plus: 0,
@@ -106,4 +117,41 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
     image: CliImage::StreamJson(&["--input-format", "stream-json"]),
     at_path: false,
     include_dir_flag: None,
+};
+
+/// Claude Code 2.1: the final `result` says `is_error`, the assistant
+/// message before it names the cause (`api_error_type`:
+/// `authentication_error`, `rate_limit_error`, `api_error`, …), its text is
+/// `API Error: 500 …`; an
+/// unknown `--resume` id prints `No conversation found with session ID: …`
+/// on stderr and a failed `result` (exit 1); an id that is no UUID is
+/// refused on stderr.
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[
+        ("authentication_error", AuthError),
+        ("authentication_failed", AuthError),
+        ("permission_error", AuthError),
+        ("billing_error", QuotaExceeded),
+        ("rate_limit_error", QuotaExceeded),
+        ("rate_limit", QuotaExceeded),
+        ("request_too_large", ContextTooLong),
+        ("api_error", UpstreamError),
+        ("overloaded_error", UpstreamError),
+        ("server_error", UpstreamError),
+    ],
+    status_prefixes: &["API Error: ", "Request rejected ("],
+    unknown_session: &[
+        "No conversation found with session ID",
+        "--resume requires a valid session ID",
+    ],
+    markers: &[
+        ("Invalid API key", AuthError),
+        ("Please run /login", AuthError),
+        ("Credit balance is too low", QuotaExceeded),
+        ("Prompt is too long", ContextTooLong),
+    ],
+    retry_lines: &[],
+    retry_status: &[],
 };

@@ -370,6 +370,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             context_as_text_with_images: false,
             exits_on_eof: true,
             mcp_env: &[],
+            quirks: AcpQuirks::NONE,
         }),
         mcp_tool: "",
         endpoint: EndpointSpec {
@@ -384,6 +385,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             }),
             model: EndpointModel::Option,
         },
+        signs: &super::signs::NO_SIGNS,
         own_retries: OwnRetries::Unbounded(
             "an agent given by its definition has no setting the library knows",
         ),

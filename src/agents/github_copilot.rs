@@ -7,9 +7,11 @@
 //! with `mergeAgentOutputFile`). `--no-ask-user`: nobody is there to answer.
 
 use super::openai_codex;
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::Layout;
 
 pub const COPILOT: Layout = Layout {
@@ -56,6 +58,7 @@ pub const AGENT: AgentSpec = AgentSpec {
                 here: &["-C", "."],
             }),
             stream_input: None,
+            install_dirs: &[],
         },
     },
     acp: Some(AcpLaunch {
@@ -71,8 +74,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
+        quirks: AcpQuirks {
+            error_text_prefix: Some("Error: "),
+            ..AcpQuirks::NONE
+        },
     }),
     mcp_tool: "copilot",
+    signs: &SIGNS,
     own_retries: OwnRetries::Unbounded(
         "no setting or environment variable for its retries of a model call (5 retries over about 15 s)",
     ),
@@ -118,4 +126,25 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
     image: CliImage::FileFlag("--attachment"),
     at_path: false,
     include_dir_flag: None,
+};
+
+/// GitHub Copilot CLI 1.0.102, seen through `runAgent` against the mock: a
+/// failed run ends with `session.error` (exit 1) whose `statusCode` the
+/// parser keeps as the code `http_401`, `http_429`, … (read as the status
+/// for every agent, see [`super::classify`]); its `errorType` (the code when
+/// there is no status) says `authentication`, `rate_limit`, `query`. It
+/// retries 401 twice ("transient_auth_error") and 429 and 5xx five times
+/// (a 429 took 66 s) before giving up. `--resume=<id>` (runAgent's, see
+/// `CliExtras::resume_existing`) of an unknown id prints `Error: No session,
+/// task, or name matched '<id>'.` on stderr, exit 1, before any API call;
+/// `--session-id` would have created that session.
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[("authentication", AuthError), ("rate_limit", QuotaExceeded)],
+    status_prefixes: &["Last error: ", "(HTTP "],
+    unknown_session: &["No session, task, or name matched"],
+    markers: &[("Authentication failed with provider", AuthError)],
+    retry_lines: &[],
+    retry_status: &[],
 };

@@ -4,9 +4,11 @@
 //! lines. `--skip-trust`: a headless run in an untrusted folder exits 55,
 //! and the host chose the working directory.
 
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const GEMINI: Layout = Layout {
@@ -68,8 +70,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: ACP_CONTEXT_AS_TEXT_WITH_IMAGES,
         exits_on_eof: true,
         mcp_env: &[],
+        quirks: AcpQuirks {
+            tool_name: AcpToolName::IdPrefix("__"),
+            ..AcpQuirks::NONE
+        },
     }),
     mcp_tool: "gemini",
+    signs: &SIGNS,
     // Its retries (10 attempts at most, 5 s doubling to 30 s): the
     // settings' `general.maxAttempts` counts the first attempt too, over
     // the CLI and over ACP (where it prints nothing while it retries). Over
@@ -125,3 +132,23 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// prompt from its text and the files it reads; seen on a real run): beside
 /// an image, those are sent as text.
 pub const ACP_CONTEXT_AS_TEXT_WITH_IMAGES: bool = true;
+
+/// Gemini CLI 0.61: while it retries a 429 or 5xx it prints `Attempt N
+/// failed with status 500. Retrying with backoff...` (or `Retrying after
+/// N ms...`) with the error on stderr. A failed `result` holds the API's JSON (`"code":500`),
+/// the exit code is the HTTP status mod 256; exit 41 is missing
+/// credentials, 55 an untrusted folder; an unknown `--resume` prints
+/// `Error resuming session: …` on stderr and exits 42 before any API call.
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[(41, AuthError), (55, UntrustedFolder)],
+    exit_is_http_status: true,
+    error_codes: &[],
+    status_prefixes: &["\"code\":", "\\\"code\\\":", "status: "],
+    unknown_session: &["Error resuming session"],
+    markers: &[
+        ("not running in a trusted directory", UntrustedFolder),
+        ("empty response", EmptyResponse),
+    ],
+    retry_lines: &["Retrying with backoff", "Retrying after "],
+    retry_status: &["failed with status "],
+};

@@ -25,6 +25,7 @@ mod google_gemini;
 mod openai_codex;
 mod opencode;
 mod qwen_code;
+pub mod signs;
 mod spec;
 
 pub use api_family::ApiFamily;
@@ -35,9 +36,10 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AcpModel, AgentSpec, ApprovalArg, CliExtras, CliMcp, CliSpec, EndpointModel,
-    EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute, McpShape, OutputFormat,
-    OwnRetries, ResumeExisting, RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
+    AcpLaunch, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
+    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute,
+    McpShape, OutputFormat, OwnRetries, ResumeExisting, RunHome, SessionArg, SettingsPlace,
+    SettingsRoute, SystemPromptArg,
 };
 
 use serde::Serialize;

@@ -4,9 +4,11 @@
 //! `--skip-git-repo-check`: outside a git repository it refuses to start,
 //! and the host chose the working directory.
 
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::{InstructionPlacement, Layout};
 
 pub const CODEX: Layout = Layout {
@@ -57,8 +59,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: false,
         mcp_env: &[],
+        quirks: AcpQuirks {
+            system_error_info: true,
+            ..AcpQuirks::NONE
+        },
     }),
     mcp_tool: "codex",
+    signs: &SIGNS,
     own_retries: OwnRetries::Unbounded(
         "request_max_retries and stream_max_retries belong to a model provider: the built-in `openai` one cannot be overridden (Codex refuses the configuration), and a custom provider's are the user's",
     ),
@@ -83,4 +90,33 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
     image: CliImage::FileFlag("--image"),
     at_path: false,
     include_dir_flag: None,
+};
+
+/// Codex 0.169: `turn.failed` ends a failed turn, after `Reconnecting... N/5`
+/// errors while it retries; an HTTP error reads
+/// `unexpected status 401 Unauthorized: …`, but a 500 reads only "We're
+/// currently experiencing high demand", a 429 "Quota exceeded", and a 400
+/// is the API's JSON body alone; an
+/// unknown `resume` id that is a UUID fails on stderr (`no rollout found
+/// for thread id`, exit 1), while one that is no UUID silently starts a new
+/// thread (caught by the session id check, not here).
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[],
+    status_prefixes: &["unexpected status "],
+    unknown_session: &["no rollout found", "thread/resume failed"],
+    markers: &[
+        ("experiencing high demand", UpstreamError),
+        ("Quota exceeded", QuotaExceeded),
+        ("--skip-git-repo-check was not specified", UntrustedFolder),
+        ("Not inside a trusted directory", UntrustedFolder),
+        ("context window", ContextTooLong),
+        // A 400 is passed on as the API's JSON body, without the status.
+        ("invalid_request_error", RequestRejected),
+    ],
+    // `{"type":"error","message":"Reconnecting... 2/5 (We're currently
+    // experiencing high demand, …)"}` on stdout before each retry of a 5xx.
+    retry_lines: &["Reconnecting... "],
+    retry_status: &["unexpected status "],
 };

@@ -7,9 +7,11 @@
 //! argument may hold any.
 
 use super::openai_codex;
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::Layout;
 
 pub const OPENCODE: Layout = Layout {
@@ -51,6 +53,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             args_may_hold_spaces: false,
             resume_existing: None,
             stream_input: None,
+            install_dirs: &[],
         },
     },
     acp: Some(AcpLaunch {
@@ -69,8 +72,13 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
+        quirks: AcpQuirks {
+            input_excludes_cached: true,
+            ..AcpQuirks::NONE
+        },
     }),
     mcp_tool: "opencode",
+    signs: &SIGNS,
     own_retries: OwnRetries::Unbounded(
         "its session retries 5 times (2 s, doubling to 30 s) with no setting",
     ),
@@ -120,4 +128,33 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
     image: CliImage::FileFlag("--file"),
     at_path: false,
     include_dir_flag: None,
+};
+
+/// opencode 1.18.33, seen through `runAgent` against the mock: a failed run
+/// prints an `error` line (`error.name` `APIError`, `data.statusCode` kept
+/// by the parser as the code `http_NNN`) and exits 1; 429 and 5xx are
+/// retried for 1–2 minutes first. An unknown `--session` id (any form)
+/// prints `Error: Session not found` on stderr and exits 1 after ~20 s,
+/// before any API call. A run that ends without `step_finish` reason `stop`
+/// is the parser's `incomplete`. `ProviderAuthError` and
+/// `ContextOverflowError` are error names in its binary, not seen offline.
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[
+        ("ProviderAuthError", AuthError),
+        ("ContextOverflowError", ContextTooLong),
+    ],
+    status_prefixes: &[],
+    unknown_session: &["Session not found"],
+    // Over ACP a failed call is a JSON-RPC `Internal error: <the API's
+    // message>` with no status: a 5xx body's usual wording, as opencode's
+    // own retry rule reads it.
+    markers: &[
+        ("server error", UpstreamError),
+        ("service unavailable", UpstreamError),
+        ("overloaded", UpstreamError),
+    ],
+    retry_lines: &[],
+    retry_status: &[],
 };

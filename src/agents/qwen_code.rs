@@ -6,6 +6,7 @@
 //! text `[API Error: …]`). No file flag for the system prompt.
 
 use super::claude_code;
+use super::signs::Signs;
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -61,10 +62,15 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
+        quirks: AcpQuirks {
+            tool_name: AcpToolName::MetaToolName,
+            ..AcpQuirks::NONE
+        },
     }),
     mcp_tool: "qwen",
     // Its SDK's and rate-limit retries; an outer loop of 7 attempts
     // (1.5 s, doubling to 30 s) has no setting.
+    signs: &SIGNS,
     own_retries: OwnRetries::SettingsFile {
         env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
         key: &["model", "generationConfig", "maxRetries"],
@@ -98,4 +104,24 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
     image: CliImage::AtPath,
     at_path: true,
     include_dir_flag: Some("--include-directories"),
+};
+
+/// Qwen Code 0.24.4, seen through `runAgent` against the mock
+/// (tests/cli/run_agent_openai_chat.test.cjs): an API error is the
+/// assistant text and `result` `[API Error: 401 …]` (exit 1), after its own
+/// retries for 429 and 5xx; an unknown `--resume` id prints `No saved
+/// session found with ID …` (or `with title "…"` for an id that is no UUID)
+/// on stderr and exits 1 before any API call; in its unattended mode
+/// (`QWEN_CODE_UNATTENDED_RETRY`) it prints `Waiting for API capacity...`
+/// on stderr while it retries; at `--max-session-turns` it
+/// exits 53 without a `result` line (the parser's `incomplete`).
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[],
+    status_prefixes: &["API Error: "],
+    unknown_session: &["No saved session found"],
+    markers: &[],
+    retry_lines: &["Waiting for API capacity"],
+    retry_status: &[],
 };

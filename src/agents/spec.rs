@@ -29,6 +29,9 @@ pub struct AgentSpec {
     /// How `maxRetries` reaches the agent's own retries of a failed API
     /// call, over the CLI and over ACP (SPEC §21).
     pub own_retries: OwnRetries,
+    /// How it says why a run failed (exit codes, error codes, wording,
+    /// retry lines), read by the run's classifier.
+    pub signs: &'static super::signs::Signs,
     /// How it is pointed at a model endpoint (`options.endpoint`).
     pub endpoint: EndpointSpec,
     /// A home folder the run can make for it, where the agent reads its
@@ -227,6 +230,10 @@ pub struct CliExtras {
     /// stream-json`): a session over the CLI then keeps one process.
     /// `None`: a process per turn, resumed with [`CliSpec::session`].
     pub stream_input: Option<&'static [&'static str]>,
+    /// Folders under the home folder where the agent's own installer puts
+    /// its executable, looked at after the usual ones (Claude Code's
+    /// `.claude/local`, from `claude migrate-installer`); `/`-separated.
+    pub install_dirs: &'static [&'static str],
 }
 
 /// How to resume only an existing session ([`CliExtras::resume_existing`]).
@@ -246,6 +253,7 @@ impl CliExtras {
         args_may_hold_spaces: true,
         resume_existing: None,
         stream_input: None,
+        install_dirs: &[],
     };
 }
 
@@ -338,6 +346,56 @@ pub struct AcpLaunch {
     /// Variables set when the session is given MCP servers, unless the
     /// caller's environment has them.
     pub mcp_env: &'static [(&'static str, &'static str)],
+    /// How what it sends differs in a way the reply cares about.
+    pub quirks: AcpQuirks,
+}
+
+/// How an agent's ACP updates differ from the plain protocol in a way the
+/// reply reader ([`crate::agent_output`]) cares about, each seen on a real
+/// run (`docs/acp.md`). [`AcpQuirks::NONE`]: it follows ACP plainly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AcpQuirks {
+    /// Where a tool call names the agent's own tool; else the ACP `kind`
+    /// (or the title) names it.
+    pub tool_name: AcpToolName,
+    /// Message chunks with `_meta.claudeCode.kind: "informational"` are the
+    /// agent's notices, not the answer (Claude's adapter).
+    pub informational_notices: bool,
+    /// `session_info_update` with `_meta.codex.threadStatus.type:
+    /// systemError` says the turn broke, and the text until the turn ends is
+    /// the error's (Codex's adapter).
+    pub system_error_info: bool,
+    /// A failed model call comes as the turn's text starting with this
+    /// prefix and an HTTP status (`Error: 400 …`), the turn ending
+    /// `end_turn`: an error, not the reply (Copilot).
+    pub error_text_prefix: Option<&'static str>,
+    /// `usage.inputTokens` leaves the cached tokens out; the reply's input
+    /// count adds them back (opencode).
+    pub input_excludes_cached: bool,
+}
+
+impl AcpQuirks {
+    pub const NONE: AcpQuirks = AcpQuirks {
+        tool_name: AcpToolName::Kind,
+        informational_notices: false,
+        system_error_info: false,
+        error_text_prefix: None,
+        input_excludes_cached: false,
+    };
+}
+
+/// Where a tool call's update names the agent's own tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AcpToolName {
+    /// Nowhere: the ACP `kind` (`read`, `execute`, …) or the title.
+    Kind,
+    /// `_meta.claudeCode.toolName` (Claude's adapter).
+    ClaudeCodeMeta,
+    /// `_meta.toolName` (Qwen Code).
+    MetaToolName,
+    /// The call id's part before this separator, on the first sight
+    /// (Gemini CLI's ids are `<tool>__<tool>_<time>_<n>`).
+    IdPrefix(&'static str),
 }
 
 /// How the model reaches an agent started for ACP.

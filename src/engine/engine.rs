@@ -401,7 +401,7 @@ impl Engine {
     pub fn stderr(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
         // An agent's retry chatter is not progress (run::signs::is_progress).
-        if crate::run::signs::is_progress(self.cfg.agent.output, chunk) {
+        if crate::run::signs::is_progress(self.cfg.agent.signs, chunk) {
             self.touch(now);
         }
         self.tail.push(Stream::Stderr, chunk);
@@ -426,7 +426,7 @@ impl Engine {
     pub fn stdout(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
         // An agent's retry chatter is not progress (run::signs::is_progress).
-        if crate::run::signs::is_progress(self.cfg.agent.output, chunk) {
+        if crate::run::signs::is_progress(self.cfg.agent.signs, chunk) {
             self.touch(now);
         }
         self.tail.push(Stream::Stdout, chunk);

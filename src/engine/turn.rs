@@ -112,7 +112,7 @@ impl Turn {
             kill_at: None,
             retries: crate::run::RetryCount::new(
                 crate::agents::find(agent_type)
-                    .map_or(crate::agents::OutputFormat::PlainText, |agent| agent.output),
+                    .map_or(&crate::run::signs::NO_SIGNS, |agent| agent.signs),
                 self.limits.max_retries,
             ),
         });

@@ -19,9 +19,9 @@
 //! - exit code 41: no usable authentication; 55: an untrusted folder.
 
 use crate::agent_output::{AgentReply, ReplyStatus};
-use crate::agents::{OutputFormat, GOOGLE_GEMINI};
+use crate::agents::GOOGLE_GEMINI;
 use crate::platform::Platform;
-use crate::run::{self, signs::signs};
+use crate::run;
 pub use crate::run::{AgentErrorKind as ErrorKind, AttemptEnd, StopReason};
 
 use super::params::{shown, Limits};
@@ -323,10 +323,7 @@ fn meaningful_lines(lines: &[String], n: usize) -> Vec<&str> {
 /// possibly escaped) or `status: 500` — Gemini CLI's signs in the runner's
 /// table.
 pub fn http_status(message: &str) -> Option<u16> {
-    run::http_status(
-        message,
-        signs(OutputFormat::GeminiStreamJson).status_prefixes,
-    )
+    run::http_status(message, GOOGLE_GEMINI.signs.status_prefixes)
 }
 
 #[cfg(test)]

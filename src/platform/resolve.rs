@@ -94,13 +94,13 @@ pub fn default_command(agent_type: &str) -> Result<&'static str> {
         .command)
 }
 
-/// Folders an agent's own installer uses, looked at after the usual ones.
+/// Folders an agent's own installer uses, looked at after the usual ones:
+/// its registry entry's install folders under the home folder.
 pub fn agent_dirs(agent_type: &str, platform: Platform, env: &[(String, String)]) -> Vec<String> {
-    let home = home(platform, env);
-    match (agent_type, home) {
-        // Claude Code's "local" install (`claude migrate-installer`).
-        ("claude-code", Some(home)) => vec![join(platform, &home, ".claude/local")],
-        _ => Vec::new(),
+    let dirs = crate::agents::find(agent_type).map_or(&[][..], |a| a.cli.extras.install_dirs);
+    match home(platform, env) {
+        Some(home) => dirs.iter().map(|d| join(platform, &home, d)).collect(),
+        None => Vec::new(),
     }
 }
 

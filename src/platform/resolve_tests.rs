@@ -297,3 +297,22 @@ fn not_found_lists_every_place() {
         "x was not found; looked at:\n  /a/x (PATH)\n  /b/x (volta)"
     );
 }
+
+#[test]
+fn an_agents_install_folders_come_from_its_registry_entry() {
+    let home = env(&[("HOME", "/home/me")]);
+    assert_eq!(
+        agent_dirs("claude-code", Platform::Linux, &home),
+        ["/home/me/.claude/local"]
+    );
+    let windows = env(&[("USERPROFILE", r"C:\Users\me")]);
+    assert_eq!(
+        agent_dirs("claude-code", Platform::Win32, &windows),
+        [r"C:\Users\me\.claude\local"]
+    );
+    // An agent whose installer uses the usual folders, one the registry
+    // does not know, and no home folder: none.
+    assert!(agent_dirs("openai-codex", Platform::Linux, &home).is_empty());
+    assert!(agent_dirs("aider", Platform::Linux, &home).is_empty());
+    assert!(agent_dirs("claude-code", Platform::Linux, &[]).is_empty());
+}

@@ -12,8 +12,8 @@ use crate::agent_output::{AgentReply, ReplyStatus};
 use crate::agents::AgentSpec;
 use crate::platform::{limits, Platform};
 
-use super::kind::AgentErrorKind;
-use super::signs::{signs, Signs, COMMON_MARKERS};
+use super::signs::{Signs, COMMON_MARKERS};
+use crate::error_kind::AgentErrorKind;
 
 /// A failed attempt (or run).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub fn classify(e: &Evidence) -> Result<(), Failure> {
     if e.reply.status == ReplyStatus::Success && exit == Some(0) {
         return Ok(());
     }
-    Err(failure(e, signs(e.agent.output), exit))
+    Err(failure(e, e.agent.signs, exit))
 }
 
 fn stopped(stop: StopReason, e: &Evidence) -> Failure {

@@ -15,7 +15,6 @@ mod attempt;
 mod attempt_end;
 mod backoff;
 mod classify;
-mod kind;
 mod options;
 mod own_retries;
 mod result;
@@ -24,13 +23,13 @@ mod runner;
 pub mod signs;
 mod tail;
 
+pub use crate::error_kind::AgentErrorKind;
 pub use attempt_end::{AttemptEnd, StopReason};
 pub use backoff::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use classify::{
     aborted, classify, command_not_found, http_status, own_retries, status_from_exit, Evidence,
     Failure,
 };
-pub use kind::AgentErrorKind;
 pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,
     MAX_SECONDS,

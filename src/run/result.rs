@@ -8,7 +8,7 @@ use crate::agent_output::{parse_agent_output, AgentReply};
 use crate::error::{AgentContextError, ErrorCode, Result};
 
 use super::classify::Failure;
-use super::kind::AgentErrorKind;
+use crate::error_kind::AgentErrorKind;
 
 /// What a runner's last attempt left: its reply, exit code and last lines.
 pub struct LastAttempt<'a> {

@@ -8,9 +8,8 @@
 //! run stops it, and the attempt ends as that status or wording says
 //! (`upstream_error` for a 5xx) rather than waiting out the agent's backoff.
 
-use super::kind::AgentErrorKind;
-use super::signs::{signs, Signs};
-use crate::agents::OutputFormat;
+use super::signs::Signs;
+use crate::error_kind::AgentErrorKind;
 
 /// Why the agent was stopped: it retried `retries` times, the last one for
 /// `kind` (with the HTTP `status` when its line said one).
@@ -40,9 +39,9 @@ pub struct RetryCount {
 const PARTIAL_MAX: usize = 8192;
 
 impl RetryCount {
-    pub fn new(format: OutputFormat, bound: u32) -> RetryCount {
+    pub fn new(signs: &'static Signs, bound: u32) -> RetryCount {
         RetryCount {
-            signs: signs(format),
+            signs,
             bound,
             seen: 0,
             last: None,
@@ -111,7 +110,7 @@ fn contains(text: &str, needle: &str) -> bool {
 mod tests {
     use super::*;
 
-    const GEMINI: OutputFormat = OutputFormat::GeminiStreamJson;
+    const GEMINI: &Signs = crate::agents::GOOGLE_GEMINI.signs;
 
     fn gemini_retry(n: u32, status: u16) -> String {
         format!("Attempt {n} failed with status {status}. Retrying with backoff... _ApiError: {{\"error\":{{\"code\":{status}}}}}\n  status: {status}\n")
@@ -160,7 +159,7 @@ mod tests {
 
     #[test]
     fn codex_reconnecting_lines_count_by_their_wording() {
-        let codex = OutputFormat::CodexJson;
+        let codex = crate::agents::find("openai-codex").unwrap().signs;
         let line = |n: u32| {
             format!("{{\"type\":\"error\",\"message\":\"Reconnecting... {n}/5 (We\u{2019}re currently experiencing high demand, which may cause temporary errors.)\"}}\n")
         };
@@ -187,13 +186,13 @@ mod tests {
         assert!(!count.push(true, b"Attempt 1 failed with status 500. Retrying"));
         assert_eq!(count.exceeded(), None);
         // Qwen's unattended-mode heartbeat names no status: not counted.
-        let mut qwen = RetryCount::new(OutputFormat::QwenStreamJson, 0);
+        let mut qwen = RetryCount::new(crate::agents::find("qwen-code").unwrap().signs, 0);
         assert!(!qwen.push(
             true,
             b"[qwen-code] Waiting for API capacity... attempt 1, retry in 5s\n"
         ));
         // Agents without retry lines are never stopped this way.
-        let mut claude = RetryCount::new(OutputFormat::ClaudeStreamJson, 0);
+        let mut claude = RetryCount::new(crate::agents::find("claude-code").unwrap().signs, 0);
         assert!(!claude.push(true, gemini_retry(1, 500).as_bytes()));
     }
 }

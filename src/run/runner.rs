@@ -35,9 +35,9 @@ use crate::platform::Platform;
 
 use super::attempt::RunAttempt;
 use super::classify::{aborted, classify, command_not_found, Evidence, Failure};
-use super::kind::AgentErrorKind;
 use super::options::RunOptions;
 use super::result::{AgentRun, LastAttempt};
+use crate::error_kind::AgentErrorKind;
 
 /// What the runner spawns and how it times it.
 #[derive(Clone, Debug, PartialEq)]
@@ -276,7 +276,7 @@ impl AgentRunner {
         self.attempt = Some(RunAttempt::new(&self.agent_type, self.events, form));
         self.retry_count = match (self.agent, self.ready.as_ref()) {
             (Some(agent), Some((options, _))) => {
-                Some(super::RetryCount::new(agent.output, options.max_retries))
+                Some(super::RetryCount::new(agent.signs, options.max_retries))
             }
             _ => None,
         };
@@ -316,7 +316,7 @@ impl AgentRunner {
     /// ([`super::signs::is_progress`]).
     pub fn is_progress(&self, chunk: &[u8]) -> bool {
         self.agent
-            .map_or(true, |agent| super::signs::is_progress(agent.output, chunk))
+            .map_or(true, |agent| super::signs::is_progress(agent.signs, chunk))
     }
 
     pub fn push_stderr(&mut self, chunk: &[u8]) {
