@@ -101,7 +101,7 @@ fn a_run_plans_reads_output_retries_and_writes_the_envelope() {
         run.end_attempt(None, None, None, Some("later".into()), 0.0)
             .map(|_| JsValue::UNDEFINED),
         "INVALID_INPUT",
-        "stopped must be 'idle_timeout', 'timeout' or 'aborted', got \"later\"",
+        "stopped must be 'idle_timeout', 'timeout', 'aborted' or 'own_retries', got \"later\"",
     );
 }
 
