@@ -30,7 +30,6 @@ function cdWhy(problem) {
 }
 
 /**
-/**
  * A started engine for `agent` (an agent type, an AgentDefinition or an ACP
  * registry entry: the core reads it): `{ host }`, or `{ failed }` (an
  * AgentContextError's message) when the agent or the options cannot be
