@@ -106,8 +106,8 @@ module.exports = function acpChatSuite(cli) {
         const result = await runAcp(ctx, { timeout: 160, maxDuration: 170 });
         assert.equal(result.success, false, JSON.stringify(result));
         // opencode's JSON-RPC error names no HTTP status ("Internal error: <the API's message>",
-        // data.errorName "APIError"), nor does its stderr: the kind cannot say 5xx.
-        assert.equal(result.error.kind, cli === 'opencode' ? 'process_error' : 'upstream_error', JSON.stringify(result.error));
+        // data.errorName "APIError"): its server-error wording makes it upstream_error.
+        assert.equal(result.error.kind, 'upstream_error', JSON.stringify(result.error));
         assert.match(result.error.message, /Mock server error/);
       }));
 
