@@ -135,6 +135,7 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "onPermission",
     "onUpdate",
     "idleClose",
+    "endpoint",
     "logger",
 ];
 
