@@ -119,7 +119,7 @@ for (const agent of ['claude-code', 'openai-codex', 'google-gemini', 'custom-age
 const wasmSize = statSync(here('../pkg/web/agent_context_bg.wasm')).size;
 target('.wasm size (main module, Node and web)', `${fmt(wasmSize / 1024, 0)} KB (${wasmSize} bytes)`, '≤ 250 KB', wasmSize <= 250 * 1024);
 // The Gemini tool's runner: its own module, Node only, compiled on the first runGeminiTool call.
-const toolWasmSize = statSync(here('../pkg/node/agent_context_gemini_tool_bg.wasm')).size;
+const toolWasmSize = statSync(here('../pkg/node/agent_context_node_bg.wasm')).size;
 target('Gemini tool .wasm (Node only, loaded on first run)', `${fmt(toolWasmSize / 1024, 0)} KB (${toolWasmSize} bytes)`, 'info', null);
 const mem = rows.find((r) => r.family === 'memory');
 const heapGrowth = mem.heapEnd - mem.heapAfterWarmup;

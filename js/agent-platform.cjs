@@ -5,7 +5,7 @@
 // this file only looks at files, reads them, and runs the login shell.
 //
 // The platform functions live in the Node-only second WebAssembly module
-// (agent_context_gemini_tool.js), required on first use.
+// (agent_context_node.js), required on first use.
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -13,7 +13,7 @@ const fs = require('node:fs');
 let core;
 /** The core's platform functions (the second module, compiled on first use). */
 function platformCore() {
-  core ??= require('./agent_context_gemini_tool.js');
+  core ??= require('./agent_context_node.js');
   return core;
 }
 

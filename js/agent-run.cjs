@@ -4,7 +4,7 @@
 // Every decision is the core's (`__AgentRunner`, src/run/): the options and
 // defaults, the command line, what an attempt came to, whether and when to
 // retry, the AgentRun. That class lives in the Node-only second WebAssembly
-// module (pkg/node/agent_context_gemini_tool.js, built with the crate's
+// module (pkg/node/agent_context_node.js, built with the crate's
 // `gemini-tool` feature), compiled on the first call. This file assembles an
 // AssemblerInput with the main module's `assemble`, finds the executable
 // (the platform layer's resolveAgentCommand, ./agent-platform.cjs), writes
@@ -80,7 +80,7 @@ function hostOptions(options, defined) {
 
 let AgentRunner;
 function loadRunner() {
-  AgentRunner ??= require('./agent_context_gemini_tool.js').__AgentRunner;
+  AgentRunner ??= require('./agent_context_node.js').__AgentRunner;
   return AgentRunner;
 }
 

@@ -12,7 +12,7 @@ const { removeRunFolder } = require('./option-check.cjs');
 
 let EngineClass;
 function engineClass() {
-  EngineClass ??= require('./agent_context_gemini_tool.js').__Engine;
+  EngineClass ??= require('./agent_context_node.js').__Engine;
   return EngineClass;
 }
 

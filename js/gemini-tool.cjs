@@ -6,7 +6,7 @@
 // Every decision is the core's (`__GeminiToolRun`, src/gemini_tool/): the
 // parameters, the command line, what an attempt came to, whether and when to
 // retry, the envelope. That class lives in the tool's own WebAssembly module
-// (pkg/node/agent_context_gemini_tool.js and _bg.wasm, built with the crate's
+// (pkg/node/agent_context_node.js and _bg.wasm, built with the crate's
 // `gemini-tool` feature), compiled on the first runGeminiTool call, so the
 // main module and the browsers never carry it. This file finds the
 // executable and drives the process layer it shares with runAgent
@@ -106,7 +106,7 @@ async function drive(run, plan, { signal, env, started }) {
 /** The core's `__GeminiToolRun`: the tool's module is required, and its .wasm compiled, on the first call. */
 let GeminiToolRun;
 function loadGeminiToolRun() {
-  GeminiToolRun ??= require('./agent_context_gemini_tool.js').__GeminiToolRun;
+  GeminiToolRun ??= require('./agent_context_node.js').__GeminiToolRun;
   return GeminiToolRun;
 }
 

@@ -25,7 +25,7 @@ const RESULTS_DIR = path.join(os.tmpdir(), 'agent-context-results');
 
 /** The core's tool list and call class (the Node-only second module). */
 function toolCore() {
-  return require('./agent_context_gemini_tool.js');
+  return require('./agent_context_node.js');
 }
 
 /**

@@ -5,7 +5,7 @@
 
 let warningsOf;
 function unknownKeyWarnings(what, keys) {
-  warningsOf ??= require('./agent_context_gemini_tool.js').__unknownKeyWarnings;
+  warningsOf ??= require('./agent_context_node.js').__unknownKeyWarnings;
   return warningsOf(what, keys);
 }
 
@@ -76,7 +76,7 @@ let homeApi;
 function makeRunHome(home, env) {
   if (!home) return;
   const fs = require('node:fs');
-  homeApi ??= require('./agent_context_gemini_tool.js');
+  homeApi ??= require('./agent_context_node.js');
   const user = homeApi.__runHomeUserFolder(home, env ?? {});
   let entries = [];
   let settings = null;

@@ -101,7 +101,7 @@ async function openAgentSession(api, agentType, options) {
   }
   const protocol = rest.protocol ?? 'acp';
   // Over the agent's own command line: the CLI session engine (src/engine/cli/), driven alike.
-  const Engine = protocol === 'cli' ? require('./agent_context_gemini_tool.js').__CliEngine : undefined;
+  const Engine = protocol === 'cli' ? require('./agent_context_node.js').__CliEngine : undefined;
   const env = givenEnv ?? process.env;
   let hostError = null;
   const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn, Engine });

@@ -4,17 +4,19 @@
 #
 # Two WebAssembly modules come out of the one crate (Cargo features, see
 # Cargo.toml): the main module, agent_context_bg.wasm in both builds, and the
-# Gemini tool's runner, agent_context_gemini_tool_bg.wasm in pkg/node only,
-# which the Node entry loads on the first runGeminiTool call.
+# Node-only module, agent_context_node_bg.wasm in pkg/node only (the session
+# engine behind runAgent, sessions, teams and the Gemini tool, the platform
+# functions, the MCP tools), which the Node entry loads on the first call that
+# needs it (docs/development.md says why there are two).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 crate=agent_context
-tool=${crate}_gemini_tool
+tool=${crate}_node # the Node-only module
 release="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release"
 build() { cargo build --quiet --release --lib --target wasm32-unknown-unknown "$@"; }
 
-# Both builds write $release/$crate.wasm: the tool's goes first and is kept
+# Both builds write $release/$crate.wasm: the Node-only one goes first and is kept
 # under its own name, which is also the name wasm-bindgen gives its output.
 # The runners' module is Node only, where size matters less than the speed
 # of reading a long stream (runAgent's benchmark): compiled for speed.
@@ -30,7 +32,7 @@ node scripts/without-multivalue.mjs "$raw" "$release/$tool.wasm"
 rm -rf pkg/node pkg/web
 wasm-bindgen --target nodejs --out-dir pkg/node "$raw"
 wasm-bindgen --target web --out-dir pkg/web "$raw"
-# Internal (only pkg/node/gemini-tool.cjs requires it): no declarations.
+# Internal (only the Node runners in pkg/node require it): no declarations.
 wasm-bindgen --target nodejs --no-typescript --out-dir pkg/node "$release/$tool.wasm"
 
 # One parameter list for every import of a module (and the glue's import
@@ -64,4 +66,4 @@ if [ -f "pkg/node/${crate}_bg.wasm" ]; then
 else
   echo "wasm size: raw $(size "$raw") bytes; pkg/web $(size "pkg/web/${crate}_bg.wasm") bytes (after wasm-opt -Oz; the one copy both builds read)"
 fi
-echo "gemini tool wasm size (Node only, loaded on first use): raw $(size "$release/$tool.wasm") bytes; pkg/node $(size "pkg/node/${tool}_bg.wasm") bytes (after wasm-opt -O3)"
+echo "Node-only module wasm size (loaded on first use): raw $(size "$release/$tool.wasm") bytes; pkg/node $(size "pkg/node/${tool}_bg.wasm") bytes (after wasm-opt -O3)"

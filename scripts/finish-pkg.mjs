@@ -10,8 +10,8 @@
 //    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
 //    copied into pkg/node, with AgentTeam's class (js/team.cjs); `runAgent`, `runGeminiTool`,
 //    `readEngineeringContext` and `resolveAgentCommand` on the Node entry (the runner is required on
-//    the first call of either, and it requires the tool's own module,
-//    agent_context_gemini_tool.js, on the first runGeminiTool) and their
+//    the first call of either, and it requires the Node-only module,
+//    agent_context_node.js, on the first call that needs it) and their
 //    declarations (js/gemini-tool.d.ts, js/team.d.ts, …) in its .d.ts;
 // 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const crate = 'agent_context';
-const tool = `${crate}_gemini_tool`;
+const tool = `${crate}_node`;
 const node = `${root}pkg/node/${crate}.js`;
 const web = `${root}pkg/web/${crate}.js`;
 
@@ -102,7 +102,7 @@ appendFileSync(
   [
     '',
     "// The Gemini tool (Node only): ./gemini-tool.cjs, required on first use; it loads",
-    "// the tool's own WebAssembly module (agent_context_gemini_tool_bg.wasm) on the first run.",
+    "// the Node-only WebAssembly module (agent_context_node_bg.wasm) on the first run.",
     "exports.runGeminiTool = function runGeminiTool(params, options) { return require('./gemini-tool.cjs').runGeminiTool(params, options); };",
     "exports.readEngineeringContext = function readEngineeringContext(cd) { return require('./gemini-tool.cjs').readEngineeringContext(cd); };",
     '// runAgent (Node only): ./agent-run.cjs, required on first use; it loads the same second module.',

@@ -1,7 +1,7 @@
 //! The Gemini tool's runner binding: the internal `__GeminiToolRun` that the
 //! Node runner (`js/gemini-tool.cjs`) drives. Compiled with the
 //! `gemini-tool` feature into its own module
-//! (pkg/node/agent_context_gemini_tool_bg.wasm), which Node loads on the
+//! (pkg/node/agent_context_node_bg.wasm), which Node loads on the
 //! first `runGeminiTool` call, so the main module (and every browser) does
 //! without this code.
 

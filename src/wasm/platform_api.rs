@@ -5,7 +5,7 @@
 //! read as JSON, and returns one.
 //!
 //! Node only: compiled into the second module (feature `gemini-tool`,
-//! `agent_context_gemini_tool_bg.wasm`), which the Node entry loads on first
+//! `agent_context_node_bg.wasm`), which the Node entry loads on first
 //! use, so the main module (Node and web) does not carry them.
 
 use serde_json::{Map, Value};

@@ -255,7 +255,7 @@ test('the tool\'s own module loads on the first runGeminiTool call, not with the
   assert.deepEqual(atLoad, ['agent_context.js']);
   assert.deepEqual(afterPureCalls, ['agent_context.js'], 'the template and the definition are in the main module');
   assert.deepEqual(afterContext, ['agent_context.js', 'gemini-tool.cjs'], 'reading the context needs no WebAssembly');
-  assert.deepEqual(afterRun, ['agent_context.js', 'gemini-tool.cjs', 'agent_context_gemini_tool.js']);
+  assert.deepEqual(afterRun, ['agent_context.js', 'gemini-tool.cjs', 'agent_context_node.js']);
   assert.equal(kind, 'invalid_params');
 });
 

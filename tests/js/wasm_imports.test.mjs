@@ -40,7 +40,7 @@ function importSignatures(bytes) {
 
 const MODULES = [
   ['pkg/web/agent_context_bg.wasm', ['pkg/node/agent_context.js', 'pkg/web/agent_context.js']],
-  ['pkg/node/agent_context_gemini_tool_bg.wasm', ['pkg/node/agent_context_gemini_tool.js']],
+  ['pkg/node/agent_context_node_bg.wasm', ['pkg/node/agent_context_node.js']],
 ];
 
 for (const [wasm, glues] of MODULES) {

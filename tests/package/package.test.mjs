@@ -24,13 +24,13 @@ test('npm pack holds only what users need', () => {
   const files = out[0].files.map((f) => f.path).sort();
   for (const needed of ['package.json', 'README.md', 'bin/agent-context.js', 'pkg/node/agent_context.js', 'pkg/node/agent_context.mjs',
     'pkg/node/agent_context.d.ts', 'pkg/node/agent_context.d.mts', 'pkg/node/gemini-tool.cjs', 'pkg/node/mcp-server.cjs',
-    'pkg/node/agent_context_gemini_tool.js', 'pkg/node/agent_context_gemini_tool_bg.wasm',
+    'pkg/node/agent_context_node.js', 'pkg/node/agent_context_node_bg.wasm',
     'pkg/web/agent_context.js', 'pkg/web/agent_context.d.ts', 'pkg/web/agent_context_bg.wasm']) {
     assert.ok(files.includes(needed), `missing ${needed}`);
   }
   // One copy of each .wasm: both builds read pkg/web's (the bytes are the same).
   const wasm = files.filter((f) => f.endsWith('.wasm'));
-  assert.deepEqual(wasm, ['pkg/node/agent_context_gemini_tool_bg.wasm', 'pkg/web/agent_context_bg.wasm']);
+  assert.deepEqual(wasm, ['pkg/node/agent_context_node_bg.wasm', 'pkg/web/agent_context_bg.wasm']);
   // The Gemini tool's module runs a process: Node only.
   assert.deepEqual(files.filter((f) => f.startsWith('pkg/web/') && /gemini|mcp/.test(f)), []);
   for (const file of files) {
