@@ -1,5 +1,5 @@
 // `endpoint` alone points each built-in agent at a model endpoint, live:
-// the real CLI (and, for Claude Code, Codex and Gemini CLI, its ACP pair)
+// the real CLI and its ACP pair (the adapter, or the CLI's own ACP mode)
 // against a mock API on 127.0.0.1, with a fresh empty HOME and no variable
 // or settings file of the test's about the agent — only PATH, HOME,
 // TMPDIR, the locale and a dead proxy for anything but loopback. The mock
@@ -53,15 +53,15 @@ const AGENTS = {
   },
   qwen: {
     agentType: 'qwen-code', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
-    cli: chat.executable('qwen'), userConfig: ['.qwen/settings.json', '.qwen/.env', '.env'],
+    cli: chat.executable('qwen'), acp: chat.executable('qwen'), userConfig: ['.qwen/settings.json', '.qwen/.env', '.env'],
   },
   copilot: {
     agentType: 'github-copilot', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
-    cli: chat.executable('copilot'), userConfig: ['.copilot/settings.json', '.copilot/mcp-config.json'],
+    cli: chat.executable('copilot'), acp: chat.executable('copilot'), userConfig: ['.copilot/settings.json', '.copilot/mcp-config.json'],
   },
   opencode: {
     agentType: 'opencode', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
-    cli: chat.executable('opencode'),
+    cli: chat.executable('opencode'), acp: chat.executable('opencode'),
     userConfig: ['.config/opencode/opencode.json', '.config/opencode/opencode.jsonc', '.config/opencode/config.json', '.opencode.json'],
   },
 };
