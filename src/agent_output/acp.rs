@@ -128,10 +128,13 @@ impl AcpReader {
             }
             // The tool call asking for permission, as the agent describes it;
             // the answer is the client's, not in this output.
+            // It is the call's first sight where no `tool_call` came before
+            // (Gemini CLI asks before an MCP tool so).
             "session/request_permission" => {
                 if let Some(tool) = params.get("toolCall") {
                     let input = tool.get("rawInput").cloned();
-                    self.tool(&ToolFields::of(tool), input, false, out);
+                    let first = str_field(tool, "toolCallId").is_some_and(|id| !out.knows_tool(id));
+                    self.tool(&ToolFields::of(tool), input, first, out);
                 }
             }
             // The client's file access: the tool calls around it tell the story.
@@ -449,7 +452,10 @@ impl AcpReader {
             _ => None,
         };
         let finished = matches!(status.as_deref(), Some("completed" | "failed"));
-        let read = |raw: Option<&[u8]>| raw.filter(|_| finished).map(json_value);
+        // The content is the output once finished, or the input on the
+        // first sight where the agent says it so.
+        let wanted = finished || (started && self.quirks.input_in_first_content);
+        let read = |raw: Option<&[u8]>| raw.filter(|_| wanted).map(json_value);
         let content = match read(raw.content) {
             Some(None) => return false,
             other => other.flatten(),
@@ -457,7 +463,7 @@ impl AcpReader {
         // `rawOutput` is read only when `content` has no text.
         let raw_output = match read(
             raw.raw_output
-                .filter(|_| content_output(content.as_ref()).is_none()),
+                .filter(|_| finished && content_output(content.as_ref()).is_none()),
         ) {
             Some(None) => return false,
             other => other.flatten(),
@@ -521,7 +527,15 @@ impl AcpReader {
         out: &mut ReplyBuilder,
     ) {
         let id = tool.id.unwrap_or_default();
-        let name = self.tool_name(tool, started);
+        let name = self.tool_name(tool, input.as_ref(), started);
+        let input = input.or_else(|| {
+            let first = started && self.quirks.input_in_first_content;
+            first
+                .then(|| content_output(tool.content))
+                .flatten()
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                .filter(Value::is_object)
+        });
         let input = input.filter(|v| !v.is_null() && v.as_object().map_or(true, |o| !o.is_empty()));
         let status = match tool.status {
             Some("completed") => Some(ToolStatus::Success),
@@ -537,7 +551,12 @@ impl AcpReader {
     /// The tool's own name where the agent gives it, else the ACP `kind`
     /// (`read`, `edit`, `execute`, …; the title for `other`) or the title,
     /// on the first sight.
-    fn tool_name<'a>(&self, tool: &ToolFields<'a>, started: bool) -> Option<&'a str> {
+    fn tool_name<'a>(
+        &self,
+        tool: &ToolFields<'a>,
+        input: Option<&Value>,
+        started: bool,
+    ) -> Option<&'a str> {
         let meta = tool.meta;
         let named = match self.quirks.tool_name {
             AcpToolName::ClaudeCodeMeta => meta
@@ -546,6 +565,12 @@ impl AcpReader {
             AcpToolName::MetaToolName => meta.and_then(|m| str_field(m, "toolName")),
             AcpToolName::IdPrefix(sep) if started => {
                 tool.id.and_then(|id| Some(&id[..find(id, sep)?]))
+            }
+            AcpToolName::McpTitle(prefix) if started => {
+                let mcp = input.is_some_and(|i| {
+                    str_field(i, "server").is_some() && str_field(i, "tool").is_some()
+                });
+                tool.title.filter(|t| mcp && t.starts_with(prefix))
             }
             _ => None,
         };

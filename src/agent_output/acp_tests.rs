@@ -175,3 +175,63 @@ fn the_protocol_option_is_cli_or_acp() {
     assert_eq!(err.code().as_str(), "INVALID_INPUT");
     assert!(err.message().starts_with("protocol "), "{err}");
 }
+
+#[test]
+fn an_mcp_tool_is_named_with_its_input_and_output_as_each_agent_sends_it() {
+    // Gemini CLI 0.61 asks before an MCP tool: the permission request is the
+    // call's first sight, its content the arguments; no `rawInput` ever.
+    let id = "mcp_notes_record_note__mcp_notes_record_note_1795773195721_0";
+    let reply = parse(
+        "google-gemini",
+        &[
+            json!({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {"sessionId": "s",
+                "options": [], "toolCall": {"toolCallId": id, "status": "pending", "title": "record_note (notes MCP Server)",
+                "content": [{"type": "content", "content": {"type": "text", "text": "{\"text\":\"Launch window opens at 4217.\"}"}}],
+                "locations": [], "kind": "other"}}}),
+            update(
+                "tool_call_update",
+                json!({"toolCallId": id, "status": "completed", "title": "record_note (notes MCP Server)",
+                "content": [{"type": "content", "content": {"type": "text", "text": "Noted: Launch window opens at 4217. (note 1)"}}],
+                "locations": [], "kind": "other"}),
+            ),
+            stop("end_turn"),
+        ],
+    );
+    let tool = &reply.tool_uses[0];
+    assert_eq!(tool.name, "mcp_notes_record_note");
+    assert_eq!(tool.input, json!({"text": "Launch window opens at 4217."}));
+    assert_eq!(tool.status, ToolStatus::Success);
+    assert_eq!(
+        tool.output.as_deref(),
+        Some("Noted: Launch window opens at 4217. (note 1)")
+    );
+    // Codex's adapter 2.6: kind `execute`, the title names the tool, the
+    // result in `rawOutput`.
+    let reply = parse(
+        "openai-codex",
+        &[
+            update(
+                "tool_call",
+                json!({"toolCallId": "call_2", "kind": "execute", "title": "mcp.notes.record_note",
+                "status": "in_progress", "rawInput": {"server": "notes", "tool": "record_note", "arguments": {"text": "T"}},
+                "_meta": {"is_mcp_tool_call": true}}),
+            ),
+            update(
+                "tool_call_update",
+                json!({"toolCallId": "call_2", "status": "completed",
+                "rawOutput": {"result": {"content": [{"type": "text", "text": "Noted: T"}], "structuredContent": null, "_meta": null}, "error": null}}),
+            ),
+            update(
+                "tool_call",
+                json!({"toolCallId": "call_3", "kind": "execute", "title": "mcp.sh", "status": "in_progress",
+                "rawInput": {"command": ["mcp.sh"]}}),
+            ),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(reply.tool_uses[0].name, "mcp.notes.record_note");
+    assert_eq!(reply.tool_uses[0].input["arguments"], json!({"text": "T"}));
+    assert_eq!(reply.tool_uses[0].output.as_deref(), Some("Noted: T"));
+    // A command is named by its kind still.
+    assert_eq!(reply.tool_uses[1].name, "execute");
+}

@@ -75,16 +75,31 @@ pub(super) fn content_output(content: Option<&Value>) -> Option<String> {
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
-/// The text of a tool's `rawOutput`.
+/// The text of a tool's `rawOutput`: an MCP tool's result
+/// (`{ result: { content: [{ type: "text", text }] } }`, Codex's adapter)
+/// is the text of its blocks.
 pub(super) fn raw_output(raw_output: &Value) -> Option<String> {
     match raw_output {
         Value::String(s) if s.is_empty() => None,
         Value::Object(o) => ["output", "content", "stdout"]
             .iter()
             .find_map(|k| o.get(*k).and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| mcp_result_text(o.get("result")?))
             .or_else(|| output_text(&Value::Object(o.clone()))),
         other => output_text(other),
     }
+}
+
+/// The text blocks of an MCP `CallToolResult`, one a line.
+fn mcp_result_text(result: &Value) -> Option<String> {
+    let texts: Vec<&str> = result
+        .get("content")?
+        .as_array()?
+        .iter()
+        .filter(|b| str_field(b, "type") == Some("text"))
+        .filter_map(|b| str_field(b, "text"))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 /// The raw text of a JSON value the scanner checked, as a `Value`: read

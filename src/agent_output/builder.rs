@@ -290,6 +290,11 @@ impl ReplyBuilder {
         }
     }
 
+    /// Whether a tool use with this id was seen.
+    pub fn knows_tool(&self, id: &str) -> bool {
+        self.tool_index.contains_key(id)
+    }
+
     fn tool_entry(&mut self, id: &str) -> usize {
         if let Some(&index) = self.tool_index.get(id) {
             return index;

@@ -80,6 +80,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         // The adapter's Claude Code hides MCP tools behind its ToolSearch
         // tool too.
         mcp_env: &[("ENABLE_TOOL_SEARCH", "false")],
+        mcp: AcpMcp::Session,
         // `_meta.claudeCode` names its tools and marks its notices.
         quirks: AcpQuirks {
             tool_name: AcpToolName::ClaudeCodeMeta,

@@ -370,6 +370,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             context_as_text_with_images: false,
             exits_on_eof: true,
             mcp_env: &[],
+            mcp: AcpMcp::Session,
             quirks: AcpQuirks::NONE,
         }),
         mcp_tool: "",

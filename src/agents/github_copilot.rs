@@ -74,6 +74,10 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
+        // 1.0.102 offers the model no tool of a server given in
+        // `session/new` (seen: none even 8 s after it opened), and the
+        // tools of `--additional-mcp-config` at once.
+        mcp: AcpMcp::Launch,
         quirks: AcpQuirks {
             error_text_prefix: Some("Error: "),
             ..AcpQuirks::NONE

@@ -69,9 +69,16 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_env: None,
         context_as_text_with_images: ACP_CONTEXT_AS_TEXT_WITH_IMAGES,
         exits_on_eof: true,
-        mcp_env: &[],
+        // 0.61 starts no MCP server in a folder it does not trust (folder
+        // trust is on by default; seen: the model was offered no tool of
+        // the server), and over ACP nothing asks: the run's servers are the
+        // caller's, so the folder is trusted for the run, as `--skip-trust`
+        // does over its CLI.
+        mcp_env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+        mcp: AcpMcp::Session,
         quirks: AcpQuirks {
             tool_name: AcpToolName::IdPrefix("__"),
+            input_in_first_content: true,
             ..AcpQuirks::NONE
         },
     }),

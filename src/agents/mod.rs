@@ -36,7 +36,7 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
+    AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
     CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute,
     McpShape, OutputFormat, OwnRetries, ResumeExisting, RunHome, SessionArg, SettingsPlace,
     SettingsRoute, SystemPromptArg,

@@ -59,7 +59,17 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: false,
         mcp_env: &[],
+        // 2.6.0 (its Codex 0.166) offers the servers' tools to a model it
+        // knows only through its client-side `tool_search` tool (seen with
+        // gpt-5.5: the request offers `tool_search`, and the tools come in
+        // the search's output); a model it does not know gets them at once.
+        // No setting turns the deferral off (`features.tool_search=false`
+        // did not), and a model that searches finds them.
+        mcp: AcpMcp::Session,
         quirks: AcpQuirks {
+            // An MCP call: kind `execute`, title `mcp.notes.record_note`,
+            // `rawInput` `{server, tool, arguments}`.
+            tool_name: AcpToolName::McpTitle("mcp."),
             system_error_info: true,
             ..AcpQuirks::NONE
         },

@@ -72,6 +72,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],
+        mcp: AcpMcp::Session,
         quirks: AcpQuirks {
             input_excludes_cached: true,
             ..AcpQuirks::NONE

@@ -61,7 +61,15 @@ pub const AGENT: AgentSpec = AgentSpec {
         ask_env: None,
         context_as_text_with_images: false,
         exits_on_eof: true,
-        mcp_env: &[],
+        // 0.24 starts the servers after answering `session/new` and does
+        // not wait for them before the first prompt (seen: the first model
+        // call offered none of their tools); this makes it start them
+        // before it answers.
+        mcp_env: &[("QWEN_CODE_LEGACY_MCP_BLOCKING", "1")],
+        // The servers of `session/new` are hidden behind its `tool_search`
+        // tool (ACP's `McpServer` cannot say `alwaysLoadTools`); those of
+        // `--mcp-config` join every session's with `alwaysLoadTools`.
+        mcp: AcpMcp::Launch,
         quirks: AcpQuirks {
             tool_name: AcpToolName::MetaToolName,
             ..AcpQuirks::NONE

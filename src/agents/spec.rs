@@ -346,8 +346,26 @@ pub struct AcpLaunch {
     /// Variables set when the session is given MCP servers, unless the
     /// caller's environment has them.
     pub mcp_env: &'static [(&'static str, &'static str)],
+    /// Where the run's MCP servers go: `session/new` or the command line
+    /// the agent is started with.
+    pub mcp: AcpMcp,
     /// How what it sends differs in a way the reply cares about.
     pub quirks: AcpQuirks,
+}
+
+/// Where an agent started for ACP gets the run's MCP servers
+/// (`docs/mcp-servers.md`), each seen on a real run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AcpMcp {
+    /// In `session/new`, `session/load` and `session/resume` (ACP's
+    /// `McpServer`).
+    Session,
+    /// On its command line, as its CLI takes them ([`CliSpec::mcp`], a
+    /// [`CliMcp::JsonFlag`]): what `session/new` carries does not reach
+    /// its model (the reason is the agent's file's). `session/new` then
+    /// carries none (the agent would start each server twice), and the
+    /// servers are the process's: a session on it cannot have others.
+    Launch,
 }
 
 /// How an agent's ACP updates differ from the plain protocol in a way the
@@ -372,6 +390,10 @@ pub struct AcpQuirks {
     /// `usage.inputTokens` leaves the cached tokens out; the reply's input
     /// count adds them back (opencode).
     pub input_excludes_cached: bool,
+    /// Tool calls carry no `rawInput`; the text of a call's content on
+    /// its first sight, when it is a JSON object, is its input (Gemini CLI:
+    /// an MCP server's tool shows its arguments so).
+    pub input_in_first_content: bool,
 }
 
 impl AcpQuirks {
@@ -381,6 +403,7 @@ impl AcpQuirks {
         system_error_info: false,
         error_text_prefix: None,
         input_excludes_cached: false,
+        input_in_first_content: false,
     };
 }
 
@@ -396,6 +419,10 @@ pub enum AcpToolName {
     /// The call id's part before this separator, on the first sight
     /// (Gemini CLI's ids are `<tool>__<tool>_<time>_<n>`).
     IdPrefix(&'static str),
+    /// The ACP `kind`, but an MCP server's tool (a `rawInput` of
+    /// `{ server, tool, arguments }`) by its title, which starts with this
+    /// prefix (Codex's adapter: `mcp.<server>.<tool>`).
+    McpTitle(&'static str),
 }
 
 /// How the model reaches an agent started for ACP.

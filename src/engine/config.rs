@@ -7,8 +7,10 @@ use serde_json::{json, Value};
 
 pub use crate::mcp_servers::{read_mcp_servers, McpServer};
 
+use crate::mcp_servers::cli;
+
 use crate::agents::definition::{self, Agent};
-use crate::agents::{AcpLaunch, AcpModel, AgentSpec};
+use crate::agents::{AcpLaunch, AcpMcp, AcpModel, AgentSpec};
 use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::json_read::type_name;
@@ -191,6 +193,13 @@ impl SessionConfig {
                     .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
             );
         }
+        if launch.mcp == AcpMcp::Launch {
+            // As its CLI takes them; `approve` matters to none of these.
+            let approve = options.yolo == Some(true)
+                || options.sandbox == Some(crate::invocation::Sandbox::DangerFullAccess);
+            args.extend(cli::cli_args(agent, &mcp_servers, approve)?);
+            default_env.extend(cli::cli_env(agent, &mcp_servers, &[])?);
+        }
         Ok(SessionConfig {
             agent,
             launch,
@@ -249,6 +258,12 @@ impl SessionConfig {
             cfg.mcp_servers = read_mcp_servers(mcp).map_err(|e| {
                 AgentContextError::invalid(e.message().replacen("options.", "sessionOptions.", 1))
             })?;
+            if self.launch.mcp == AcpMcp::Launch && cfg.mcp_servers != self.mcp_servers {
+                return Err(AgentContextError::invalid(format!(
+                    "sessionOptions.mcpServers cannot differ from the process's for {}: it takes MCP servers on the command line it is started with; give them in openAgent's options.mcpServers",
+                    self.agent.name
+                )));
+            }
         }
         Ok(cfg)
     }
@@ -286,7 +301,11 @@ impl SessionConfig {
 
     /// The MCP servers the agent can take, as `session/new|load|resume`
     /// send them; a transport it does not advertise is `Err` naming it.
+    /// None for an agent that got them on its command line.
     pub fn mcp_for(&self, initialized: &Value) -> Result<Value> {
+        if self.launch.mcp == AcpMcp::Launch {
+            return Ok(Value::Array(Vec::new()));
+        }
         let caps = initialized.pointer("/agentCapabilities/mcpCapabilities");
         let mut out = Vec::new();
         for server in &self.mcp_servers {

@@ -208,6 +208,101 @@ fn mcp_servers_are_given_in_acps_shape_and_checked_against_the_capabilities() {
 }
 
 #[test]
+fn qwen_and_copilot_get_mcp_servers_on_their_command_line_and_none_in_session_new() {
+    let servers = json!([
+        {"name": "notes", "command": "node", "args": ["notes.js"], "env": {"A": "1"}},
+        {"name": "web", "type": "http", "url": "http://127.0.0.1:9/mcp"}
+    ]);
+    let cases = [
+        (
+            "qwen-code",
+            "--mcp-config=",
+            json!({"notes": {"command": "node", "args": ["notes.js"], "env": {"A": "1"}, "alwaysLoadTools": true},
+                   "web": {"httpUrl": "http://127.0.0.1:9/mcp", "headers": {}, "alwaysLoadTools": true}}),
+            vec![("QWEN_CODE_LEGACY_MCP_BLOCKING", "1")],
+        ),
+        (
+            "github-copilot",
+            "--additional-mcp-config=",
+            json!({"notes": {"type": "local", "command": "node", "args": ["notes.js"], "env": {"A": "1"}, "tools": ["*"]},
+                   "web": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {}, "tools": ["*"]}}),
+            vec![],
+        ),
+    ];
+    for (agent, flag, given, env) in cases {
+        let mut e = engine(agent, json!({"mcpServers": servers}));
+        assert_eq!(e.cfg.args.len(), 2, "{agent}: {:?}", e.cfg.args);
+        assert_eq!(e.cfg.args[0], "--acp");
+        let config = e.cfg.args[1].strip_prefix(flag).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(config).unwrap(),
+            json!({ "mcpServers": given }),
+            "{agent}"
+        );
+        for (k, v) in env {
+            assert!(
+                e.cfg.default_env.contains(&(k.to_owned(), v.to_owned())),
+                "{agent}: {:?}",
+                e.cfg.default_env
+            );
+        }
+        e.open(0);
+        drain(&mut e);
+        e.spawned(0);
+        let init = written(&drain(&mut e));
+        // Whatever it advertises: the servers are on its command line already.
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1}}),
+            1,
+        );
+        let open = written(&drain(&mut e));
+        assert_eq!(open[0]["method"], "session/new", "{agent}");
+        assert_eq!(open[0]["params"]["mcpServers"], json!([]), "{agent}");
+        // A session on the process cannot have servers of its own.
+        assert_eq!(
+            e.cfg
+                .for_session(&json!({"mcpServers": servers}))
+                .unwrap()
+                .mcp_servers,
+            e.cfg.mcp_servers
+        );
+        let err = e
+            .cfg
+            .for_session(&json!({"mcpServers": [servers[0]]}))
+            .unwrap_err();
+        assert!(
+            err.message()
+                .starts_with("sessionOptions.mcpServers cannot differ from the process's"),
+            "{}",
+            err.message()
+        );
+    }
+    // Without servers, nothing is added.
+    let cfg = SessionConfig::read("qwen-code", &json!({"cd": "/w"}), "").unwrap();
+    assert_eq!(cfg.args, ["--acp"]);
+    assert!(cfg
+        .default_env
+        .iter()
+        .all(|(k, _)| k != "QWEN_CODE_LEGACY_MCP_BLOCKING"));
+    // Gemini CLI gets them in session/new, its folder trusted for the run.
+    let cfg = SessionConfig::read(
+        "google-gemini",
+        &json!({"cd": "/w", "mcpServers": [servers[0]]}),
+        "",
+    )
+    .unwrap();
+    assert_eq!(cfg.args, ["--acp"]);
+    assert!(cfg
+        .default_env
+        .contains(&("GEMINI_CLI_TRUST_WORKSPACE".to_owned(), "true".to_owned())));
+    assert_eq!(
+        cfg.mcp_for(&json!({})).unwrap().as_array().map(Vec::len),
+        Some(1)
+    );
+}
+
+#[test]
 fn a_definition_is_started_as_it_says_and_knows_nothing_of_its_agent() {
     let def = json!({"id": "stub-acp", "name": "Stub", "command": "/opt/stub", "args": ["--acp", "a b"], "env": {"STUB_MODE": "on"}});
     let cfg = SessionConfig::read_agent(&def, &json!({"cd": "/w"}), "").unwrap();
