@@ -270,6 +270,11 @@ export interface NewSessionOptions {
   /** The session's working folder (the process's by default). */
   cd?: string;
   systemPrompt?: string;
+  /**
+   * The session's own MCP servers (the process's by default). Qwen Code and
+   * Copilot take them on the command line their process is started with:
+   * for them, only the process's (`INVALID_INPUT` otherwise).
+   */
   mcpServers?: McpServerConfig[];
   /** This session's updates outside a turn's reply (else the process's `onUpdate`). */
   onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;

@@ -51,18 +51,6 @@ const REFUSED = {
   cli: { codex: { sse: /Codex does not take MCP servers over sse/ } },
   acp: {},
 };
-/** Pairs not working yet, with what was seen (the test runs and reports them as todo):
- * the servers reach the agent in `session/new`, but the model is not offered the tool. */
-const TODO = {
-  cli: {},
-  acp: {
-    codex: 'codex-acp 2.6 with a model Codex knows (gpt-5.5) defers MCP tools behind its client-side `tool_search` tool; the mock does not search',
-    gemini: 'gemini --acp 0.61 starts no tool of the server before the prompt (none offered, even after a first turn)',
-    qwen: 'qwen --acp 0.24 hides MCP tools behind its `tool_search` tool (`alwaysLoadTools` cannot be said in ACP\'s McpServer)',
-    copilot: 'copilot --acp 1.0.102 offers no tool of the server to the model',
-  },
-};
-
 /** Pairs that take no MCP server at all, with the words of the refusal (none
  * now: Gemini CLI takes them in the settings of the run's own home). */
 const NONE = {
@@ -203,8 +191,7 @@ for (const protocol of ['cli', 'acp']) {
   describe(`mcpServers over ${protocol}`, { concurrency: CONCURRENCY }, () => {
     for (const cli of ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'opencode']) {
       const skip = CHAT.includes(cli) && !chat.available(cli) ? `${cli} is not installed (tests/cli/install_openai_chat_agents.sh)` : false;
-      const todo = TODO[protocol][cli] ?? false;
-      test(`${cli}: a stdio server, then an http one, called; the HOME's configuration untouched`, { timeout: TEST_TIMEOUT_MS, skip, todo }, () =>
+      test(`${cli}: a stdio server, then an http one, called; the HOME's configuration untouched`, { timeout: TEST_TIMEOUT_MS, skip }, () =>
         inFreshRun(() => setUp(cli), tearDown, async (ctx) => {
           const before = hashTree(ctx.home);
           const stdioRecord = path.join(ctx.dir, 'notes-stdio.jsonl');

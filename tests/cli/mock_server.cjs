@@ -14,7 +14,9 @@
 // `quota` (HTTP 429) or `reject` (HTTP 400, a request the model refuses), `write` / `writeOutside` (a
 // tool call writing a file in the folder / above it, then an answer quoting
 // the tool's result), `mcp` (a call of the tool whose name ends in
-// `record_note`, then an answer quoting its result); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
+// `record_note`, then an answer quoting its result; the Responses mock
+// first searches for it with a client-side `tool_search` the request offers
+// instead of the tool, as a model Codex defers MCP tools for would); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
 // server listens on an ephemeral port, prints `{"port":N}` as its first
 // stdout line, appends every request it receives to the log (one JSON object
 // a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever

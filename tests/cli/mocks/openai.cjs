@@ -66,14 +66,22 @@ function readNotesCall(body) {
 
 /** The call of the MCP note tool the request offers, or null: Codex 0.169
  * offers an MCP server's tools in a namespace (`mcp__notes`), and a call of
- * one names both. */
+ * one names both. Tools a search found (`tool_search_output` in the input)
+ * count as offered. */
 function noteCall(body) {
-  for (const tool of body?.tools ?? []) {
+  const found = (body?.input ?? []).filter((i) => i.type === 'tool_search_output').flatMap((i) => i.tools ?? []);
+  for (const tool of [...(body?.tools ?? []), ...found]) {
     if (mcpToolName([tool.name])) return { name: tool.name };
     const inner = mcpToolName((tool.tools ?? []).map((t) => t.name));
     if (tool.type === 'namespace' && inner) return { name: inner, namespace: tool.name };
   }
   return null;
+}
+
+/** True when the request offers a client-side `tool_search` (Codex defers
+ * MCP tools behind it for the models that support it) and no search was made yet. */
+function searchesTools(body) {
+  return (body?.tools ?? []).some((t) => t.type === 'tool_search') && !(body?.input ?? []).some((i) => i.type === 'tool_search_output');
 }
 
 function respond(req, res, scenario) {
@@ -113,6 +121,9 @@ function respond(req, res, scenario) {
     const call = noteCall(req.body);
     if (output === null && call) {
       return stream(res, [{ pieces: ['Let me record the note.'] }, { ...call, arguments: JSON.stringify({ text: MCP_NOTE }) }]);
+    }
+    if (output === null && searchesTools(req.body)) {
+      return stream(res, [{ type: 'tool_search_call', execution: 'client', arguments: { query: 'record_note', limit: 8 } }]);
     }
     return stream(res, [{ pieces: [output === null ? 'No record_note tool was offered.' : answerAfterNote(output)] }]);
   }
