@@ -116,7 +116,8 @@ options:
   --yolo                skip approval prompts
   --command PATH        the executable (default the agent's command on PATH)
   --protocol P          cli (the agent's JSON output, default) or acp (the Agent Client
-                        Protocol; permissions answered by --sandbox/--yolo, see README)
+                        Protocol; permissions answered by --sandbox/--yolo, see README);
+                        acp is the default, and the only one, for an agent driven over ACP only
   --timeout S           seconds without output before the run is stopped (default 300)
   --max-duration S      seconds for the whole call, retries included (default 1800)
   --max-retries N       retries of retryable failures, 0 to 10 (default 1)

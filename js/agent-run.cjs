@@ -45,8 +45,12 @@ function assembleFor(api, agentType, request, warn, defined) {
   return api.assemble(agentType, request, { logger: (message) => message !== fallback && (warn ?? console.warn)(message) });
 }
 
-/** The options only JS can hold, checked; the rest goes to the core. */
-function hostOptions(options, defined) {
+/**
+ * The options only JS can hold, checked; the rest goes to the core.
+ * `acpByDefault`: the agent runs over ACP unless `protocol` says otherwise
+ * (the registry's default for it, `knownAgents()[i].protocols[0]`).
+ */
+function hostOptions(options, defined, acpByDefault) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw inputError(`options must be an object, got ${describe(options)}`);
   }
@@ -72,8 +76,10 @@ function hostOptions(options, defined) {
   }
   const { signal: _s, onEvent: _o, env: _e, logger: _l, ...rest } = options;
   // Any protocol but 'cli' goes to the ACP runner, which names the two it
-  // takes; an agent definition always does (the core rejects 'cli' for it).
-  const acp = defined || (rest.protocol != null && rest.protocol !== 'cli');
+  // takes; an agent definition always does (the core rejects 'cli' for it),
+  // and so does, without a protocol, an agent that speaks ACP only ('cli'
+  // for it reaches the CLI runner, which refuses it naming the agent).
+  const acp = defined || (rest.protocol != null ? rest.protocol !== 'cli' : acpByDefault);
   if (!acp) delete rest.onPermission; // ACP only
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
 }
@@ -209,7 +215,8 @@ async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) 
  * finished core runner is turned into instead of the AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
-  const { signal, onEvent, env, rest, acp } = hostOptions(options, isDefinition(agentType));
+  const known = typeof agentType === 'string' ? api.knownAgents().find((a) => a.agentType === agentType) : undefined;
+  const { signal, onEvent, env, rest, acp } = hostOptions(options, isDefinition(agentType), known?.protocols[0] === 'acp');
   const started = Date.now();
   const Runner = loadRunner();
   const { output, problem: requestProblem } = toOutput(api, agentType, request, loggerOf(options));

@@ -12,7 +12,10 @@ export interface RunAgentOptions {
   /**
    * `'cli'` (default: the agent's stream-json / JSON lines) or `'acp'` (the
    * Agent Client Protocol: `claude-agent-acp`, `codex-acp`,
-   * `gemini --acp`, `qwen --acp`, `copilot --acp`, `opencode acp`).
+   * `gemini --acp`, `qwen --acp`, `copilot --acp`, `opencode acp`, …).
+   * An agent driven over ACP only (`knownAgents()[i].protocols` is
+   * `['acp']`) runs over ACP by default, and `'cli'` is an `invalid_params`
+   * run naming it.
    */
   protocol?: 'cli' | 'acp';
   model?: string;

@@ -250,7 +250,7 @@ pub fn build_cli_invocation(
     options: &InvocationOptions,
 ) -> Result<CliInvocation> {
     let agent = agents::require(agent_type, "to build a command line")?;
-    let cli = &agent.cli;
+    let cli = agent.cli("a command line")?;
     let platform = options.platform.unwrap_or_default();
     check_options(options, platform)?;
     if js_trim(&output.prompt).is_empty() {
@@ -468,7 +468,10 @@ fn check_no_whitespace(
 fn with_system_flag() -> String {
     let names: Vec<&str> = agents::AGENTS
         .iter()
-        .filter(|a| a.cli.system_prompt != SystemPromptArg::None)
+        .filter(|a| {
+            a.cli
+                .is_some_and(|cli| cli.system_prompt != SystemPromptArg::None)
+        })
         .map(|a| a.agent_type)
         .collect();
     names.join(" and ")

@@ -115,7 +115,7 @@ fn approval_flags_per_cli() {
         ..Default::default()
     };
     let tail = |agent: &str, options: &InvocationOptions| {
-        let base = agents::find(agent).unwrap().cli.base_args.len();
+        let base = agents::find(agent).unwrap().cli.unwrap().base_args.len();
         build(agent, None, options).args[base..].to_vec()
     };
     let read_only = with(Some(Sandbox::ReadOnly), Some(true));

@@ -70,7 +70,7 @@ impl OutputFormat {
     /// The registered agent's format; every other agent type reads as plain
     /// text here (the JS API rejects it first, SPEC §9).
     pub fn for_agent(agent_type: &str) -> OutputFormat {
-        crate::agents::find(agent_type).map_or(OutputFormat::PlainText, |agent| agent.output)
+        crate::agents::find(agent_type).map_or(OutputFormat::PlainText, |agent| agent.output())
     }
 }
 
@@ -104,6 +104,22 @@ impl Protocol {
                     "protocol must be 'cli' or 'acp', got {name:?}"
                 ))
             }),
+        }
+    }
+
+    /// The `protocol` option as given for `agent_type`'s output: left out,
+    /// the agent's default (`'acp'` for an agent that speaks ACP only);
+    /// `'cli'` for such an agent is `INVALID_INPUT` naming it.
+    pub fn for_agent(agent_type: &str, value: Option<&str>) -> crate::error::Result<Protocol> {
+        let protocol = Protocol::from_option(value)?;
+        match crate::agents::find(agent_type) {
+            Some(agent) if agent.cli.is_none() && protocol == Protocol::Cli => match value {
+                None => Ok(Protocol::Acp),
+                Some(_) => agent
+                    .cli("its command-line output (protocol 'cli')")
+                    .map(|_| Protocol::Cli),
+            },
+            _ => Ok(protocol),
         }
     }
 }

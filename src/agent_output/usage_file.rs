@@ -37,7 +37,7 @@ pub fn merged_usage(
     content: &str,
 ) -> Result<Usage> {
     let agent = crate::agents::require(agent_type, "to read its output file")?;
-    match (agent.output, kind) {
+    match (agent.output(), kind) {
         (OutputFormat::CopilotJson, OutputKind::Usage) => {
             let file = copilot_usage(content)?;
             let mut merged = usage.unwrap_or_default();

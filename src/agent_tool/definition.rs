@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 
 use super::params::{
     DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS, MAX_RESULT_CHARS_LIMIT, MIN_RESULT_CHARS, PROTOCOL,
-    PROTOCOLS,
 };
 use crate::agents::{AgentSpec, AGENTS};
 use crate::gemini_tool::{input_schema, tool_definition, TOOL_NAME};
@@ -52,7 +51,7 @@ fn tool_of(spec: &AgentSpec) -> AgentTool {
         let text = DESCRIPTION
             .trim_end()
             .replace("{name}", spec.name)
-            .replace("{command}", spec.cli.command);
+            .replace("{command}", spec.command());
         (text, schema_for(spec))
     };
     let bounded_by_caller = spec.mcp_tool != TOOL_NAME;
@@ -74,15 +73,19 @@ fn tool_of(spec: &AgentSpec) -> AgentTool {
             PROTOCOL.to_owned(),
             json!({
                 "type": "string",
-                "enum": PROTOCOLS,
-                "default": PROTOCOLS[0],
-                "description": format!("How {} is driven: cli (its command line and JSON output) or acp (the Agent Client Protocol).", spec.name),
+                "enum": spec.protocols(),
+                "default": spec.protocols()[0],
+                "description": if spec.cli.is_some() {
+                    format!("How {} is driven: cli (its command line and JSON output) or acp (the Agent Client Protocol).", spec.name)
+                } else {
+                    format!("How {} is driven: acp (the Agent Client Protocol), the only way the library drives it.", spec.name)
+                },
             }),
         );
     }
     AgentTool {
         agent_type: spec.agent_type,
-        command: spec.cli.command.to_owned(),
+        command: spec.command().to_owned(),
         name: spec.mcp_tool.to_owned(),
         description,
         input_schema: schema,
@@ -186,7 +189,11 @@ mod tests {
                 expected.push(PROTOCOL);
                 assert_eq!(
                     tool.input_schema["properties"][PROTOCOL]["enum"],
-                    json!(["cli", "acp"])
+                    json!(spec.protocols())
+                );
+                assert_eq!(
+                    tool.input_schema["properties"][PROTOCOL]["default"],
+                    json!(spec.protocols()[0])
                 );
                 assert_eq!(
                     tool.input_schema["properties"][MAX_RESULT_CHARS]["default"],

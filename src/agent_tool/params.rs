@@ -11,10 +11,9 @@ use crate::json_read::type_name;
 
 /// The parameter every tool has besides seed 003's.
 pub const MAX_RESULT_CHARS: &str = "max_result_chars";
-/// The other one: `cli` (the default) or `acp` (SPEC §12).
+/// The other one: `cli` (the default) or `acp`; `acp` only for an agent
+/// that speaks ACP only (`AgentSpec::protocols`).
 pub const PROTOCOL: &str = "protocol";
-/// What `protocol` takes.
-pub const PROTOCOLS: [&str; 2] = ["cli", "acp"];
 /// Fits Claude Code's default 25 000-token limit on an MCP result even at
 /// one token per character.
 pub const DEFAULT_MAX_RESULT_CHARS: u64 = 20_000;
@@ -122,9 +121,11 @@ impl ToolCall {
         if let Some(value) = rest.remove(MAX_RESULT_CHARS) {
             self.max_result_chars = max_result_chars(&value)?;
         }
+        // The agent's default first (`acp` for one that speaks ACP only).
+        let spoken = self.agent.protocols();
         let protocol = match rest.remove(PROTOCOL) {
-            Some(value) => protocol(&value)?,
-            None => PROTOCOLS[0],
+            Some(value) => protocol(&value, spoken)?,
+            None => spoken[0],
         };
         let rest = Value::Object(rest);
         let p = GeminiToolParams::read_for(
@@ -156,7 +157,7 @@ impl ToolCall {
         if let Some(id) = &p.session_id {
             options["sessionId"] = json!(id);
         }
-        if protocol != PROTOCOLS[0] {
+        if protocol != "cli" {
             options["protocol"] = json!(protocol);
         }
         Ok(CallPlan::Run {
@@ -166,16 +167,20 @@ impl ToolCall {
     }
 }
 
-fn protocol(value: &Value) -> Result<&'static str> {
+/// `protocol` among those the agent speaks (`spoken`, its default first).
+fn protocol(value: &Value, spoken: &'static [&'static str]) -> Result<&'static str> {
+    let names = spoken
+        .iter()
+        .map(|p| format!("\"{p}\""))
+        .collect::<Vec<_>>()
+        .join(" or ");
     match value {
-        Value::Null => Ok(PROTOCOLS[0]),
-        Value::String(s) => PROTOCOLS.iter().copied().find(|p| p == s).ok_or_else(|| {
-            AgentContextError::invalid(format!(
-                "{PROTOCOL} must be \"cli\" or \"acp\", got \"{s}\""
-            ))
+        Value::Null => Ok(spoken[0]),
+        Value::String(s) => spoken.iter().copied().find(|p| p == s).ok_or_else(|| {
+            AgentContextError::invalid(format!("{PROTOCOL} must be {names}, got \"{s}\""))
         }),
         other => Err(AgentContextError::invalid(format!(
-            "{PROTOCOL} must be \"cli\" or \"acp\", got {}",
+            "{PROTOCOL} must be {names}, got {}",
             type_name(other)
         ))),
     }

@@ -25,10 +25,10 @@ pub const AGENT: AgentSpec = AgentSpec {
     name: "Claude Code",
     layout: &CLAUDE,
     assembler_class: Some("ClaudeContextAssembler"),
-    output: OutputFormat::ClaudeStreamJson,
-    cli: CliSpec {
+    cli: Some(CliSpec {
         command: "claude",
         package: "@anthropic-ai/claude-code",
+        output: OutputFormat::ClaudeStreamJson,
         base_args: &["-p", "--output-format", "stream-json", "--verbose"],
         system_prompt: SystemPromptArg::Append {
             inline: "--append-system-prompt",
@@ -61,7 +61,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             install_dirs: &[".claude/local"],
             ..CliExtras::NONE
         },
-    },
+    }),
     acp: Some(AcpLaunch {
         command: "claude-agent-acp",
         package: "@agentclientprotocol/claude-agent-acp",

@@ -319,9 +319,11 @@ impl AgentDefinition {
         }
         static MADE: Mutex<Vec<&'static AgentSpec>> = Mutex::new(Vec::new());
         let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(spec) = made.iter().copied().find(|s| {
-            s.agent_type == self.id && s.name == self.name && s.cli.package == self.install
-        }) {
+        if let Some(spec) = made
+            .iter()
+            .copied()
+            .find(|s| s.agent_type == self.id && s.name == self.name && s.package() == self.install)
+        {
             return spec;
         }
         let keep = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
@@ -339,24 +341,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
         name,
         layout: &crate::layout::PLAIN_TEXT,
         assembler_class: None,
-        output: OutputFormat::PlainText,
-        cli: CliSpec {
-            command: install,
-            package: install,
-            base_args: &[],
-            system_prompt: SystemPromptArg::None,
-            model_flag: "",
-            session: SessionArg::Flag(""),
-            approval: ApprovalArg::Flags {
-                read_only: &[],
-                yolo: &[],
-                edits: &[],
-            },
-            trailing_args: &[],
-            attachments: None,
-            extras: CliExtras::NONE,
-            mcp: CliMcp::Unsupported("an agent given by its definition runs over ACP only"),
-        },
+        cli: None,
         acp: Some(AcpLaunch {
             command: install,
             package: install,

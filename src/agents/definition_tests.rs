@@ -207,7 +207,8 @@ fn a_definition_knows_nothing_of_its_agent_unless_its_id_is_built_in() {
     let spec = def.spec();
     assert_eq!((spec.agent_type, spec.name), ("stub-agent-x", "Stub X"));
     assert!(find("stub-agent-x").is_none());
-    assert_eq!(spec.output, OutputFormat::PlainText);
+    assert!(spec.cli.is_none(), "a definition speaks ACP only");
+    assert_eq!(spec.output(), OutputFormat::PlainText);
     let launch = spec.acp.unwrap();
     assert_eq!(launch.model, AcpModel::Config);
     assert!(!launch.system_prompt_meta && launch.ask_mode.is_none() && launch.ask_env.is_none());

@@ -24,10 +24,10 @@ pub const AGENT: AgentSpec = AgentSpec {
     name: "GitHub Copilot CLI",
     layout: &COPILOT,
     assembler_class: None,
-    output: OutputFormat::CopilotJson,
-    cli: CliSpec {
+    cli: Some(CliSpec {
         command: "copilot",
         package: "@github/copilot",
+        output: OutputFormat::CopilotJson,
         base_args: &["--output-format", "json", "--no-ask-user"],
         system_prompt: SystemPromptArg::None,
         model_flag: "--model",
@@ -60,7 +60,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             stream_input: None,
             install_dirs: &[],
         },
-    },
+    }),
     acp: Some(AcpLaunch {
         command: "copilot",
         package: "@github/copilot",

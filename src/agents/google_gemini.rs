@@ -28,10 +28,10 @@ pub const AGENT: AgentSpec = AgentSpec {
     name: "Gemini CLI",
     layout: &GEMINI,
     assembler_class: Some("GeminiContextAssembler"),
-    output: OutputFormat::GeminiStreamJson,
-    cli: CliSpec {
+    cli: Some(CliSpec {
         command: "gemini",
         package: "@google/gemini-cli",
+        output: OutputFormat::GeminiStreamJson,
         base_args: &["-o", "stream-json", "--skip-trust"],
         system_prompt: SystemPromptArg::None,
         model_flag: "--model",
@@ -54,7 +54,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         },
         attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
-    },
+    }),
     acp: Some(AcpLaunch {
         command: "gemini",
         package: "@google/gemini-cli",

@@ -12,7 +12,7 @@
 //! use agent_context::agents;
 //!
 //! let claude = agents::find("claude-code").unwrap();
-//! assert_eq!(claude.cli.command, "claude");
+//! assert_eq!(claude.command(), "claude");
 //! let err = agents::require("aider", "to build a command line").unwrap_err();
 //! assert!(err.message().starts_with("agentType must be 'claude-code', 'openai-codex'"));
 //! ```
@@ -60,7 +60,7 @@ pub const AGENTS: &[&AgentSpec] = &[
 /// How `agent_type`'s CLI takes attachments (`None`: an agent type the
 /// registry does not know, or one that takes none).
 pub fn cli_attachments(agent_type: &str) -> Option<&'static CliAttachments> {
-    find(agent_type).and_then(|a| a.cli.attachments.as_ref())
+    find(agent_type).and_then(|a| a.cli.as_ref()?.attachments.as_ref())
 }
 
 /// True when, over ACP, `agent_type` loses images sent beside embedded
@@ -103,6 +103,10 @@ pub struct AgentInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assembler_class: Option<&'static str>,
     pub mcp_tool: &'static str,
+    /// The protocols it is driven over, the default first: `['cli', 'acp']`,
+    /// or `['acp']` for an agent whose command line the library does not
+    /// drive.
+    pub protocols: &'static [&'static str],
     /// How it is started over ACP, as an agent definition
     /// (`{ id, name, command, args, protocol: 'acp' }`) that runs it the same
     /// way when passed where an agent type is.
@@ -115,12 +119,15 @@ impl AgentSpec {
         AgentInfo {
             agent_type: self.agent_type,
             name: self.name,
-            command: self.cli.command,
-            package: self.cli.package,
-            system_prompt: match self.cli.system_prompt {
-                SystemPromptArg::None => "inline",
-                SystemPromptArg::Append { .. } | SystemPromptArg::AppendInline { .. } => "flag",
+            command: self.command(),
+            package: self.package(),
+            system_prompt: match self.cli.map(|cli| cli.system_prompt) {
+                None | Some(SystemPromptArg::None) => "inline",
+                Some(SystemPromptArg::Append { .. } | SystemPromptArg::AppendInline { .. }) => {
+                    "flag"
+                }
             },
+            protocols: self.protocols(),
             assembler_class: self.assembler_class,
             mcp_tool: self.mcp_tool,
             definition: definition::definition_of(self),
@@ -155,20 +162,59 @@ mod tests {
         for agent in AGENTS {
             assert!(types.insert(agent.agent_type), "{}", agent.agent_type);
             assert!(tools.insert(agent.mcp_tool), "{}", agent.mcp_tool);
-            assert!(commands.insert(agent.cli.command), "{}", agent.cli.command);
+            assert!(commands.insert(agent.command()), "{}", agent.command());
+            assert!(
+                agent.cli.is_some() || agent.acp.is_some(),
+                "{}",
+                agent.agent_type
+            );
             if let Some(class) = agent.assembler_class {
                 assert!(classes.insert(class), "{class}");
             }
             assert_eq!(agent.layout.agent_type, agent.agent_type);
             assert_ne!(
-                agent.output,
-                OutputFormat::PlainText,
+                agent.cli.map(|cli| cli.output),
+                Some(OutputFormat::PlainText),
                 "{}",
                 agent.agent_type
             );
             assert_eq!(find(agent.agent_type), Some(*agent));
         }
         assert!(!types.contains(crate::layout::PLAIN_TEXT.agent_type));
+    }
+
+    #[test]
+    fn an_agent_without_a_cli_is_driven_over_acp_only() {
+        let acp_only = AgentSpec {
+            cli: None,
+            ..opencode::AGENT
+        };
+        assert_eq!(acp_only.protocols(), ["acp"]);
+        // Its command and package are what runs over ACP.
+        assert_eq!(
+            (acp_only.command(), acp_only.package()),
+            ("opencode", "opencode-ai")
+        );
+        assert_eq!(acp_only.output(), OutputFormat::PlainText);
+        let err = acp_only.cli("a command line").unwrap_err();
+        assert_eq!(err.code(), crate::error::ErrorCode::InvalidInput);
+        assert_eq!(
+            err.message(),
+            "agentType 'opencode': opencode is driven over the Agent Client Protocol only (the library does not drive its command line): a command line is not available; use protocol 'acp'"
+        );
+        let info = acp_only.info();
+        assert_eq!(info.protocols, ["acp"]);
+        assert_eq!(info.system_prompt, "inline");
+        assert_eq!(info.command, "opencode");
+        for agent in AGENTS {
+            let expected: &[&str] = match (agent.cli.is_some(), agent.acp.is_some()) {
+                (true, true) => &["cli", "acp"],
+                (true, false) => &["cli"],
+                _ => &["acp"],
+            };
+            assert_eq!(agent.protocols(), expected, "{}", agent.agent_type);
+            assert_eq!(agent.info().protocols, expected);
+        }
     }
 
     #[test]

@@ -28,10 +28,10 @@ pub const AGENT: AgentSpec = AgentSpec {
     name: "Codex",
     layout: &CODEX,
     assembler_class: Some("CodexContextAssembler"),
-    output: OutputFormat::CodexJson,
-    cli: CliSpec {
+    cli: Some(CliSpec {
         command: "codex",
         package: "@openai/codex",
+        output: OutputFormat::CodexJson,
         base_args: &["exec", "--json", "--skip-git-repo-check"],
         system_prompt: SystemPromptArg::None,
         model_flag: "--model",
@@ -41,7 +41,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         mcp: CliMcp::CodexOverrides,
         attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
-    },
+    }),
     acp: Some(AcpLaunch {
         command: "codex-acp",
         package: "@agentclientprotocol/codex-acp",

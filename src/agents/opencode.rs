@@ -24,10 +24,10 @@ pub const AGENT: AgentSpec = AgentSpec {
     name: "opencode",
     layout: &OPENCODE,
     assembler_class: None,
-    output: OutputFormat::OpencodeJson,
-    cli: CliSpec {
+    cli: Some(CliSpec {
         command: "opencode",
         package: "opencode-ai",
+        output: OutputFormat::OpencodeJson,
         base_args: &["run", "--format", "json"],
         system_prompt: SystemPromptArg::None,
         // `provider/model`.
@@ -55,7 +55,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             stream_input: None,
             install_dirs: &[],
         },
-    },
+    }),
     acp: Some(AcpLaunch {
         command: "opencode",
         package: "opencode-ai",

@@ -22,10 +22,10 @@ pub const AGENT: AgentSpec = AgentSpec {
     name: "Qwen Code",
     layout: &QWEN,
     assembler_class: None,
-    output: OutputFormat::QwenStreamJson,
-    cli: CliSpec {
+    cli: Some(CliSpec {
         command: "qwen",
         package: "@qwen-code/qwen-code",
+        output: OutputFormat::QwenStreamJson,
         base_args: &["-o", "stream-json"],
         system_prompt: SystemPromptArg::AppendInline {
             inline: "--append-system-prompt",
@@ -48,7 +48,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         },
         attachments: Some(ATTACHMENTS),
         extras: CliExtras::NONE,
-    },
+    }),
     acp: Some(AcpLaunch {
         command: "qwen",
         package: "@qwen-code/qwen-code",

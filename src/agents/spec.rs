@@ -17,12 +17,14 @@ pub struct AgentSpec {
     /// The JS class that assembles for it alone (`ClaudeContextAssembler`),
     /// when the package exports one.
     pub assembler_class: Option<&'static str>,
-    /// What its CLI prints in headless JSON mode.
-    pub output: OutputFormat,
-    /// How its CLI is invoked.
-    pub cli: CliSpec,
+    /// How its CLI is invoked and what it prints; `None` for an agent the
+    /// library drives over the Agent Client Protocol only (its CLI mode is
+    /// not modelled: `buildCliInvocation`, `parseAgentOutput` over the CLI
+    /// and runs with `protocol: 'cli'` are `INVALID_INPUT` naming it, and
+    /// its runs default to ACP). [`AgentSpec::cli`] says so.
+    pub cli: Option<CliSpec>,
     /// How it is started for the Agent Client Protocol; `None` until the
-    /// library drives it over ACP.
+    /// library drives it over ACP. An agent has a CLI, an ACP launch, or both.
     pub acp: Option<AcpLaunch>,
     /// The tool name the MCP server gives it (`claude`).
     pub mcp_tool: &'static str,
@@ -37,6 +39,55 @@ pub struct AgentSpec {
     /// A home folder the run can make for it, where the agent reads its
     /// user settings from (`None`: it has none the run uses).
     pub home: Option<RunHome>,
+}
+
+impl AgentSpec {
+    /// Its CLI, or `INVALID_INPUT` naming the agent when it is driven over
+    /// ACP only: `agentType 'x': X is driven over the Agent Client Protocol
+    /// only (the library does not drive its command line): {purpose} is not
+    /// available; use protocol 'acp'`.
+    pub fn cli(&self, purpose: &str) -> crate::error::Result<&CliSpec> {
+        self.cli.as_ref().ok_or_else(|| {
+            crate::error::AgentContextError::invalid(format!(
+                "agentType '{}': {} is driven over the Agent Client Protocol only (the library does not drive its command line): {purpose} is not available; use protocol 'acp'",
+                self.agent_type, self.name
+            ))
+        })
+    }
+
+    /// The protocols it is driven over, the default first: `cli` when it
+    /// has a CLI, then `acp` when it has an ACP launch.
+    pub fn protocols(&self) -> &'static [&'static str] {
+        match (self.cli.is_some(), self.acp.is_some()) {
+            (true, true) => &["cli", "acp"],
+            (true, false) => &["cli"],
+            (false, _) => &["acp"],
+        }
+    }
+
+    /// The executable's usual name: its CLI's, else what runs over ACP.
+    pub fn command(&self) -> &'static str {
+        match (&self.cli, &self.acp) {
+            (Some(cli), _) => cli.command,
+            (None, Some(acp)) => acp.command,
+            (None, None) => "",
+        }
+    }
+
+    /// The npm package that installs it: its CLI's, else what runs over ACP.
+    pub fn package(&self) -> &'static str {
+        match (&self.cli, &self.acp) {
+            (Some(cli), _) => cli.package,
+            (None, Some(acp)) => acp.package,
+            (None, None) => "",
+        }
+    }
+
+    /// What its CLI prints; [`OutputFormat::PlainText`] for an agent that
+    /// has none (the Rust API reads such output as text).
+    pub fn output(&self) -> OutputFormat {
+        self.cli.map_or(OutputFormat::PlainText, |cli| cli.output)
+    }
 }
 
 /// A home folder of the run's own for the agent, named by the variable
@@ -139,6 +190,8 @@ pub struct CliSpec {
     pub command: &'static str,
     /// The npm package that installs it.
     pub package: &'static str,
+    /// What it prints in headless JSON mode.
+    pub output: OutputFormat,
     /// First, always: headless JSON output and the flags every run needs.
     pub base_args: &'static [&'static str],
     pub system_prompt: SystemPromptArg,

@@ -391,7 +391,7 @@ impl Engine {
     /// A "not found" message names the package that installs what runs
     /// over ACP (an adapter, for some agents), not the agent's CLI.
     fn adapter_named(&self, mut failure: Failure) -> Failure {
-        let (cli, acp) = (self.cfg.agent.cli.package, self.cfg.launch.package);
+        let (cli, acp) = (self.cfg.agent.package(), self.cfg.launch.package);
         if failure.kind == AgentErrorKind::CommandNotFound && cli != acp {
             failure.message = failure.message.replace(cli, acp);
         }

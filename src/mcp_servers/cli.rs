@@ -25,7 +25,7 @@ pub fn cli_args(agent: &AgentSpec, servers: &[McpServer], approve: bool) -> Resu
         return Ok(Vec::new());
     }
     check_transports(agent, servers)?;
-    Ok(match agent.cli.mcp {
+    Ok(match cli_mcp(agent)? {
         CliMcp::JsonFlag {
             flag, shape, then, ..
         } => {
@@ -55,7 +55,7 @@ pub fn cli_settings(
         return Ok(None);
     }
     check_transports(agent, servers)?;
-    let CliMcp::HomeSettings { key, shape } = agent.cli.mcp else {
+    let CliMcp::HomeSettings { key, shape } = cli_mcp(agent)? else {
         return Ok(None);
     };
     let mut shaped = shaped(shape, servers);
@@ -82,7 +82,7 @@ pub fn cli_env(
     }
     check_transports(agent, servers)?;
     let caller = |name: &str| env.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v);
-    match agent.cli.mcp {
+    match cli_mcp(agent)? {
         CliMcp::JsonFlag { env: vars, .. } => Ok(vars
             .iter()
             .filter(|(k, _)| caller(k).is_none())
@@ -130,21 +130,28 @@ fn takes(mcp: CliMcp, transport: &str) -> bool {
     }
 }
 
+/// How `agent`'s CLI takes MCP servers (`INVALID_INPUT` for an agent
+/// whose command line the library does not drive).
+fn cli_mcp(agent: &AgentSpec) -> Result<CliMcp> {
+    Ok(agent.cli("options.mcpServers over the command line")?.mcp)
+}
+
 fn check_transports(agent: &AgentSpec, servers: &[McpServer]) -> Result<()> {
-    if let CliMcp::Unsupported(why) = agent.cli.mcp {
+    let mcp = cli_mcp(agent)?;
+    if let CliMcp::Unsupported(why) = mcp {
         return Err(AgentContextError::invalid(format!(
             "options.mcpServers cannot be handed to {} over its command line: {why}; run it with protocol 'acp'",
             agent.name
         )));
     }
     for (i, server) in servers.iter().enumerate() {
-        if !takes(agent.cli.mcp, server.transport) {
+        if !takes(mcp, server.transport) {
             return Err(AgentContextError::invalid(format!(
                 "options.mcpServers[{i}]: {} does not take MCP servers over {} on its command line (server \"{}\"); give it a stdio or http server",
                 agent.name, server.transport, server.name
             )));
         }
-        if agent.cli.mcp == CliMcp::CodexOverrides
+        if mcp == CliMcp::CodexOverrides
             && !server
                 .name
                 .chars()

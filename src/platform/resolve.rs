@@ -89,15 +89,15 @@ const WINDOWS_LAUNCHABLE: [&str; 4] = [".COM", ".EXE", ".BAT", ".CMD"];
 /// `gemini`), from its registry entry. Errors (`INVALID_INPUT`) for an
 /// agent type without a CLI.
 pub fn default_command(agent_type: &str) -> Result<&'static str> {
-    Ok(crate::agents::require(agent_type, "to find its command")?
-        .cli
-        .command)
+    Ok(crate::agents::require(agent_type, "to find its command")?.command())
 }
 
 /// Folders an agent's own installer uses, looked at after the usual ones:
 /// its registry entry's install folders under the home folder.
 pub fn agent_dirs(agent_type: &str, platform: Platform, env: &[(String, String)]) -> Vec<String> {
-    let dirs = crate::agents::find(agent_type).map_or(&[][..], |a| a.cli.extras.install_dirs);
+    let dirs = crate::agents::find(agent_type).map_or(&[][..], |a| {
+        a.cli.map_or(&[][..], |cli| cli.extras.install_dirs)
+    });
     match home(platform, env) {
         Some(home) => dirs.iter().map(|d| join(platform, &home, d)).collect(),
         None => Vec::new(),

@@ -180,7 +180,8 @@ pub fn command_not_found(agent: &AgentSpec, command: &str, detail: String) -> Fa
         AgentErrorKind::CommandNotFound,
         format!(
             "{} was not found: {place} (install {}, or pass options.command): {detail}",
-            agent.name, agent.cli.package
+            agent.name,
+            agent.package()
         ),
     )
 }

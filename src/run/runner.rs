@@ -501,6 +501,7 @@ fn plan(
     platform: Option<Platform>,
 ) -> Result<(RunOptions, AssemblerOutput, CliInvocation)> {
     let agent = agents::require(agent_type, "to run")?;
+    agent.cli("a run over the command line (protocol 'cli')")?;
     let mut options = RunOptions::read(options, command)?;
     options.platform = platform;
     options.apply_endpoint(agent, Protocol::Cli)?;

@@ -87,7 +87,7 @@ pub fn parse_agent_output_with(
     >,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(known_agent_type(&agent_type))?;
-    let protocol = js_result(protocol_option(options))?;
+    let protocol = js_result(protocol_option(&agent_type, options))?;
     // A string is read as its UTF-16 units where the engine can copy them
     // out (Node), else as UTF-8. ACP lines are scanned as UTF-8 only.
     let string = output_value.dyn_ref::<js_sys::JsString>();
@@ -157,7 +157,7 @@ impl AgentOutputParser {
         >,
     ) -> std::result::Result<AgentOutputParser, JsValue> {
         let agent_type = js_result(known_agent_type(&agent_type))?;
-        let protocol = js_result(protocol_option(options))?;
+        let protocol = js_result(protocol_option(&agent_type, options))?;
         Ok(AgentOutputParser {
             inner: Some(Box::new(agent_output::AgentOutputParser::with_protocol(
                 &agent_type,
@@ -244,11 +244,15 @@ fn known_agent_type(value: &JsValue) -> Result<String> {
     Ok(agent_type)
 }
 
-/// `options.protocol`: left out (or no options), `'cli'`; else `'cli'` or
+/// `options.protocol`: left out (or no options), the agent's default
+/// (`'cli'`, or `'acp'` for an agent that speaks ACP only); else `'cli'` or
 /// `'acp'` (the core decides).
-fn protocol_option(options: Option<js_sys::Object>) -> Result<agent_output::Protocol> {
+fn protocol_option(
+    agent_type: &str,
+    options: Option<js_sys::Object>,
+) -> Result<agent_output::Protocol> {
     let Some(options) = options else {
-        return agent_output::Protocol::from_option(None);
+        return agent_output::Protocol::for_agent(agent_type, None);
     };
     if !js_input::is_plain_object(&options) {
         return Err(AgentContextError::invalid(format!(
@@ -258,7 +262,7 @@ fn protocol_option(options: Option<js_sys::Object>) -> Result<agent_output::Prot
     }
     let value = js_input::get(&options, &"protocol".into(), || "options.protocol".into())?;
     let name = js_input::optional_string(value, || "options.protocol".into())?;
-    agent_output::Protocol::from_option(name.as_deref())
+    agent_output::Protocol::for_agent(agent_type, name.as_deref())
 }
 
 fn finished() -> AgentContextError {

@@ -8,7 +8,8 @@ use crate::agents::{AgentInfo, AGENTS};
 
 /// The agents this library runs, parses and builds command lines for, in
 /// the registry's order: `{ agentType, name, command, package, systemPrompt,
-/// assemblerClass?, mcpTool }` each.
+/// protocols, assemblerClass?, mcpTool, definition }` each (`protocols`:
+/// `['cli', 'acp']`, or `['acp']` for an agent driven over ACP only).
 ///
 /// ```js
 /// const { knownAgents } = require('agent-context');

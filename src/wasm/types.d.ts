@@ -13,10 +13,12 @@ export interface KnownAgent {
   agentType: KnownAgentType;
   /** The product's name, e.g. `'Claude Code'`. */
   name: string;
-  /** The executable's usual name, e.g. `'claude'`. */
+  /** The executable's usual name, e.g. `'claude'` (for an agent driven over ACP only, what runs over ACP). */
   command: string;
-  /** The npm package that installs the CLI. */
+  /** The npm package that installs it. */
   package: string;
+  /** The protocols the library drives it over, its default first: `['cli', 'acp']`, or `['acp']` for an agent driven over the Agent Client Protocol only (`protocol: 'cli'` is then `INVALID_INPUT`). */
+  protocols: Array<'cli' | 'acp'>;
   /** `'flag'`: the instructions go to `systemFlag` (a system prompt flag); `'inline'`: they open the prompt. */
   systemPrompt: 'flag' | 'inline';
   /** The class that assembles for this agent alone, when the package exports one. */
@@ -533,7 +535,9 @@ export interface AgentOutputOptions {
   /**
    * What the output is: `'cli'` (default), the CLI's own format;
    * `'acp'`, the JSON-RPC lines the agent prints when driven over the Agent
-   * Client Protocol, read into the same reply. Anything else
+   * Client Protocol, read into the same reply. For an agent driven over ACP
+   * only (`knownAgents()[i].protocols` is `['acp']`) the default is `'acp'`
+   * and `'cli'` throws `INVALID_INPUT` naming the agent. Anything else
    * throws `INVALID_INPUT` naming `protocol`.
    */
   protocol?: 'cli' | 'acp' | null;

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::agents::{self, AgentSpec, SystemPromptArg};
+use crate::agents::{self, AgentSpec, CliSpec, SystemPromptArg};
 use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::build_cli_invocation;
@@ -21,6 +21,8 @@ use crate::run::RunOptions;
 #[derive(Clone, Debug)]
 pub struct CliSessionConfig {
     pub agent: &'static AgentSpec,
+    /// Its CLI (an agent that speaks ACP only is refused when read).
+    pub cli: &'static CliSpec,
     /// `cd`, `model` (the first process's), `sessionId`, `sandbox`, `yolo`,
     /// the deadlines and retries, `extraArgs`; the platform and the
     /// child's environment once the host launched it.
@@ -65,6 +67,8 @@ impl CliSessionConfig {
 
     pub fn read(agent_type: &str, options: &Value, command: &str) -> Result<CliSessionConfig> {
         let agent = agents::require(agent_type, "to run")?;
+        let cli: &'static CliSpec =
+            agent.cli("a session over the command line (protocol 'cli')")?;
         let mut rest = options.clone();
         let mut system_prompt = None;
         if let Some(map) = rest.as_object_mut() {
@@ -94,7 +98,7 @@ impl CliSessionConfig {
             };
         }
         let command = if command.is_empty() {
-            agent.cli.command
+            cli.command
         } else {
             command
         };
@@ -107,6 +111,7 @@ impl CliSessionConfig {
         options.extra_args = args;
         let cfg = CliSessionConfig {
             agent,
+            cli,
             options,
             system_prompt,
             file: command.to_owned(),
@@ -124,13 +129,13 @@ impl CliSessionConfig {
 
     /// Whether one process holds every turn (the CLI reads a message a line).
     pub fn persistent(&self) -> bool {
-        self.agent.cli.extras.stream_input.is_some()
+        self.cli.extras.stream_input.is_some()
     }
 
     /// Whether the system prompt travels as a flag of every process (else
     /// it opens the first prompt of a new session).
     pub fn system_as_flag(&self) -> bool {
-        !matches!(self.agent.cli.system_prompt, SystemPromptArg::None)
+        !matches!(self.cli.system_prompt, SystemPromptArg::None)
     }
 
     /// The command was resolved: spawn `file` with `prefix` first; the
@@ -169,7 +174,7 @@ impl CliSessionConfig {
         session: Option<&str>,
         model: Option<&str>,
     ) -> Result<(String, Vec<String>)> {
-        let cli = &self.agent.cli;
+        let cli = self.cli;
         let mut inv = self.options.invocation();
         inv.session_id = session.map(str::to_owned);
         inv.model = model.map(str::to_owned);
