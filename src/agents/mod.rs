@@ -37,9 +37,9 @@ pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
-    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, HeaderRoute,
-    McpShape, OutputFormat, OwnRetries, ResumeExisting, RunHome, SessionArg, SettingsPlace,
-    SettingsRoute, SystemPromptArg,
+    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, FileRoute,
+    HeaderRoute, McpShape, OutputFormat, OwnRetries, ResumeExisting, RunHome, SessionArg,
+    SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 
 use serde::Serialize;

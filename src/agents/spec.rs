@@ -550,6 +550,26 @@ pub enum EndpointRoute {
         packages: &'static [(ApiFamily, &'static str, &'static str)],
         fixed: &'static [(&'static str, &'static str)],
     },
+    /// A JSON file the run writes in its folder and names by a variable
+    /// (Cline's provider settings, Droid's runtime settings), holding the
+    /// endpoint; it takes no headers.
+    File(FileRoute),
+}
+
+/// A settings file for the endpoint ([`EndpointRoute::File`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRoute {
+    /// The variable that names the file (`CLINE_PROVIDER_SETTINGS_PATH`).
+    pub env: &'static str,
+    /// Its name in the run's folder (`providers.json`).
+    pub file: &'static str,
+    /// Its JSON, where `{baseUrl}`, `{apiKey}` (or [`NO_KEY`]) and
+    /// `{model}` in a string are the endpoint's.
+    ///
+    /// [`NO_KEY`]: crate::endpoint::NO_KEY
+    pub template: &'static str,
+    /// Set with it, always; `{model}` in a value is the endpoint's model.
+    pub fixed: &'static [(&'static str, &'static str)],
 }
 
 /// Variables that carry the endpoint.

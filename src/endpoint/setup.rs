@@ -190,8 +190,50 @@ pub fn endpoint_setup(
             setup.env.extend(pairs(fixed));
             setup.model = None;
         }
+        EndpointRoute::File(route) => {
+            if !endpoint.headers.is_empty() {
+                return Err(AgentContextError::invalid(format!(
+                    "{} cannot be given to {}: it takes no headers for a model endpoint",
+                    endpoint.path_of("headers"),
+                    agent.name
+                )));
+            }
+            let values = [
+                ("{baseUrl}", endpoint.base_url.as_str()),
+                ("{apiKey}", endpoint.api_key.as_deref().unwrap_or(NO_KEY)),
+                ("{model}", model.as_deref().unwrap_or_default()),
+            ];
+            let fill = |text: &str| {
+                values
+                    .iter()
+                    .fold(text.to_owned(), |t, (mark, value)| t.replace(mark, value))
+            };
+            let mut value: Value = serde_json::from_str(route.template).unwrap_or(Value::Null);
+            fill_strings(&mut value, &fill);
+            setup
+                .env
+                .push((route.env.to_owned(), join(folder, route.file)));
+            setup
+                .env
+                .extend(route.fixed.iter().map(|(k, v)| ((*k).to_owned(), fill(v))));
+            setup.files.push(RunFile {
+                path: route.file.to_owned(),
+                content: format!("{value}\n"),
+            });
+            setup.model = None;
+        }
     }
     Ok(setup)
+}
+
+/// Every string in `value` passed through `fill`.
+fn fill_strings(value: &mut Value, fill: &dyn Fn(&str) -> String) {
+    match value {
+        Value::String(s) => *s = fill(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| fill_strings(v, fill)),
+        Value::Object(map) => map.values_mut().for_each(|v| fill_strings(v, fill)),
+        _ => {}
+    }
 }
 
 fn env_route(

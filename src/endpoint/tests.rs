@@ -345,3 +345,66 @@ fn every_agent_names_a_family_and_a_way() {
         }
     }
 }
+
+#[test]
+fn a_file_route_writes_the_endpoint_into_a_file_named_by_its_variable() {
+    use crate::agents::{AgentSpec, EndpointRoute, EndpointSpec, FamilyUse, FileRoute};
+    static FILED: AgentSpec = AgentSpec {
+        endpoint: EndpointSpec {
+            families: &[FamilyUse {
+                family: ApiFamily::OpenaiChat,
+                env: &[("SOME_PROVIDER", "chat")],
+            }],
+            route: EndpointRoute::File(FileRoute {
+                env: "SOME_SETTINGS_PATH",
+                file: "providers.json",
+                template: r#"{"p":{"url":"{baseUrl}/chat","key":"{apiKey}","models":["{model}"]},"n":1}"#,
+                fixed: &[("SOME_MODEL", "{model}"), ("SOME_KEY", "placeholder")],
+            }),
+            model: crate::agents::EndpointModel::Config,
+        },
+        ..*agents::AGENTS[0]
+    };
+    let e = endpoint(json!({ "baseUrl": "http://127.0.0.1:9/v1/", "apiKey": "k1", "model": "m1" }));
+    let s = endpoint_setup(&FILED, Protocol::Acp, &e, FOLDER, None).unwrap();
+    assert_eq!(s.family, ApiFamily::OpenaiChat);
+    assert_eq!(env(&s, "SOME_PROVIDER"), Some("chat"));
+    assert_eq!(
+        env(&s, "SOME_SETTINGS_PATH"),
+        Some("/tmp/run-1/providers.json")
+    );
+    assert_eq!(env(&s, "SOME_MODEL"), Some("m1"));
+    assert_eq!(env(&s, "SOME_KEY"), Some("placeholder"));
+    assert_eq!(s.files.len(), 1);
+    assert_eq!(s.files[0].path, "providers.json");
+    let written: Value = serde_json::from_str(&s.files[0].content).unwrap();
+    assert_eq!(
+        written,
+        json!({"p":{"url":"http://127.0.0.1:9/v1/chat","key":"k1","models":["m1"]},"n":1})
+    );
+    // The route carries the model; options.model does not go elsewhere.
+    assert_eq!(s.model, None);
+    // Without a key, the placeholder; without a model, INVALID_INPUT naming it.
+    let e = endpoint(json!({ "baseUrl": "http://h/v1", "model": "m1" }));
+    let s = endpoint_setup(&FILED, Protocol::Cli, &e, FOLDER, None).unwrap();
+    assert!(s.files[0]
+        .content
+        .contains(&format!("\"key\":\"{NO_KEY}\"")));
+    let e = endpoint(json!({ "baseUrl": "http://h/v1" }));
+    let err = endpoint_setup(&FILED, Protocol::Acp, &e, FOLDER, None).unwrap_err();
+    assert!(
+        err.message()
+            .starts_with("options.endpoint.model is required for"),
+        "{}",
+        err.message()
+    );
+    // Headers it cannot take.
+    let e = endpoint(json!({ "baseUrl": "http://h/v1", "model": "m", "headers": { "X-A": "1" } }));
+    let err = endpoint_setup(&FILED, Protocol::Acp, &e, FOLDER, None).unwrap_err();
+    assert!(
+        err.message()
+            .starts_with("options.endpoint.headers cannot be given to"),
+        "{}",
+        err.message()
+    );
+}
