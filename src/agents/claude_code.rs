@@ -75,6 +75,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         // commands. Zed's 0.23.1 opens in `default`.
         ask_mode: Some("default"),
         ask_env: None,
+        env: &[],
         context_as_text_with_images: false,
         exits_on_eof: false,
         // The adapter's Claude Code hides MCP tools behind its ToolSearch

@@ -352,6 +352,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             missing_file_is_empty: false,
             ask_mode: None,
             ask_env: None,
+            env: &[],
             context_as_text_with_images: false,
             exits_on_eof: true,
             mcp_env: &[],

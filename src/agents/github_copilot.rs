@@ -71,6 +71,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: false,
         ask_mode: None,
         ask_env: None,
+        env: &[],
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],

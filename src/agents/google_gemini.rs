@@ -67,6 +67,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: true,
         ask_mode: None,
         ask_env: None,
+        env: &[],
         context_as_text_with_images: ACP_CONTEXT_AS_TEXT_WITH_IMAGES,
         exits_on_eof: true,
         // 0.61 starts no MCP server in a folder it does not trust (folder

@@ -56,6 +56,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         // `read-only`.
         ask_mode: Some("read-only"),
         ask_env: None,
+        env: &[],
         context_as_text_with_images: false,
         exits_on_eof: false,
         mcp_env: &[],

@@ -69,6 +69,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             "OPENCODE_PERMISSION",
             r#"{"edit":"ask","bash":"ask","external_directory":"ask","webfetch":"ask"}"#,
         )),
+        env: &[],
         context_as_text_with_images: false,
         exits_on_eof: true,
         mcp_env: &[],

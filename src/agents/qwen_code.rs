@@ -59,6 +59,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: false,
         ask_mode: Some("default"),
         ask_env: None,
+        env: &[],
         context_as_text_with_images: false,
         exits_on_eof: true,
         // 0.24 starts the servers after answering `session/new` and does

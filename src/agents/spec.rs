@@ -390,6 +390,10 @@ pub struct AcpLaunch {
     /// and commands it would otherwise run unasked (opencode's
     /// `OPENCODE_PERMISSION`), set unless the caller's environment has it.
     pub ask_env: Option<(&'static str, &'static str)>,
+    /// Variables it is always started with, unless the caller's environment
+    /// has them (Cline's `CLINE_SESSION_BACKEND_MODE=local`: no background
+    /// daemon that would outlive the run).
+    pub env: &'static [(&'static str, &'static str)],
     /// False when it keeps running after its stdin closes (Claude's and
     /// Codex's adapters): it is killed at the end of the run.
     /// Whether, beside an image, embedded resources and file links must go

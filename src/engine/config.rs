@@ -180,6 +180,12 @@ impl SessionConfig {
             .ask_env
             .map(|(n, v)| vec![(n.to_owned(), v.to_owned())])
             .unwrap_or_default();
+        default_env.extend(
+            launch
+                .env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
         // maxRetries bounds the agent's own retries where an environment
         // variable does (a settings file needs a folder the session does not
         // make yet); the caller's own value wins.

@@ -24,9 +24,9 @@ const NOTES_TEXT = 'The launch code is 4217.\n';
 const RUN_LIMIT_MS = 90_000;
 const MOCK_START_MS = 15_000;
 
-/** Each CLI: agent type, npm package, version tested (exact, from the manifest), executable. */
+/** Each CLI: agent type, npm package, version tested (exact, from the manifest), executable (and its path in a package that declares no bin). */
 const AGENTS = Object.fromEntries(
-  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [cli, { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin }]),
+  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [cli, { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin, binPath: a.binPath }]),
 );
 
 /** Copilot's first run unpacks ~235 MB into $XDG_CACHE_HOME/copilot: shared by every run. */
@@ -38,12 +38,13 @@ function cliRoot() {
 
 /** The executable: the project's pinned one, else the one installed aside. */
 function executable(cli) {
-  const { pkg, version, bin } = AGENTS[cli];
+  const { pkg, version, bin, binPath } = AGENTS[cli];
+  const inModules = (modules) => (binPath ? path.join(modules, ...pkg.split('/'), binPath) : path.join(modules, '.bin', bin));
   const pinned = path.join(ROOT, 'node_modules', ...pkg.split('/'), 'package.json');
   if (fs.existsSync(pinned) && JSON.parse(fs.readFileSync(pinned, 'utf8')).version === version) {
-    return path.join(ROOT, 'node_modules', '.bin', bin);
+    return inModules(path.join(ROOT, 'node_modules'));
   }
-  return path.join(cliRoot(), `${pkg.replace('/', '+')}@${version}`, 'node_modules', '.bin', bin);
+  return inModules(path.join(cliRoot(), `${pkg.replace('/', '+')}@${version}`, 'node_modules'));
 }
 
 function available(cli) {
