@@ -540,6 +540,7 @@ fn copilot_1_0_102_over_acp() {
         error.errors[0].message,
         "400 Mock rejects this request: bad parameter."
     );
+    assert_eq!(error.errors[0].code.as_deref(), Some("http_400"));
 }
 
 const OPENCODE: (&str, &str) = ("opencode", "1.18.33");

@@ -510,7 +510,10 @@ impl AcpReader {
         match status {
             Some(status) => {
                 out.api_error_status(status);
-                out.fail("agent_message_chunk", rest, None);
+                // The status as the error's code, as the CLI parsers keep
+                // it: the run's classifier reads it when the turn also
+                // fails as a JSON-RPC error that names none (Droid).
+                out.fail("agent_message_chunk", rest, Some(&format!("http_{status}")));
                 true
             }
             None => false,
@@ -668,7 +671,11 @@ impl AcpReader {
             .and_then(|v| v.get("error"))
             .and_then(|e| str_field(e, "message"))
             .unwrap_or(base);
-        let detail = str_field(data, "message").or_else(|| str_field(data, "details"));
+        // `data` as an object with words, or the words themselves (Droid:
+        // `"data": "400 <the API's message>"`).
+        let detail = str_field(data, "message")
+            .or_else(|| str_field(data, "details"))
+            .or_else(|| data.as_str().filter(|d| !d.is_empty()));
         let message = match detail {
             Some(detail) if find(base, detail).is_none() => format!("{base}: {detail}"),
             _ => base.to_owned(),
