@@ -89,10 +89,15 @@ function sandbox(cli, home, port) {
     TERM: 'dumb',
     NO_COLOR: '1',
     CI: '1',
-    // Anything but loopback goes to a dead proxy.
+    // Anything but loopback goes to a dead proxy. Both spellings: Cline's
+    // runtime (Bun) takes the proxy from HTTP_PROXY but the exceptions
+    // from no_proxy only.
     HTTP_PROXY: 'http://127.0.0.1:9',
     HTTPS_PROXY: 'http://127.0.0.1:9',
     NO_PROXY: '127.0.0.1,localhost',
+    http_proxy: 'http://127.0.0.1:9',
+    https_proxy: 'http://127.0.0.1:9',
+    no_proxy: '127.0.0.1,localhost',
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
     XDG_STATE_HOME: path.join(home, '.local', 'state'),
