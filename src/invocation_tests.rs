@@ -159,7 +159,12 @@ fn bad_input_is_invalid_input_naming_the_field() {
     let none = InvocationOptions::default();
     assert_eq!(
         err(build("aider", None, &none)),
-        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot' or 'opencode' to build a command line, got \"aider\""
+        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode' or 'cline' to build a command line, got \"aider\""
+    );
+    // An agent driven over ACP only has no command line.
+    assert_eq!(
+        err(build("cline", None, &none)),
+        "agentType 'cline': Cline is driven over the Agent Client Protocol only (the library does not drive its command line): a command line is not available; use protocol 'acp'"
     );
     assert!(err(build_cli_invocation(
         "claude-code",

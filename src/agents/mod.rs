@@ -19,6 +19,7 @@
 
 pub mod api_family;
 mod claude_code;
+mod cline;
 pub mod definition;
 mod github_copilot;
 mod google_gemini;
@@ -55,6 +56,7 @@ pub const AGENTS: &[&AgentSpec] = &[
     &qwen_code::AGENT,
     &github_copilot::AGENT,
     &opencode::AGENT,
+    &cline::AGENT,
 ];
 
 /// How `agent_type`'s CLI takes attachments (`None`: an agent type the

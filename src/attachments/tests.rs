@@ -173,9 +173,11 @@ fn invocation(agent_type: &str, list: Vec<Attachment>) -> crate::invocation::Cli
 
 #[test]
 fn every_agent_says_how_its_cli_takes_them() {
+    // An agent driven over ACP only has no CLI to take them.
     for agent in AGENTS {
-        assert!(
+        assert_eq!(
             cli_attachments(agent.agent_type).is_some(),
+            agent.cli.is_some(),
             "{}",
             agent.agent_type
         );

@@ -48,14 +48,19 @@ test('each assembler class is exported, reports its agent type and has the fast 
   }
 });
 
-test('every known agent parses, builds a command line, and assembles without a warning', () => {
-  for (const { agentType, command } of agents) {
+test('every known agent parses, builds a command line (or says it is driven over ACP only), and assembles without a warning', () => {
+  for (const { agentType, command, protocols, name } of agents) {
     const warnings = [];
     const out = pkg.assemble(agentType, pkg.sampleInput(), { logger: (m) => warnings.push(m) });
     assert.deepEqual(warnings, [], agentType);
-    assert.equal(pkg.buildCliInvocation(agentType, out).command, command);
+    if (protocols.includes('cli')) assert.equal(pkg.buildCliInvocation(agentType, out).command, command);
+    else {
+      assert.deepEqual(protocols, ['acp'], agentType);
+      assert.throws(() => pkg.buildCliInvocation(agentType, out), (err) => err.code === 'INVALID_INPUT' && err.message.startsWith(`agentType '${agentType}': ${name} is driven over the Agent Client Protocol only`));
+    }
     assert.equal(pkg.parseAgentOutput(agentType, '').status, 'incomplete', agentType);
   }
+  assert.ok(agents.length >= 7, `${agents.length} agents`);
 });
 
 test("the command's help and demo list every known agent", () => {
