@@ -159,7 +159,7 @@ fn bad_input_is_invalid_input_naming_the_field() {
     let none = InvocationOptions::default();
     assert_eq!(
         err(build("aider", None, &none)),
-        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode' or 'cline' to build a command line, got \"aider\""
+        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode', 'cline' or 'factory-droid' to build a command line, got \"aider\""
     );
     // An agent driven over ACP only has no command line.
     assert_eq!(

@@ -1,4 +1,4 @@
-//! The ACP output of the agents driven over ACP only (Cline),
+//! The ACP output of the agents driven over ACP only (Cline, Factory Droid),
 //! recorded from real runs against the OpenAI Chat Completions mock
 //! (tests/fixtures/acp/<agent>/<version>/, by
 //! tests/acp/new_agents/probe_<agent>.cjs): each fixture is one process's
@@ -46,4 +46,27 @@ fn cline_3_0_65() {
     assert_eq!(fatal.len(), 1, "{:?}", error.errors);
     assert!(fatal[0].message.contains("Mock rejects this request"));
     assert_eq!(error.api_error_status, None);
+}
+
+#[test]
+fn factory_droid_0_225_2() {
+    let plain = parse("factory-droid", "droid/0.225.2", "plain");
+    assert!(plain.text.starts_with(PLAIN), "{}", plain.text);
+    assert!(plain.session_id.is_some());
+    assert_eq!(plain.usage, None);
+    let tool = parse("factory-droid", "droid/0.225.2", "tool");
+    assert!(tool.text.contains(TOOL), "{}", tool.text);
+    assert!(!tool.tool_uses.is_empty());
+    // A failed call is the agent's text `Error: 400 …` and a JSON-RPC error
+    // whose `data` is the status and message: an error, not the reply.
+    let error = parse("factory-droid", "droid/0.225.2", "error");
+    assert_eq!(error.text, "");
+    assert_eq!(error.api_error_status, Some(400));
+    assert!(error
+        .errors
+        .iter()
+        .any(|e| e.fatal && e.code.as_deref() == Some("http_400")));
+    assert!(error.errors.iter().any(|e| e.fatal
+        && e.message
+            .contains("Agent error: 400 Mock rejects this request")));
 }

@@ -21,6 +21,7 @@ pub mod api_family;
 mod claude_code;
 mod cline;
 pub mod definition;
+mod factory_droid;
 mod github_copilot;
 mod google_gemini;
 mod openai_codex;
@@ -57,6 +58,7 @@ pub const AGENTS: &[&AgentSpec] = &[
     &github_copilot::AGENT,
     &opencode::AGENT,
     &cline::AGENT,
+    &factory_droid::AGENT,
 ];
 
 /// How `agent_type`'s CLI takes attachments (`None`: an agent type the

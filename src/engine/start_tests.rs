@@ -439,3 +439,74 @@ fn opencode_server_error_wording_is_upstream() {
         "{result:?}"
     );
 }
+
+#[test]
+fn the_agents_driven_over_acp_only_are_started_with_their_endpoint_file() {
+    let endpoint = json!({"baseUrl": "http://127.0.0.1:9/v1", "apiKey": "k1", "model": "m1"});
+    let options = json!({"cd": "/w", "endpoint": endpoint, "runFolder": "/r"});
+    let cline = SessionConfig::read("cline", &options, "").unwrap();
+    assert_eq!(
+        (cline.command.as_str(), cline.args.clone()),
+        ("cline", vec!["--acp".to_owned()])
+    );
+    // No hub daemon outliving the run, unless the caller says otherwise.
+    assert!(cline
+        .default_env
+        .contains(&("CLINE_SESSION_BACKEND_MODE".to_owned(), "local".to_owned())));
+    let env = |cfg: &SessionConfig, name: &str| {
+        cfg.env
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        env(&cline, "CLINE_PROVIDER_SETTINGS_PATH").as_deref(),
+        Some("/r/providers.json")
+    );
+    assert_eq!(
+        env(&cline, "CLINE_PROVIDER").as_deref(),
+        Some("openai-compatible")
+    );
+    assert_eq!(env(&cline, "CLINE_API_KEY").as_deref(), Some("k1"));
+    assert_eq!(env(&cline, "CLINE_MODEL").as_deref(), Some("m1"));
+    let files = cline.options.endpoint_files();
+    assert_eq!(files.len(), 1);
+    let written: Value = serde_json::from_str(&files[0].content).unwrap();
+    let provider = &written["providers"]["openai-compatible"];
+    assert_eq!(provider["settings"]["baseUrl"], "http://127.0.0.1:9/v1");
+    assert_eq!(provider["settings"]["model"], "m1");
+    assert!(provider["updatedAt"].is_string(), "Cline hangs without it");
+
+    let droid = SessionConfig::read("factory-droid", &options, "").unwrap();
+    assert_eq!(droid.command, "droid");
+    assert_eq!(droid.args, ["exec", "--output-format", "acp"]);
+    assert_eq!(
+        env(&droid, "FACTORY_RUNTIME_SETTINGS_PATH").as_deref(),
+        Some("/r/droid-settings.json")
+    );
+    let written: Value = serde_json::from_str(&droid.options.endpoint_files()[0].content).unwrap();
+    assert_eq!(
+        written["customModels"][0]["baseUrl"],
+        "http://127.0.0.1:9/v1"
+    );
+    assert_eq!(written["customModels"][0]["apiKey"], "k1");
+    assert_eq!(
+        written["sessionDefaultSettings"]["model"],
+        "custom:AgentContextEndpoint-0"
+    );
+
+    // Over the CLI: INVALID_INPUT naming the agent.
+    let e = crate::engine::cli::CliSessionConfig::read("factory-droid", &json!({"cd": "/w"}), "")
+        .unwrap_err();
+    assert!(e.message().starts_with(
+        "agentType 'factory-droid': Factory Droid is driven over the Agent Client Protocol only"
+    ));
+    // The model is the endpoint's: options.model alone cannot reach it.
+    let e = SessionConfig::read("cline", &json!({"cd": "/w", "model": "x"}), "").unwrap_err();
+    assert!(
+        e.message()
+            .contains("options.model cannot be set for Cline"),
+        "{}",
+        e.message()
+    );
+}

@@ -3,9 +3,9 @@
 // (tests/cli/openai_chat_server.cjs), pointed at it by the `endpoint` option
 // alone: the settings file the run writes in its own folder, never a file
 // in HOME. The only other thing the tests give is the placeholder account
-// key each agent's ACP mode asks for before `session/new` (CLINE_API_KEY,
-// FACTORY_API_KEY), which nothing sends anywhere: the mock is the only host
-// reachable.
+// key Droid's ACP mode asks for before `session/new` (FACTORY_API_KEY),
+// which reaches no host: the mock is the only one reachable. (Cline's,
+// CLINE_API_KEY, is the endpoint's key, set by the run.)
 //
 // One suite per agent (tests/acp/run_acp_<cli>.test.cjs): hello (over ACP
 // by default), the conversation continued by a second run, an unknown

@@ -60,7 +60,7 @@ test('every known agent parses, builds a command line (or says it is driven over
     }
     assert.equal(pkg.parseAgentOutput(agentType, '').status, 'incomplete', agentType);
   }
-  assert.ok(agents.length >= 7, `${agents.length} agents`);
+  assert.ok(agents.length >= 8, `${agents.length} agents`);
 });
 
 test("the command's help and demo list every known agent", () => {

@@ -1,0 +1,100 @@
+//! Factory Droid (`droid exec --output-format acp`), driven over the Agent
+//! Client Protocol only: its headless `exec -o json|stream-json` mode is not
+//! modelled. Layout: Codex's, everything inline, under its own agent type.
+//! Its traps: `session/new` needs a Factory sign-in or `FACTORY_API_KEY`
+//! (any value passes offline); a model endpoint is a "custom model" of its
+//! settings, chosen by an id it makes up (`custom:<displayName>-<index>`);
+//! a failed model call is both an agent message `Error: 400 …` and a
+//! JSON-RPC error `Internal error: Agent error` with the status in `data`;
+//! it reports no usage.
+
+use super::openai_codex;
+use super::signs::Signs;
+use super::spec::*;
+use super::ApiFamily;
+use crate::error_kind::AgentErrorKind::*;
+use crate::layout::Layout;
+
+pub const DROID: Layout = Layout {
+    agent_type: "factory-droid",
+    ..openai_codex::CODEX
+};
+
+pub const AGENT: AgentSpec = AgentSpec {
+    agent_type: "factory-droid",
+    name: "Factory Droid",
+    layout: &DROID,
+    assembler_class: None,
+    cli: None,
+    acp: Some(AcpLaunch {
+        command: "droid",
+        package: "@factory/cli",
+        args: &["exec", "--output-format", "acp"],
+        // Its settings' session default (the endpoint's custom model).
+        model: AcpModel::Config,
+        system_prompt_meta: false,
+        load_broken: None,
+        // It reads files itself, never through the client.
+        missing_file_is_empty: false,
+        // Its default autonomy, `normal`, asks before commands and edits.
+        ask_mode: None,
+        ask_env: None,
+        env: &[],
+        context_as_text_with_images: false,
+        exits_on_eof: true,
+        mcp_env: &[],
+        // Neither advertises mcpCapabilities; a stdio server goes in
+        // `session/new` as for any agent (not tried).
+        mcp: AcpMcp::Session,
+        quirks: AcpQuirks {
+            error_text_prefix: Some("Error: "),
+            ..AcpQuirks::NONE
+        },
+    }),
+    mcp_tool: "droid",
+    signs: &SIGNS,
+    own_retries: OwnRetries::Unbounded(
+        "no setting for its retries of a failed model call was found in its settings or variables",
+    ),
+    // A custom model in its runtime settings (`--settings`, which it merges
+    // over ~/.factory/settings.json for the process only), made the
+    // session's default; the id it gives a custom model is
+    // `custom:<displayName>-<index>`. Cloud session sync off: the session
+    // stays on the machine.
+    endpoint: EndpointSpec {
+        families: &[FamilyUse {
+            family: ApiFamily::OpenaiChat,
+            env: &[],
+        }],
+        route: EndpointRoute::File(FileRoute {
+            env: "FACTORY_RUNTIME_SETTINGS_PATH",
+            file: "droid-settings.json",
+            template: r#"{"customModels":[{"model":"{model}","displayName":"AgentContextEndpoint","baseUrl":"{baseUrl}","apiKey":"{apiKey}","provider":"generic-chat-completion-api","maxOutputTokens":16384}],"sessionDefaultSettings":{"model":"custom:AgentContextEndpoint-0"},"cloudSessionSync":false}"#,
+            fixed: &[],
+        }),
+        model: EndpointModel::Config,
+    },
+    home: None,
+};
+
+/// Factory Droid 0.225.2 over ACP against the mock: a failed model call is
+/// the agent message `Error: <status> <the API's message>` and the prompt's
+/// JSON-RPC error `-32603 Internal error: Agent error` with
+/// `data: "<status> <message>"`.
+pub const SIGNS: Signs = Signs {
+    exit_codes: &[],
+    exit_is_http_status: false,
+    error_codes: &[],
+    status_prefixes: &["Agent error: ", "Error: "],
+    unknown_session: &[],
+    markers: &[
+        ("server error", UpstreamError),
+        ("service unavailable", UpstreamError),
+        ("overloaded", UpstreamError),
+    ],
+    // While it retries a failed model call in silence (over ACP it says
+    // nothing per retry), its stderr gets telemetry it cannot send
+    // offline: not progress for the idle timeout.
+    retry_lines: &["Error flushing telemetry events"],
+    retry_status: &[],
+};
