@@ -278,6 +278,23 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_driven_over_acp_only_runs_over_acp_and_takes_no_cli() {
+        for tool in ["cline", "droid"] {
+            let call = plan(tool, json!({"PROMPT": "x", "cd": "/w"}));
+            let CallPlan::Run { options, .. } = call.plan else {
+                panic!("{tool}")
+            };
+            assert_eq!(options["protocol"], "acp", "{tool}");
+            match plan(tool, json!({"PROMPT": "x", "cd": "/w", "protocol": "cli"})).plan {
+                CallPlan::Invalid(m) => {
+                    assert_eq!(m, "protocol must be \"acp\", got \"cli\"")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn gemini_gets_the_seeds_parameters_as_sent() {
         let sent = json!({"PROMPT": "x", "cd": "/w", "max_result_chars": 300, "model": "m"});
         let call = plan("gemini", sent.clone());
