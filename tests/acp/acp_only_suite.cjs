@@ -74,7 +74,7 @@ function options(ctx, more = {}) {
 }
 
 function run(ctx, { request, ...more } = {}) {
-  return pkg.runAgent(chat.AGENTS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, options(ctx, more));
+  return pkg.runAgent(chat.ALL_AGENTS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, options(ctx, more));
 }
 
 function succeeded(result) {
@@ -99,7 +99,7 @@ function homeUntouched(ctx, files) {
  */
 module.exports = function acpOnlySuite(cli, { userFiles, error400, error500 }) {
   const skip = chat.available(cli) ? false : `${cli} is not installed (tests/cli/install_openai_chat_agents.sh)`;
-  const agentType = chat.AGENTS[cli].agentType;
+  const agentType = chat.ALL_AGENTS[cli].agentType;
   describe(`an agent driven over ACP only: ${cli}`, { concurrency: CONCURRENCY, skip }, () => {
     test('the registry says ACP only; the command line is INVALID_INPUT naming the agent', () => {
       const known = pkg.knownAgents().find((a) => a.agentType === agentType);

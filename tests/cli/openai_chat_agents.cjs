@@ -25,9 +25,11 @@ const RUN_LIMIT_MS = 90_000;
 const MOCK_START_MS = 15_000;
 
 /** Each CLI: agent type, npm package, version tested (exact, from the manifest), executable (and its path in a package that declares no bin). */
-const AGENTS = Object.fromEntries(
-  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [cli, { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin, binPath: a.binPath }]),
+const ALL_AGENTS = Object.fromEntries(
+  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [cli, { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin, binPath: a.binPath, acpOnly: a.acpOnly === true }]),
 );
+/** The ones the CLI-mode tests run (every agent but those driven over ACP only). */
+const AGENTS = Object.fromEntries(Object.entries(ALL_AGENTS).filter(([, a]) => !a.acpOnly));
 
 /** Copilot's first run unpacks ~235 MB into $XDG_CACHE_HOME/copilot: shared by every run. */
 const SHARED_CACHE = process.env.AGENT_CLI_CACHE || path.join(os.homedir(), '.cache');
@@ -38,7 +40,7 @@ function cliRoot() {
 
 /** The executable: the project's pinned one, else the one installed aside. */
 function executable(cli) {
-  const { pkg, version, bin, binPath } = AGENTS[cli];
+  const { pkg, version, bin, binPath } = ALL_AGENTS[cli];
   const inModules = (modules) => (binPath ? path.join(modules, ...pkg.split('/'), binPath) : path.join(modules, '.bin', bin));
   const pinned = path.join(ROOT, 'node_modules', ...pkg.split('/'), 'package.json');
   if (fs.existsSync(pinned) && JSON.parse(fs.readFileSync(pinned, 'utf8')).version === version) {
@@ -245,4 +247,4 @@ function endFreshRun(ctx) {
   fs.rmSync(ctx.dir, { recursive: true, force: true });
 }
 
-module.exports = { AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, freshRun, endFreshRun, ROOT, startMock, stopMock, readRequests, sandbox };
+module.exports = { AGENTS, ALL_AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, freshRun, endFreshRun, ROOT, startMock, stopMock, readRequests, sandbox };
