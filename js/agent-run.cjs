@@ -1,24 +1,19 @@
 // runAgent, Node only. Shipped as pkg/node/agent-run.cjs; the
 // Node entry requires it on the first call (scripts/finish-pkg.mjs).
 //
-// Every decision is the core's (`__AgentRunner`, src/run/): the options and
-// defaults, the command line, what an attempt came to, whether and when to
-// retry, the AgentRun. That class lives in the Node-only second WebAssembly
-// module (pkg/node/agent_context_node.js, built with the crate's
-// `gemini-tool` feature), compiled on the first call. This file assembles an
-// AssemblerInput with the main module's `assemble`, finds the executable
-// (the platform layer's resolveAgentCommand, ./agent-platform.cjs), writes
-// the files the command line names (Claude's long system prompt) and removes
-// them after, makes way for the files the agent writes for the reply and
-// hands them to the core (Copilot's usage file), and drives the process
-// layer (./agent-process.cjs over ./spawn-agent.cjs).
+// Every decision is the core's: over the agent's command line (the
+// default) a session of the CLI session engine opened for one prompt
+// (./cli-run.cjs, `__CliEngine`, src/engine/cli/), over the Agent Client
+// Protocol one of the ACP engine (./acp-run.cjs, `__Engine`, src/engine/),
+// both driven by ./engine-host.cjs. Those classes live in the Node-only
+// second WebAssembly module (pkg/node/agent_context_node.js, built
+// with the crate's `gemini-tool` feature), compiled on the first call. This
+// file checks the options only JS holds and assembles an AssemblerInput
+// with the main module's `assemble`.
 'use strict';
 
-const fs = require('node:fs');
-const path = require('node:path');
-const { runProcess, directoryProblem, sleep, launchFor, inputError } = require('./agent-process.cjs');
-const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem, runFolderName, removeRunFolder, makeRunHome } = require('./option-check.cjs');
-const { materialize } = require('./attachments.cjs');
+const { inputError } = require('./agent-process.cjs');
+const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 
 
 function describe(value) {
@@ -84,12 +79,6 @@ function hostOptions(options, defined, acpByDefault) {
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
 }
 
-let AgentRunner;
-function loadRunner() {
-  AgentRunner ??= require('./agent_context_node.js').__AgentRunner;
-  return AgentRunner;
-}
-
 /**
  * `request` as an AssemblerOutput: given as one (a string `prompt`), or
  * assembled with the agent's layout. `{ output }` or `{ problem }`.
@@ -112,99 +101,6 @@ function toOutput(api, agent, request, warn) {
   }
 }
 
-/** The command to find: `options.command`, else the registry's (`claude`, `codex`, `gemini`). */
-function commandName(api, agentType, command) {
-  if (command) return command;
-  const agent = api.knownAgents().find((a) => a.agentType === agentType);
-  return agent ? agent.command : '';
-}
-
-function writeFiles(files) {
-  for (const file of files) {
-    fs.mkdirSync(path.dirname(file.path), { recursive: true });
-    fs.writeFileSync(file.path, file.content);
-  }
-}
-
-/** The plan's output files (Copilot's usage file): none left from before, their folder there. */
-function clearOutputs(outputs) {
-  for (const output of outputs ?? []) {
-    fs.mkdirSync(path.dirname(output.path), { recursive: true });
-    fs.rmSync(output.path, { force: true });
-  }
-}
-
-/** Hands what the agent wrote to the core, then removes it. */
-function readOutputs(run, outputs) {
-  for (const output of outputs ?? []) {
-    let content;
-    try {
-      content = fs.readFileSync(output.path, 'utf8');
-    } catch {
-      continue; // not written (the agent failed before it could)
-    }
-    run.pushOutput(output.path, content);
-    fs.rmSync(output.path, { force: true });
-  }
-}
-
-/** The working directory's problem as the run's message, or null. */
-function cdProblem(plan, cwd) {
-  const problem = directoryProblem(cwd);
-  if (!problem) return null;
-  const why = problem === 'missing' ? 'does not exist' : problem === 'not_a_directory' ? 'is not a directory' : `cannot be used (${problem})`;
-  return `options.cd ${why}: ${plan.cd}`;
-}
-
-/** Every attempt of one run, as the core decides. */
-async function drive(run, plan, { signal, env, started, onEvent, failOnEvent }) {
-  const cwd = path.resolve(plan.cd);
-  const deadline = started + plan.maxDurationMs;
-  const wantEvents = onEvent !== undefined;
-  run.setEvents(wantEvents);
-  for (let n = 0; n < plan.maxAttempts; n += 1) {
-    if (signal?.aborted) return run.abort();
-    run.startAttempt();
-    clearOutputs(plan.outputs);
-    const control = {};
-    const end = await runProcess({
-      file: plan.command,
-      args: plan.args,
-      stdin: plan.stdin,
-      cwd,
-      env,
-      idleTimeoutMs: plan.idleTimeoutMs,
-      deadline,
-      signal,
-      control,
-      // The core decides what restarts the idle timer (not retry chatter).
-      isProgress: (chunk) => run.isProgress(chunk),
-      onStdout(chunk) {
-        const events = run.pushStdout(chunk, wantEvents);
-        if (run.overOwnRetries()) control.stop('own_retries');
-        if (events === undefined) return;
-        try {
-          for (const event of events) onEvent(event);
-        } catch (err) {
-          failOnEvent(err);
-          control.stop('aborted');
-        }
-      },
-      onStderr: (chunk) => {
-        run.pushStderr(chunk);
-        // The core counts the agent's own retries; past maxRetries, stop.
-        if (run.overOwnRetries()) control.stop('own_retries');
-      },
-    });
-    readOutputs(run, plan.outputs);
-    const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);
-    if (gone) return run.reject(`options.cd does not exist: ${plan.cd}`);
-    const wait = run.endAttempt(end.exitCode, end.signal, end.spawnError, end.stopped, Date.now() - started);
-    if (wait === undefined) return;
-    if (await sleep(wait, signal)) return run.abort();
-  }
-}
-
 /**
  * Runs `agentType`'s CLI on `request` (an AssemblerInput or an
  * AssemblerOutput) and resolves the AgentRun; a problem with the request or
@@ -218,58 +114,28 @@ async function runAgent(api, agentType, request, options, finish) {
   const known = typeof agentType === 'string' ? api.knownAgents().find((a) => a.agentType === agentType) : undefined;
   const { signal, onEvent, env, rest, acp } = hostOptions(options, isDefinition(agentType), known?.protocols[0] === 'acp');
   const started = Date.now();
-  const Runner = loadRunner();
-  const { output, problem: requestProblem } = toOutput(api, agentType, request, loggerOf(options));
-  const problem = requestProblem;
+  const { output, problem } = toOutput(api, agentType, request, loggerOf(options));
   if (acp) {
     // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
     return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish, warn: loggerOf(options) });
   }
-  const command = commandName(api, agentType, rest.command);
-  // The run's own folder: the long system prompt, Copilot's usage, the settings the run owns, images given as data.
-  const scratch = runFolderName();
-  if (rest.attachments != null && typeof rest.cd === 'string') {
-    try {
-      // Images given as data go to files in the run's folder (removed after).
-      rest.attachments = materialize(rest.attachments, { cd: path.resolve(rest.cd), scratch: path.join(scratch, 'attachments') });
-    } catch (err) {
-      removeRunFolder(scratch);
-      throw err;
-    }
-  }
-  const run = new Runner(String(agentType), output ?? { prompt: '' }, { ...rest, systemPromptFile: path.join(scratch, 'system-prompt.md'), usageFile: path.join(scratch, 'usage.json'), settingsFile: path.join(scratch, 'settings.json'), runFolder: scratch }, command);
+  const { runOverCli } = require('./cli-run.cjs');
   let hostError;
+  const result = problem
+    ? require('./agent_context_node.js').__RunResult.invalid(String(agentType), problem)
+    : await runOverCli(String(agentType), output, rest, {
+        signal,
+        onEvent,
+        env,
+        onHostError: (err) => (hostError ??= err),
+      });
   try {
-    if (problem) run.reject(problem);
-    let plan = run.plan();
-    const badCd = plan && cdProblem(plan, path.resolve(plan.cd));
-    if (badCd) run.reject(badCd);
-    else if (plan && signal?.aborted) run.abort();
-    else if (plan) {
-      // Found and planned for this platform with the child's environment.
-      const launch = await launchFor(String(agentType), plan.command, env);
-      let childEnv = env;
-      if (!launch.found) run.cannotLaunch(launch.kind === 'spawn_failed', launch.message);
-      else {
-        childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
-        run.launch(launch.path, launch.file, launch.args, childEnv);
-      }
-      plan = run.plan();
-      if (plan) {
-        // The agent's home of the run's own, from the caller's environment.
-        makeRunHome(plan.home, childEnv);
-        // What the core adds for the agent (its own retries bounded).
-        if (plan.env.length > 0) childEnv = { ...childEnv, ...Object.fromEntries(plan.env) };
-        writeFiles(plan.files);
-        await drive(run, plan, { signal, env: childEnv, started, onEvent, failOnEvent: (err) => (hostError ??= err) });
-      }
-    }
     if (hostError !== undefined) throw hostError;
     const duration = Date.now() - started;
-    return finish ? finish(run, duration) : run.result(duration);
+    // `finish` (internal: the MCP tools') turns the result into their envelope.
+    return finish ? finish(result, duration) : result.toRun(duration);
   } finally {
-    removeRunFolder(scratch);
-    run.free();
+    result.free();
   }
 }
 

@@ -1,14 +1,16 @@
 // The session engine's executor, Node only: the one place that spawns an
 // agent, writes to it, kills it, keeps its timer and asks the host's
-// callbacks, for every agent spoken to over the Agent Client Protocol.
-// Every decision is the core's (`__Engine`, src/engine/); this file carries
-// out its actions (`pollAll()`) and feeds it what happened, with the time.
+// callbacks, for every agent and protocol: `__Engine` (the Agent Client
+// Protocol, src/engine/) and `__CliEngine` (an agent's own command line,
+// src/engine/cli/: sessions, runAgent, the Gemini tool). Every decision is
+// the core's; this file carries out its actions (`pollAll()`) and feeds it
+// what happened, with the time.
 'use strict';
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
-const { removeRunFolder } = require('./option-check.cjs');
+const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
 
 let EngineClass;
 function engineClass() {
@@ -148,17 +150,34 @@ class EngineHost {
 
   spawn(action) {
     const env = { ...action.defaultEnv, ...this.env, ...action.env, ...this.launchEnv };
+    // The files the process reads, and none of those it writes left from before.
+    const outputs = action.outputs ?? [];
+    try {
+      writeRunFiles(action.files);
+      for (const file of outputs) {
+        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        fs.rmSync(file, { force: true });
+      }
+    } catch (err) {
+      this.feed((e, now) => e.spawnFailed(err.code ?? 'EIO', now));
+      return;
+    }
+    const cwd = path.resolve(action.cwd);
     const child = spawnAgent(
-      { file: action.command, args: action.args, cwd: path.resolve(action.cwd), env, keepStdin: true },
+      { file: action.command, args: action.args, cwd, env, keepStdin: true },
       {
         onStdout: (chunk) => this.feed((e, now) => e.stdout(chunk, now)),
         onStderr: (chunk) => this.feed((e, now) => e.stderr(chunk, now)),
       },
     );
     this.child = child;
+    const failed = (code) => {
+      const rejected = code === 'ENOENT' ? this.cdGone?.(cwd) : undefined;
+      this.feed((e, now) => e.spawnFailed(code, now, rejected));
+    };
     if (child.pid === undefined) {
       this.child = null;
-      child.exited.then((end) => this.feed((e, now) => e.spawnFailed(end.error?.code ?? 'UNKNOWN', now)));
+      child.exited.then((end) => failed(end.error?.code ?? 'UNKNOWN'));
       return;
     }
     child.stdin.on('error', () => {});
@@ -166,8 +185,19 @@ class EngineHost {
     child.exited.then((end) => {
       if (this.child === child) this.child = null;
       // A failed spawn reported late (ENOENT of the folder, EACCES…).
-      if (end.error && end.exitCode === null && end.signal === null) this.feed((e, now) => e.spawnFailed(end.error.code ?? 'UNKNOWN', now));
-      else this.feed((e, now) => e.exited(end.exitCode ?? undefined, end.signal ?? undefined, now));
+      if (end.error && end.exitCode === null && end.signal === null) return failed(end.error.code ?? 'UNKNOWN');
+      // What it wrote for the reply, handed over before its end, then removed.
+      for (const file of outputs) {
+        let content;
+        try {
+          content = fs.readFileSync(file, 'utf8');
+        } catch {
+          continue; // not written (it failed before it could)
+        }
+        this.engine.output(file, content);
+        fs.rmSync(file, { force: true });
+      }
+      this.feed((e, now) => e.exited(end.exitCode ?? undefined, end.signal ?? undefined, now));
     });
   }
 

@@ -14,13 +14,18 @@ use super::turn::TurnResult;
 pub enum Action {
     /// Start the agent: `command args…` in `cwd`, the caller's environment
     /// with `env` added and `default_env` added where missing; stdin kept
-    /// open. Answer with `spawned` or `spawn_failed`.
+    /// open. Before it, write `files` and remove the `outputs` left from
+    /// before; once it exited, hand each output file it wrote to the engine
+    /// (`output`), then say it exited. Answer with `spawned` or
+    /// `spawn_failed`.
     Spawn {
         command: String,
         args: Vec<String>,
         env: Vec<(String, String)>,
         default_env: Vec<(String, String)>,
         cwd: String,
+        files: Vec<crate::invocation::InvocationFile>,
+        outputs: Vec<String>,
     },
     /// Write these bytes (whole JSON-RPC lines) to the agent's stdin.
     Write(String),

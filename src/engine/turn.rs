@@ -194,6 +194,14 @@ pub struct TurnResult {
     pub stop_reason: Option<String>,
     pub duration_ms: u64,
     pub attempts: u32,
+    /// How the last attempt's process ended (over the CLI), for a layer
+    /// that words the failure itself (the Gemini tool's envelope).
+    #[serde(skip)]
+    pub end: Option<crate::run::AttemptEnd>,
+    /// The last attempt's reply events, when the session keeps them (the
+    /// Gemini tool's `all_messages`).
+    #[serde(skip)]
+    pub events: Option<Vec<crate::agent_output::AgentEvent>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -240,6 +248,8 @@ impl TurnResult {
             stop_reason,
             duration_ms: 0,
             attempts,
+            end: None,
+            events: None,
         }
     }
 

@@ -269,6 +269,8 @@ impl Engine {
             env: self.cfg.env.clone(),
             default_env: self.cfg.default_env.clone(),
             cwd: self.cfg.options.cd.clone(),
+            files: Vec::new(),
+            outputs: Vec::new(),
         });
     }
 

@@ -5,9 +5,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::agent_run_api::AgentRunnerJs;
 use super::engine_api::EngineJs;
 use super::js_result;
+use super::run_result_api::RunResultJs;
 use super::json_bridge::{from_serializable, to_json};
 use crate::agent_tool::{
     agent_tools, bound_envelope, definition_tool, invalid_envelope, metrics_line, run_envelope,
@@ -105,12 +105,12 @@ impl AgentToolCallJs {
     #[wasm_bindgen(js_name = runEnvelope)]
     pub fn run_envelope(
         &self,
-        runner: &AgentRunnerJs,
+        result: &RunResultJs,
         events: JsValue,
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let run = js_result(runner.runner().result(ms(duration_ms)))?;
-        envelope_of(&self.inner, &run, events)
+        let turn = result.turn(ms(duration_ms));
+        envelope_of(&self.inner, &turn.as_run(), events)
     }
 
     /// [`run_envelope`](Self::run_envelope) for a run over ACP.

@@ -11,13 +11,17 @@ use super::engine_api::{action_json, now_ms};
 use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
+use super::run_result_api::RunResultJs;
 use crate::engine::cli::{CliEngine, CliSessionConfig};
-use crate::engine::TurnLimits;
+use crate::engine::{Action, Outcome, TurnLimits, TurnResult};
+use crate::output::AssemblerOutput;
 
 /// One session over an agent's CLI (internal). See `crate::engine::cli::CliEngine`.
 #[wasm_bindgen(js_name = __CliEngine, skip_typescript)]
 pub struct CliEngineJs {
     inner: CliEngine,
+    /// The last turn that ended (a run's result).
+    last_turn: Option<TurnResult>,
 }
 
 #[wasm_bindgen(js_class = __CliEngine)]
@@ -38,7 +42,44 @@ impl CliEngineJs {
         let cfg = js_result(CliSessionConfig::read_agent(&agent, &options, &command))?;
         Ok(CliEngineJs {
             inner: CliEngine::new(cfg),
+            last_turn: None,
         })
+    }
+
+    /// The engine of one run (`runAgent` over the CLI, the Gemini tool):
+    /// `request` is `{ prompt, systemFlag? }`, `options` `RunAgentOptions`
+    /// without the functions and `env`; `keepEvents`: each attempt keeps
+    /// its events for the result. Bad input throws `AgentContextError`
+    /// (`INVALID_INPUT`) naming the field.
+    #[wasm_bindgen(js_name = forRun)]
+    pub fn for_run(
+        agent: JsValue,
+        request: JsValue,
+        options: JsValue,
+        command: String,
+        keep_events: bool,
+    ) -> Result<CliEngineJs, JsValue> {
+        let agent = js_result(to_json(&agent, "agentType"))?;
+        let request = js_result(to_json(&request, "request"))?;
+        let options = js_result(to_json(&options, "options"))?;
+        let output = js_result(run_request(&request))?;
+        let mut cfg = js_result(CliSessionConfig::read_run(&agent, &output, &options, &command))?;
+        cfg.keep_events = keep_events;
+        Ok(CliEngineJs {
+            inner: CliEngine::new(cfg),
+            last_turn: None,
+        })
+    }
+
+    /// The last turn that ended, as a run's result.
+    pub fn result(&self) -> Option<RunResultJs> {
+        self.last_turn.clone().map(RunResultJs::new)
+    }
+
+    /// What the exited process wrote to its output file at `path` (one of
+    /// its spawn's `outputs`), before `exited`.
+    pub fn output(&mut self, path: String, content: String) {
+        self.inner.output(&path, content);
     }
 
     /// The command to resolve, the folder, and the defaults of a turn.
@@ -170,9 +211,12 @@ impl CliEngineJs {
         self.inner.spawned(now_ms(now));
     }
 
+    /// The spawn failed with `code`; `rejected`: the host found the input
+    /// at fault meanwhile (the working folder gone), and says how.
     #[wasm_bindgen(js_name = spawnFailed)]
-    pub fn spawn_failed(&mut self, code: String, now: f64) {
-        self.inner.spawn_failed(&code, now_ms(now));
+    pub fn spawn_failed(&mut self, code: String, now: f64, rejected: Option<String>) {
+        self.inner
+            .spawn_refused(&code, rejected.as_deref(), now_ms(now));
     }
 
     pub fn stdout(&mut self, chunk: &[u8], now: f64) {
@@ -207,6 +251,13 @@ impl CliEngineJs {
     pub fn poll_all(&mut self) -> Result<JsValue, JsValue> {
         let mut list = Vec::new();
         while let Some(action) = self.inner.poll() {
+            if let Action::Done {
+                outcome: Outcome::Turn(turn),
+                ..
+            } = &action
+            {
+                self.last_turn = Some((**turn).clone());
+            }
             list.push(action_json(action));
         }
         if list.is_empty() {
@@ -223,4 +274,13 @@ impl CliEngineJs {
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
         js_result(from_serializable(self.inner.snapshot()))
     }
+}
+
+/// A run's request, `{ prompt, systemFlag? }`, read.
+fn run_request(request: &Value) -> crate::error::Result<AssemblerOutput> {
+    let o = crate::json_read::Obj::new(request, "request")?;
+    Ok(AssemblerOutput {
+        prompt: o.req_str("prompt")?.to_owned(),
+        system_flag: o.opt_str("systemFlag")?.map(str::to_owned),
+    })
 }

@@ -57,6 +57,8 @@ mod json_bridge;
 mod platform_api;
 #[cfg(feature = "gemini-tool")]
 mod run_home_api;
+#[cfg(feature = "gemini-tool")]
+mod run_result_api;
 #[cfg(feature = "api")]
 mod selection_api;
 #[cfg(feature = "api")]
@@ -92,6 +94,8 @@ pub use invocation_api::*;
 pub use option_keys_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use platform_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use run_result_api::*;
 #[cfg(feature = "api")]
 pub use selection_api::*;
 #[cfg(feature = "api")]

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::agents::{self, AgentSpec, CliSpec, SystemPromptArg};
 use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
-use crate::invocation::build_cli_invocation;
+use crate::invocation::{build_cli_invocation, CliInvocation};
 use crate::json_read::type_name;
 use crate::output::AssemblerOutput;
 use crate::platform::limits::{self, CommandLine};
@@ -40,6 +40,19 @@ pub struct CliSessionConfig {
     /// Variables every process gets for the MCP servers, once launched
     /// (opencode's configuration with them, Claude Code's tool search off).
     pub mcp_env: Vec<(String, String)>,
+    /// A run (`runAgent`, the Gemini tool): every turn its own process
+    /// with the CLI's whole headless command line — the system prompt as
+    /// its flag (in a file of the run's folder when too long for an
+    /// argument), the files the agent writes for the reply, the
+    /// attachments — even for a CLI that could keep one process.
+    pub one_shot: bool,
+    /// Each attempt keeps its reply's events for the turn's result (the
+    /// Gemini tool's `all_messages`).
+    pub keep_events: bool,
+    /// What bounds the agent's own retries by `maxRetries`, once launched
+    /// (the caller's environment wins): variables every process gets, and
+    /// a settings file written before it starts.
+    pub own_retries: crate::run::OwnRetryConfig,
 }
 
 impl CliSessionConfig {
@@ -66,12 +79,45 @@ impl CliSessionConfig {
     }
 
     pub fn read(agent_type: &str, options: &Value, command: &str) -> Result<CliSessionConfig> {
+        CliSessionConfig::read_as(agent_type, options, command, None)
+    }
+
+    /// A run of `agent_type` on `output` (an `AssemblerOutput`: the prompt
+    /// and its `systemFlag`) with `options` (`RunAgentOptions` without the
+    /// functions and `env`): the process of a session opened for one
+    /// prompt ([`CliSessionConfig::one_shot`]). The prompt and every option
+    /// that reaches the command line are checked now.
+    pub fn read_run(
+        agent: &Value,
+        output: &AssemblerOutput,
+        options: &Value,
+        command: &str,
+    ) -> Result<CliSessionConfig> {
+        match agent {
+            Value::String(agent_type) => {
+                CliSessionConfig::read_as(agent_type, options, command, Some(output))
+            }
+            other => Err(crate::agents::definition::read_agent_for(other, "to run")
+                .err()
+                .unwrap_or_else(|| AgentContextError::invalid("agentType must be a string"))),
+        }
+    }
+
+    fn read_as(
+        agent_type: &str,
+        options: &Value,
+        command: &str,
+        run: Option<&AssemblerOutput>,
+    ) -> Result<CliSessionConfig> {
         let agent = agents::require(agent_type, "to run")?;
-        let cli: &'static CliSpec =
-            agent.cli("a session over the command line (protocol 'cli')")?;
+        let cli: &'static CliSpec = agent.cli(if run.is_some() {
+            "a run over the command line (protocol 'cli')"
+        } else {
+            "a session over the command line (protocol 'cli')"
+        })?;
         let mut rest = options.clone();
-        let mut system_prompt = None;
-        if let Some(map) = rest.as_object_mut() {
+        let mut system_prompt = run.and_then(|o| o.system_flag.clone()).filter(|f| !f.is_empty());
+        if let (None, Some(map)) = (run, rest.as_object_mut()) {
             match map.get("protocol") {
                 Some(Value::String(p)) if p == "cli" => {}
                 None | Some(Value::Null) => {}
@@ -118,24 +164,30 @@ impl CliSessionConfig {
             prefix: Vec::new(),
             found: None,
             mcp_env: Vec::new(),
+            one_shot: run.is_some(),
+            keep_events: false,
+            own_retries: Default::default(),
         };
-        // Every option that reaches the command line is checked now.
+        // Every option that reaches the command line is checked now (a
+        // run's prompt too).
         cfg.command_line(
             cfg.options.session_id.as_deref(),
             cfg.options.model.as_deref(),
+            run.map(|o| o.prompt.as_str()),
         )?;
         Ok(cfg)
     }
 
-    /// Whether one process holds every turn (the CLI reads a message a line).
+    /// Whether one process holds every turn (the CLI reads a message a
+    /// line, and this is a session, not a run).
     pub fn persistent(&self) -> bool {
-        self.cli.extras.stream_input.is_some()
+        !self.one_shot && self.cli.extras.stream_input.is_some()
     }
 
     /// Whether the system prompt travels as a flag of every process (else
     /// it opens the first prompt of a new session).
     pub fn system_as_flag(&self) -> bool {
-        !matches!(self.cli.system_prompt, SystemPromptArg::None)
+        self.one_shot || !matches!(self.cli.system_prompt, SystemPromptArg::None)
     }
 
     /// The command was resolved: spawn `file` with `prefix` first; the
@@ -153,9 +205,19 @@ impl CliSessionConfig {
         // same JSON variable where both use one: opencode's configuration).
         let mut env = env;
         crate::endpoint::merge_env(&mut env, self.options.endpoint_env());
+        // The agent's own retries bounded by maxRetries, unless the
+        // caller's environment already says.
+        let own = crate::run::own_retry_config(
+            self.agent,
+            self.options.max_retries,
+            self.options.settings_file.as_deref(),
+            &env,
+        );
+        crate::endpoint::merge_env(&mut env, own.env.clone());
         let mcp = crate::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
         crate::endpoint::merge_env(&mut env, mcp.clone());
         self.mcp_env = mcp;
+        self.own_retries = own;
         self.options.platform = Some(platform);
         self.options.env = Some(env);
         self.file = file.to_owned();
@@ -163,8 +225,18 @@ impl CliSessionConfig {
         self.found = Some(found.to_owned());
         let session = self.options.session_id.clone();
         let model = self.options.model.clone();
-        self.command_line(session.as_deref(), model.as_deref())
+        self.command_line(session.as_deref(), model.as_deref(), None)
             .map(|_| ())
+    }
+
+    /// The variables every process gets: the endpoint's and the run
+    /// home's, the MCP servers' (already merged with them where both use
+    /// one) and the bound on the agent's own retries.
+    pub fn spawn_env(&self) -> Vec<(String, String)> {
+        let mut env = self.options.endpoint_env();
+        crate::endpoint::merge_env(&mut env, self.own_retries.env.clone());
+        crate::endpoint::merge_env(&mut env, self.mcp_env.clone());
+        env
     }
 
     /// The file and arguments of a process resuming `session` (a new
@@ -173,23 +245,41 @@ impl CliSessionConfig {
         &self,
         session: Option<&str>,
         model: Option<&str>,
+        prompt: Option<&str>,
     ) -> Result<(String, Vec<String>)> {
-        let cli = self.cli;
+        self.invocation(session, model, prompt)
+            .map(|inv| (inv.command, inv.args))
+    }
+
+    /// The whole command line of a process resuming `session` with
+    /// `model` for `prompt` (`None`: a process started before its first
+    /// prompt, which reads its turns a line each): the file and arguments,
+    /// stdin, the files to write before it starts (a run's long system
+    /// prompt, the settings bounding its own retries) and the files it
+    /// writes for the reply (a run's usage file).
+    pub fn invocation(
+        &self,
+        session: Option<&str>,
+        model: Option<&str>,
+        prompt: Option<&str>,
+    ) -> Result<CliInvocation> {
         let mut inv = self.options.invocation();
         inv.session_id = session.map(str::to_owned);
         inv.model = model.map(str::to_owned);
-        // The host writes no file for a session: a system prompt too long
-        // for an argument is refused, naming the limit.
-        inv.system_prompt_file = None;
-        inv.usage_file = None;
+        if !self.one_shot {
+            // The host writes no file for a session: a system prompt too
+            // long for an argument is refused, naming the limit.
+            inv.system_prompt_file = None;
+            inv.usage_file = None;
+        }
         let output = AssemblerOutput {
-            prompt: "(the prompt travels on stdin)".to_owned(),
+            prompt: prompt.unwrap_or("(the prompt travels on stdin)").to_owned(),
             system_flag: self.system_prompt.clone().filter(|_| self.system_as_flag()),
         };
-        let built = build_cli_invocation(self.agent.agent_type, &output, &inv)?;
-        let mut args = built.args;
-        if let Some(stream) = cli.extras.stream_input {
-            let at = cli.base_args.len().min(args.len());
+        let mut built = build_cli_invocation(self.agent.agent_type, &output, &inv)?;
+        let mut args = std::mem::take(&mut built.args);
+        if let Some(stream) = self.cli.extras.stream_input.filter(|_| self.persistent()) {
+            let at = self.cli.base_args.len().min(args.len());
             args.splice(at..at, stream.iter().map(|a| (*a).to_owned()));
         }
         let args: Vec<String> = self.prefix.iter().cloned().chain(args).collect();
@@ -206,6 +296,16 @@ impl CliSessionConfig {
                 over.message()
             ))
         })?;
-        Ok((self.file.clone(), args))
+        // The run's own files with them, merged where two share a file
+        // (the endpoint's settings and the bound on the agent's retries).
+        built.files.extend(self.own_retries.file.clone());
+        built.files.extend(self.options.endpoint_files());
+        Ok(CliInvocation {
+            command: self.file.clone(),
+            args,
+            stdin: built.stdin,
+            files: crate::endpoint::merge_json_files(built.files),
+            outputs: built.outputs,
+        })
     }
 }

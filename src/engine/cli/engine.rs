@@ -416,7 +416,11 @@ impl CliEngine {
             self.pump(now);
         } else if let Some(turn) = &self.turn {
             // The prompt on stdin, then EOF: a CLI waits for it.
-            let text = turn.text.clone();
+            let text = turn
+                .attempt
+                .as_ref()
+                .and_then(|a| a.stdin.clone())
+                .unwrap_or_else(|| turn.text.clone());
             self.push(Action::Write(text));
             self.push(Action::CloseStdin);
         }
@@ -424,11 +428,22 @@ impl CliEngine {
 
     /// The process could not be started (`ENOENT`, `EACCES`, …): final.
     pub fn spawn_failed(&mut self, code: &str, now: u64) {
+        self.spawn_refused(code, None, now);
+    }
+
+    /// [`spawn_failed`](Self::spawn_failed), or, with `rejected`, a spawn
+    /// that failed for a problem of the input the host found meanwhile
+    /// (the working folder gone): every operation fails `invalid_params`
+    /// with that message.
+    pub fn spawn_refused(&mut self, code: &str, rejected: Option<&str>, now: u64) {
         self.now = now;
         if self.proc != Proc::Spawning {
             return;
         }
         self.proc = Proc::Down;
+        if let Some(message) = rejected {
+            return self.reject(message, now);
+        }
         let end = AttemptEnd {
             spawn_error: Some(code.to_owned()),
             ..AttemptEnd::default()
@@ -443,31 +458,68 @@ impl CliEngine {
     pub fn stderr(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
         self.tail.push(Stream::Stderr, chunk);
+        // An agent's retry chatter is not progress (run::signs::is_progress).
+        let progress = crate::run::signs::is_progress(self.cfg.agent.signs, chunk);
+        let mut over = None;
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
             a.tail.push(Stream::Stderr, chunk);
-            a.active_ms = now;
+            if progress {
+                a.active_ms = now;
+            }
+            if a.retries.push(true, chunk) {
+                over = Some(a.retries.exceeded());
+            }
+        }
+        if let Some(over) = over {
+            // Past maxRetries of the agent's own retries: the turn ends.
+            self.stop_turn(StopReason::OwnRetries(over), now);
         }
     }
 
     pub fn stdout(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
         self.tail.push(Stream::Stdout, chunk);
+        let progress = crate::run::signs::is_progress(self.cfg.agent.signs, chunk);
         let op = self.turn.as_ref().map_or(0, |t| t.op);
+        let mut over = None;
         if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
             a.tail.push(Stream::Stdout, chunk);
-            a.active_ms = now;
+            if progress {
+                a.active_ms = now;
+            }
             a.heard = true;
+            if a.retries.push(false, chunk) {
+                over = Some(a.retries.exceeded());
+            }
             if !self.cfg.persistent() {
                 let events = a.parser.push(chunk);
                 self.events(op, events);
+                if let Some(over) = over {
+                    self.stop_turn(StopReason::OwnRetries(over), now);
+                }
                 return;
             }
+        }
+        if let Some(over) = over {
+            self.stop_turn(StopReason::OwnRetries(over), now);
         }
         if self.cfg.persistent() {
             let mut lines = std::mem::take(&mut self.lines);
             lines.push(chunk, |line| self.line(line, now));
             self.lines = lines;
             self.pump(now);
+        }
+    }
+
+    /// What the exited process wrote to its output file at `path` (one of
+    /// its `Spawn`'s `outputs`), read by the host before it says the
+    /// process exited; merged into the attempt's reply. Anything else is
+    /// ignored.
+    pub fn output(&mut self, path: &str, content: String) {
+        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+            if let Some(kind) = a.outputs.iter().find(|o| o.path == path).map(|o| o.kind) {
+                a.read.push((kind, content));
+            }
         }
     }
 

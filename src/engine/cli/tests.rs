@@ -671,7 +671,14 @@ fn mcp_servers_reach_every_process_on_its_command_line_and_in_its_environment() 
             && args.contains(&"--strict-mcp-config".to_owned()),
         "{args:?}"
     );
-    assert_eq!(env, [("ENABLE_TOOL_SEARCH".to_owned(), "false".to_owned())]);
+    // maxRetries (1 by default) bounds Claude Code's own retries too.
+    assert_eq!(
+        env,
+        [
+            ("CLAUDE_CODE_MAX_RETRIES".to_owned(), "1".to_owned()),
+            ("ENABLE_TOOL_SEARCH".to_owned(), "false".to_owned())
+        ]
+    );
     // opencode: its configuration variable, the caller's merged in.
     let mut e = engine("opencode", json!({"mcpServers": servers}));
     e.launch(

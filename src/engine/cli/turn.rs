@@ -2,9 +2,11 @@
 //! its attempts (each with the CLI's own output parser and last lines),
 //! how it was stopped.
 
-use crate::agent_output::{AgentOutputParser, Protocol, TextForm};
+use crate::agent_output::{AgentEvent, AgentOutputParser, Protocol, TextForm};
+use crate::agents::AgentSpec;
 use crate::engine::{TurnLimits, TurnResult};
-use crate::run::{OutputTail, StopReason};
+use crate::invocation::{InvocationOutput, OutputKind};
+use crate::run::{OutputTail, RetryCount, StopReason};
 
 /// A prompt waiting for its turn, or running.
 #[derive(Debug)]
@@ -43,6 +45,18 @@ pub struct CliAttempt {
     pub kill_at: Option<u64>,
     /// The stop was asked of the CLI (interrupt written, or the tree killed).
     pub stop_sent: bool,
+    /// The agent's own retries of a failed API call, read from its output.
+    pub retries: RetryCount,
+    /// What its process reads on stdin (a process of its own), written
+    /// once it runs.
+    pub stdin: Option<String>,
+    /// The files its process writes for the reply (a run's usage file),
+    /// and what the host read of them once it exited.
+    pub outputs: Vec<InvocationOutput>,
+    pub read: Vec<(OutputKind, String)>,
+    /// Its reply's events, kept for the turn's result when the session
+    /// keeps them.
+    pub kept: Option<Vec<AgentEvent>>,
 }
 
 impl CliTurn {
@@ -61,8 +75,15 @@ impl CliTurn {
         }
     }
 
-    /// A new attempt at `now`, its parser reading `agent_type`'s CLI output.
-    pub fn start_attempt(&mut self, agent_type: &str, requested: Option<String>, now: u64) {
+    /// A new attempt at `now`, its parser reading `agent`'s CLI output;
+    /// `keep_events`: its events are kept for the result.
+    pub fn start_attempt(
+        &mut self,
+        agent: &'static AgentSpec,
+        requested: Option<String>,
+        keep_events: bool,
+        now: u64,
+    ) {
         if self.attempts == 0 {
             self.started_ms = now;
         }
@@ -70,9 +91,9 @@ impl CliTurn {
         self.retry_at = None;
         self.attempt = Some(CliAttempt {
             parser: AgentOutputParser::for_protocol(
-                agent_type,
+                agent.agent_type,
                 Protocol::Cli,
-                self.limits.events,
+                self.limits.events || keep_events,
                 TextForm::Utf8,
             ),
             tail: OutputTail::default(),
@@ -81,6 +102,11 @@ impl CliTurn {
             active_ms: now,
             kill_at: None,
             stop_sent: false,
+            retries: RetryCount::new(agent.signs, self.limits.max_retries),
+            stdin: None,
+            outputs: Vec::new(),
+            read: Vec::new(),
+            kept: keep_events.then(Vec::new),
         });
     }
 

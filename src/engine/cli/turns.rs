@@ -53,9 +53,9 @@ impl CliEngine {
             }
             let requested = self.resumed.take();
             let text = self.take_text();
-            let agent_type = self.cfg.agent.agent_type;
+            let (agent, keep) = (self.cfg.agent, self.cfg.keep_events);
             if let Some(turn) = self.turn.as_mut() {
-                turn.start_attempt(agent_type, requested, now);
+                turn.start_attempt(agent, requested, keep, now);
             }
             self.push(Action::Write(user_line(&text)));
             return;
@@ -65,10 +65,10 @@ impl CliEngine {
         }
         let requested = self.keep_session.clone();
         let text = self.take_text();
-        let agent_type = self.cfg.agent.agent_type;
+        let (agent, keep) = (self.cfg.agent, self.cfg.keep_events);
         if let Some(turn) = self.turn.as_mut() {
             turn.text = text;
-            turn.start_attempt(agent_type, requested, now);
+            turn.start_attempt(agent, requested, keep, now);
         }
         self.ensure_started();
     }
@@ -91,32 +91,43 @@ impl CliEngine {
         }
     }
 
-    /// Starts the process if it is down, resuming the session kept.
+    /// Starts the process if it is down, resuming the session kept: for
+    /// the running turn's attempt (a process per turn), with its prompt on
+    /// stdin.
     pub(super) fn ensure_started(&mut self) {
         if self.proc != Proc::Down {
             return;
         }
         let session = self.keep_session.clone();
+        let prompt = self
+            .turn
+            .as_ref()
+            .filter(|t| !self.persistent() && t.attempt.is_some())
+            .map(|t| t.text.clone());
         match self
             .cfg
-            .command_line(session.as_deref(), self.model.as_deref())
+            .invocation(session.as_deref(), self.model.as_deref(), prompt.as_deref())
         {
-            Ok((command, args)) => {
+            Ok(inv) => {
                 self.proc = Proc::Spawning;
                 self.tail = OutputTail::default();
                 self.resumed = session;
+                let outputs = inv.outputs.iter().map(|o| o.path.clone()).collect();
+                if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+                    if prompt.is_some() {
+                        a.stdin = Some(inv.stdin);
+                        a.outputs = inv.outputs;
+                    }
+                }
+                let env = self.cfg.spawn_env();
                 self.push(Action::Spawn {
-                    command,
-                    args,
-                    env: {
-                        // The endpoint's variables, then the MCP servers'
-                        // (already merged with them where both use one).
-                        let mut env = self.cfg.options.endpoint_env();
-                        crate::endpoint::merge_env(&mut env, self.cfg.mcp_env.clone());
-                        env
-                    },
+                    command: inv.command,
+                    args: inv.args,
+                    env,
                     default_env: Vec::new(),
                     cwd: self.cfg.options.cd.clone(),
+                    files: inv.files,
+                    outputs,
                 });
             }
             Err(e) => {
@@ -171,6 +182,14 @@ impl CliEngine {
 
     pub(super) fn events(&mut self, op: u64, events: Vec<AgentEvent>) {
         let wanted = self.turn.as_ref().is_some_and(|t| t.limits.events);
+        if let Some(kept) = self
+            .turn
+            .as_mut()
+            .and_then(|t| t.attempt.as_mut())
+            .and_then(|a| a.kept.as_mut())
+        {
+            kept.extend(events.iter().cloned());
+        }
         if wanted {
             for event in events {
                 self.push(Action::Event { op, event });
@@ -233,7 +252,8 @@ impl CliEngine {
         };
         let at_result = end.is_none();
         let end = end.cloned().unwrap_or_default();
-        let reply = attempt.parser.finish();
+        let mut reply = attempt.parser.finish();
+        merge_outputs(agent.agent_type, &mut reply, attempt.read);
         let last_lines = attempt.tail.finish();
         // A turn over at its result line went as a one-shot run would have
         // exited: 0 when it succeeded, 1 otherwise.
@@ -291,7 +311,17 @@ impl CliEngine {
             turn.attempts,
         );
         result.duration_ms = now.saturating_sub(turn.started_ms);
-        if let Some(failure) = failure.filter(|_| turn.stopped.is_none()) {
+        result.end = Some(judged);
+        result.events = attempt.kept;
+        // A turn the host or a deadline stopped is not tried again; in a
+        // run, one stopped for its silence or past the agent's own retries
+        // is, as its kind says (the caller's abort never is).
+        let again = match turn.stopped {
+            None => true,
+            Some(StopReason::Aborted) => false,
+            Some(_) => self.cfg.one_shot,
+        };
+        if let Some(failure) = failure.filter(|_| again) {
             let wait = retry_wait(
                 failure.kind,
                 turn.attempts.saturating_sub(1),
@@ -300,6 +330,7 @@ impl CliEngine {
             );
             if let Some(wait) = wait {
                 turn.retry_at = Some(now + wait);
+                turn.stopped = None;
                 turn.last = Some(result);
                 self.turn = Some(turn);
                 return;
@@ -448,6 +479,31 @@ impl CliEngine {
         }
         for op in std::mem::take(&mut self.opening) {
             self.done_failed(op, failure.clone());
+        }
+    }
+}
+
+/// The files the attempt's process wrote for the reply (a run's usage
+/// file), merged into `reply`; one that cannot be read as what it should be
+/// is a non-fatal error of the reply (`code: "output_file"`), never dropped
+/// silently.
+fn merge_outputs(
+    agent_type: &str,
+    reply: &mut crate::agent_output::AgentReply,
+    read: Vec<(crate::invocation::OutputKind, String)>,
+) {
+    for (kind, content) in read {
+        if let Err(e) = crate::agent_output::merge_output_file(agent_type, reply, kind, &content) {
+            reply.errors.push(crate::agent_output::ReplyError {
+                message: format!(
+                    "the agent's {} file was not read: {}",
+                    kind.name(),
+                    e.message()
+                ),
+                fatal: false,
+                source: "output_file".to_owned(),
+                code: Some("output_file".to_owned()),
+            });
         }
     }
 }
