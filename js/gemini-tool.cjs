@@ -3,16 +3,15 @@
 // and `readEngineeringContext` into the Node entry, which requires this file
 // on the first call of either.
 //
-// Every decision is the core's (`__GeminiToolRun`, src/gemini_tool/): the
-// parameters, the command line, what an attempt came to, whether and when to
-// retry, the envelope. That class lives in the tool's own WebAssembly module
-// (pkg/node/agent_context_node.js and _bg.wasm, built with the crate's
-// `gemini-tool` feature), compiled on the first runGeminiTool call, so the
-// main module and the browsers never carry it. This file finds the
-// executable and drives the process layer it shares with runAgent
-// (./agent-process.cjs over ./spawn-agent.cjs: the prompt written to Gemini
-// CLI's stdin and stdin closed, its whole process tree killed on an idle
-// timeout, at max_duration or on abort) and feeds the output to the core.
+// Every decision is the core's: the parameters and the envelope
+// (`__GeminiToolCall`, src/gemini_tool/), and the run between them, which is
+// runAgent's — Gemini CLI on the CLI session engine (./cli-run.cjs,
+// `__CliEngine`, src/engine/cli/, driven by ./engine-host.cjs): the command
+// line, what an attempt came to, whether and when to retry. Those classes
+// live in the Node-only second WebAssembly module
+// (pkg/node/agent_context_node.js and _bg.wasm, built with the
+// crate's `gemini-tool` feature), compiled on the first runGeminiTool call,
+// so the main module and the browsers never carry it.
 'use strict';
 
 const fs = require('node:fs');
@@ -54,60 +53,11 @@ function readOptions(options) {
   return { signal: signal ?? undefined, command: command ?? undefined, env: env ?? undefined };
 }
 
-/** Every attempt of one call, as the core decides. */
-async function drive(run, plan, { signal, env, started }) {
-  const { runProcess, directoryProblem, sleep, launchFor } = processLayer();
-  const cwd = path.resolve(plan.cd);
-  const problem = directoryProblem(cwd);
-  if (problem) return run.rejectCd(problem);
-  // A name is resolved (PATH, login shell, install folders, a .cmd shim read
-  // as node + script); not found, it is spawned as it is and the spawn's
-  // ENOENT is the envelope's command_not_found, as before.
-  const launch = signal?.aborted ? { found: false } : await launchFor('google-gemini', plan.command, env);
-  if (launch.kind === 'command_not_found') run.notFound(launch.message);
-  let childEnv = env;
-  if (launch.found) {
-    childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
-    run.launch(launch.path, launch.file, launch.args, childEnv);
-    plan = run.plan();
-    if (!plan) return;
-  }
-  const deadline = started + plan.maxDurationMs;
-  for (let n = 0; n < plan.maxAttempts; n += 1) {
-    if (signal?.aborted) return run.abort();
-    run.startAttempt();
-    const control = {};
-    const end = await runProcess({
-      file: plan.command,
-      args: plan.args,
-      stdin: plan.stdin,
-      cwd,
-      env: childEnv,
-      idleTimeoutMs: plan.idleTimeoutMs,
-      deadline,
-      signal,
-      control,
-      onStdout: (chunk) => run.pushStdout(chunk),
-      // Past max_retries of Gemini CLI's own retries, the core says stop.
-      onStderr: (chunk) => {
-        run.pushStderr(chunk);
-        if (run.overOwnRetries()) control.stop('own_retries');
-      },
-    });
-    // spawn also says ENOENT when the working directory went away meanwhile.
-    const gone = end.spawnError === 'ENOENT' && directoryProblem(cwd);
-    if (gone) return run.rejectCd(gone);
-    const wait = run.endAttempt(end.exitCode, end.signal, end.spawnError, end.stopped, Date.now() - started);
-    if (wait === undefined) return;
-    if (await sleep(wait, signal)) return run.abort();
-  }
-}
-
-/** The core's `__GeminiToolRun`: the tool's module is required, and its .wasm compiled, on the first call. */
-let GeminiToolRun;
-function loadGeminiToolRun() {
-  GeminiToolRun ??= require('./agent_context_node.js').__GeminiToolRun;
-  return GeminiToolRun;
+/** The core's `__GeminiToolCall`: the tool's module is required, and its .wasm compiled, on the first call. */
+let GeminiToolCall;
+function loadGeminiToolCall() {
+  GeminiToolCall ??= require('./agent_context_node.js').__GeminiToolCall;
+  return GeminiToolCall;
 }
 
 /**
@@ -115,26 +65,38 @@ function loadGeminiToolRun() {
  * the envelope; a problem with `params` is an `invalid_params` envelope,
  * never a rejection. `options` (the host's): `signal` aborts the call,
  * `command` is the executable (default `$AGENT_CONTEXT_GEMINI_BIN`, else
- * `gemini`; a name is found as `resolveAgentCommand` does), `env` the child's environment (default
+ * `gemini`; a name is found as `resolveAgentCommand` does, and one found
+ * nowhere is spawned as it is), `env` the child's environment (default
  * `process.env`). Bad `options` reject with `AgentContextError`.
  */
 async function runGeminiTool(params, options) {
   const { signal, command, env: givenEnv } = readOptions(options);
   const env = givenEnv ?? process.env;
   const executable = command ?? (env[COMMAND_ENV] || 'gemini');
-  const Run = loadGeminiToolRun();
+  const Call = loadGeminiToolCall();
   const started = Date.now();
-  const run = new Run(params, executable);
+  const call = new Call(params, executable);
+  let result;
   try {
-    const plan = run.plan();
-    if (plan) await drive(run, plan, { signal, env, started });
+    const run = call.run();
+    if (run === undefined) return call.invalidEnvelope(Date.now() - started);
+    // runAgent's run of Gemini CLI, the tool's `cd` named as the tool names it.
+    result = await require('./cli-run.cjs').runOverCli(run.agentType, run.request, { ...run.options, command: executable }, {
+      signal,
+      env,
+      cdName: 'cd',
+      asIs: true,
+      onNotFound: (searched) => call.notFound(searched),
+      keepEvents: run.keepEvents,
+    });
     const duration = Date.now() - started;
-    const envelope = run.envelope(duration);
-    const line = run.metricsLine(duration);
+    const envelope = call.envelope(result, duration);
+    const line = call.metricsLine(result, duration);
     if (line !== undefined) process.stderr.write(`${line}\n`);
     return envelope;
   } finally {
-    run.free();
+    result?.free();
+    call.free();
   }
 }
 

@@ -4,8 +4,9 @@
 // 2. the fast paths (js/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports, and
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
-// 3. the Gemini tool's Node runner, runAgent's (js/agent-run.cjs), their
-//    process layer (js/agent-process.cjs), the platform layer
+// 3. the Gemini tool's Node runner, runAgent's (js/agent-run.cjs over
+//    js/cli-run.cjs and js/acp-run.cjs), the session engines' executor
+//    (js/engine-host.cjs), js/agent-process.cjs, the platform layer
 //    (js/agent-platform.cjs with `resolveAgentCommand` and the core's platform
 //    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
 //    copied into pkg/node, with AgentTeam's class (js/team.cjs); `runAgent`, `runGeminiTool`,

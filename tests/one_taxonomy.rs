@@ -1,15 +1,21 @@
 //! One taxonomy (SPEC §16): for the same Gemini CLI output and the same end
-//! of the process, `runGeminiTool`'s `error_kind` ([`GeminiToolRun`]) is
-//! `runAgent('google-gemini', …)`'s `error.kind` ([`AgentRunner`]), and the
-//! two retry alike.
+//! of the process, `runGeminiTool`'s `error_kind` (the envelope
+//! [`GeminiToolCall`] writes of the run its parameters make) is
+//! `runAgent('google-gemini', …)`'s `error.kind` (a run with runAgent's
+//! options), and the two retry alike: both are runs on the CLI session
+//! engine ([`CliEngine`]), driven here as the Node host drives it, on a
+//! fake clock.
 //!
 //! The output is Gemini CLI 0.61's own, as seen against the mock API: the
 //! recorded runs in tests/fixtures/cli/ and lines copied from the live runs
 //! (tests/cli/gemini_tool.test.cjs, tests/cli/run_agent.test.cjs); the exit
 //! code of an API error is its HTTP status mod 256.
 
-use agent_context::gemini_tool::{AttemptEnd, ErrorKind, GeminiToolRun, StopReason};
-use agent_context::run::{AgentErrorKind, AgentRunner};
+use agent_context::engine::cli::{CliEngine, CliSessionConfig};
+use agent_context::engine::{Action, Outcome, TurnLimits, TurnResult};
+use agent_context::gemini_tool::{AttemptEnd, GeminiToolCall, StopReason, GEMINI_AGENT};
+use agent_context::output::AssemblerOutput;
+use agent_context::run::AgentErrorKind;
 use serde_json::{json, Value};
 
 const SESSION: &str = "b425ff71-01f0-4076-bc86-ba426f1cea0e";
@@ -258,50 +264,164 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn tool(c: &Case, max_retries: u32) -> GeminiToolRun {
+/// One run on the CLI session engine, fed an attempt at a time.
+struct Run {
+    engine: CliEngine,
+    op: Option<u64>,
+    now: u64,
+    retry_at: Option<u64>,
+    done: Option<TurnResult>,
+}
+
+impl Run {
+    /// A run of Gemini CLI on `request` with runAgent's `options`.
+    fn new(request: &Value, options: &Value, keep_events: bool) -> Result<Run, String> {
+        let output = AssemblerOutput {
+            prompt: request["prompt"].as_str().unwrap_or_default().to_owned(),
+            system_flag: None,
+        };
+        let mut cfg = CliSessionConfig::read_run(&json!(GEMINI_AGENT), &output, options, "gemini")
+            .map_err(|e| e.message().to_owned())?;
+        cfg.keep_events = keep_events;
+        Ok(Run {
+            engine: CliEngine::new(cfg),
+            op: None,
+            now: 0,
+            retry_at: None,
+            done: None,
+        })
+    }
+
+    fn drain(&mut self) -> Vec<Action> {
+        let seen: Vec<Action> = std::iter::from_fn(|| self.engine.poll()).collect();
+        for action in &seen {
+            if let Action::Done {
+                outcome: Outcome::Turn(turn),
+                ..
+            } = action
+            {
+                self.done = Some((**turn).clone());
+            }
+        }
+        seen
+    }
+
+    /// One attempt printing `c`'s output and ending as `c.end`; the wait
+    /// before the next, or `None`: the run is over.
+    fn attempt(&mut self, c: &Case) -> Option<u64> {
+        let options = &self.engine.config().options;
+        let (idle, max) = (options.idle_timeout_ms, options.max_duration_ms);
+        match self.op {
+            None => {
+                let limits = TurnLimits {
+                    idle_ms: idle,
+                    max_ms: max,
+                    max_retries: options.max_retries,
+                    events: false,
+                };
+                let prompt =
+                    json!([{"type": "text", "text": "What UI framework should we use, and why?"}]);
+                self.op = Some(self.engine.prompt(prompt, limits, self.now));
+            }
+            Some(_) => {
+                self.now = self.retry_at.take().unwrap();
+                self.engine.timeout(self.now);
+            }
+        }
+        let seen = self.drain();
+        assert!(
+            seen.iter().any(|a| matches!(a, Action::Spawn { .. })),
+            "{}",
+            c.what
+        );
+        if let Some(code) = &c.end.spawn_error {
+            self.engine.spawn_failed(code, self.now);
+            return self.after();
+        }
+        self.engine.spawned(self.now);
+        for chunk in c.stdout.chunks(61) {
+            self.engine.stdout(chunk, self.now);
+        }
+        if !c.stderr.is_empty() {
+            self.engine.stderr(c.stderr.as_bytes(), self.now);
+        }
+        match c.end.stopped {
+            Some(StopReason::IdleTimeout) => self.engine.timeout(self.now + idle),
+            Some(StopReason::MaxDuration) => self.engine.timeout(self.now + max),
+            Some(StopReason::Aborted) => self.engine.abort(self.op.unwrap(), self.now),
+            _ => {}
+        }
+        self.now += 1_000;
+        self.engine
+            .exited(c.end.exit_code, c.end.signal.as_deref(), self.now);
+        self.after()
+    }
+
+    fn after(&mut self) -> Option<u64> {
+        self.drain();
+        if self.done.is_some() {
+            return None;
+        }
+        // Not over: the engine waits for the retry's time.
+        let at = self.engine.poll_timeout().unwrap();
+        self.retry_at = Some(at);
+        Some(at - self.now)
+    }
+
+    fn abort(&mut self) {
+        self.engine.abort(self.op.unwrap(), self.now);
+        self.drain();
+    }
+
+    fn turn(&self) -> TurnResult {
+        let mut turn = self.done.clone().expect("the run is over");
+        turn.duration_ms = 2_000;
+        turn
+    }
+}
+
+/// The tool's call for `c`, and the run its parameters make (as
+/// js/gemini-tool.cjs starts it).
+fn tool(c: &Case, max_retries: u32) -> (GeminiToolCall, Run) {
     let mut params = json!({"PROMPT": "What UI framework should we use, and why?", "cd": "/w", "max_retries": max_retries});
     if let Some(id) = c.session {
         params["SESSION_ID"] = json!(id);
     }
-    GeminiToolRun::new(&params, "gemini")
+    let call = GeminiToolCall::new(&params, "gemini");
+    let (request, options) = call.run_request().unwrap();
+    let run = Run::new(&request, &options, call.keeps_events()).unwrap();
+    (call, run)
 }
 
-fn runner(c: &Case, max_retries: u32) -> AgentRunner {
+/// runAgent's run for `c`.
+fn runner(c: &Case, max_retries: u32) -> Run {
     let mut options =
         json!({"cd": "/w", "model": "gemini-3-pro-preview", "maxRetries": max_retries});
     if let Some(id) = c.session {
         options["sessionId"] = json!(id);
     }
-    AgentRunner::new(
-        "google-gemini",
+    Run::new(
         &json!({"prompt": "What UI framework should we use, and why?"}),
         &options,
-        "gemini",
+        false,
     )
+    .unwrap()
 }
 
-/// Feeds `c` to both, in the same chunks; returns each one's wait.
 fn attempt(
     c: &Case,
-    tool: &mut GeminiToolRun,
-    runner: &mut AgentRunner,
+    tool: &mut (GeminiToolCall, Run),
+    runner: &mut Run,
 ) -> (Option<u64>, Option<u64>) {
-    tool.start_attempt();
-    runner.start_attempt();
-    for chunk in c.stdout.chunks(61) {
-        tool.push_stdout(chunk);
-        runner.push_stdout(chunk);
-    }
-    tool.push_stderr(c.stderr.as_bytes());
-    runner.push_stderr(c.stderr.as_bytes());
-    (
-        tool.end_attempt(&c.end, 1_000),
-        runner.end_attempt(&c.end, 1_000),
-    )
+    (tool.1.attempt(c), runner.attempt(c))
 }
 
-fn envelope(tool: &GeminiToolRun) -> Value {
-    serde_json::to_value(tool.envelope(2_000).unwrap()).unwrap()
+fn envelope(tool: &(GeminiToolCall, Run)) -> Value {
+    tool.0.envelope(&tool.1.turn(), 2_000).unwrap()
+}
+
+fn result(run: &Run) -> Value {
+    serde_json::to_value(run.turn().as_run()).unwrap()
 }
 
 fn kind_named(name: &str) -> AgentErrorKind {
@@ -318,18 +438,13 @@ fn the_tool_and_run_agent_say_the_same_kind_for_the_same_output() {
         let (mut t, mut r) = (tool(&c, 0), runner(&c, 0));
         assert_eq!(attempt(&c, &mut t, &mut r), (None, None), "{}", c.what);
         let e = envelope(&t);
-        let run = serde_json::to_value(r.result(2_000).unwrap()).unwrap();
+        let run = result(&r);
         assert_eq!(e["success"], run["success"], "{}: {e}\n{run}", c.what);
         let tool_kind = e["error_kind"].as_str();
         let run_kind = run["error"]["kind"].as_str();
         assert_eq!(tool_kind, run_kind, "{}: {e}\n{run}", c.what);
         assert_eq!(tool_kind, c.expected, "{}: {e}", c.what);
-        assert_eq!(
-            t.error_kind().map(|k| k.as_str()),
-            r.error_kind().map(|k| k.as_str()),
-            "{}",
-            c.what
-        );
+        assert_eq!(t.1.turn().kind(), r.turn().kind(), "{}", c.what);
         if let Some(kind) = tool_kind {
             // The same retryability, and the envelope's other fields as before.
             assert_eq!(
@@ -378,7 +493,7 @@ fn the_tool_retries_exactly_when_run_agent_does() {
             assert_eq!(attempt(&c, &mut t, &mut r), (None, None), "{}", c.what);
             let e = envelope(&t);
             assert_eq!(e["error_detail"]["retries"], 1, "{}", c.what);
-            let run = serde_json::to_value(r.result(2_000).unwrap()).unwrap();
+            let run = result(&r);
             assert_eq!(run["attempts"], 2, "{}", c.what);
             assert_eq!(e["error_kind"], run["error"]["kind"], "{}", c.what);
         }
@@ -396,21 +511,26 @@ fn bad_parameters_and_an_abort_between_attempts_agree_too() {
     );
     let (mut t, mut r) = (tool(&c, 2), runner(&c, 2));
     assert_eq!(attempt(&c, &mut t, &mut r), (Some(500), Some(500)));
-    t.abort();
+    t.1.abort();
     r.abort();
-    let run = serde_json::to_value(r.result(2_000).unwrap()).unwrap();
     assert_eq!(envelope(&t)["error_kind"], "aborted");
-    assert_eq!(run["error"]["kind"], "aborted");
-    assert_eq!(t.error_kind(), Some(ErrorKind::Aborted));
+    assert_eq!(result(&r)["error"]["kind"], "aborted");
+    assert_eq!(t.1.turn().kind(), Some(AgentErrorKind::Aborted));
 
-    let t = GeminiToolRun::new(&json!({"PROMPT": "x", "cd": "/w", "timeout": 0}), "gemini");
-    let r = AgentRunner::new(
-        "google-gemini",
+    // Bad parameters: the tool says so before a run; runAgent's run is refused alike.
+    let t = GeminiToolCall::new(&json!({"PROMPT": "x", "cd": "/w", "timeout": 0}), "gemini");
+    assert!(t.run_request().is_none());
+    assert_eq!(
+        t.invalid_envelope(0).unwrap()["error_kind"],
+        "invalid_params"
+    );
+    let refused = Run::new(
         &json!({"prompt": "x"}),
         &json!({"cd": "/w", "timeout": 0}),
-        "gemini",
+        false,
     );
-    let run = serde_json::to_value(r.result(0).unwrap()).unwrap();
-    assert_eq!(envelope(&t)["error_kind"], "invalid_params");
-    assert_eq!(run["error"]["kind"], "invalid_params");
+    assert!(refused
+        .err()
+        .unwrap()
+        .starts_with("options.timeout must be more than 0"));
 }

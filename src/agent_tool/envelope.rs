@@ -115,17 +115,25 @@ pub fn metrics_line(call: &ToolCall, run: &AgentRun) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::cli::run_script::ScriptedRun;
+    use crate::engine::TurnResult;
     use crate::gemini_tool::AttemptEnd;
-    use crate::run::AgentRunner;
 
     const CODEX_OK: &[u8] = b"{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"Hello\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":7,\"output_tokens\":2}}\n";
 
-    fn run_codex(params: Value, stdout: &[u8], exit: i32) -> (ToolCall, AgentRunner) {
+    /// The tool call and its run (Codex printing `stdout`, exiting
+    /// `exit`, every attempt), `duration_ms` long.
+    fn run_codex(
+        params: Value,
+        stdout: &[u8],
+        exit: i32,
+        duration_ms: u64,
+    ) -> (ToolCall, TurnResult) {
         let call = ToolCall::new("codex", &params).unwrap();
         let super::super::CallPlan::Run { prompt, options } = &call.plan else {
             panic!()
         };
-        let mut runner = AgentRunner::new(
+        let mut runner = ScriptedRun::new(
             "openai-codex",
             &json!({ "prompt": prompt }),
             options,
@@ -141,17 +149,19 @@ mod tests {
             runner.start_attempt();
             runner.push_stdout(stdout);
         }
-        (call, runner)
+        let turn = runner.turn(duration_ms).unwrap();
+        (call, turn)
     }
 
     #[test]
     fn success_has_the_seeds_keys() {
-        let (call, runner) = run_codex(
+        let (call, turn) = run_codex(
             json!({"PROMPT": "Hi", "cd": "/w", "return_metrics": true, "log_metrics": true}),
             CODEX_OK,
             0,
+            90_000,
         );
-        let run = runner.result(90_000).unwrap();
+        let run = turn.as_run();
         let e = run_envelope(&call, &run, None);
         let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
         assert_eq!(
@@ -181,12 +191,13 @@ mod tests {
 
     #[test]
     fn failure_has_the_seeds_keys() {
-        let (call, runner) = run_codex(
+        let (call, turn) = run_codex(
             json!({"PROMPT": "Hi", "cd": "/w", "max_retries": 0, "timeout": 30, "return_all_messages": true}),
             b"",
             1,
+            1_000,
         );
-        let run = runner.result(1_000).unwrap();
+        let run = turn.as_run();
         let e = run_envelope(&call, &run, Some(json!([{"type": "session"}])));
         let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
         assert_eq!(

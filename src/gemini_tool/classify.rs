@@ -96,8 +96,9 @@ pub fn classify(e: &Evidence) -> Verdict {
     }
 }
 
-/// The envelope's summary and message for the runner's `failure`.
-fn describe(failure: &run::Failure, e: &Evidence) -> Failure {
+/// The envelope's summary and message for the run's `failure` (its kind
+/// kept).
+pub fn describe(failure: &run::Failure, e: &Evidence) -> Failure {
     let kind = failure.kind;
     let said = said(e);
     let status = http_status_of(e);
@@ -634,18 +635,5 @@ mod tests {
         assert_eq!(silent.kind, ErrorKind::Incomplete);
         assert_eq!(silent.summary, "Gemini CLI exited without a final result");
         assert_eq!(silent.message, "exited with code 0");
-    }
-
-    #[test]
-    fn attempt_end_from_the_runner() {
-        let end = AttemptEnd::new(None, Some("SIGKILL".into()), None, Some("timeout")).unwrap();
-        assert_eq!(end.stopped, Some(StopReason::MaxDuration));
-        assert_eq!(end.signal.as_deref(), Some("SIGKILL"));
-        assert_eq!(
-            AttemptEnd::new(None, None, None, Some("late"))
-                .unwrap_err()
-                .message(),
-            "stopped must be 'idle_timeout', 'timeout', 'aborted' or 'own_retries', got \"late\""
-        );
     }
 }

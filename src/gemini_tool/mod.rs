@@ -1,30 +1,29 @@
 //! The Gemini tool (seed 003, SPEC §7): Gemini CLI run as a tool for another
 //! agent. This is every decision of it — parameters and defaults, the
-//! command line, reading the output, the error's wording (its kind and the
-//! retry schedule are the runner's, [`crate::run`]: one taxonomy with
-//! `runAgent`), the envelope, the duration text, the prompt template, the
-//! tool's schema; the Node runner (`js/gemini-tool.cjs`) only spawns the
-//! process, feeds its output here, and times and kills it.
+//! error's wording, the envelope, the duration text, the prompt template,
+//! the tool's schema. The run itself is `runAgent`'s: a run of Gemini CLI on
+//! the CLI session engine ([`crate::engine::cli`]), whose command line,
+//! attempts, retries and error kinds are the same for both (one taxonomy).
 //!
-//! One call is a [`GeminiToolRun`]: `plan()` → for each attempt
-//! `start_attempt()`, `push_stdout`/`push_stderr`, `end_attempt()` (which
-//! says whether to wait and try again) → `envelope()`.
+//! One call is a [`GeminiToolCall`]: its parameters read, `run_request()`
+//! (the run's request and options; the Node side runs it on the engine,
+//! `js/gemini-tool.cjs` over `js/cli-run.cjs`), then `envelope()` of the
+//! run's result.
 
-mod attempt;
+mod call;
 mod classify;
 mod definition;
 mod duration;
 mod envelope;
 mod params;
 mod prompt_template;
-mod retry;
-mod run;
 mod search;
 
+pub use crate::run::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use crate::run::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
-pub use attempt::{Attempt, AttemptContext, AttemptReport};
+pub use call::{GeminiToolCall, GEMINI_AGENT};
 pub use classify::{
-    classify, http_status, AttemptEnd, ErrorKind, Evidence, Failure, StopReason, Verdict,
+    classify, describe, http_status, AttemptEnd, ErrorKind, Evidence, Failure, StopReason, Verdict,
 };
 pub use definition::{input_schema, tool_definition};
 pub use duration::format_duration;
@@ -40,5 +39,3 @@ pub use prompt_template::{
     compose_tool_prompt, format_engineering_context, read_context, ContextFile, EngineeringContext,
     TaskType, ToolPromptInput, GEMINI_TOOL_PROMPT_TEMPLATE,
 };
-pub use retry::{backoff_ms, retry_delay, BACKOFF_MS, MIN_ATTEMPT_MS};
-pub use run::{CdProblem, GeminiToolRun, Plan};

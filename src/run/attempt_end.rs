@@ -1,9 +1,7 @@
-//! How an attempt's process ended, as the JS process layer reports it to the
-//! core: shared by every agent's runner (and the Gemini tool, a layer over it).
+//! How an attempt's process ended, as the session engine judges it: how
+//! the host saw it end, and why the engine stopped it, if it did.
 
-use crate::error::{AgentContextError, Result};
-
-/// Why the runner stopped the process itself.
+/// Why the engine stopped the process itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopReason {
     IdleTimeout,
@@ -11,11 +9,11 @@ pub enum StopReason {
     Aborted,
     /// The agent retried a failed API call more than `maxRetries` times
     /// ([`super::RetryCount`]): what its last retry line said, and how many
-    /// it made (`None` until the runner fills it in).
+    /// it made.
     OwnRetries(Option<super::OwnRetriesOver>),
 }
 
-/// How an attempt's process ended, as the runner saw it.
+/// How an attempt's process ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AttemptEnd {
     pub exit_code: Option<i32>,
@@ -24,34 +22,4 @@ pub struct AttemptEnd {
     /// The error code when it could not be started (`ENOENT`, `EACCES`, …).
     pub spawn_error: Option<String>,
     pub stopped: Option<StopReason>,
-}
-
-impl AttemptEnd {
-    /// From the JS runner; `stopped` is `'idle_timeout'`, `'timeout'`,
-    /// `'aborted'` or `'own_retries'` (the runner fills in what it counted).
-    pub fn new(
-        exit_code: Option<i32>,
-        signal: Option<String>,
-        spawn_error: Option<String>,
-        stopped: Option<&str>,
-    ) -> Result<AttemptEnd> {
-        let stopped = match stopped {
-            None => None,
-            Some("idle_timeout") => Some(StopReason::IdleTimeout),
-            Some("timeout") => Some(StopReason::MaxDuration),
-            Some("aborted") => Some(StopReason::Aborted),
-            Some("own_retries") => Some(StopReason::OwnRetries(None)),
-            Some(other) => {
-                return Err(AgentContextError::invalid(format!(
-                    "stopped must be 'idle_timeout', 'timeout', 'aborted' or 'own_retries', got \"{other}\""
-                )))
-            }
-        };
-        Ok(AttemptEnd {
-            exit_code,
-            signal,
-            spawn_error,
-            stopped,
-        })
-    }
 }

@@ -12,3 +12,18 @@ pub const MIN_ATTEMPT_MS: u64 = 1000;
 pub fn backoff_ms(retries_done: u32) -> u64 {
     BACKOFF_MS[(retries_done as usize).min(BACKOFF_MS.len() - 1)]
 }
+
+/// Seed 003's retry rule: a retryable kind, retries left, and time left for
+/// the wait and a useful attempt within `maxDuration`.
+pub fn retry_wait(
+    kind: crate::error_kind::AgentErrorKind,
+    retries_done: u32,
+    max_retries: u32,
+    remaining_ms: u64,
+) -> Option<u64> {
+    if !kind.is_retryable() || retries_done >= max_retries {
+        return None;
+    }
+    let wait = backoff_ms(retries_done);
+    (remaining_ms >= wait + MIN_ATTEMPT_MS).then_some(wait)
+}

@@ -1,17 +1,13 @@
-//! Running agents (SPEC §10): one runner for every agent CLI. Every decision
-//! is here — the options and defaults, the command line (through
-//! [`crate::invocation`]), reading the output live, the error kind (one
-//! taxonomy, [`AgentErrorKind`], with each agent's signs as data in
-//! [`signs`]), resume verification, the retry schedule, the [`AgentRun`];
-//! the Node runner (`js/agent-run.cjs`) only spawns, writes and closes
-//! stdin, times and kills the process tree.
-//!
-//! One call is an [`AgentRunner`]: `plan()` → `launch()` once the host
-//! resolved the command (or `cannot_launch()`) → `plan()` → for each attempt
-//! `start_attempt()`, `push_stdout`/`push_stderr`, `end_attempt()` (which
-//! says whether to wait and try again) → `result()`.
+//! What running an agent is made of (SPEC §10), for the session engines
+//! that run every agent ([`crate::engine`]: over ACP, and over the CLI for
+//! sessions, `runAgent` and the Gemini tool): the options and defaults
+//! ([`RunOptions`]), what an attempt came to (one taxonomy,
+//! [`AgentErrorKind`], with each agent's signs as data in [`signs`]:
+//! [`classify`]), the agent's own retries counted and bounded
+//! ([`RetryCount`], [`own_retry_config`]), the retry schedule
+//! ([`retry_wait`]), the last lines kept ([`OutputTail`]) and the
+//! [`AgentRun`] a run resolves.
 
-mod attempt;
 mod attempt_end;
 mod backoff;
 mod classify;
@@ -19,13 +15,12 @@ mod options;
 mod own_retries;
 mod result;
 mod retry_count;
-mod runner;
 pub mod signs;
 mod tail;
 
 pub use crate::error_kind::AgentErrorKind;
 pub use attempt_end::{AttemptEnd, StopReason};
-pub use backoff::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
+pub use backoff::{backoff_ms, retry_wait, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use classify::{
     aborted, classify, command_not_found, http_status, own_retries, status_from_exit, Evidence,
     Failure,
@@ -35,12 +30,6 @@ pub use options::{
     MAX_SECONDS,
 };
 pub use own_retries::{own_retry_config, OwnRetryConfig};
-pub use result::{AgentRun, LastAttempt, RunError};
+pub use result::{AgentRun, RunError};
 pub use retry_count::{OwnRetriesOver, RetryCount};
-pub use runner::{retry_wait, AgentRunner, RunPlan};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
-
-#[cfg(test)]
-mod more_agents_tests;
-#[cfg(test)]
-mod tests;

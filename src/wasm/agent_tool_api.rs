@@ -7,8 +7,8 @@ use wasm_bindgen::prelude::*;
 
 use super::engine_api::EngineJs;
 use super::js_result;
-use super::run_result_api::RunResultJs;
 use super::json_bridge::{from_serializable, to_json};
+use super::run_result_api::RunResultJs;
 use crate::agent_tool::{
     agent_tools, bound_envelope, definition_tool, invalid_envelope, metrics_line, run_envelope,
     without_result_file, CallPlan, ToolCall,

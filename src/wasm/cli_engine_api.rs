@@ -22,6 +22,9 @@ pub struct CliEngineJs {
     inner: CliEngine,
     /// The last turn that ended (a run's result).
     last_turn: Option<TurnResult>,
+    /// A run's engine: its turn is taken with `result()`, not sent in its
+    /// `done` action (a long reply is not copied and parsed twice).
+    run: bool,
 }
 
 #[wasm_bindgen(js_class = __CliEngine)]
@@ -43,6 +46,7 @@ impl CliEngineJs {
         Ok(CliEngineJs {
             inner: CliEngine::new(cfg),
             last_turn: None,
+            run: false,
         })
     }
 
@@ -63,23 +67,26 @@ impl CliEngineJs {
         let request = js_result(to_json(&request, "request"))?;
         let options = js_result(to_json(&options, "options"))?;
         let output = js_result(run_request(&request))?;
-        let mut cfg = js_result(CliSessionConfig::read_run(&agent, &output, &options, &command))?;
+        let mut cfg = js_result(CliSessionConfig::read_run(
+            &agent, &output, &options, &command,
+        ))?;
         cfg.keep_events = keep_events;
         Ok(CliEngineJs {
             inner: CliEngine::new(cfg),
             last_turn: None,
+            run: true,
         })
     }
 
-    /// The last turn that ended, as a run's result.
-    pub fn result(&self) -> Option<RunResultJs> {
-        self.last_turn.clone().map(RunResultJs::new)
+    /// The last turn that ended, as a run's result (taken).
+    pub fn result(&mut self) -> Option<RunResultJs> {
+        self.last_turn.take().map(RunResultJs::new)
     }
 
     /// What the exited process wrote to its output file at `path` (one of
     /// its spawn's `outputs`), before `exited`.
-    pub fn output(&mut self, path: String, content: String) {
-        self.inner.output(&path, content);
+    pub fn output(&mut self, path: String, content: String) -> bool {
+        self.inner.output(&path, content)
     }
 
     /// The command to resolve, the folder, and the defaults of a turn.
@@ -251,14 +258,26 @@ impl CliEngineJs {
     pub fn poll_all(&mut self) -> Result<JsValue, JsValue> {
         let mut list = Vec::new();
         while let Some(action) = self.inner.poll() {
-            if let Action::Done {
-                outcome: Outcome::Turn(turn),
-                ..
-            } = &action
-            {
-                self.last_turn = Some((**turn).clone());
+            match action {
+                Action::Done {
+                    op,
+                    outcome: Outcome::Turn(turn),
+                } if self.run => {
+                    self.last_turn = Some(*turn);
+                    list.push(json!({"kind": "done", "op": op}));
+                }
+                Action::Done {
+                    op,
+                    outcome: Outcome::Turn(turn),
+                } => {
+                    self.last_turn = Some((*turn).clone());
+                    list.push(action_json(Action::Done {
+                        op,
+                        outcome: Outcome::Turn(turn),
+                    }));
+                }
+                action => list.push(action_json(action)),
             }
-            list.push(action_json(action));
         }
         if list.is_empty() {
             return Ok(js_sys::Array::new().into());

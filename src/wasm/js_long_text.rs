@@ -40,11 +40,3 @@ pub fn js_string(text: &str) -> JsValue {
     }
     decode(text.as_ptr() as u32, text.len() as u32, "utf8")
 }
-
-/// The JS string of UTF-16 `units`.
-pub fn js_string_utf16(units: &[u16]) -> JsValue {
-    if units.is_empty() {
-        return JsValue::from_str("");
-    }
-    decode(units.as_ptr() as u32, (units.len() * 2) as u32, "utf16le")
-}

@@ -4,14 +4,13 @@
 //! Two WebAssembly modules are built from it (Cargo features, see
 //! Cargo.toml): `api` compiles the main module's bindings, every export of
 //! the package but the Node-only ones; `gemini-tool` compiles the runners
-//! (`__AgentRunner` for `runAgent`, `__GeminiToolRun` for the Gemini tool)
+//! (the session engines, `__Engine` and `__CliEngine`, that `runAgent`,
+//! the sessions and the Gemini tool (`__GeminiToolCall`) run on)
 //! and the other functions only Node has (`buildCliInvocation`, the
 //! platform functions), Node's lazily loaded second module. The helpers that read and write JS values serve both.
 
 #[cfg(feature = "api")]
 mod agent_output_api;
-#[cfg(feature = "gemini-tool")]
-mod agent_run_api;
 #[cfg(feature = "gemini-tool")]
 mod agent_tool_api;
 #[cfg(feature = "api")]
@@ -69,13 +68,13 @@ use wasm_bindgen::prelude::*;
 #[cfg(feature = "api")]
 pub use agent_output_api::*;
 #[cfg(feature = "gemini-tool")]
-pub use agent_run_api::*;
-#[cfg(feature = "gemini-tool")]
 pub use agent_tool_api::*;
 #[cfg(feature = "api")]
 pub use agents_api::*;
 #[cfg(feature = "api")]
 pub use assemble_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use cli_engine_api::*;
 #[cfg(feature = "api")]
 pub use context_api::*;
 #[cfg(feature = "api")]

@@ -80,14 +80,18 @@ impl RunResultJs {
     /// would escape, decode and parse it again; `text` stays the reply's
     /// first key.
     #[wasm_bindgen(js_name = toRun)]
-    pub fn to_run(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
-        let mut turn = self.turn(now_ms(duration_ms));
+    pub fn to_run(&mut self, duration_ms: f64) -> Result<JsValue, JsValue> {
+        let turn = &mut self.turn;
+        turn.duration_ms = now_ms(duration_ms);
         // A run resolves no stop reason (a session's turn does).
         turn.stop_reason = None;
         let text = std::mem::take(&mut turn.reply.text);
-        let object = js_result(from_serializable(&turn))?;
+        let object = from_serializable(&*turn);
+        let object = js_result(object.map(|o| (o, js_string(&text))));
+        turn.reply.text = text;
+        let (object, text) = object?;
         let reply = js_sys::Reflect::get(&object, &JsValue::from_str("reply"))?;
-        js_sys::Reflect::set(&reply, &JsValue::from_str("text"), &js_string(&text))?;
+        js_sys::Reflect::set(&reply, &JsValue::from_str("text"), &text)?;
         Ok(object)
     }
 }

@@ -261,7 +261,7 @@ test('the tool\'s own module loads on the first runGeminiTool call, not with the
 
 test('the tool is Node-only and lazy: the MCP SDK is not loaded by the library', () => {
   assert.equal(typeof pkg.runGeminiTool, 'function');
-  assert.equal(pkg.__GeminiToolRun, undefined, 'the internal class is not exported');
+  assert.equal(pkg.__GeminiToolCall, undefined, 'the internal class is not exported');
   const loaded = Object.keys(require.cache).filter((k) => k.includes('@modelcontextprotocol'));
   assert.deepEqual(loaded, []);
 });

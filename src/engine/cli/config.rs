@@ -116,7 +116,9 @@ impl CliSessionConfig {
             "a session over the command line (protocol 'cli')"
         })?;
         let mut rest = options.clone();
-        let mut system_prompt = run.and_then(|o| o.system_flag.clone()).filter(|f| !f.is_empty());
+        let mut system_prompt = run
+            .and_then(|o| o.system_flag.clone())
+            .filter(|f| !f.is_empty());
         if let (None, Some(map)) = (run, rest.as_object_mut()) {
             match map.get("protocol") {
                 Some(Value::String(p)) if p == "cli" => {}

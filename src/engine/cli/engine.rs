@@ -514,13 +514,16 @@ impl CliEngine {
     /// What the exited process wrote to its output file at `path` (one of
     /// its `Spawn`'s `outputs`), read by the host before it says the
     /// process exited; merged into the attempt's reply. Anything else is
-    /// ignored.
-    pub fn output(&mut self, path: &str, content: String) {
-        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
-            if let Some(kind) = a.outputs.iter().find(|o| o.path == path).map(|o| o.kind) {
-                a.read.push((kind, content));
-            }
-        }
+    /// ignored. Returns whether it was one of them.
+    pub fn output(&mut self, path: &str, content: String) -> bool {
+        let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) else {
+            return false;
+        };
+        let Some(kind) = a.outputs.iter().find(|o| o.path == path).map(|o| o.kind) else {
+            return false;
+        };
+        a.read.push((kind, content));
+        true
     }
 
     /// The process is gone.

@@ -16,4 +16,10 @@ pub use config::CliSessionConfig;
 pub use engine::{CliEngine, CLI_CANCEL_GRACE_MS, CLI_CLOSE_GRACE_MS};
 
 #[cfg(test)]
+mod run_more_agents_tests;
+#[cfg(test)]
+pub(crate) mod run_script;
+#[cfg(test)]
+mod run_tests;
+#[cfg(test)]
 mod tests;

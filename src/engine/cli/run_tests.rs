@@ -1,12 +1,13 @@
 //! Every error kind for every agent that can produce it, from the real
 //! CLIs' own output (recorded fixtures in tests/fixtures/cli/, or lines
 //! copied from runs against the mock API, Claude Code 2.1.330, Codex
-//! 0.169.0, Gemini CLI 0.61.0), through the whole runner.
+//! 0.169.0, Gemini CLI 0.61.0), through a whole run on the CLI session
+//! engine (`run_script`: the events as the host feeds them, a fake clock).
 
 use serde_json::{json, Value};
 
-use super::attempt_end::{AttemptEnd, StopReason};
-use super::*;
+use super::run_script::ScriptedRun;
+use crate::run::{retry_wait, AgentErrorKind, AttemptEnd, StopReason};
 
 const CLAUDE: &str = "claude-code";
 const CODEX: &str = "openai-codex";
@@ -41,7 +42,7 @@ fn run_once(
     if let Some(id) = session {
         options["sessionId"] = json!(id);
     }
-    let mut run = AgentRunner::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
+    let mut run = ScriptedRun::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
     assert!(run.plan().is_some());
     run.start_attempt();
     for chunk in stdout.chunks(97) {
@@ -49,7 +50,8 @@ fn run_once(
     }
     run.push_stderr(stderr.as_bytes());
     assert_eq!(run.end_attempt(&end, 1_000), None);
-    serde_json::to_value(run.result(1_000).unwrap()).unwrap()
+    let result = run.result(1_000);
+    result.unwrap_or_else(|e| panic!("{agent} {end:?}: {} {:?}", e.message(), run.actions))
 }
 
 fn kind(run: &Value) -> &str {
@@ -109,11 +111,6 @@ fn success_for_every_agent_from_the_recorded_runs() {
             "claude-tool.jsonl",
             "The notes say the launch code is 4217.",
         ),
-        (
-            CODEX,
-            "codex-flaky.jsonl",
-            "Mock reply: use React for the dashboard.",
-        ),
     ] {
         let run = run_once(agent, None, &fixture(file), "", exited(0));
         assert_eq!(run["success"], true, "{file}: {run}");
@@ -126,6 +123,31 @@ fn success_for_every_agent_from_the_recorded_runs() {
         assert_eq!(run["attempts"], 1);
         assert_eq!(run["agentType"], agent);
     }
+    // Codex retried once on its own, then answered: within maxRetries 1 a
+    // success; with maxRetries 0 its retry is one too many, and the run
+    // stops it (Codex's retries are counted, not set).
+    let flaky = fixture("codex-flaky.jsonl");
+    let mut run = ScriptedRun::new(
+        CODEX,
+        &json!({"prompt": "Hello"}),
+        &json!({"cd": "/w", "maxRetries": 1}),
+        "codex",
+    );
+    run.start_attempt();
+    run.push_stdout(&flaky);
+    assert_eq!(run.end_attempt(&exited(0), 1_000), None);
+    let result = run.result(1_000).unwrap();
+    assert_eq!(result["success"], true, "{result}");
+    assert!(result["reply"]["text"]
+        .as_str()
+        .unwrap()
+        .ends_with("Mock reply: use React for the dashboard."));
+    let stopped = run_once(CODEX, None, &flaky, "", exited(0));
+    assert_eq!(kind(&stopped), "upstream_error", "{stopped}");
+    assert!(stopped["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("more than maxRetries"));
 }
 
 #[test]
@@ -367,7 +389,7 @@ fn stops_and_spawn_errors_for_every_agent() {
 #[test]
 fn retries_follow_seed_003_and_max_duration_bounds_them() {
     let server_error = String::from_utf8(fixture("codex-error.jsonl")).unwrap();
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         CODEX,
         &json!({"prompt": "x"}),
         &json!({"cd": "/w", "maxRetries": 2}),
@@ -388,7 +410,7 @@ fn retries_follow_seed_003_and_max_duration_bounds_them() {
     );
 
     // Success on the retry.
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         CODEX,
         &json!({"prompt": "x"}),
         &json!({"cd": "/w"}),
@@ -408,7 +430,7 @@ fn retries_follow_seed_003_and_max_duration_bounds_them() {
     );
 
     // Never retried: command_not_found, auth, session; no time left.
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         CLAUDE,
         &json!({"prompt": "x"}),
         &json!({"cd": "/w", "maxRetries": 5}),
@@ -432,7 +454,7 @@ fn retries_follow_seed_003_and_max_duration_bounds_them() {
     assert_eq!(retry_wait(AgentErrorKind::IdleTimeout, 0, 5, 1_499), None);
 
     // An abort between attempts.
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         GEMINI,
         &json!({"prompt": "x"}),
         &json!({"cd": "/w"}),
@@ -483,7 +505,7 @@ fn bad_requests_and_options_are_invalid_params() {
         ),
     ];
     for (agent, request, options, says) in cases {
-        let run = AgentRunner::new(agent, &request, &options, "x");
+        let mut run = ScriptedRun::new(agent, &request, &options, "x");
         assert!(run.plan().is_none());
         let result = serde_json::to_value(run.result(0).unwrap()).unwrap();
         assert_eq!(kind(&result), "invalid_params");
@@ -497,7 +519,7 @@ fn bad_requests_and_options_are_invalid_params() {
             assert_eq!(result["reply"]["status"], "incomplete");
         }
     }
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         CLAUDE,
         &json!({"prompt": "x"}),
         &json!({"cd": "/nope"}),
@@ -506,7 +528,7 @@ fn bad_requests_and_options_are_invalid_params() {
     run.reject("options.cd does not exist: /nope");
     assert!(run.plan().is_none());
     assert!(run.result(0).is_ok());
-    let running = AgentRunner::new(
+    let mut running = ScriptedRun::new(
         CLAUDE,
         &json!({"prompt": "x"}),
         &json!({"cd": "/w"}),
@@ -518,7 +540,7 @@ fn bad_requests_and_options_are_invalid_params() {
 #[test]
 fn a_long_system_prompt_is_a_file_to_write() {
     let long = "Be careful. ".repeat(20_000);
-    let run = AgentRunner::new(
+    let run = ScriptedRun::new(
         CLAUDE,
         &json!({"prompt": "x", "systemFlag": long}),
         &json!({"cd": "/w", "systemPromptFile": "/tmp/ac/system.md", "model": "sonnet", "sessionId": UNKNOWN_ID}),
@@ -534,15 +556,15 @@ fn a_long_system_prompt_is_a_file_to_write() {
     assert_eq!(plan.command, "/bin/claude");
 }
 
-fn result_of(run: &AgentRunner) -> Value {
-    serde_json::to_value(run.result(5).unwrap()).unwrap()
+fn result_of(run: &mut ScriptedRun) -> Value {
+    run.result(5).unwrap()
 }
 
 #[test]
 fn a_launcher_goes_before_the_agents_arguments_and_is_named_in_messages() {
     use crate::platform::Platform;
     let options = json!({"cd": "/w", "maxRetries": 0, "extraArgs": ["--x", "a b"]});
-    let mut run = AgentRunner::new(CLAUDE, &json!({"prompt": "Hi"}), &options, "claude");
+    let mut run = ScriptedRun::new(CLAUDE, &json!({"prompt": "Hi"}), &options, "claude");
     let before: Vec<String> = run.plan().unwrap().args.to_vec();
     assert!(before.ends_with(&["--x".to_owned(), "a b".to_owned()]));
     let env = vec![("PATH".to_owned(), "/bin".to_owned())];
@@ -563,7 +585,7 @@ fn a_launcher_goes_before_the_agents_arguments_and_is_named_in_messages() {
         ..Default::default()
     };
     assert_eq!(run.end_attempt(&end, 5), None);
-    let r = result_of(&run);
+    let r = result_of(&mut run);
     assert_eq!(kind(&r), "spawn_failed");
     assert!(r["error"]["message"]
         .as_str()
@@ -576,7 +598,7 @@ fn a_launched_line_over_the_platforms_limit_is_invalid_params_before_any_spawn()
     use crate::platform::Platform;
     let model = "m".repeat(32_690);
     let options = json!({"cd": "/w", "model": model});
-    let mut run = AgentRunner::new(CODEX, &json!({"prompt": "Hi"}), &options, "codex");
+    let mut run = ScriptedRun::new(CODEX, &json!({"prompt": "Hi"}), &options, "codex");
     assert!(run.plan().is_some(), "fits Linux");
     run.launch(
         Platform::Win32,
@@ -586,7 +608,7 @@ fn a_launched_line_over_the_platforms_limit_is_invalid_params_before_any_spawn()
         Vec::new(),
     );
     assert!(run.plan().is_none());
-    let r = result_of(&run);
+    let r = result_of(&mut run);
     assert_eq!(kind(&r), "invalid_params");
     assert!(r["error"]["message"]
         .as_str()
@@ -597,7 +619,7 @@ fn a_launched_line_over_the_platforms_limit_is_invalid_params_before_any_spawn()
 
 #[test]
 fn a_command_not_resolved_is_command_not_found_with_every_place_searched() {
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         GEMINI,
         &json!({"prompt": "Hi"}),
         &json!({"cd": "/w"}),
@@ -608,7 +630,7 @@ fn a_command_not_resolved_is_command_not_found_with_every_place_searched() {
         "gemini was not found; looked at:\n  /a/gemini (PATH)",
     );
     assert!(run.plan().is_none());
-    let r = result_of(&run);
+    let r = result_of(&mut run);
     assert_eq!(kind(&r), "command_not_found");
     let message = r["error"]["message"].as_str().unwrap();
     assert!(message.contains("`gemini` is not on PATH"), "{message}");
@@ -619,14 +641,14 @@ fn a_command_not_resolved_is_command_not_found_with_every_place_searched() {
     assert_eq!(r["attempts"], 0);
     assert_eq!(r["error"]["retryable"], false);
 
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         CLAUDE,
         &json!({"prompt": "Hi"}),
         &json!({"cd": "/w"}),
         "claude",
     );
     run.cannot_launch(true, "C:\\x\\claude.cmd is not a package manager's shim");
-    assert_eq!(kind(&result_of(&run)), "spawn_failed");
+    assert_eq!(kind(&result_of(&mut run)), "spawn_failed");
 }
 
 #[test]
@@ -641,7 +663,7 @@ fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
         (Platform::Win32, "on win32 32767 UTF-16 units"),
     ] {
         for code in ["E2BIG", "ENAMETOOLONG"] {
-            let mut run = AgentRunner::new(
+            let mut run = ScriptedRun::new(
                 CODEX,
                 &json!({"prompt": "Hi"}),
                 &json!({"cd": "/w", "maxRetries": 0}),
@@ -654,7 +676,7 @@ fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
                 ..Default::default()
             };
             assert_eq!(run.end_attempt(&end, 5), None);
-            let r = result_of(&run);
+            let r = result_of(&mut run);
             assert_eq!(kind(&r), "spawn_failed");
             let message = r["error"]["message"].as_str().unwrap();
             assert!(
@@ -663,48 +685,6 @@ fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
             );
         }
     }
-}
-
-#[test]
-fn the_text_kept_as_utf16_units_reads_the_same_and_events_can_be_off() {
-    let stdout = "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"Größe 日本語 🚀\"}}\n{\"type\":\"turn.completed\"}\n";
-    let run_with = |utf16: bool, events: bool| {
-        let mut run = AgentRunner::new(
-            "openai-codex",
-            &serde_json::json!({"prompt": "Hi"}),
-            &serde_json::json!({"cd": "/w"}),
-            "codex",
-        );
-        run.set_utf16_text(utf16);
-        run.set_events(events);
-        run.start_attempt();
-        let events_seen = run.push_stdout(stdout.as_bytes()).len();
-        let end = AttemptEnd {
-            exit_code: Some(0),
-            ..Default::default()
-        };
-        assert_eq!(run.end_attempt(&end, 10), None);
-        (run, events_seen)
-    };
-    let (plain, seen) = run_with(false, true);
-    assert!(seen >= 2);
-    let expected = plain.result(10).unwrap().reply.text.clone();
-    assert_eq!(expected, "Größe 日本語 🚀");
-    // UTF-16 units only while events are off.
-    let (units_run, seen) = run_with(true, false);
-    assert_eq!(seen, 0);
-    let (parts, units) = units_run.result_parts(10).unwrap();
-    assert_eq!(parts.reply.text, "");
-    assert_eq!(String::from_utf16(units).unwrap(), expected);
-    assert_eq!(units_run.result(10).unwrap().reply.text, expected);
-    assert!(units_run.result(10).unwrap().success);
-    let (with_events, seen) = run_with(true, true);
-    assert!(seen >= 2);
-    let (parts, units) = with_events.result_parts(10).unwrap();
-    assert_eq!(
-        (parts.reply.text.as_str(), units.len()),
-        (expected.as_str(), 0)
-    );
 }
 
 /// The agent's own retries, counted from its output (Gemini CLI's stderr,
@@ -728,10 +708,10 @@ fn own_retries_past_max_retries_stop_the_attempt() {
         (CODEX, false, &codex_retry, "2 times (upstream_error)"),
     ] {
         let options = json!({"cd": "/w", "maxRetries": 1});
-        let mut run = AgentRunner::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
+        let mut run = ScriptedRun::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
         assert!(run.plan().is_some());
         run.start_attempt();
-        let push = |run: &mut AgentRunner, text: String| {
+        let push = |run: &mut ScriptedRun, text: String| {
             if stderr {
                 run.push_stderr(text.as_bytes());
             } else {
@@ -740,16 +720,23 @@ fn own_retries_past_max_retries_stop_the_attempt() {
         };
         push(&mut run, stdout(1));
         assert!(
-            !run.over_own_retries(),
+            !run.stopped_for_own_retries(),
             "{agent}: one retry is within maxRetries 1"
         );
         push(&mut run, stdout(2));
-        assert!(run.over_own_retries(), "{agent}");
-        let end = AttemptEnd::new(None, Some("SIGTERM".into()), None, Some("own_retries")).unwrap();
+        assert!(run.stopped_for_own_retries(), "{agent}");
+        // The engine killed the tree (Kill); the process ends by its signal.
+        let end = AttemptEnd {
+            signal: Some("SIGTERM".into()),
+            ..Default::default()
+        };
         // Our own retry follows, as for any upstream_error.
         assert_eq!(run.end_attempt(&end, 1_000), Some(500));
         run.start_attempt();
-        assert!(!run.over_own_retries(), "{agent}: counted per attempt");
+        assert!(
+            !run.stopped_for_own_retries(),
+            "{agent}: counted per attempt"
+        );
         push(&mut run, stdout(1));
         push(&mut run, stdout(2));
         assert_eq!(run.end_attempt(&end, 2_000), None);
@@ -760,7 +747,7 @@ fn own_retries_past_max_retries_stop_the_attempt() {
         assert!(message.contains("more than maxRetries"), "{message}");
     }
     // Claude Code's retries are bounded by CLAUDE_CODE_MAX_RETRIES, not counted.
-    let mut run = AgentRunner::new(
+    let mut run = ScriptedRun::new(
         CLAUDE,
         &json!({"prompt": "Hi"}),
         &json!({"cd": "/w", "maxRetries": 0}),
@@ -769,6 +756,5 @@ fn own_retries_past_max_retries_stop_the_attempt() {
     assert!(run.plan().is_some());
     run.start_attempt();
     run.push_stderr(gemini_retry(1).as_bytes());
-    assert!(!run.over_own_retries());
-    assert!(AttemptEnd::new(None, None, None, Some("own_retry")).is_err());
+    assert!(!run.stopped_for_own_retries());
 }

@@ -1,4 +1,4 @@
-//! The runner on Qwen Code 0.24.4, GitHub Copilot CLI 1.0.102 and opencode
+//! A run (the CLI session engine opened for one prompt) on Qwen Code 0.24.4, GitHub Copilot CLI 1.0.102 and opencode
 //! 1.18.33: every error kind each produced for real against the OpenAI Chat
 //! Completions mock (their recorded fixtures in tests/fixtures/cli/, or lines
 //! copied from runs through `runAgent`), Copilot's usage file read back into
@@ -6,8 +6,8 @@
 
 use serde_json::{json, Value};
 
-use super::attempt_end::AttemptEnd;
-use super::*;
+use super::run_script::ScriptedRun;
+use crate::run::AttemptEnd;
 
 const QWEN: &str = "qwen-code";
 const COPILOT: &str = "github-copilot";
@@ -56,7 +56,7 @@ fn run_once(
     if let Some(id) = session {
         options["sessionId"] = json!(id);
     }
-    let mut run = AgentRunner::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
+    let mut run = ScriptedRun::new(agent, &json!({"prompt": "Hello"}), &options, "agent");
     assert!(run.plan().is_some());
     run.start_attempt();
     for chunk in stdout.chunks(97) {
@@ -77,7 +77,7 @@ fn kind(run: &Value) -> &str {
 #[test]
 fn copilot_plans_its_usage_file_and_reads_it_back_into_the_usage() {
     let options = json!({"cd": "/w", "usageFile": "/tmp/run/usage.json"});
-    let run = AgentRunner::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
+    let run = ScriptedRun::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
     let plan = run.plan().unwrap();
     assert!(plan
         .args
@@ -128,11 +128,11 @@ fn copilot_plans_its_usage_file_and_reads_it_back_into_the_usage() {
 #[test]
 fn only_the_plans_outputs_are_read_and_only_for_agents_that_write_one() {
     let options = json!({"cd": "/w", "usageFile": "/tmp/run/usage.json"});
-    let mut run = AgentRunner::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
+    let mut run = ScriptedRun::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
     run.start_attempt();
     assert!(!run.push_output("/etc/passwd", "x".into()));
     for agent in [QWEN, OPENCODE, "claude-code"] {
-        let mut run = AgentRunner::new(agent, &json!({"prompt": "Hi"}), &options, "x");
+        let mut run = ScriptedRun::new(agent, &json!({"prompt": "Hi"}), &options, "x");
         let plan = run.plan().unwrap();
         assert!(plan.outputs.is_empty(), "{agent}");
         assert!(!plan.args.iter().any(|a| a.contains("usage")), "{agent}");
@@ -147,7 +147,7 @@ fn only_the_plans_outputs_are_read_and_only_for_agents_that_write_one() {
 #[test]
 fn copilot_resumes_with_the_flag_that_fails_on_an_unknown_id() {
     let options = json!({"cd": "/w", "sessionId": UNKNOWN_ID});
-    let run = AgentRunner::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
+    let run = ScriptedRun::new(COPILOT, &json!({"prompt": "Hi"}), &options, "copilot");
     let args = run.plan().unwrap().args;
     let at = args
         .iter()
@@ -160,7 +160,7 @@ fn copilot_resumes_with_the_flag_that_fails_on_an_unknown_id() {
     );
     assert!(!args.iter().any(|a| a.starts_with("--session-id")));
     // Without a session, neither.
-    let run = AgentRunner::new(
+    let run = ScriptedRun::new(
         COPILOT,
         &json!({"prompt": "Hi"}),
         &json!({"cd": "/w"}),
