@@ -95,7 +95,7 @@ async function runOverCli(agentType, request, options, host) {
       const childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
       engine.launch(launch.path, launch.file, launch.args, childEnv, Date.now());
       // The agent's home of the run's own, from the caller's environment.
-      makeRunHome(engine.plan().home, childEnv);
+      makeRunHome(plan.home, childEnv);
     }
     if (signal?.aborted) {
       engine.free();

@@ -89,11 +89,22 @@ class EngineHost {
   }
 
   arm() {
+    const at = this.closed ? undefined : this.engine.pollTimeout();
+    if (at === undefined) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      return;
+    }
+    // A timer set for this time or earlier stays (an agent's every chunk
+    // moves its idle deadline): woken early, the engine finds nothing due
+    // and the host sets the timer again.
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const at = this.engine.pollTimeout();
-    if (at === undefined || this.closed) return;
-    this.timer = setTimeout(() => this.feed((e, now) => e.timeout(now)), Math.max(0, at - Date.now()));
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.feed((e, now) => e.timeout(now));
+    }, Math.max(0, at - Date.now()));
   }
 
   act(action) {
@@ -149,7 +160,11 @@ class EngineHost {
   }
 
   spawn(action) {
-    const env = { ...action.defaultEnv, ...this.env, ...action.env, ...this.launchEnv };
+    const adds = (vars) => vars && Object.keys(vars).length > 0;
+    const env =
+      adds(action.defaultEnv) || adds(action.env) || adds(this.launchEnv)
+        ? { ...action.defaultEnv, ...this.env, ...action.env, ...this.launchEnv }
+        : this.env;
     // The files the process reads, and none of those it writes left from before.
     const outputs = action.outputs ?? [];
     try {
