@@ -107,8 +107,9 @@ function toOutput(api, agent, request, warn) {
  * the options is an `invalid_params` run, never a rejection. Rejects (with
  * AgentContextError) only for options JS holds that are not what they must
  * be (`signal`, `onEvent`, `env`, `command`), or with what `onEvent` threw.
- * `finish(runner, durationMs)` (internal: the MCP tools') resolves what the
- * finished core runner is turned into instead of the AgentRun.
+ * `finish(result, durationMs)` (internal: the MCP tools') resolves what the
+ * run's result (`__RunResult` over the CLI, the engine over ACP) is turned
+ * into instead of the AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
   const known = typeof agentType === 'string' ? api.knownAgents().find((a) => a.agentType === agentType) : undefined;
