@@ -179,10 +179,12 @@ class EngineHost {
     }
     const cwd = path.resolve(action.cwd);
     const child = spawnAgent(
-      { file: action.command, args: action.args, cwd, env, keepStdin: true },
+      { file: action.command, args: action.args, cwd, env, keepStdin: true, watch: action.retryLog ?? undefined },
       {
         onStdout: (chunk) => this.feed((e, now) => e.stdout(chunk, now)),
         onStderr: (chunk) => this.feed((e, now) => e.stderr(chunk, now)),
+        // The file the agent tells of its own retries in (Qwen's telemetry).
+        onWatched: (chunk) => this.feed((e, now) => e.retryLog(chunk, now)),
       },
     );
     this.child = child;

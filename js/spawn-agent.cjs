@@ -6,6 +6,7 @@
 // process ended or why it could not start. It decides nothing.
 
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const { platformCore } = require('./agent-platform.cjs');
 
 /** Children still running, killed if the host process exits first. */
@@ -76,16 +77,70 @@ function sweepGroup(steps) {
   }
 }
 
+/** The size of the file at `file`, 0 when there is none. */
+function sizeOf(file) {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Reads what is added to the file `watch.path` (which the agent appends to;
+ * absent until it writes; what an earlier process wrote is skipped) every
+ * `watch.everyMs`, handing each new part to `onData`; once more than
+ * `watch.keepBytes` were read the file is emptied. `stop()` reads a last
+ * time and closes it.
+ */
+function watchFile(watch, onData) {
+  let fd = null;
+  let offset = sizeOf(watch.path);
+  const buffer = Buffer.alloc(64 * 1024);
+  const read = () => {
+    try {
+      fd ??= fs.openSync(watch.path, 'r');
+      if (fs.fstatSync(fd).size < offset) offset = 0; // emptied by someone else
+      for (let n = fs.readSync(fd, buffer, 0, buffer.length, offset); n > 0; n = fs.readSync(fd, buffer, 0, buffer.length, offset)) {
+        offset += n;
+        onData(Buffer.from(buffer.subarray(0, n)));
+      }
+      if (offset > watch.keepBytes) {
+        fs.truncateSync(watch.path, 0);
+        offset = 0;
+      }
+    } catch {
+      // not written yet, or gone: the next read tries again
+    }
+  };
+  const timer = setInterval(read, watch.everyMs);
+  timer.unref?.();
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      if (fd !== null) {
+        try {
+          fs.closeSync(fd);
+        } catch {}
+      }
+    },
+  };
+}
+
 /** A spawn error as plain data: `{ code, errno, syscall, path, message }`. */
 function describeError(err) {
   return { code: err.code ?? 'UNKNOWN', errno: err.errno, syscall: err.syscall, path: err.path, message: err.message };
 }
 
 /**
- * Spawns `plan` = `{ file, args, cwd, env, stdin, keepStdin?, platform? }`
- * (`stdin`: a string or Buffer written then closed; `null`/`undefined`:
- * closed at once; `keepStdin`: left open for the caller, as `stdin`).
- * `handlers.onStdout(chunk)` / `onStderr(chunk)` get Buffers as they come.
+ * Spawns `plan` = `{ file, args, cwd, env, stdin, keepStdin?, platform?,
+ * watch? }` (`stdin`: a string or Buffer written then closed;
+ * `null`/`undefined`: closed at once; `keepStdin`: left open for the
+ * caller, as `stdin`; `watch`: `{ path, everyMs, keepBytes }`, a file the
+ * agent writes while it runs, read until it has exited).
+ * `handlers.onStdout(chunk)` / `onStderr(chunk)` / `onWatched(chunk)` get
+ * Buffers as they come.
  * Returns `{ pid, exited, kill, stdin }`: `exited` resolves once, with
  * `{ exitCode, signal, error }` (`error` set when the process could not be
  * started: EINVAL, EACCES, E2BIG, ENAMETOOLONG, ENOENT…); `kill()` stops
@@ -101,9 +156,11 @@ function spawnAgent(plan, handlers = {}) {
     settle = resolve;
   });
   let done = false;
+  let watched = null;
   const finish = (result) => {
     if (done) return;
     done = true;
+    watched?.stop();
     if (child?.pid) untrack(child.pid);
     settle(result);
   };
@@ -133,6 +190,7 @@ function spawnAgent(plan, handlers = {}) {
   });
   child.stdout.on('data', (chunk) => handlers.onStdout?.(chunk));
   child.stderr.on('data', (chunk) => handlers.onStderr?.(chunk));
+  if (plan.watch && child.pid !== undefined) watched = watchFile(plan.watch, (chunk) => handlers.onWatched?.(chunk));
   // The child may exit without reading its stdin: EPIPE is not an error here.
   child.stdin.on('error', () => {});
   // `keepStdin`: the caller writes and closes it (a JSON-RPC peer, ACP).

@@ -40,7 +40,7 @@ pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
     CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, FileRoute,
-    HeaderRoute, McpShape, OutputFormat, OwnRetries, ResumeExisting, RunHome, SessionArg,
+    HeaderRoute, McpShape, OutputFormat, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg,
     SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 

@@ -78,12 +78,23 @@ pub const AGENT: AgentSpec = AgentSpec {
     }),
     mcp_tool: "qwen",
     // Its SDK's and rate-limit retries; an outer loop of 7 attempts
-    // (1.5 s, doubling to 30 s) has no setting.
+    // (1.5 s, doubling to 30 s) has no setting, but its telemetry, written
+    // to a file of the run's folder, records each of those retries with
+    // the HTTP status: counted (`SIGNS.retry_lines`).
     signs: &SIGNS,
     own_retries: OwnRetries::SettingsFile {
         env: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
         key: &["model", "generationConfig", "maxRetries"],
         plus: 0,
+        log: Some(RetryLog {
+            // Prompts stay out of the file (they are logged by default).
+            keys: &[
+                (&["telemetry", "enabled"], true),
+                (&["telemetry", "logPrompts"], false),
+            ],
+            path: &["telemetry", "outfile"],
+            file: "telemetry.json",
+        }),
     },
     endpoint: EndpointSpec {
         families: &[FamilyUse {
@@ -123,7 +134,12 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// on stderr and exits 1 before any API call; in its unattended mode
 /// (`QWEN_CODE_UNATTENDED_RETRY`) it prints `Waiting for API capacity...`
 /// on stderr while it retries; at `--max-session-turns` it
-/// exits 53 without a `result` line (the parser's `incomplete`).
+/// exits 53 without a `result` line (the parser's `incomplete`). Each retry
+/// of its outer loop is a record of its telemetry (written, pretty-printed
+/// JSON, to the run's file: `OwnRetries::SettingsFile`'s `log`) whose body
+/// line is `"_body": "API retry attempt 2 for <model> (status 500).",` —
+/// the quotes unescaped, so a prompt quoted in another record never
+/// matches.
 pub const SIGNS: Signs = Signs {
     exit_codes: &[],
     exit_is_http_status: false,
@@ -131,6 +147,9 @@ pub const SIGNS: Signs = Signs {
     status_prefixes: &["API Error: "],
     unknown_session: &["No saved session found"],
     markers: &[],
-    retry_lines: &["Waiting for API capacity"],
-    retry_status: &[],
+    retry_lines: &[
+        "Waiting for API capacity",
+        "\"_body\": \"API retry attempt ",
+    ],
+    retry_status: &["(status "],
 };

@@ -127,6 +127,10 @@ pub enum OwnRetries {
         env: &'static str,
         key: &'static [&'static str],
         plus: u32,
+        /// Settings in the same file that make the agent tell of each of
+        /// its retries in a file of the run's folder, when no setting
+        /// bounds them all.
+        log: Option<RetryLog>,
     },
     /// At `key` of the settings in the run's home ([`RunHome`]), holding
     /// `maxRetries + plus` (Gemini CLI's `general.maxAttempts`).
@@ -142,6 +146,23 @@ pub enum OwnRetries {
     Counted(&'static str),
     /// No setting the run can own reaches them; why (`docs/agents.md`).
     Unbounded(&'static str),
+}
+
+/// A file of the run's folder the agent writes a record to for each of its
+/// own retries (Qwen Code's telemetry, `telemetry.outfile`), turned on by
+/// keys of its settings file ([`OwnRetries::SettingsFile`]). The host reads
+/// it as it grows and hands it to the run, which counts the records holding
+/// one of [`super::signs::Signs::retry_lines`] with an HTTP status after one
+/// of `Signs::retry_status` and stops the agent past `maxRetries`
+/// (`crate::run::RetryCount`). Nothing of the file is the agent's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryLog {
+    /// Keys set to `true` or `false` (`telemetry.enabled`).
+    pub keys: &'static [(&'static [&'static str], bool)],
+    /// The key that names the file (`telemetry.outfile`).
+    pub path: &'static [&'static str],
+    /// The file's name in the run's folder.
+    pub file: &'static str,
 }
 
 impl OwnRetries {

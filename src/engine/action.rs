@@ -26,6 +26,9 @@ pub enum Action {
         cwd: String,
         files: Vec<crate::invocation::InvocationFile>,
         outputs: Vec<String>,
+        /// A file the agent tells of its own retries in: read while the
+        /// process runs, each new part handed to `retry_log`.
+        retry_log: Option<crate::run::LogWatch>,
     },
     /// Write these bytes (whole JSON-RPC lines) to the agent's stdin.
     Write(String),

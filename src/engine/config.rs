@@ -40,6 +40,12 @@ pub struct SessionConfig {
     pub env: Vec<(String, String)>,
     /// Variables set only when the caller's environment lacks them.
     pub default_env: Vec<(String, String)>,
+    /// The settings file in the run's folder that bounds the agent's own
+    /// retries (Qwen Code's), written with the endpoint's ([`Self::files`]).
+    pub own_files: Vec<crate::invocation::InvocationFile>,
+    /// The file the agent tells of its own retries in, read by the host
+    /// while the process runs (`Engine::retry_log`).
+    pub retry_log: Option<crate::run::LogWatch>,
     /// Appended to the agent's system prompt where it takes one at
     /// `session/new`; otherwise it opens the first prompt.
     pub system_prompt: Option<String>,
@@ -186,10 +192,18 @@ impl SessionConfig {
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
         );
-        // maxRetries bounds the agent's own retries where an environment
-        // variable does (a settings file needs a folder the session does not
-        // make yet); the caller's own value wins.
-        default_env.extend(crate::run::own_retry_config(agent, options.max_retries, None, &[]).env);
+        // maxRetries bounds the agent's own retries: a variable, or a
+        // settings file in the run's folder (with the file the agent tells
+        // of its retries in, read while it runs); the caller's own value of
+        // the variable wins.
+        let settings = options
+            .run_folder
+            .as_deref()
+            .filter(|folder| !folder.is_empty())
+            .map(|folder| crate::endpoint::join(folder, crate::endpoint::SETTINGS_FILE));
+        let own =
+            crate::run::own_retry_config(agent, options.max_retries, settings.as_deref(), &[]);
+        default_env.extend(own.env);
         let mcp_servers = read_mcp_servers(&mcp)?;
         if !mcp_servers.is_empty() {
             default_env.extend(
@@ -217,11 +231,22 @@ impl SessionConfig {
             args,
             env,
             default_env,
+            own_files: own.file.into_iter().collect(),
+            retry_log: own.log,
             system_prompt,
             mcp_servers,
             found: None,
             idle_close_ms,
         })
+    }
+
+    /// The files to write in the run's folder before the agent starts:
+    /// the endpoint's and the one that bounds its own retries, merged
+    /// where they are one settings file.
+    pub fn files(&self) -> Vec<crate::invocation::InvocationFile> {
+        let mut files = self.options.endpoint_files();
+        files.extend(self.own_files.iter().cloned());
+        crate::endpoint::merge_json_files(files)
     }
 
     /// The settings of one more session on the same process: `options`

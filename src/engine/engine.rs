@@ -423,6 +423,25 @@ impl Engine {
         }
     }
 
+    /// What the host read of the file the agent tells of its own retries in
+    /// (the spawn's `retry_log`): counted like retry lines past maxRetries,
+    /// never output, progress or part of the tail.
+    pub fn retry_log(&mut self, chunk: &[u8], now: u64) {
+        self.now = now;
+        let mut over = Vec::new();
+        for (i, session) in self.sessions.iter_mut().enumerate() {
+            let Some(a) = session.turn.as_mut().and_then(|t| t.attempt.as_mut()) else {
+                continue;
+            };
+            if a.retries.push_log(chunk) {
+                over.push((i, a.retries.exceeded()));
+            }
+        }
+        for (i, over) in over {
+            self.stop_turn(i, StopReason::OwnRetries(over), now);
+        }
+    }
+
     pub fn stdout(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
         // An agent's retry chatter is not progress (run::signs::is_progress).

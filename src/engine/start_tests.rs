@@ -510,3 +510,83 @@ fn the_agents_driven_over_acp_only_are_started_with_their_endpoint_file() {
         e.message()
     );
 }
+
+/// Qwen Code over ACP: the run's folder holds the settings file that bounds
+/// its SDK's retries and turns on its telemetry, into a file beside it that
+/// the host reads while the process runs; each record of a retry of its
+/// outer loop counts, and past maxRetries the turn ends `upstream_error`.
+#[test]
+fn qwen_retries_told_in_its_telemetry_file_end_the_turn() {
+    let cfg = SessionConfig::read(
+        "qwen-code",
+        &json!({"cd": "/w", "runFolder": "/tmp/run-1", "maxRetries": 1}),
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        cfg.default_env,
+        [(
+            "QWEN_CODE_SYSTEM_SETTINGS_PATH".to_owned(),
+            "/tmp/run-1/settings.json".to_owned()
+        )]
+    );
+    let files = cfg.files();
+    assert_eq!(files.len(), 1);
+    let settings: Value = serde_json::from_str(&files[0].content).unwrap();
+    assert_eq!(settings["model"]["generationConfig"]["maxRetries"], 1);
+    assert_eq!(settings["telemetry"]["enabled"], true);
+    assert_eq!(
+        settings["telemetry"]["outfile"],
+        "/tmp/run-1/telemetry.json"
+    );
+    // Without a run folder, nothing is written and nothing is read.
+    let bare = SessionConfig::read("qwen-code", &json!({"cd": "/w"}), "").unwrap();
+    assert!(bare.files().is_empty() && bare.retry_log.is_none() && bare.default_env.is_empty());
+
+    let mut e = Engine::new(cfg, false);
+    e.open(0);
+    match &drain(&mut e)[0] {
+        Action::Spawn { retry_log, .. } => {
+            assert_eq!(
+                retry_log.as_ref().map(|w| w.path.as_str()),
+                Some("/tmp/run-1/telemetry.json")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    e.spawned(0);
+    let init = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": {}}}),
+        0,
+    );
+    let new = written(&drain(&mut e));
+    say(
+        &mut e,
+        json!({"jsonrpc": "2.0", "id": new[0]["id"], "result": {"sessionId": "s1"}}),
+        0,
+    );
+    drain(&mut e);
+    let limits = super::turn::TurnLimits {
+        max_retries: 1,
+        ..LIMITS
+    };
+    let op = e.prompt(json!([{"type": "text", "text": "x"}]), limits, 100);
+    drain(&mut e);
+    let record = |n: u32| {
+        format!("{{\n  \"_body\": \"API retry attempt {n} for gpt-mock (status 500).\",\n  \"_isReadonly\": true\n}}\n")
+    };
+    e.retry_log(record(1).as_bytes(), 1_500);
+    assert!(
+        written(&drain(&mut e)).is_empty(),
+        "one retry is within maxRetries 1"
+    );
+    e.retry_log(record(2).as_bytes(), 4_500);
+    assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
+    e.timeout(4_500 + CANCEL_GRACE_MS);
+    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    e.exited(None, Some("SIGKILL"), 4_600 + CANCEL_GRACE_MS);
+    let result = turn_of(&drain(&mut e), op).unwrap();
+    assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
+}

@@ -271,6 +271,7 @@ impl Engine {
             cwd: self.cfg.options.cd.clone(),
             files: Vec::new(),
             outputs: Vec::new(),
+            retry_log: self.cfg.retry_log.clone(),
         });
     }
 

@@ -29,7 +29,7 @@ pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,
     MAX_SECONDS,
 };
-pub use own_retries::{own_retry_config, OwnRetryConfig};
+pub use own_retries::{own_retry_config, LogWatch, OwnRetryConfig};
 pub use result::{AgentRun, RunError};
 pub use retry_count::{OwnRetriesOver, RetryCount};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};

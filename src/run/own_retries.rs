@@ -3,11 +3,16 @@
 //! ([`OwnRetries`]): an environment variable of the child, a settings
 //! file the run writes in a folder it creates and removes, or a key of the
 //! settings in the run's home (`crate::run_home`). The caller's
-//! environment wins: a variable it already sets is left as it is.
+//! environment wins: a variable it already sets is left as it is. The same
+//! settings file may turn on a file where the agent tells of each retry
+//! ([`RetryLog`]), next to it in the run's folder, which the host reads
+//! as it grows ([`OwnRetryConfig::log`]).
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::agents::{AgentSpec, OwnRetries};
+use crate::agents::{AgentSpec, OwnRetries, RetryLog};
+use crate::endpoint::merge_json;
 use crate::invocation::InvocationFile;
 
 /// What the run adds for the agent's own retries.
@@ -19,7 +24,30 @@ pub struct OwnRetryConfig {
     pub file: Option<InvocationFile>,
     /// Keys of the settings in the run's home.
     pub home_settings: Option<Value>,
+    /// The file the agent writes a record to for each of its retries: the
+    /// host reads it as it grows and hands it to the run.
+    pub log: Option<LogWatch>,
 }
+
+/// How the host reads a file the agent writes while it runs: every
+/// `every_ms` from where it left off, until the process has ended (a last
+/// read then); once it has read past `keep_bytes` it empties the file,
+/// which the agent appends to, so a long session does not fill the disk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogWatch {
+    pub path: String,
+    pub every_ms: u64,
+    pub keep_bytes: u64,
+}
+
+/// A retry is recorded within ~1 s (Qwen's telemetry batches its records
+/// each second) and the agent waits 1.5 s or more before the next: a
+/// quarter of a second adds little.
+const LOG_EVERY_MS: u64 = 250;
+/// Qwen's telemetry writes ~12 KB of metrics every 10 s and a few KB per
+/// API call.
+const LOG_KEEP_BYTES: u64 = 1 << 20;
 
 /// The configuration that bounds `agent`'s own retries to `max_retries`:
 /// nothing when it has no setting, when the caller's `env` already sets the
@@ -40,11 +68,13 @@ pub fn own_retry_config(
             env: name,
             key,
             plus,
+            log,
         } if !taken(name) => {
             let Some(path) = settings_path else {
                 return OwnRetryConfig::default();
             };
-            let value = nested(key, max_retries + plus);
+            let mut value = nested(key, Value::from(max_retries + plus));
+            let log = log.map(|log| retry_log(&mut value, &log, path));
             OwnRetryConfig {
                 env: vec![(name.to_owned(), path.to_owned())],
                 file: Some(InvocationFile {
@@ -52,19 +82,39 @@ pub fn own_retry_config(
                     content: format!("{value}\n"),
                 }),
                 home_settings: None,
+                log,
             }
         }
         OwnRetries::HomeSettings { key, plus } => OwnRetryConfig {
-            home_settings: Some(nested(key, max_retries + plus)),
+            home_settings: Some(nested(key, Value::from(max_retries + plus))),
             ..OwnRetryConfig::default()
         },
         _ => OwnRetryConfig::default(),
     }
 }
 
-/// `count` at `key` (`["a", "b"]` → `{"a":{"b":count}}`).
-fn nested(key: &[&str], count: u32) -> Value {
-    key.iter().rev().fold(Value::from(count), |inner, part| {
+/// Adds `log`'s keys to `settings`; returns how to read the file, beside
+/// the settings file at `settings_path`.
+fn retry_log(settings: &mut Value, log: &RetryLog, settings_path: &str) -> LogWatch {
+    let folder = match settings_path.rfind(['/', '\\']) {
+        Some(at) => &settings_path[..=at],
+        None => "",
+    };
+    let path = format!("{folder}{}", log.file);
+    for (key, on) in log.keys {
+        merge_json(settings, nested(key, Value::Bool(*on)));
+    }
+    merge_json(settings, nested(log.path, Value::from(path.as_str())));
+    LogWatch {
+        path,
+        every_ms: LOG_EVERY_MS,
+        keep_bytes: LOG_KEEP_BYTES,
+    }
+}
+
+/// `value` at `key` (`["a", "b"]` → `{"a":{"b":value}}`).
+fn nested(key: &[&str], value: Value) -> Value {
+    key.iter().rev().fold(value, |inner, part| {
         let mut map = Map::new();
         map.insert((*part).to_owned(), inner);
         Value::Object(map)
@@ -105,12 +155,20 @@ mod tests {
                 "/run/settings.json".to_owned()
             )]
         );
+        // Its telemetry, beside the settings, tells of its outer retries.
+        let log = qwen.log.as_ref().unwrap();
+        assert_eq!(log.path, "/run/telemetry.json");
+        assert!(log.every_ms > 0 && log.keep_bytes > 0);
         let qwen = qwen.file.unwrap();
         assert_eq!(qwen.path, "/run/settings.json");
         assert_eq!(
-            qwen.content,
-            "{\"model\":{\"generationConfig\":{\"maxRetries\":0}}}\n"
+            serde_json::from_str::<Value>(&qwen.content).unwrap(),
+            serde_json::json!({
+                "model": {"generationConfig": {"maxRetries": 0}},
+                "telemetry": {"enabled": true, "logPrompts": false, "outfile": "/run/telemetry.json"}
+            })
         );
+        assert!(qwen.content.ends_with('\n'));
         // Gemini CLI: general.maxAttempts counts the first attempt.
         let gemini = config("google-gemini", 0, &[]);
         assert_eq!(
@@ -141,6 +199,25 @@ mod tests {
         assert_eq!(
             own_retry_config(qwen, 1, None, &[]),
             OwnRetryConfig::default()
+        );
+    }
+
+    #[test]
+    fn the_retry_log_sits_beside_the_settings_file_whatever_the_separator() {
+        let qwen = agents::find("qwen-code").unwrap();
+        let windows = own_retry_config(qwen, 2, Some(r"C:\Temp\run-1\settings.json"), &[]);
+        assert_eq!(windows.log.unwrap().path, r"C:\Temp\run-1\telemetry.json");
+        let content: Value = serde_json::from_str(&windows.file.unwrap().content).unwrap();
+        assert_eq!(
+            content["telemetry"]["outfile"],
+            r"C:\Temp\run-1\telemetry.json"
+        );
+        assert_eq!(content["model"]["generationConfig"]["maxRetries"], 2);
+        // Agents without one have none.
+        let claude = agents::find("claude-code").unwrap();
+        assert_eq!(
+            own_retry_config(claude, 1, Some("/run/settings.json"), &[]).log,
+            None
         );
     }
 }

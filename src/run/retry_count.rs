@@ -7,6 +7,9 @@
 //! is one retry. Once the agent has retried more than `maxRetries` times the
 //! run stops it, and the attempt ends as that status or wording says
 //! (`upstream_error` for a 5xx) rather than waiting out the agent's backoff.
+//! An agent that tells of its retries in a file instead (Qwen Code's
+//! telemetry, `crate::agents::RetryLog`) is read the same way, from what
+//! the host reads of that file ([`RetryCount::push_log`]).
 
 use super::signs::Signs;
 use crate::error_kind::AgentErrorKind;
@@ -29,8 +32,9 @@ pub struct RetryCount {
     seen: u32,
     /// What the last retry line said.
     last: Option<(AgentErrorKind, Option<u16>)>,
-    /// Unterminated lines kept from the last chunk of stdout and of stderr.
-    partial: [String; 2],
+    /// Unterminated lines kept from the last chunk of stdout, of stderr and
+    /// of the retry log.
+    partial: [String; 3],
     over: bool,
 }
 
@@ -45,7 +49,7 @@ impl RetryCount {
             bound,
             seen: 0,
             last: None,
-            partial: [String::new(), String::new()],
+            partial: [String::new(), String::new(), String::new()],
             over: false,
         }
     }
@@ -54,10 +58,21 @@ impl RetryCount {
     /// once, on the retry line that takes the agent past its bound: the
     /// host then stops the process.
     pub fn push(&mut self, stderr: bool, chunk: &[u8]) -> bool {
+        self.push_to(usize::from(stderr), chunk)
+    }
+
+    /// Reads a chunk of the file the agent tells of its retries in (what
+    /// the host read of it since the last chunk); returns `true` as
+    /// [`RetryCount::push`] does.
+    pub fn push_log(&mut self, chunk: &[u8]) -> bool {
+        self.push_to(2, chunk)
+    }
+
+    fn push_to(&mut self, stream: usize, chunk: &[u8]) -> bool {
         if self.signs.retry_lines.is_empty() || self.over {
             return false;
         }
-        let partial = &mut self.partial[usize::from(stderr)];
+        let partial = &mut self.partial[stream];
         partial.push_str(&String::from_utf8_lossy(chunk));
         let mut lines = Vec::new();
         while let Some(end) = partial.find('\n') {
@@ -176,6 +191,44 @@ mod tests {
             false,
             b"{\"type\":\"error\",\"message\":\"Reconnecting... 1/5 (stream closed)\"}\n"
         ));
+    }
+
+    /// Qwen Code 0.24.4's telemetry record of a retry, as its file exporter
+    /// writes it (pretty-printed; trimmed to the lines that matter).
+    fn qwen_retry_record(n: u32, status: &str) -> String {
+        format!("{{\n  \"attributes\": {{\n    \"event.name\": \"qwen-code.api_retry\",\n    \"status_code\": {status},\n    \"error\": \"500 Mock server error\"\n  }},\n  \"_body\": \"API retry attempt {n} for gpt-mock (status {status}).\",\n  \"_isReadonly\": true\n}}\n")
+    }
+
+    #[test]
+    fn qwen_retry_records_in_its_log_count_and_nothing_else_there_does() {
+        let qwen = crate::agents::find("qwen-code").unwrap().signs;
+        let mut count = RetryCount::new(qwen, 1);
+        let api_error = "{\n  \"_body\": \"API error for gpt-mock. Error: 500 Mock server error. Duration: 12ms.\",\n}\n";
+        assert!(!count.push_log(api_error.as_bytes()));
+        // A prompt that quotes a record is escaped JSON: not counted.
+        let prompt = "  \"prompt\": \"say \\\"_body\\\": \\\"API retry attempt 1 for x (status 500).\\\"\",\n";
+        assert!(!count.push_log(prompt.as_bytes()));
+        assert!(!count.push_log(qwen_retry_record(1, "500").as_bytes()));
+        assert_eq!(count.exceeded(), None);
+        // A record cut between two reads of the file.
+        let second = qwen_retry_record(2, "500");
+        let (a, b) = second.split_at(second.find("(status").unwrap());
+        assert!(!count.push_log(a.as_bytes()));
+        // The log's partial line is its own: stderr does not complete it.
+        assert!(!count.push(true, b"Ripgrep not available\n"));
+        assert!(count.push_log(b.as_bytes()));
+        assert_eq!(
+            count.exceeded(),
+            over(AgentErrorKind::UpstreamError, Some(500), 2)
+        );
+        // A retry whose status Qwen did not know names none: not counted.
+        let mut count = RetryCount::new(qwen, 0);
+        assert!(!count.push_log(qwen_retry_record(1, "unknown").as_bytes()));
+        assert!(count.push_log(qwen_retry_record(2, "429").as_bytes()));
+        assert_eq!(
+            count.exceeded(),
+            over(AgentErrorKind::QuotaExceeded, Some(429), 1)
+        );
     }
 
     #[test]

@@ -234,6 +234,13 @@ impl CliEngineJs {
         self.inner.stderr(chunk, now_ms(now));
     }
 
+    /// What was read of the spawn action's `retryLog` file since the last
+    /// call.
+    #[wasm_bindgen(js_name = retryLog)]
+    pub fn retry_log(&mut self, chunk: &[u8], now: f64) {
+        self.inner.retry_log(chunk, now_ms(now));
+    }
+
     pub fn exited(&mut self, code: Option<i32>, signal: Option<String>, now: f64) {
         self.inner.exited(code, signal.as_deref(), now_ms(now));
     }

@@ -55,8 +55,10 @@ pub(super) fn action_json(action: Action) -> Value {
             cwd,
             files,
             outputs,
+            retry_log,
         } => json!({"kind": "spawn", "command": command, "args": args, "env": pairs(&env),
-            "defaultEnv": pairs(&default_env), "cwd": cwd, "files": files, "outputs": outputs}),
+            "defaultEnv": pairs(&default_env), "cwd": cwd, "files": files, "outputs": outputs,
+            "retryLog": retry_log}),
         Action::Write(line) => json!({"kind": "write", "data": line}),
         Action::CloseStdin => json!({"kind": "closeStdin"}),
         Action::Kill => json!({"kind": "kill"}),
@@ -219,7 +221,7 @@ impl EngineJs {
             "agentType": cfg.id,
             "warnings": cfg.warnings,
             // Written into the run's folder before the agent starts.
-            "files": cfg.options.endpoint_files(),
+            "files": cfg.files(),
             // The run's home, made there before the agent starts.
             "home": cfg.options.home,
         })))
@@ -356,6 +358,13 @@ impl EngineJs {
 
     pub fn stderr(&mut self, chunk: &[u8], now: f64) {
         self.inner.stderr(chunk, now_ms(now));
+    }
+
+    /// What was read of the spawn action's `retryLog` file since the last
+    /// call.
+    #[wasm_bindgen(js_name = retryLog)]
+    pub fn retry_log(&mut self, chunk: &[u8], now: f64) {
+        self.inner.retry_log(chunk, now_ms(now));
     }
 
     pub fn exited(&mut self, code: Option<i32>, signal: Option<String>, now: f64) {

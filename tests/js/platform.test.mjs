@@ -166,6 +166,41 @@ test('a node script runs directly when node is on PATH, else with the node found
   }
 });
 
+test('spawnAgent reads what the agent adds to a watched file while it runs, from where it stood, emptying it past keepBytes', async () => {
+  const dir = temp();
+  try {
+    const file = join(dir, 'telemetry.json');
+    writeFileSync(file, 'left by an earlier process\n');
+    // Appends three records 100 ms apart (the second 3000 bytes long), the last just before it exits.
+    const script = `const fs = require('node:fs');
+      const put = (s) => fs.appendFileSync(${JSON.stringify(file)}, s);
+      put('one\\n');
+      setTimeout(() => put('x'.repeat(2999) + '\\n'), 100);
+      setTimeout(() => put('three\\n'), 200);`;
+    let seen = '';
+    let stderr = '';
+    const run = spawnAgent(
+      { file: process.execPath, args: ['-e', script], cwd: dir, env: process.env, watch: { path: file, everyMs: 20, keepBytes: 1000 } },
+      { onWatched: (chunk) => (seen += chunk), onStderr: (c) => (stderr += c) },
+    );
+    const done = await run.exited;
+    assert.deepEqual([done.exitCode, stderr], [0, '']);
+    // Everything it wrote, once, the last line read after it exited; nothing from before.
+    assert.equal(seen, `one\n${'x'.repeat(2999)}\nthree\n`);
+    // Past keepBytes the file was emptied: what is left is what came after.
+    assert.ok(readFileSync(file, 'utf8').length < 3000, 'emptied once read past keepBytes');
+    // No file at all: nothing is read, nothing fails.
+    let none = '';
+    const quiet = await spawnAgent(
+      { file: process.execPath, args: ['-e', ''], cwd: dir, env: process.env, watch: { path: join(dir, 'absent.json'), everyMs: 20, keepBytes: 1000 } },
+      { onWatched: (chunk) => (none += chunk) },
+    ).exited;
+    assert.deepEqual([quiet.exitCode, none], [0, '']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('spawnAgent writes stdin, delivers output, and kills the whole process group', async () => {
   const dir = temp();
   try {

@@ -476,6 +476,22 @@ impl CliEngine {
         }
     }
 
+    /// What the host read of the file the agent tells of its own retries in
+    /// (the spawn's `retry_log`, Qwen Code's telemetry): counted like retry
+    /// lines past maxRetries; never output, progress or part of the tail.
+    pub fn retry_log(&mut self, chunk: &[u8], now: u64) {
+        self.now = now;
+        let mut over = None;
+        if let Some(a) = self.turn.as_mut().and_then(|t| t.attempt.as_mut()) {
+            if a.retries.push_log(chunk) {
+                over = Some(a.retries.exceeded());
+            }
+        }
+        if let Some(over) = over {
+            self.stop_turn(StopReason::OwnRetries(over), now);
+        }
+    }
+
     pub fn stdout(&mut self, chunk: &[u8], now: u64) {
         self.now = now;
         self.tail.push(Stream::Stdout, chunk);

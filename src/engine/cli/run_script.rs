@@ -221,6 +221,20 @@ impl ScriptedRun {
         self.drain();
     }
 
+    /// What the host read of the file the agent tells of its retries in.
+    pub fn push_retry_log(&mut self, chunk: &[u8]) {
+        self.up();
+        let now = self.now;
+        self.engine().retry_log(chunk, now);
+        self.drain();
+    }
+
+    /// The file the first process's spawn asks the host to read while it
+    /// runs.
+    pub fn retry_log(&self) -> Option<crate::run::LogWatch> {
+        self.engine.as_ref()?.config().own_retries.log.clone()
+    }
+
     /// What the process wrote to its output file at `path`; whether it is
     /// one of the attempt's.
     pub fn push_output(&mut self, path: &str, content: String) -> bool {

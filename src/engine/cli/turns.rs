@@ -128,6 +128,7 @@ impl CliEngine {
                     cwd: self.cfg.options.cd.clone(),
                     files: inv.files,
                     outputs,
+                    retry_log: self.cfg.own_retries.log.clone(),
                 });
             }
             Err(e) => {
