@@ -183,8 +183,9 @@ class EngineHost {
       {
         onStdout: (chunk) => this.feed((e, now) => e.stdout(chunk, now)),
         onStderr: (chunk) => this.feed((e, now) => e.stderr(chunk, now)),
-        // The file the agent tells of its own retries in (Qwen's telemetry).
-        onWatched: (chunk) => this.feed((e, now) => e.retryLog(chunk, now)),
+        // The file the agent tells of its own retries in (Qwen's telemetry);
+        // its last read, once the process has ended, changes nothing.
+        onWatched: (chunk) => child.ended || this.feed((e, now) => e.retryLog(chunk, now)),
       },
     );
     this.child = child;

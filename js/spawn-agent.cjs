@@ -141,7 +141,7 @@ function describeError(err) {
  * agent writes while it runs, read until it has exited).
  * `handlers.onStdout(chunk)` / `onStderr(chunk)` / `onWatched(chunk)` get
  * Buffers as they come.
- * Returns `{ pid, exited, kill, stdin }`: `exited` resolves once, with
+ * Returns `{ pid, exited, kill, stdin, ended }`: `exited` resolves once, with
  * `{ exitCode, signal, error }` (`error` set when the process could not be
  * started: EINVAL, EACCES, E2BIG, ENAMETOOLONG, ENOENT…); `kill()` stops
  * the whole tree and resolves `{ by, tried }` once its steps ran.
@@ -234,7 +234,16 @@ function spawnAgent(plan, handlers = {}) {
     return { by: null, tried };
   };
   if (child.pid !== undefined) track(child.pid, kill);
-  return { pid: child.pid, exited, kill: () => kill(false), stdin: child.stdin };
+  return {
+    pid: child.pid,
+    exited,
+    kill: () => kill(false),
+    stdin: child.stdin,
+    /** Whether it has ended (`exited` settles right after the last read of `watch`). */
+    get ended() {
+      return done;
+    },
+  };
 }
 
 module.exports = { spawnAgent };
