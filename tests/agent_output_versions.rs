@@ -331,6 +331,7 @@ const RECORDED: &[(&str, &str)] = &[
     ("claude", "2.1.330"),
     ("claude", "2.1.287"),
     ("claude", "2.1.221"),
+    ("codex", "0.171.0"),
     ("codex", "0.169.0"),
     ("codex", "0.160.0"),
     ("codex", "0.147.0"),
@@ -390,6 +391,7 @@ version_tests! {
     claude_code_2_1_330: "claude" "2.1.330";
     claude_code_2_1_287: "claude" "2.1.287";
     claude_code_2_1_221: "claude" "2.1.221";
+    codex_0_171_0: "codex" "0.171.0";
     codex_0_169_0: "codex" "0.169.0";
     codex_0_160_0: "codex" "0.160.0";
     codex_0_147_0: "codex" "0.147.0";
