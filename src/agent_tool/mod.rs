@@ -1,7 +1,8 @@
 //! The MCP tools (SPEC §10): one per agent, named by the registry
 //! (`AgentSpec::mcp_tool`), each with seed 003's parameters and envelope
 //! plus `max_result_chars`. `gemini` is the Gemini tool itself
-//! ([`crate::gemini_tool`]); the others run through [`crate::run`]. Every
+//! ([`crate::gemini_tool`]); every tool runs as `runAgent` does, on the
+//! session engine ([`crate::engine`]). Every
 //! decision is here — the tools' definitions, reading a call's parameters,
 //! the envelope of a run, where a long `result` is cut and when the whole
 //! reply goes to a `result_file`; the MCP server (`js/mcp-server.cjs`)
@@ -12,7 +13,7 @@
 //! use serde_json::json;
 //!
 //! let names: Vec<String> = agent_tools().into_iter().map(|t| t.name).collect();
-//! assert_eq!(names, ["claude", "codex", "gemini", "qwen", "copilot", "opencode"]);
+//! assert_eq!(names, ["claude", "codex", "gemini", "qwen", "copilot", "opencode", "cline", "droid"]);
 //! let envelope = json!({"success": true, "tool": "codex", "SESSION_ID": "t1", "result": "x".repeat(500), "duration": "0m1s"});
 //! let bounded = bound_envelope(envelope, 200, "/tmp/r.txt");
 //! assert_eq!(bounded.envelope["result_file"], "/tmp/r.txt");
