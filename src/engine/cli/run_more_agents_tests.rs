@@ -2,7 +2,8 @@
 //! 1.18.33: every error kind each produced for real against the OpenAI Chat
 //! Completions mock (their recorded fixtures in tests/fixtures/cli/, or lines
 //! copied from runs through `runAgent`), Copilot's usage file read back into
-//! the reply, and its resume flag that fails on an unknown id.
+//! the reply, its resume flag that fails on an unknown id, and Qwen Code's
+//! own retries read from its telemetry file.
 
 use serde_json::{json, Value};
 
@@ -378,4 +379,55 @@ fn the_recorded_successes_of_the_three_succeed() {
         assert_eq!(result["success"], json!(true), "{agent}: {result}");
         assert!(!result["reply"]["text"].as_str().unwrap().is_empty());
     }
+}
+
+/// Qwen Code tells of its outer retries only in its telemetry, which the run
+/// turns on into a file beside its settings: the plan names the file, the
+/// host hands what it reads of it to the engine, and past maxRetries
+/// the attempt is stopped and ends as the retried status says. The file's
+/// records are not output: the reply and the kept lines stay without them.
+#[test]
+fn qwen_retries_read_from_its_telemetry_file_stop_the_attempt() {
+    use crate::platform::Platform;
+    let options = json!({"cd": "/w", "maxRetries": 1, "settingsFile": "/run/settings.json"});
+    let mut run = ScriptedRun::new("qwen-code", &json!({"prompt": "Hi"}), &options, "qwen");
+    run.launch(Platform::Linux, "/bin/qwen", "/bin/qwen", &[], Vec::new());
+    let plan = run.plan().unwrap();
+    let watch = run.retry_log().unwrap();
+    assert_eq!(watch.path, "/run/telemetry.json");
+    let settings: Value = serde_json::from_str(&plan.files[0].content).unwrap();
+    assert_eq!(settings["telemetry"]["outfile"], "/run/telemetry.json");
+    let record = |n: u32| {
+        format!("{{\n  \"_body\": \"API retry attempt {n} for gpt-mock (status 503).\",\n  \"_isReadonly\": true\n}}\n")
+    };
+    run.start_attempt();
+    run.push_retry_log(record(1).as_bytes());
+    assert!(
+        !run.stopped_for_own_retries(),
+        "one retry is within maxRetries 1"
+    );
+    run.push_retry_log(record(2).as_bytes());
+    assert!(run.stopped_for_own_retries());
+    let end = AttemptEnd {
+        signal: Some("SIGTERM".into()),
+        ..Default::default()
+    };
+    assert!(run.end_attempt(&end, 1_000).is_some(), "ours follow");
+    run.start_attempt();
+    run.push_retry_log(record(1).as_bytes());
+    run.push_retry_log(record(2).as_bytes());
+    assert_eq!(run.end_attempt(&end, 2_000), None);
+    let result = serde_json::to_value(run.result(2_000).unwrap()).unwrap();
+    assert_eq!(kind(&result), "upstream_error", "{result}");
+    let message = result["error"]["message"].as_str().unwrap();
+    assert!(message.contains("2 times (HTTP 503)"), "{message}");
+    assert!(!message.contains("_body"), "{message}");
+    // The caller's own settings file: nothing of the run's, nothing read.
+    let env = vec![(
+        "QWEN_CODE_SYSTEM_SETTINGS_PATH".to_owned(),
+        "/etc/qwen.json".to_owned(),
+    )];
+    let mut run = ScriptedRun::new("qwen-code", &json!({"prompt": "Hi"}), &options, "qwen");
+    run.launch(Platform::Linux, "/bin/qwen", "/bin/qwen", &[], env);
+    assert!(run.retry_log().is_none());
 }
