@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 
 const require = createRequire(import.meta.url);
-const { EngineHost, engineClass } = require('../pkg/node/engine-host.cjs');
+const { EngineHost } = require('../pkg/node/engine-host.cjs');
+const { __Engine: Engine } = require('../pkg/node/agent_context_node.js');
 
 const SESSION = 'bench-session';
 const CD = os.tmpdir();
@@ -52,9 +53,8 @@ function fakeChild(host, state) {
  * whether the caller passes one.
  */
 export function engineTurn(agentType, chunks, onEvent) {
-  const Engine = engineClass();
   // No onPermission, no onUpdate: as runAgent makes it.
-  const engine = new Engine(agentType, { cd: CD }, '', false, false, false);
+  const engine = Engine.session(agentType, { cd: CD }, '', false, false);
   const plan = engine.plan();
   const host = new EngineHost(engine, { env: {} });
   const state = { promptId: undefined };

@@ -1,15 +1,13 @@
 // runAgent, Node only. Shipped as pkg/node/agent-run.cjs; the
 // Node entry requires it on the first call (scripts/finish-pkg.mjs).
 //
-// Every decision is the core's: over the agent's command line (the
-// default) a session of the CLI session engine opened for one prompt
-// (./cli-run.cjs, `__CliEngine`, src/engine/cli/), over the Agent Client
-// Protocol one of the ACP engine (./acp-run.cjs, `__Engine`, src/engine/),
-// both driven by ./engine-host.cjs. Those classes live in the Node-only
-// second WebAssembly module (pkg/node/agent_context_node.js, built
-// with the crate's `gemini-tool` feature), compiled on the first call. This
-// file checks the options only JS holds and assembles an AssemblerInput
-// with the main module's `assemble`.
+// Every decision is the core's: a run is the session engine made for one
+// prompt over the protocol the core chooses (the agent's command line or
+// the Agent Client Protocol), driven by ./run.cjs and ./engine-host.cjs.
+// The engine lives in the Node-only second WebAssembly module
+// (pkg/node/agent_context_node.js), compiled on the first call. This file
+// checks the options only JS holds and assembles an AssemblerInput with the
+// main module's `assemble`.
 'use strict';
 
 const { inputError } = require('./agent-process.cjs');
@@ -40,21 +38,20 @@ function assembleFor(api, agentType, request, warn, defined) {
   return api.assemble(agentType, request, { logger: (message) => message !== fallback && (warn ?? console.warn)(message) });
 }
 
-/**
- * The options only JS can hold, checked; the rest goes to the core.
- * `acpByDefault`: the agent runs over ACP unless `protocol` says otherwise
- * (the registry's default for it, `knownAgents()[i].protocols[0]`).
- */
-function hostOptions(options, defined, acpByDefault) {
+/** The options only JS can hold, checked; the rest goes to the core. */
+function hostOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw inputError(`options must be an object, got ${describe(options)}`);
   }
-  const { signal, onEvent, env, command } = options;
+  const { signal, onEvent, env, command, onPermission } = options;
   if (signal != null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')) {
     throw inputError(`options.signal must be an AbortSignal, got ${describe(signal)}`);
   }
   if (onEvent != null && typeof onEvent !== 'function') {
     throw inputError(`options.onEvent must be a function, got ${describe(onEvent)}`);
+  }
+  if (onPermission != null && typeof onPermission !== 'function') {
+    throw inputError(`options.onPermission must be a function, got ${describe(onPermission)}`);
   }
   if (env != null && (typeof env !== 'object' || Array.isArray(env))) {
     throw inputError(`options.env must be an object, got ${describe(env)}`);
@@ -69,14 +66,8 @@ function hostOptions(options, defined, acpByDefault) {
   if (command != null && (typeof command !== 'string' || command === '')) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
-  const { signal: _s, onEvent: _o, env: _e, logger: _l, ...rest } = options;
-  // Any protocol but 'cli' goes to the ACP runner, which names the two it
-  // takes; an agent definition always does (the core rejects 'cli' for it),
-  // and so does, without a protocol, an agent that speaks ACP only ('cli'
-  // for it reaches the CLI runner, which refuses it naming the agent).
-  const acp = defined || (rest.protocol != null ? rest.protocol !== 'cli' : acpByDefault);
-  if (!acp) delete rest.onPermission; // ACP only
-  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
+  const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, ...rest } = options;
+  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, env: env ?? process.env, rest };
 }
 
 /**
@@ -102,34 +93,25 @@ function toOutput(api, agent, request, warn) {
 }
 
 /**
- * Runs `agentType`'s CLI on `request` (an AssemblerInput or an
- * AssemblerOutput) and resolves the AgentRun; a problem with the request or
- * the options is an `invalid_params` run, never a rejection. Rejects (with
+ * Runs `agentType` on `request` (an AssemblerInput or an AssemblerOutput)
+ * and resolves the AgentRun; a problem with the request or the options is
+ * an `invalid_params` run, never a rejection. Rejects (with
  * AgentContextError) only for options JS holds that are not what they must
- * be (`signal`, `onEvent`, `env`, `command`), or with what `onEvent` threw.
- * `finish(result, durationMs)` (internal: the MCP tools') resolves what the
- * run's result (`__RunResult` over the CLI, the engine over ACP) is turned
- * into instead of the AgentRun.
+ * be (`signal`, `onEvent`, `onPermission`, `env`, `command`), or with what a
+ * callback threw. `finish(result, durationMs)` (internal: the MCP tools')
+ * resolves what the run's `__RunResult` is turned into instead of the
+ * AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
-  const known = typeof agentType === 'string' ? api.knownAgents().find((a) => a.agentType === agentType) : undefined;
-  const { signal, onEvent, env, rest, acp } = hostOptions(options, isDefinition(agentType), known?.protocols[0] === 'acp');
+  const { signal, onEvent, onPermission, env, rest } = hostOptions(options);
   const started = Date.now();
-  const { output, problem } = toOutput(api, agentType, request, loggerOf(options));
-  if (acp) {
-    // Over the Agent Client Protocol: ./acp-run.cjs, required on first use.
-    return require('./acp-run.cjs').runAcpAgent(agentType, options, { signal, onEvent, env, rest, output, problem, finish, warn: loggerOf(options) });
-  }
-  const { runOverCli } = require('./cli-run.cjs');
+  const warn = loggerOf(options);
+  const { output, problem } = toOutput(api, agentType, request, warn);
+  const { runOnce, agentArg } = require('./run.cjs');
   let hostError;
   const result = problem
-    ? require('./agent_context_node.js').__RunResult.invalid(String(agentType), problem)
-    : await runOverCli(String(agentType), output, rest, {
-        signal,
-        onEvent,
-        env,
-        onHostError: (err) => (hostError ??= err),
-      });
+    ? require('./agent_context_node.js').__RunResult.invalid(agentArg(agentType), problem)
+    : await runOnce(agentType, output, rest, { signal, onEvent, env, onPermission, warn, onHostError: (err) => (hostError ??= err) });
   try {
     if (hostError !== undefined) throw hostError;
     const duration = Date.now() - started;

@@ -1,8 +1,7 @@
 // The session engine's executor, Node only: the one place that spawns an
 // agent, writes to it, kills it, keeps its timer and asks the host's
-// callbacks, for every agent and protocol: `__Engine` (the Agent Client
-// Protocol, src/engine/) and `__CliEngine` (an agent's own command line,
-// src/engine/cli/: sessions, runAgent, the Gemini tool). Every decision is
+// callbacks, for every agent and protocol (`__Engine`, src/engine/:
+// sessions, runAgent, the Gemini tool, the MCP tools). Every decision is
 // the core's; this file carries out its actions (`pollAll()`) and feeds it
 // what happened, with the time.
 'use strict';
@@ -11,12 +10,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
 const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
-
-let EngineClass;
-function engineClass() {
-  EngineClass ??= require('./agent_context_node.js').__Engine;
-  return EngineClass;
-}
 
 /** `file` with symbolic links resolved, through its nearest existing folder when it does not exist yet. */
 function realPath(file) {
@@ -271,4 +264,4 @@ function permissionAnswer(decision) {
   return { decision: String(decision) };
 }
 
-module.exports = { EngineHost, engineClass, realPath };
+module.exports = { EngineHost, realPath };

@@ -5,10 +5,10 @@
 //
 // Every decision is the core's: the parameters and the envelope
 // (`__GeminiToolCall`, src/gemini_tool/), and the run between them, which is
-// runAgent's — Gemini CLI on the CLI session engine (./cli-run.cjs,
-// `__CliEngine`, src/engine/cli/, driven by ./engine-host.cjs): the command
-// line, what an attempt came to, whether and when to retry. Those classes
-// live in the Node-only second WebAssembly module
+// runAgent's — Gemini CLI over its command line on the session engine
+// (./run.cjs, `__Engine`, src/engine/, driven by ./engine-host.cjs): the
+// command line, what an attempt came to, whether and when to retry. Those
+// classes live in the Node-only second WebAssembly module
 // (pkg/node/agent_context_node.js and _bg.wasm, built with the
 // crate's `gemini-tool` feature), compiled on the first runGeminiTool call,
 // so the main module and the browsers never carry it.
@@ -81,7 +81,7 @@ async function runGeminiTool(params, options) {
     const run = call.run();
     if (run === undefined) return call.invalidEnvelope(Date.now() - started);
     // runAgent's run of Gemini CLI, the tool's `cd` named as the tool names it.
-    result = await require('./cli-run.cjs').runOverCli(run.agentType, run.request, { ...run.options, command: executable }, {
+    result = await require('./run.cjs').runOnce(run.agentType, run.request, { ...run.options, command: executable }, {
       signal,
       env,
       cdName: 'cd',

@@ -84,10 +84,7 @@ async function callTool({ lib, tool, args, signal, command }) {
       const events = call.keepsEvents() ? [] : undefined;
       const onEvent = events && ((event) => events.push(event));
       const { runAgent } = require('./agent-run.cjs');
-      const acp = plan.options.protocol === 'acp';
-      const done = await runAgent(lib, tool.definition ?? tool.agentType, { prompt: plan.prompt }, { ...plan.options, signal, onEvent }, (result, ms) =>
-        acp ? call.runEnvelopeAcp(result, events, ms) : call.runEnvelope(result, events, ms),
-      );
+      const done = await runAgent(lib, tool.definition ?? tool.agentType, { prompt: plan.prompt }, { ...plan.options, signal, onEvent }, (result, ms) => call.runEnvelope(result, events, ms));
       if (done.metricsLine) process.stderr.write(`${done.metricsLine}\n`);
       envelope = done.envelope;
     }

@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { inputError, directoryProblem } = require('./agent-process.cjs');
-const { startEngine, checkPermissionHandler, cdWhy } = require('./acp-run.cjs');
+const { startEngine, checkPermissionHandler, cdWhy } = require('./run.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
 const { makeSession, openStarted, agentError, describe, checkFunction } = require('./session.cjs');
 

@@ -1,12 +1,12 @@
 // openAgentSession, Node only: an agent kept open for many turns, over the
-// Agent Client Protocol (`__Engine`, src/engine/) or over its own command
-// line (`protocol: 'cli'`, `__CliEngine`, src/engine/cli/), both driven by
-// ./engine-host.cjs. Shipped as pkg/node/session.cjs; the Node
+// Agent Client Protocol or over its own command line (`protocol: 'cli'`):
+// the session engine (`__Engine`, src/engine/) started by ./run.cjs and
+// driven by ./engine-host.cjs. Shipped as pkg/node/session.cjs; the Node
 // entry requires it on the first call.
 'use strict';
 
 const { inputError } = require('./agent-process.cjs');
-const { startEngine, release, checkPermissionHandler } = require('./acp-run.cjs');
+const { startEngine, release, checkPermissionHandler } = require('./run.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
 
@@ -100,11 +100,9 @@ async function openAgentSession(api, agentType, options) {
     throw inputError(`options.protocol must be 'acp' or 'cli', got ${JSON.stringify(rest.protocol)}`);
   }
   const protocol = rest.protocol ?? 'acp';
-  // Over the agent's own command line: the CLI session engine (src/engine/cli/), driven alike.
-  const Engine = protocol === 'cli' ? require('./agent_context_node.js').__CliEngine : undefined;
   const env = givenEnv ?? process.env;
   let hostError = null;
-  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn, Engine });
+  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn });
   const { host, plan, opened } = await openStarted(started);
   return makeSession(api, host, plan, {
     defined: agentType !== null && typeof agentType === 'object',

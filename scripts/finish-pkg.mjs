@@ -5,7 +5,7 @@
 //    the internal planner exports removed from Node's exports, and
 //    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
 // 3. the Gemini tool's Node runner, runAgent's (js/agent-run.cjs over
-//    js/cli-run.cjs and js/acp-run.cjs), the session engines' executor
+//    js/run.cjs, the one run driver), the session engine's executor
 //    (js/engine-host.cjs), js/agent-process.cjs, the platform layer
 //    (js/agent-platform.cjs with `resolveAgentCommand` and the core's platform
 //    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
@@ -95,7 +95,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'cli-run.cjs', 'acp-run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs']) {
   copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 }
 appendFileSync(

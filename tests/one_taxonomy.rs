@@ -1,18 +1,19 @@
-//! One taxonomy (SPEC §16): for the same Gemini CLI output and the same end
-//! of the process, `runGeminiTool`'s `error_kind` (the envelope
-//! [`GeminiToolCall`] writes of the run its parameters make) is
+//! One taxonomy: for each Gemini CLI output and end of the process, the
+//! kind an attempt comes to — `runGeminiTool`'s `error_kind` (the envelope
+//! [`GeminiToolCall`] writes of the run its parameters make) and
 //! `runAgent('google-gemini', …)`'s `error.kind` (a run with runAgent's
-//! options), and the two retry alike: both are runs on the CLI session
-//! engine ([`CliEngine`]), driven here as the Node host drives it, on a
-//! fake clock.
+//! options) — each checked against the kind the case expects, with the
+//! exit code, last lines and retries each entry point must report. Both
+//! are runs on the session engine ([`Engine`]) over the CLI, driven here as
+//! the Node host drives it, on a fake clock.
 //!
 //! The output is Gemini CLI 0.61's own, as seen against the mock API: the
 //! recorded runs in tests/fixtures/cli/ and lines copied from the live runs
 //! (tests/cli/gemini_tool.test.cjs, tests/cli/run_agent.test.cjs); the exit
 //! code of an API error is its HTTP status mod 256.
 
-use agent_context::engine::cli::{CliEngine, CliSessionConfig};
-use agent_context::engine::{Action, Outcome, TurnLimits, TurnResult};
+use agent_context::engine::cli::CliSessionConfig;
+use agent_context::engine::{Action, Engine, Outcome, TurnLimits, TurnResult};
 use agent_context::gemini_tool::{AttemptEnd, GeminiToolCall, StopReason, GEMINI_AGENT};
 use agent_context::output::AssemblerOutput;
 use agent_context::run::AgentErrorKind;
@@ -266,7 +267,7 @@ fn cases() -> Vec<Case> {
 
 /// One run on the CLI session engine, fed an attempt at a time.
 struct Run {
-    engine: CliEngine,
+    engine: Engine,
     op: Option<u64>,
     now: u64,
     retry_at: Option<u64>,
@@ -284,7 +285,7 @@ impl Run {
             .map_err(|e| e.message().to_owned())?;
         cfg.keep_events = keep_events;
         Ok(Run {
-            engine: CliEngine::new(cfg),
+            engine: Engine::cli(cfg),
             op: None,
             now: 0,
             retry_at: None,
@@ -309,7 +310,7 @@ impl Run {
     /// One attempt printing `c`'s output and ending as `c.end`; the wait
     /// before the next, or `None`: the run is over.
     fn attempt(&mut self, c: &Case) -> Option<u64> {
-        let options = &self.engine.config().options;
+        let options = &self.engine.config().options().clone();
         let (idle, max) = (options.idle_timeout_ms, options.max_duration_ms);
         match self.op {
             None => {
@@ -431,46 +432,75 @@ fn kind_named(name: &str) -> AgentErrorKind {
         .unwrap_or_else(|| panic!("{name} is no kind of runAgent's"))
 }
 
+/// What each entry point must report of case `c` beside its kind: the
+/// exit code (none for a process the engine stopped or that never
+/// started) and the stderr lines among the last lines.
+fn check_detail(c: &Case, exit_code: &Value, last_lines: &Value, who: &str) {
+    let expected = match c.end.exit_code {
+        Some(code) if c.end.stopped.is_none() => json!(code),
+        _ => Value::Null,
+    };
+    assert_eq!(exit_code, &expected, "{who} {}: exit code", c.what);
+    let lines: Vec<&str> = last_lines
+        .as_array()
+        .unwrap_or_else(|| panic!("{who} {}: last lines {last_lines}", c.what))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for line in c.stderr.lines() {
+        assert!(
+            lines.contains(&line),
+            "{who} {}: {line:?} not in {lines:?}",
+            c.what
+        );
+    }
+}
+
 #[test]
-fn the_tool_and_run_agent_say_the_same_kind_for_the_same_output() {
+fn each_entry_point_says_the_expected_kind_for_each_output() {
     let mut seen = Vec::new();
     for c in cases() {
         let (mut t, mut r) = (tool(&c, 0), runner(&c, 0));
         assert_eq!(attempt(&c, &mut t, &mut r), (None, None), "{}", c.what);
         let e = envelope(&t);
         let run = result(&r);
-        assert_eq!(e["success"], run["success"], "{}: {e}\n{run}", c.what);
-        let tool_kind = e["error_kind"].as_str();
-        let run_kind = run["error"]["kind"].as_str();
-        assert_eq!(tool_kind, run_kind, "{}: {e}\n{run}", c.what);
-        assert_eq!(tool_kind, c.expected, "{}: {e}", c.what);
-        assert_eq!(t.1.turn().kind(), r.turn().kind(), "{}", c.what);
-        if let Some(kind) = tool_kind {
-            // The same retryability, and the envelope's other fields as before.
-            assert_eq!(
-                run["error"]["retryable"],
-                kind_named(kind).is_retryable(),
-                "{}",
-                c.what
-            );
-            assert_eq!(
-                e["error_detail"]["exit_code"], run["error"]["exitCode"],
-                "{}",
-                c.what
-            );
-            assert_eq!(
-                e["error_detail"]["last_lines"], run["error"]["lastLines"],
-                "{}",
-                c.what
-            );
-            assert!(!e["error"].as_str().unwrap().is_empty(), "{}", c.what);
-            assert!(
-                !e["error_detail"]["message"].as_str().unwrap().is_empty(),
-                "{}",
-                c.what
-            );
-            seen.push(kind_named(kind));
-        }
+        assert_eq!(e["success"], c.expected.is_none(), "{}: {e}", c.what);
+        assert_eq!(run["success"], c.expected.is_none(), "{}: {run}", c.what);
+        assert_eq!(e["error_kind"].as_str(), c.expected, "tool {}: {e}", c.what);
+        assert_eq!(
+            run["error"]["kind"].as_str(),
+            c.expected,
+            "runAgent {}: {run}",
+            c.what
+        );
+        let Some(kind) = c.expected.map(kind_named) else {
+            continue;
+        };
+        assert_eq!(run["error"]["retryable"], kind.is_retryable(), "{}", c.what);
+        check_detail(
+            &c,
+            &run["error"]["exitCode"],
+            &run["error"]["lastLines"],
+            "runAgent",
+        );
+        check_detail(
+            &c,
+            &e["error_detail"]["exit_code"],
+            &e["error_detail"]["last_lines"],
+            "tool",
+        );
+        assert!(!e["error"].as_str().unwrap().is_empty(), "{}", c.what);
+        assert!(
+            !e["error_detail"]["message"].as_str().unwrap().is_empty(),
+            "{}",
+            c.what
+        );
+        assert!(
+            !run["error"]["message"].as_str().unwrap().is_empty(),
+            "{}",
+            c.what
+        );
+        seen.push(kind);
     }
     // Every kind an attempt of Gemini CLI can come to is in the table.
     for kind in AgentErrorKind::ALL {
@@ -481,21 +511,27 @@ fn the_tool_and_run_agent_say_the_same_kind_for_the_same_output() {
 }
 
 #[test]
-fn the_tool_retries_exactly_when_run_agent_does() {
+fn each_entry_point_retries_exactly_the_retryable_kinds_once() {
     for c in cases() {
         let (mut t, mut r) = (tool(&c, 1), runner(&c, 1));
-        let (tool_wait, run_wait) = attempt(&c, &mut t, &mut r);
-        assert_eq!(tool_wait, run_wait, "{}", c.what);
         let retryable = c.expected.is_some_and(|k| kind_named(k).is_retryable());
-        assert_eq!(tool_wait.is_some(), retryable, "{}", c.what);
-        if tool_wait.is_some() {
+        // The first retry waits 0.5 s.
+        let expected_wait = retryable.then_some(500);
+        assert_eq!(
+            attempt(&c, &mut t, &mut r),
+            (expected_wait, expected_wait),
+            "{}",
+            c.what
+        );
+        if retryable {
             // The second attempt fails alike: both give up, with one retry.
             assert_eq!(attempt(&c, &mut t, &mut r), (None, None), "{}", c.what);
             let e = envelope(&t);
             assert_eq!(e["error_detail"]["retries"], 1, "{}", c.what);
+            assert_eq!(e["error_kind"].as_str(), c.expected, "{}", c.what);
             let run = result(&r);
             assert_eq!(run["attempts"], 2, "{}", c.what);
-            assert_eq!(e["error_kind"], run["error"]["kind"], "{}", c.what);
+            assert_eq!(run["error"]["kind"].as_str(), c.expected, "{}", c.what);
         }
     }
 }

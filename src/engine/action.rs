@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::agent_output::AgentEvent;
 use crate::run::Failure;
 
-use super::turn::TurnResult;
+use super::result::TurnResult;
 
 /// One thing for the host to do or to hear.
 #[derive(Clone, Debug, PartialEq)]

@@ -55,7 +55,7 @@ impl Engine {
                 None => {
                     let code = answer.get("error").and_then(Value::as_str).unwrap_or("EIO");
                     let error = if code == "ENOENT" {
-                        if self.cfg.launch.missing_file_is_empty {
+                        if self.launch_spec().missing_file_is_empty {
                             self.respond(rpc_id, json!({"content": ""}));
                             return Ok(());
                         }
@@ -96,5 +96,20 @@ impl Engine {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Whether the agent may read (`write` false) or write `path` (its
+    /// links resolved by the host) for host request `call`: inside its
+    /// session's folder, and no write under `read-only`. Over the CLI the
+    /// agent asks the client for no file: never.
+    pub fn path_allowed(&self, call: Option<u64>, path: &str, write: bool) -> bool {
+        if !self.cfg.is_acp() {
+            return false;
+        }
+        let key = call.and_then(|c| self.calls.iter().find(|h| h.call == c).and_then(|h| h.key));
+        let cd = &self.cfg_of(key).options.cd;
+        let inside_cd = crate::acp::fs::inside(cd, path).is_some();
+        inside_cd
+            && !(write && self.options().sandbox == Some(crate::invocation::Sandbox::ReadOnly))
     }
 }

@@ -8,13 +8,23 @@ use super::action::{Action, HostRequest, Outcome};
 use super::engine::*;
 use super::judge::{error_text, Stage};
 use super::messages::parse_object;
+use super::timers::Timer;
 use crate::acp::fs::inside;
 use crate::acp::permission::{self, Decision, Policy};
 use crate::acp::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use crate::invocation::Sandbox;
-use crate::run::{AgentErrorKind, AttemptEnd, Failure};
+use crate::run::{AgentErrorKind, Failure};
 
 impl Engine {
+    /// The agent's stdout over ACP: split in lines, each read once.
+    pub(super) fn acp_stdout(&mut self, chunk: &[u8], now: u64) {
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.push(chunk, |line| self.line(line));
+        self.lines = lines;
+        self.drain_all_events();
+        self.pump(now);
+    }
+
     /// One line of the agent's stdout.
     pub(super) fn line(&mut self, line: &[u8]) {
         // The common session/update lines of a turn: read by the reply
@@ -22,7 +32,7 @@ impl Engine {
         // (the session's own state, which that reader skips, is read below).
         let running = self.line_session(line);
         if let Some(i) = running {
-            if let Some(a) = self.attempt_mut(i).filter(|a| a.rpc_id.is_some()) {
+            if let Some(a) = self.attempt_mut(i).filter(|a| a.acp.rpc_id.is_some()) {
                 if a.parser.acp_fast_line(line) {
                     // A line of the reply: the agent is answering this prompt.
                     a.heard = true;
@@ -39,7 +49,7 @@ impl Engine {
                 // Printed on stdout while turns run: their output.
                 for i in 0..self.sessions.len() {
                     if let Some(a) = self.attempt_mut(i) {
-                        if a.rpc_id.is_some() {
+                        if a.acp.rpc_id.is_some() {
                             let text = String::from_utf8_lossy(line);
                             if !text.trim().is_empty() {
                                 a.parser.non_json_line(&text);
@@ -88,16 +98,9 @@ impl Engine {
         self.by_id(message.pointer("/params/sessionId").and_then(Value::as_str))
     }
 
-    pub(super) fn attempt_mut(&mut self, i: usize) -> Option<&mut super::turn::Attempt> {
-        self.sessions
-            .get_mut(i)
-            .and_then(|s| s.turn.as_mut())
-            .and_then(|t| t.attempt.as_mut())
-    }
-
     pub(super) fn feed_turn(&mut self, i: Option<usize>, message: &Value) {
         if let Some(a) = i.and_then(|i| self.attempt_mut(i)) {
-            if a.rpc_id.is_some() {
+            if a.acp.rpc_id.is_some() {
                 a.parser.acp_message(message);
             }
         }
@@ -237,7 +240,7 @@ impl Engine {
                     self.respond_error(id, error);
                     return;
                 };
-                if write && self.cfg.options.sandbox == Some(Sandbox::ReadOnly) {
+                if write && self.options().sandbox == Some(Sandbox::ReadOnly) {
                     let error = rpc_error(
                         INVALID_PARAMS,
                         &format!("refused to write {path}: the sandbox is read-only"),
@@ -298,7 +301,7 @@ impl Engine {
         params: &Value,
         decision: Option<Decision>,
     ) -> Value {
-        let policy = Policy::from_options(self.cfg.options.sandbox, self.cfg.options.yolo);
+        let policy = Policy::from_options(self.options().sandbox, self.options().yolo);
         let cd = self.cfg_of(key).options.cd.clone();
         let (made, response) = permission::answer(params, policy, &cd, decision);
         if made == Decision::Reject {
@@ -306,7 +309,7 @@ impl Engine {
                 .and_then(|k| self.at(k))
                 .and_then(|i| self.attempt_mut(i))
             {
-                a.rejected += 1;
+                a.acp.rejected += 1;
             }
         }
         response
@@ -332,7 +335,7 @@ impl Engine {
             Pending::AskMode(key) => {
                 if let Some(i) = self.at(key) {
                     if error.is_none() {
-                        if let Some(id) = self.cfg.launch.ask_mode {
+                        if let Some(id) = self.launch_spec().ask_mode {
                             self.sessions[i].snapshot.mode = Some(id.to_owned());
                         }
                     }
@@ -345,9 +348,9 @@ impl Engine {
                     self.drain_events(Some(i));
                     if let Some(a) = self.attempt_mut(i) {
                         match error {
-                            Some(e) => a.failed = Some((Stage::Prompt, e)),
+                            Some(e) => a.acp.failed = Some((Stage::Prompt, e)),
                             None => {
-                                a.stop_reason = Some(
+                                a.acp.stop_reason = Some(
                                     result
                                         .get("stopReason")
                                         .and_then(Value::as_str)
@@ -357,7 +360,7 @@ impl Engine {
                             }
                         }
                     }
-                    self.end_attempt(i, &AttemptEnd::default(), self.now);
+                    self.end_attempt(i, None, self.now);
                 }
             }
             Pending::Op(op, kind, key) => match error {
@@ -392,7 +395,8 @@ impl Engine {
                     .pending
                     .iter()
                     .any(|(_, p)| matches!(p, Pending::Close(_)));
-                let ending = self.closing.is_some() || self.suspend_kill_at.is_some();
+                let ending =
+                    self.closing.is_some() || self.timers.get(Timer::SuspendKill).is_some();
                 if ending && !closes {
                     self.after_close();
                 }
@@ -403,7 +407,7 @@ impl Engine {
     }
 
     pub(super) fn op_failure(&self, kind: &OpKind, error: &Value) -> Failure {
-        let name = self.cfg.agent.name;
+        let name = self.agent().name;
         let what = match kind {
             OpKind::SetMode(id) => format!("set the mode {id}"),
             OpKind::SetConfig(id, _) => format!("set the option {id}"),

@@ -125,45 +125,71 @@ fn a_missing_command_fails_every_waiting_operation() {
 }
 
 #[test]
-fn a_crash_noticed_after_the_prompt_was_written_sends_it_again_to_the_resumed_session() {
+fn a_crash_after_the_prompt_was_written_ends_that_turn_and_the_next_reopens_the_session() {
+    // The agent may have read the prompt (and sent it to its model): it is
+    // never sent again by itself. The turn ends with what the process left;
+    // the next prompt starts the agent again on the same session.
     let mut e = engine("openai-codex", json!({}));
     let caps = json!({"loadSession": true});
     open(&mut e, caps.clone(), 0);
     turn(&mut e, "one", 10);
     let op = e.prompt(json!([{"type": "text", "text": "two"}]), LIMITS, 60);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/prompt");
-    e.exited(None, Some("SIGKILL"), 61);
+    e.stderr(b"fatal: out of memory\n", 61);
+    e.exited(None, Some("SIGKILL"), 62);
+    let after = drain(&mut e);
+    assert!(
+        !after.iter().any(|a| matches!(a, Action::Spawn { .. })),
+        "not started again by itself: {after:?}"
+    );
+    let result = turn_of(&after, op).expect("the turn ended with the process");
+    let error = result.error.expect("a failure");
+    assert_eq!(
+        error.kind,
+        AgentErrorKind::ProcessError,
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("SIGKILL"), "{}", error.message);
+    assert!(error
+        .last_lines
+        .contains(&"fatal: out of memory".to_owned()));
+    assert_eq!(result.attempts, 1);
+    // The next prompt: started again, the session loaded, the prompt sent once.
+    let op = e.prompt(json!([{"type": "text", "text": "three"}]), LIMITS, 70);
     assert!(
         matches!(drain(&mut e)[0], Action::Spawn { .. }),
         "started again"
     );
-    e.spawned(62);
+    e.spawned(71);
     let init = written(&drain(&mut e));
     say(
         &mut e,
         json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
-        63,
+        72,
     );
     let reopen = written(&drain(&mut e));
     assert_eq!(reopen[0]["method"], "session/load");
+    assert_eq!(reopen[0]["params"]["sessionId"], "s1");
     // A loaded session replays its history: not this turn's reply.
-    say(&mut e, chunk("s1", "re: one"), 64);
+    say(&mut e, chunk("s1", "re: one"), 73);
     say(
         &mut e,
         json!({"jsonrpc": "2.0", "id": reopen[0]["id"], "result": {}}),
-        65,
+        74,
     );
     let sent = written(&drain(&mut e));
-    assert_eq!(sent[0]["params"]["prompt"][0]["text"], "two");
-    say(&mut e, chunk("s1", "re: two"), 66);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["params"]["prompt"][0]["text"], "three");
+    say(&mut e, chunk("s1", "re: three"), 75);
     say(
         &mut e,
         json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
-        67,
+        76,
     );
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert!(result.success, "{result:?}");
-    assert_eq!(result.reply.text, "re: two");
+    assert_eq!(result.reply.text, "re: three");
     assert_eq!(result.attempts, 1);
 }
 
@@ -351,7 +377,7 @@ fn a_first_turn_cancelled_then_killed_reopens_the_same_session() {
 }
 
 #[test]
-fn a_crash_after_only_stderr_and_a_late_title_still_sends_the_prompt_again() {
+fn a_crash_after_only_stderr_and_a_late_title_ends_the_turn_with_what_it_left() {
     let mut e = engine("claude-code", json!({}));
     let caps = json!({"sessionCapabilities": {"resume": {}}});
     open(&mut e, caps.clone(), 0);
@@ -368,9 +394,19 @@ fn a_crash_after_only_stderr_and_a_late_title_still_sends_the_prompt_again() {
     e.stderr(b"[idle-compaction] skip\n", 62);
     e.exited(None, Some("SIGKILL"), 63);
     let actions = drain(&mut e);
-    assert!(turn_of(&actions, op).is_none(), "{actions:?}");
+    let result = turn_of(&actions, op).expect("the turn ended with the process");
+    let error = result.error.unwrap();
+    assert_eq!(
+        error.kind,
+        AgentErrorKind::ProcessError,
+        "{}",
+        error.message
+    );
+    assert!(error
+        .last_lines
+        .contains(&"[idle-compaction] skip".to_owned()));
     assert!(
-        actions.iter().any(|a| matches!(a, Action::Spawn { .. })),
-        "started again"
+        !actions.iter().any(|a| matches!(a, Action::Spawn { .. })),
+        "not started again by itself: {actions:?}"
     );
 }

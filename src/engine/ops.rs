@@ -55,7 +55,7 @@ impl Engine {
                         AgentErrorKind::InvalidParams,
                         format!(
                             "invalid parameters: {} offers no mode \"{id}\" (modes: {})",
-                            self.cfg.agent.name,
+                            self.agent().name,
                             ids(&snap.modes, "id")
                         ),
                     );
@@ -126,7 +126,7 @@ impl Engine {
                         AgentErrorKind::InvalidParams,
                         format!(
                             "invalid parameters: {} offers no way to choose the model in a session over ACP (set options.model when opening it)",
-                            self.cfg.agent.name
+                            self.agent().name
                         ),
                     );
                     self.done_failed(op, failure);

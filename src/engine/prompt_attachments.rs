@@ -1,6 +1,7 @@
 //! A prompt with attachments over the Agent Client Protocol: the
 //! attachments' content blocks after the prompt's, and, once the agent's
-//! capabilities are known, the check that it takes each kind sent.
+//! capabilities are known, the check that it takes each kind sent. (A
+//! session over the CLI sends text turns: it refuses attachments.)
 
 use serde_json::Value;
 
@@ -23,6 +24,13 @@ impl Engine {
         limits: TurnLimits,
         now: u64,
     ) -> u64 {
+        let none = attachments.is_null() || attachments.as_array().is_some_and(Vec::is_empty);
+        if !self.cfg.is_acp() {
+            return match none {
+                true => self.prompt_in(key, blocks, limits, now),
+                false => self.cli_refuse_attachments(limits, now),
+            };
+        }
         let op = self.op_id();
         let list = match read_attachments(attachments, "attachments") {
             Ok(list) => list,
@@ -32,7 +40,7 @@ impl Engine {
                     format!("invalid parameters: {}", err.message()),
                 );
                 let turn = Turn::new(op, Value::Array(Vec::new()), limits);
-                self.push_failed_turn(None, &turn, failure, now);
+                self.failed_turn(None, &turn, failure, now);
                 return op;
             }
         };
@@ -41,7 +49,7 @@ impl Engine {
             other => vec![other],
         };
         let from = all.len();
-        if agents::acp_context_as_text_with_images(self.cfg.agent.agent_type) {
+        if agents::acp_context_as_text_with_images(self.agent().agent_type) {
             all.extend(acp::blocks_beside_images_as_text(&list));
         } else {
             all.extend(acp::blocks(&list));
@@ -56,7 +64,7 @@ impl Engine {
     /// as the turn's failure.
     pub(super) fn prompt_refusal(&self, turn: &Turn) -> Option<Failure> {
         let why = acp::refusal(
-            self.cfg.agent.name,
+            self.agent().name,
             &self.info.capabilities,
             &turn.blocks,
             turn.attachments_from,

@@ -6,23 +6,29 @@
 
 use serde_json::{json, Value};
 
-use super::action::{Action, Outcome, Snapshot};
+use super::action::Snapshot;
+use super::cli::CliRefusal;
 use super::config::SessionConfig;
 use super::engine::*;
-use super::turn::{Turn, TurnLimits};
 use crate::error::Result;
-use crate::run::{aborted, AgentErrorKind, Failure, StopReason};
+use crate::run::{AgentErrorKind, Failure, StopReason};
 
 impl Engine {
     /// Adds a session on the process, opened by [`open_session`](Self::open_session):
     /// `options` may give its own `cd`, `sessionId` (resumed or loaded,
     /// verified), `systemPrompt` and `mcpServers`; the rest is the process's.
     pub fn add_session(&mut self, options: &Value) -> Result<u64> {
-        let cfg = self.cfg.for_session(options)?;
+        if !self.cfg.is_acp() {
+            return Err(crate::error::AgentContextError::invalid(
+                "a session over the command line holds one session: open another with openAgentSession",
+            ));
+        }
+        let cfg = self.acp_cfg().for_session(options)?;
         self.drop_closed();
         let key = self.next_key;
         self.next_key += 1;
-        self.sessions.push(Session::new(key, cfg));
+        let keep = cfg.options.session_id.clone();
+        self.sessions.push(Session::new(key, Some(cfg), keep));
         Ok(key)
     }
 
@@ -39,34 +45,29 @@ impl Engine {
         Some(&self.sessions[i].snapshot)
     }
 
-    /// Queue a prompt in session `key`.
-    pub fn prompt_in(&mut self, key: u64, blocks: Value, limits: TurnLimits, now: u64) -> u64 {
-        let op = self.op_id();
-        let turn = Queued::Prompt(Box::new(Turn::new(op, blocks, limits)));
-        self.enqueue(key, turn, op, now);
-        op
-    }
-
+    /// Over the CLI no mode can be set: `invalid_params` naming why.
     pub fn set_mode_in(&mut self, key: u64, id: &str, now: u64) -> u64 {
+        if !self.cfg.is_acp() {
+            return self.cli_refuse(CliRefusal::Mode(id), now);
+        }
         self.queue_in(key, OpKind::SetMode(id.to_owned()), now)
     }
 
+    /// Over the CLI no option can be set: `invalid_params` naming why.
     pub fn set_config_option_in(&mut self, key: u64, id: &str, value: Value, now: u64) -> u64 {
+        if !self.cfg.is_acp() {
+            return self.cli_refuse(CliRefusal::Config(id), now);
+        }
         self.queue_in(key, OpKind::SetConfig(id.to_owned(), value), now)
     }
 
+    /// Over the CLI: the next process's `--model` (a running process that
+    /// reads control requests is told at once).
     pub fn set_model_in(&mut self, key: u64, id: &str, now: u64) -> u64 {
-        self.queue_in(key, OpKind::SetModel(id.to_owned()), now)
-    }
-
-    /// Cancel session `key`'s running turn.
-    pub fn cancel_in(&mut self, key: u64, now: u64) {
-        self.now = now;
-        if let Some(i) = self.at(key) {
-            if self.sessions[i].turn.is_some() {
-                self.stop_turn(i, StopReason::Aborted, now);
-            }
+        if !self.cfg.is_acp() {
+            return self.cli_set_model(id, now);
         }
+        self.queue_in(key, OpKind::SetModel(id.to_owned()), now)
     }
 
     /// `session/list` (`params`: `{ cwd?, cursor? }`), where the agent
@@ -85,18 +86,12 @@ impl Engine {
         self.now = now;
         let op = self.op_id();
         let Some(i) = self.at(key) else {
-            self.push(Action::Done {
-                op,
-                outcome: Outcome::Ok(Value::Null),
-            });
+            self.done_ok(op);
             return op;
         };
         let s = &mut self.sessions[i];
         if s.closed || s.closing.is_some() || self.closing.is_some() || self.closed {
-            self.push(Action::Done {
-                op,
-                outcome: Outcome::Ok(Value::Null),
-            });
+            self.done_ok(op);
             return op;
         }
         s.closing = Some(op);
@@ -112,15 +107,11 @@ impl Engine {
 
     // ----- inside -----
 
-    /// Where session `key` is in the list.
-    pub(super) fn at(&self, key: u64) -> Option<usize> {
-        self.sessions.iter().position(|s| s.key == key)
-    }
-
     /// The settings of session `key` (the process's when none).
     pub(super) fn cfg_of(&self, key: Option<u64>) -> &SessionConfig {
         key.and_then(|k| self.at(k))
-            .map_or(&self.cfg, |i| &self.sessions[i].cfg)
+            .and_then(|i| self.sessions[i].cfg.as_deref())
+            .unwrap_or_else(|| self.acp_cfg())
     }
 
     /// The session whose id the agent named.
@@ -135,39 +126,6 @@ impl Engine {
         let op = self.op_id();
         self.enqueue(key, Queued::Other(op, kind), op, now);
         op
-    }
-
-    pub(super) fn enqueue(&mut self, key: u64, queued: Queued, op: u64, now: u64) {
-        match self.at(key) {
-            Some(i) if !self.sessions[i].closed && self.sessions[i].closing.is_none() => {
-                self.sessions[i].queue.push_back(queued);
-                self.pump(now);
-            }
-            _ => {
-                let failure = Failure::new(
-                    AgentErrorKind::Aborted,
-                    format!("the session with {} is closed", self.cfg.agent.name),
-                );
-                match queued {
-                    Queued::Prompt(turn) => self.push_failed_turn(None, &turn, failure, now),
-                    Queued::Other(..) => self.done_failed(op, failure),
-                }
-            }
-        }
-    }
-
-    /// Session `i`'s queued work ends `aborted`.
-    pub(super) fn abort_queue(&mut self, i: usize, now: u64) {
-        let name = self.cfg.agent.name;
-        for queued in std::mem::take(&mut self.sessions[i].queue) {
-            match queued {
-                Queued::Prompt(turn) => self.done_turn_failed(i, &turn, aborted(name), now),
-                Queued::Other(op, _) => self.done_failed(
-                    op,
-                    Failure::new(AgentErrorKind::Aborted, "the session was closed"),
-                ),
-            }
-        }
     }
 
     /// Session `i` closing alone, its turn over: `session/close` where
@@ -190,19 +148,6 @@ impl Engine {
         self.session_closed(i);
     }
 
-    /// Session `i` is closed: its close is done.
-    pub(super) fn session_closed(&mut self, i: usize) {
-        let s = &mut self.sessions[i];
-        s.closed = true;
-        s.setup = Setup::None;
-        if let Some(op) = s.closing.take() {
-            self.push(Action::Done {
-                op,
-                outcome: Outcome::Ok(Value::Null),
-            });
-        }
-    }
-
     /// Forgets the closed sessions of a process engine.
     pub(super) fn drop_closed(&mut self) {
         if self.closing.is_none() && !self.closed {
@@ -221,7 +166,7 @@ impl Engine {
                 AgentErrorKind::InvalidParams,
                 format!(
                     "invalid parameters: {} does not list its sessions over ACP (it does not advertise sessionCapabilities.list)",
-                    self.cfg.agent.name
+                    self.agent().name
                 ),
             )
         })

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 use super::action::{Action, Outcome};
 use super::engine::*;
 use super::judge::{error_text, Stage};
+use super::timers::Timer;
 use crate::acp::session::{plan_session, SessionStep};
 use crate::run::{AgentErrorKind, Failure};
 
@@ -31,26 +32,30 @@ impl Engine {
             .is_some_and(|c| !c.is_null() && c != &Value::Bool(false));
         self.initialized = result;
         self.init = Init::Done;
-        self.setup_active_ms = None;
+        self.timers.clear(Timer::Setup);
     }
 
     /// Sends the request that opens session `i` (new, resume or load).
     pub(super) fn open_request(&mut self, i: usize) {
         let s = &self.sessions[i];
         let (key, asked) = (s.key, s.keep_session.clone());
-        let step = match plan_session(self.cfg.launch, &self.initialized, asked.as_deref()) {
+        let launch = self.launch_spec();
+        let step = match plan_session(launch, &self.initialized, asked.as_deref()) {
             Ok(step) => step,
             Err(why) => {
                 let message = format!(
                     "{} cannot reopen session {} over ACP: {why}",
-                    self.cfg.agent.name,
+                    self.agent().name,
                     asked.unwrap_or_default()
                 );
                 let failure = Failure::new(AgentErrorKind::SessionNotFound, message);
                 return self.setup_decided(i, failure);
             }
         };
-        let mcp = match s.cfg.mcp_for(&self.initialized) {
+        let Some(scfg) = s.cfg.as_deref() else {
+            return;
+        };
+        let mcp = match scfg.mcp_for(&self.initialized) {
             Ok(mcp) => mcp,
             Err(e) => {
                 let failure = Failure::new(
@@ -64,18 +69,19 @@ impl Engine {
         if let Some(id) = asked.filter(|_| step != SessionStep::New) {
             params.insert("sessionId".into(), json!(id));
         }
-        params.insert("cwd".into(), json!(s.cfg.options.cd));
+        params.insert("cwd".into(), json!(scfg.options.cd));
         params.insert("mcpServers".into(), mcp);
-        if let (true, Some(system)) = (self.cfg.launch.system_prompt_meta, &s.cfg.system_prompt) {
+        if let (true, Some(system)) = (launch.system_prompt_meta, &scfg.system_prompt) {
             params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
         }
-        let system_inline = step == SessionStep::New
-            && !self.cfg.launch.system_prompt_meta
-            && s.cfg.system_prompt.is_some();
+        let system_inline =
+            step == SessionStep::New && !launch.system_prompt_meta && scfg.system_prompt.is_some();
         let s = &mut self.sessions[i];
         s.setup = Setup::Opening;
         s.system_inline = system_inline;
-        self.setup_active_ms.get_or_insert(self.now);
+        let idle = self.options().idle_timeout_ms;
+        self.timers
+            .set_once(Timer::Setup, self.now.saturating_add(idle));
         self.request(
             step.method(),
             Value::Object(params),
@@ -84,6 +90,7 @@ impl Engine {
     }
 
     pub(super) fn session_opened(&mut self, key: u64, step: SessionStep, result: Value) {
+        let ask_mode = self.launch_spec().ask_mode;
         let Some(i) = self.at(key) else { return };
         let id = match step {
             SessionStep::New => result
@@ -94,8 +101,8 @@ impl Engine {
         };
         let s = &mut self.sessions[i];
         s.snapshot.session_id = id.clone();
-        if let Some(id) = &id {
-            s.cfg.options.session_id = Some(id.clone());
+        if let (Some(id), Some(cfg)) = (&id, s.cfg.as_mut()) {
+            cfg.options.session_id = Some(id.clone());
         }
         if let Some(modes) = result.get("modes").filter(|m| !m.is_null()) {
             s.snapshot.modes = modes
@@ -122,7 +129,7 @@ impl Engine {
         }
         // The mode in which the agent asks, so that the policy answers
         // (Qwen's default mode approves by itself).
-        if let (Some(wanted), Some(id)) = (self.cfg.launch.ask_mode, id) {
+        if let (Some(wanted), Some(id)) = (ask_mode, id) {
             let offered = s.snapshot.modes.as_array().is_some_and(|m| {
                 m.iter()
                     .any(|m| m.get("id").and_then(Value::as_str) == Some(wanted))
@@ -147,7 +154,7 @@ impl Engine {
             .iter()
             .any(|s| matches!(s.setup, Setup::Opening | Setup::AskingMode));
         if !opening {
-            self.setup_active_ms = None;
+            self.timers.clear(Timer::Setup);
         }
         if let Some(Queued::Other(op, OpKind::Open)) = self.sessions[i].queue.front() {
             let op = *op;
@@ -166,7 +173,7 @@ impl Engine {
     pub(super) fn setup_error(&mut self, key: Option<u64>, stage: Stage, error: Value) {
         let Some(i) = key.and_then(|k| self.at(k)) else {
             self.init_failed = Some((stage, error));
-            self.setup_active_ms = None;
+            self.timers.clear(Timer::Setup);
             return self.stop_process();
         };
         let others_live = self
@@ -183,12 +190,12 @@ impl Engine {
                 .iter()
                 .any(|s| matches!(s.setup, Setup::Opening | Setup::AskingMode))
             {
-                self.setup_active_ms = None;
+                self.timers.clear(Timer::Setup);
             }
             return;
         }
         self.sessions[i].setup_failed = Some((stage, error));
-        self.setup_active_ms = None;
+        self.timers.clear(Timer::Setup);
         self.stop_process();
     }
 
@@ -200,7 +207,7 @@ impl Engine {
     }
 
     pub(super) fn setup_failure(&self, key: Option<u64>, stage: Stage, error: &Value) -> Failure {
-        let name = self.cfg.agent.name;
+        let name = self.agent().name;
         if let Some(message) = error.get("decided").and_then(Value::as_str) {
             let kind = match error.get("kind").and_then(Value::as_str) {
                 Some("invalid_params") => AgentErrorKind::InvalidParams,
@@ -253,46 +260,5 @@ impl Engine {
         }
         self.push(Action::CloseStdin);
         self.push(Action::Kill);
-    }
-
-    /// Starting failed for good: every operation fails with `failure`.
-    pub(super) fn break_with(&mut self, failure: Failure, now: u64) {
-        self.now = now;
-        self.broken = Some(failure.clone());
-        self.fail_all(failure, now);
-        if let Some((op, _)) = self.closing.take() {
-            self.closed = true;
-            for i in 0..self.sessions.len() {
-                self.session_closed(i);
-            }
-            self.push(Action::Done {
-                op,
-                outcome: Outcome::Ok(Value::Null),
-            });
-            self.push(Action::Closed);
-        }
-    }
-
-    /// Fails every waiting operation, of the process and of each session.
-    pub(super) fn fail_all(&mut self, failure: Failure, now: u64) {
-        for (op, _) in std::mem::take(&mut self.process_queue) {
-            self.done_failed(op, failure.clone());
-        }
-        for i in 0..self.sessions.len() {
-            self.fail_waiting(i, failure.clone(), now);
-        }
-    }
-
-    /// Fails the operations waiting for session `i` (its running turn too).
-    pub(super) fn fail_waiting(&mut self, i: usize, failure: Failure, now: u64) {
-        if let Some(turn) = self.sessions[i].turn.take() {
-            self.done_turn_failed(i, &turn, failure.clone(), now);
-        }
-        for queued in std::mem::take(&mut self.sessions[i].queue) {
-            match queued {
-                Queued::Prompt(turn) => self.done_turn_failed(i, &turn, failure.clone(), now),
-                Queued::Other(op, _) => self.done_failed(op, failure.clone()),
-            }
-        }
     }
 }

@@ -231,9 +231,9 @@ fn qwen_and_copilot_get_mcp_servers_on_their_command_line_and_none_in_session_ne
     ];
     for (agent, flag, given, env) in cases {
         let mut e = engine(agent, json!({"mcpServers": servers}));
-        assert_eq!(e.cfg.args.len(), 2, "{agent}: {:?}", e.cfg.args);
-        assert_eq!(e.cfg.args[0], "--acp");
-        let config = e.cfg.args[1].strip_prefix(flag).unwrap();
+        assert_eq!(e.acp_cfg().args.len(), 2, "{agent}: {:?}", e.acp_cfg().args);
+        assert_eq!(e.acp_cfg().args[0], "--acp");
+        let config = e.acp_cfg().args[1].strip_prefix(flag).unwrap();
         assert_eq!(
             serde_json::from_str::<Value>(config).unwrap(),
             json!({ "mcpServers": given }),
@@ -241,9 +241,11 @@ fn qwen_and_copilot_get_mcp_servers_on_their_command_line_and_none_in_session_ne
         );
         for (k, v) in env {
             assert!(
-                e.cfg.default_env.contains(&(k.to_owned(), v.to_owned())),
+                e.acp_cfg()
+                    .default_env
+                    .contains(&(k.to_owned(), v.to_owned())),
                 "{agent}: {:?}",
-                e.cfg.default_env
+                e.acp_cfg().default_env
             );
         }
         e.open(0);
@@ -261,14 +263,14 @@ fn qwen_and_copilot_get_mcp_servers_on_their_command_line_and_none_in_session_ne
         assert_eq!(open[0]["params"]["mcpServers"], json!([]), "{agent}");
         // A session on the process cannot have servers of its own.
         assert_eq!(
-            e.cfg
+            e.acp_cfg()
                 .for_session(&json!({"mcpServers": servers}))
                 .unwrap()
                 .mcp_servers,
-            e.cfg.mcp_servers
+            e.acp_cfg().mcp_servers
         );
         let err = e
-            .cfg
+            .acp_cfg()
             .for_session(&json!({"mcpServers": [servers[0]]}))
             .unwrap_err();
         assert!(

@@ -1,17 +1,57 @@
-//! The engine's state as data: where the process and each session stand,
-//! what waits for an answer, and what the host is asked. No behaviour
-//! beyond making a session: the engine's files (`engine.rs`, `sessions.rs`,
-//! `setup.rs`, `turns.rs`, …) act on it.
+//! The engine's state as data: which protocol it speaks and with what
+//! settings, where the process and each session stand, what waits for an
+//! answer. No behaviour beyond making a session: the engine's files act
+//! on it.
 
 use std::collections::VecDeque;
 
 use serde_json::Value;
 
 use super::action::Snapshot;
+use super::cli::CliSessionConfig;
 use super::config::SessionConfig;
 use super::judge::Stage;
 use super::turn::Turn;
 use crate::acp::session::SessionStep;
+use crate::agents::AgentSpec;
+use crate::run::RunOptions;
+
+/// What the engine speaks, with its settings: the Agent Client Protocol
+/// (one process, any number of sessions) or the agent's own command line
+/// (one session: one process for every turn, or a process per turn).
+#[derive(Debug)]
+pub enum Config {
+    Acp(Box<SessionConfig>),
+    Cli(Box<CliSessionConfig>),
+}
+
+impl Config {
+    pub fn agent(&self) -> &'static AgentSpec {
+        match self {
+            Config::Acp(c) => c.agent,
+            Config::Cli(c) => c.agent,
+        }
+    }
+
+    pub fn options(&self) -> &RunOptions {
+        match self {
+            Config::Acp(c) => &c.options,
+            Config::Cli(c) => &c.options,
+        }
+    }
+
+    /// The command as messages name it: the file found, else as given.
+    pub fn command_named(&self) -> &str {
+        match self {
+            Config::Acp(c) => c.found.as_deref().unwrap_or(&c.command),
+            Config::Cli(c) => c.found.as_deref().unwrap_or(&c.file),
+        }
+    }
+
+    pub fn is_acp(&self) -> bool {
+        matches!(self, Config::Acp(_))
+    }
+}
 
 /// Where the process stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +64,7 @@ pub(super) enum Proc {
     Up,
 }
 
-/// Where `initialize` stands on the running process.
+/// Where `initialize` stands on the running process (ACP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Init {
     None,
@@ -32,7 +72,8 @@ pub(super) enum Init {
     Done,
 }
 
-/// Where a session stands on the running process.
+/// Where a session stands on the running process (ACP; a session over the
+/// CLI is ready whenever its process allows a turn).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Setup {
     None,
@@ -95,13 +136,36 @@ pub(super) enum CallKind {
     Write,
 }
 
-/// One session on the process.
+/// A control request to a CLI that reads them, awaiting its response.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Control {
+    Interrupt,
+    /// `set_model` for operation `op`.
+    Model(u64),
+}
+
+/// What only a session over the CLI keeps.
+#[derive(Debug, Default)]
+pub(super) struct CliState {
+    /// The session the running process was started to resume, verified on
+    /// its first turn.
+    pub(super) resumed: Option<String>,
+    /// The model of the next process (`options.model`, then `setModel`).
+    pub(super) model: Option<String>,
+    /// `open` operations waiting for the process.
+    pub(super) opening: Vec<u64>,
+    pub(super) controls: Vec<(String, Control)>,
+    pub(super) next_request: u64,
+}
+
+/// One session: its queue, its running turn, its state.
 #[derive(Debug)]
 pub(crate) struct Session {
     pub(super) key: u64,
-    /// Its settings: the process's, with its own folder, system prompt,
-    /// MCP servers and the session to reopen (`options.session_id`).
-    pub(super) cfg: SessionConfig,
+    /// Its settings over ACP: the process's, with its own folder, system
+    /// prompt, MCP servers and the session to reopen. None over the CLI,
+    /// whose one session has the engine's.
+    pub(super) cfg: Option<Box<SessionConfig>>,
     pub(super) setup: Setup,
     pub(super) queue: VecDeque<Queued>,
     pub(super) turn: Option<Box<Turn>>,
@@ -110,10 +174,10 @@ pub(crate) struct Session {
     /// session is read (`settle_snapshot`).
     pub(super) commands_text: Option<String>,
     /// The session to reopen after a restart: asked for by the user, or
-    /// one that was sent a prompt.
+    /// one that was sent a prompt (over the CLI: one that held a turn).
     pub(super) keep_session: Option<String>,
     /// The instructions still to open the next prompt: a new session of an
-    /// agent that takes no system prompt at `session/new`.
+    /// agent that takes no system prompt when the session is made.
     pub(super) system_inline: bool,
     /// A failure to open it that ends the operations waiting for it.
     pub(super) setup_failed: Option<(Stage, Value)>,
@@ -123,11 +187,11 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(super) fn new(key: u64, cfg: SessionConfig) -> Session {
+    pub(super) fn new(key: u64, cfg: Option<SessionConfig>, keep: Option<String>) -> Session {
         Session {
             key,
-            keep_session: cfg.options.session_id.clone(),
-            cfg,
+            keep_session: keep,
+            cfg: cfg.map(Box::new),
             setup: Setup::None,
             queue: VecDeque::new(),
             turn: None,

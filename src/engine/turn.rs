@@ -1,19 +1,25 @@
-//! One prompt's turn while it runs (its reply parser, its last lines, its
-//! deadlines, how it was stopped) and what it resolves: a [`TurnResult`],
-//! `runAgent`'s `AgentRun` with the turn's `stopReason`.
+//! One prompt's turn, for both protocols: waiting in its session's queue,
+//! then running an attempt at a time (its reply parser, its last lines,
+//! the agent's own retries counted, how it was stopped), and what each
+//! finished attempt leaves for the next. The turn's deadlines live in the
+//! engine's one timer table ([`super::timers`]).
 
-use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent_output::{AgentOutputParser, AgentReply, Protocol, TextForm};
-use crate::run::{AgentErrorKind, Failure, OutputTail, StopReason};
+use crate::agent_output::{AgentEvent, AgentOutputParser, Protocol, TextForm};
+use crate::agents::AgentSpec;
+use crate::invocation::{InvocationOutput, OutputKind};
+use crate::run::{OutputTail, RetryCount, StopReason};
+
+use super::judge::Stage;
+use super::result::TurnResult;
 
 /// Per-turn settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TurnLimits {
-    /// Without any output for this long the turn is cancelled (`idle_timeout`).
+    /// Without any output for this long the turn is stopped (`idle_timeout`).
     pub idle_ms: u64,
-    /// The whole turn, retries included (`timeout`).
+    /// The whole turn, retries included (`maxDuration`).
     pub max_ms: u64,
     pub max_retries: u32,
     /// Whether the reply's events are reported (`onEvent`).
@@ -24,8 +30,10 @@ pub struct TurnLimits {
 #[derive(Debug)]
 pub struct Turn {
     pub op: u64,
-    /// `session/prompt`'s `prompt`: the content blocks.
+    /// The prompt's content blocks (ACP's `session/prompt`).
     pub blocks: Value,
+    /// The prompt as text (what a CLI reads: the text blocks joined).
+    pub text: String,
     /// Where the attachments' blocks start in `blocks` (their errors name
     /// `attachments[i]`); `blocks.len()` when there are none.
     pub attachments_from: usize,
@@ -37,35 +45,57 @@ pub struct Turn {
     pub last: Option<TurnResult>,
     /// Why the host or a deadline stopped it.
     pub stopped: Option<StopReason>,
-    /// The wait before the next attempt ends at this time.
-    pub retry_at: Option<u64>,
-    /// Sent again once already, after the process was found gone.
-    pub resent: bool,
+    /// Waiting for the next attempt (its time is the `Retry` timer's).
+    pub retrying: bool,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
 #[derive(Debug)]
 pub struct Attempt {
-    pub rpc_id: Option<u64>,
     pub parser: AgentOutputParser,
     pub tail: OutputTail,
+    /// Whether the agent answered anything of this prompt (a line of the
+    /// reply, a permission request, a line that is not JSON).
+    pub heard: bool,
+    /// The stop was told to the agent (cancel or interrupt written, or the
+    /// tree killed).
+    pub stop_sent: bool,
+    /// The agent's own retries of a failed API call, read from its output.
+    pub retries: RetryCount,
+    /// Over ACP: the `session/prompt` request's id once sent, its answer.
+    pub acp: AcpAttempt,
+    /// Over the CLI: the process's inputs and the files it writes.
+    pub cli: CliAttempt,
+}
+
+/// What an attempt over ACP keeps.
+#[derive(Debug, Default)]
+pub struct AcpAttempt {
+    pub rpc_id: Option<u64>,
     pub stop_reason: Option<String>,
     /// A failed request: where, and its `{ code, message, data }`.
-    pub failed: Option<(super::judge::Stage, Value)>,
+    pub failed: Option<(Stage, Value)>,
     /// Decided without the agent's answer (the session cannot be reopened).
-    pub decided: Option<Failure>,
+    pub decided: Option<crate::run::Failure>,
+    /// Permission requests the policy or the host rejected.
     pub rejected: u32,
-    pub cancel_sent: bool,
-    /// Whether the agent answered anything of this prompt (a line of the
-    /// reply, a permission request, a line that is not JSON): stderr and
-    /// the session's own state updates do not count.
-    pub heard: bool,
-    /// No output since then: the idle deadline runs from here.
-    pub active_ms: u64,
-    /// `session/cancel` was sent at this time: the tree is killed after the grace.
-    pub kill_at: Option<u64>,
-    /// The agent's own retries of a failed API call seen on stderr.
-    pub retries: crate::run::RetryCount,
+}
+
+/// What an attempt over the CLI keeps.
+#[derive(Debug, Default)]
+pub struct CliAttempt {
+    /// The session the process was asked to resume (verified).
+    pub requested: Option<String>,
+    /// What its process reads on stdin (a process of its own), written
+    /// once it runs.
+    pub stdin: Option<String>,
+    /// The files its process writes for the reply (a run's usage file),
+    /// and what the host read of them once it exited.
+    pub outputs: Vec<InvocationOutput>,
+    pub read: Vec<(OutputKind, String)>,
+    /// Its reply's events, kept for the turn's result when the session
+    /// keeps them (the Gemini tool's `all_messages`).
+    pub kept: Option<Vec<AgentEvent>>,
 }
 
 impl Turn {
@@ -74,6 +104,7 @@ impl Turn {
         Turn {
             op,
             blocks,
+            text: String::new(),
             attachments_from,
             limits,
             started_ms: 0,
@@ -81,41 +112,41 @@ impl Turn {
             attempt: None,
             last: None,
             stopped: None,
-            retry_at: None,
-            resent: false,
+            retrying: false,
         }
     }
 
-    /// A new attempt at `now`, its parser reading the agent's ACP lines.
-    pub fn start_attempt(&mut self, agent_type: &str, now: u64) {
+    /// A new attempt at `now`, its parser reading `agent`'s output over
+    /// `protocol`; `keep_events`: its events are kept for the result.
+    pub fn start_attempt(
+        &mut self,
+        agent: &'static AgentSpec,
+        protocol: Protocol,
+        keep_events: bool,
+        now: u64,
+    ) -> &mut Attempt {
         if self.attempts == 0 {
             self.started_ms = now;
         }
         self.attempts += 1;
-        self.retry_at = None;
-        self.attempt = Some(Attempt {
-            rpc_id: None,
+        self.retrying = false;
+        self.attempt.insert(Attempt {
             parser: AgentOutputParser::for_protocol(
-                agent_type,
-                Protocol::Acp,
-                self.limits.events,
+                agent.agent_type,
+                protocol,
+                self.limits.events || keep_events,
                 TextForm::Utf8,
             ),
             tail: OutputTail::default(),
-            stop_reason: None,
-            failed: None,
-            decided: None,
-            rejected: 0,
-            cancel_sent: false,
             heard: false,
-            active_ms: now,
-            kill_at: None,
-            retries: crate::run::RetryCount::new(
-                crate::agents::find(agent_type)
-                    .map_or(&crate::run::signs::NO_SIGNS, |agent| agent.signs),
-                self.limits.max_retries,
-            ),
-        });
+            stop_sent: false,
+            retries: RetryCount::new(agent.signs, self.limits.max_retries),
+            acp: AcpAttempt::default(),
+            cli: CliAttempt {
+                kept: keep_events.then(Vec::new),
+                ..CliAttempt::default()
+            },
+        })
     }
 
     /// When the turn's deadline (`maxDuration`) passes.
@@ -123,158 +154,9 @@ impl Turn {
         self.started_ms.saturating_add(self.limits.max_ms)
     }
 
-    pub fn times(&self) -> TurnTimes {
-        TurnTimes {
-            stopped: self.stopped.is_some(),
-            retry_at: self.retry_at,
-            attempt: self.attempt.as_ref().map(|a| (a.active_ms, a.kill_at)),
-            deadline: self.deadline(),
-            idle_ms: self.limits.idle_ms,
-        }
-    }
-}
-
-/// A turn's clock, as both engines keep it: what the decision of which
-/// deadline is due reads.
-#[derive(Clone, Copy, Debug)]
-pub struct TurnTimes {
-    pub stopped: bool,
-    pub retry_at: Option<u64>,
-    /// The running attempt's last output and kill time, when one runs.
-    pub attempt: Option<(u64, Option<u64>)>,
-    pub deadline: u64,
-    pub idle_ms: u64,
-}
-
-/// Which of a turn's deadlines is due at `now`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Due {
-    Nothing,
-    /// The wait before the next attempt is over.
-    Retry,
-    /// The grace after a stop is over: kill the tree.
-    Kill,
-    /// Stop the turn (cancel, then kill after the grace).
-    Stop(StopReason),
-}
-
-impl TurnTimes {
-    pub fn due(&self, now: u64) -> Due {
-        match self.attempt {
-            None => match self.retry_at {
-                Some(retry) if now >= retry => Due::Retry,
-                _ => Due::Nothing,
-            },
-            Some((_, Some(kill))) if now >= kill => Due::Kill,
-            Some((_, Some(_))) => Due::Nothing,
-            Some(_) if self.stopped => Due::Nothing,
-            Some(_) if now >= self.deadline => Due::Stop(StopReason::MaxDuration),
-            Some((active, None)) if now >= active.saturating_add(self.idle_ms) => {
-                Due::Stop(StopReason::IdleTimeout)
-            }
-            Some(_) => Due::Nothing,
-        }
-    }
-}
-
-/// What a turn resolves: `runAgent`'s `AgentRun`, and `stopReason`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnResult {
-    pub success: bool,
-    pub agent_type: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub requested_session_id: Option<String>,
-    pub reply: AgentReply,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<TurnError>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
-    pub duration_ms: u64,
-    pub attempts: u32,
-    /// How the last attempt's process ended (over the CLI), for a layer
-    /// that words the failure itself (the Gemini tool's envelope).
-    #[serde(skip)]
-    pub end: Option<crate::run::AttemptEnd>,
-    /// The last attempt's reply events, when the session keeps them (the
-    /// Gemini tool's `all_messages`).
-    #[serde(skip)]
-    pub events: Option<Vec<crate::agent_output::AgentEvent>>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnError {
-    pub kind: AgentErrorKind,
-    pub message: String,
-    pub retryable: bool,
-    pub exit_code: Option<i32>,
-    pub last_lines: Vec<String>,
-    /// With `auth_error` over ACP: the agent's `authMethods`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub auth_methods: Option<Value>,
-}
-
-impl TurnResult {
-    /// The result of a finished attempt.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        agent_type: &str,
-        outcome: std::result::Result<(), Failure>,
-        reply: AgentReply,
-        stop_reason: Option<String>,
-        exit_code: Option<i32>,
-        last_lines: Vec<String>,
-        requested: Option<&str>,
-        attempts: u32,
-    ) -> TurnResult {
-        let error = outcome.err().map(|f| TurnError {
-            kind: f.kind,
-            retryable: f.kind.is_retryable(),
-            message: f.message,
-            exit_code,
-            last_lines,
-            auth_methods: None,
-        });
-        TurnResult {
-            success: error.is_none(),
-            agent_type: agent_type.to_owned(),
-            session_id: reply.session_id.clone(),
-            requested_session_id: requested.map(str::to_owned),
-            reply,
-            error,
-            stop_reason,
-            duration_ms: 0,
-            attempts,
-            end: None,
-            events: None,
-        }
-    }
-
-    /// As `runAgent`'s `AgentRun` (what the tools' envelopes are made of).
-    pub fn as_run(&self) -> crate::run::AgentRun<'_> {
-        crate::run::AgentRun {
-            success: self.success,
-            agent_type: &self.agent_type,
-            session_id: self.session_id.clone(),
-            requested_session_id: self.requested_session_id.as_deref(),
-            reply: std::borrow::Cow::Borrowed(&self.reply),
-            error: self.error.as_ref().map(|e| crate::run::RunError {
-                kind: e.kind,
-                message: e.message.clone(),
-                retryable: e.retryable,
-                exit_code: e.exit_code,
-                last_lines: e.last_lines.clone(),
-            }),
-            duration_ms: self.duration_ms,
-            attempts: self.attempts,
-        }
-    }
-
-    /// The error kind, `None` on success.
-    pub fn kind(&self) -> Option<AgentErrorKind> {
-        self.error.as_ref().map(|e| e.kind)
+    /// Whether its prompt was handed to the agent (over ACP its request
+    /// written; over the CLI the process started with it).
+    pub fn sent(&self) -> bool {
+        self.attempt.is_some()
     }
 }

@@ -1,39 +1,134 @@
-//! The queue and the turns: operations sent in order, one prompt at a
-//! time; a turn stopped (cancel, then kill after the grace), judged,
-//! retried; and how a session closes.
-
-use serde_json::{json, Value};
+//! The one turn machine, for both protocols: prompts queued per session
+//! and run one at a time; a turn stopped (the protocol's stop, then the
+//! tree killed after the grace), judged, retried by one rule, ended with
+//! one result; and how a session and the process close.
 
 use super::action::{Action, Outcome};
 use super::engine::*;
-use super::judge::judge;
-use super::turn::{Turn, TurnResult};
-use crate::agent_output::lines::LineBuffer;
-use crate::run::{
-    aborted, retry_wait, AgentErrorKind, AttemptEnd, Failure, OutputTail, StopReason,
-};
+use super::result::TurnResult;
+use super::timers::Timer;
+use super::turn::Turn;
+use crate::run::{aborted, retry_wait, AgentErrorKind, AttemptEnd, Evidence, Failure, StopReason};
+
+/// What an attempt came to, as its protocol judged it: the parts of the
+/// turn's result.
+pub(super) struct Judged {
+    pub outcome: Result<(), Failure>,
+    pub reply: crate::agent_output::AgentReply,
+    /// The agent's own stop reason (ACP), or the turn's over the CLI.
+    pub stop_reason: Option<String>,
+    pub exit_code: Option<i32>,
+    pub last_lines: Vec<String>,
+    /// The session the attempt was asked to continue.
+    pub requested: Option<String>,
+    /// How its process ended (over the CLI), for a layer that words the
+    /// failure itself (the Gemini tool's envelope).
+    pub end: Option<AttemptEnd>,
+    /// Its reply's events, when the session keeps them.
+    pub events: Option<Vec<crate::agent_output::AgentEvent>>,
+}
 
 impl Engine {
-    pub(super) fn done_failed(&mut self, op: u64, failure: Failure) {
-        self.push(Action::Done {
-            op,
-            outcome: Outcome::Failed(failure),
-        });
+    /// Moves the queues on: starts the process or a session when work
+    /// waits for it, sends what can be sent.
+    pub(super) fn pump(&mut self, now: u64) {
+        self.now = now;
+        match self.cfg.is_acp() {
+            true => {
+                self.acp_pump(now);
+                self.note_idle(now);
+            }
+            false => self.cli_pump(now),
+        }
     }
 
-    pub(super) fn done_turn_failed(&mut self, i: usize, turn: &Turn, failure: Failure, now: u64) {
-        let keep = self.sessions[i].keep_session.clone();
-        self.push_failed_turn(keep, turn, failure, now);
-    }
-
-    /// Turn `turn` ended with `failure` (`keep`: the session it was for).
-    pub(super) fn push_failed_turn(
+    /// Queue a prompt in session `key` (over the CLI, only text can be sent:
+    /// anything else ends the turn at once, `invalid_params`).
+    pub fn prompt_in(
         &mut self,
-        keep: Option<String>,
+        key: u64,
+        blocks: serde_json::Value,
+        limits: super::TurnLimits,
+        now: u64,
+    ) -> u64 {
+        self.now = now;
+        let op = self.op_id();
+        let mut turn = Box::new(Turn::new(op, blocks, limits));
+        if !self.cfg.is_acp() {
+            match super::cli::prompt_text(self.agent().name, &turn.blocks) {
+                Ok(text) => turn.text = text,
+                Err(failure) => {
+                    self.failed_turn(None, &turn, failure, now);
+                    return op;
+                }
+            }
+        }
+        self.enqueue(key, Queued::Prompt(turn), op, now);
+        op
+    }
+
+    pub(super) fn enqueue(&mut self, key: u64, queued: Queued, op: u64, now: u64) {
+        match self.at(key) {
+            Some(i) if !self.sessions[i].closed && self.sessions[i].closing.is_none() => {
+                self.sessions[i].queue.push_back(queued);
+                self.pump(now);
+            }
+            _ => {
+                let failure = Failure::new(
+                    AgentErrorKind::Aborted,
+                    format!("the session with {} is closed", self.agent().name),
+                );
+                match queued {
+                    Queued::Prompt(turn) => self.failed_turn(None, &turn, failure, now),
+                    Queued::Other(..) => self.done_failed(op, failure),
+                }
+            }
+        }
+    }
+
+    /// Cancel session `key`'s running turn.
+    pub fn cancel_in(&mut self, key: u64, now: u64) {
+        self.now = now;
+        if let Some(i) = self.at(key) {
+            if self.sessions[i].turn.is_some() {
+                self.stop_turn(i, StopReason::Aborted, now);
+            }
+        }
+    }
+
+    /// Abort prompt `op` (its signal): stopped when running, removed when
+    /// queued (it ends `aborted`, `stopReason` `cancelled`, either way).
+    pub fn abort(&mut self, op: u64, now: u64) {
+        self.now = now;
+        for i in 0..self.sessions.len() {
+            if self.sessions[i].turn.as_ref().is_some_and(|t| t.op == op) {
+                self.stop_turn(i, StopReason::Aborted, now);
+                return;
+            }
+            let queue = &mut self.sessions[i].queue;
+            let at = queue
+                .iter()
+                .position(|q| matches!(q, Queued::Prompt(t) if t.op == op));
+            if let Some(Queued::Prompt(turn)) = at.and_then(|at| queue.remove(at)) {
+                let failure = aborted(self.agent().name);
+                self.failed_turn(Some(i), &turn, failure, now);
+                return;
+            }
+        }
+    }
+
+    /// Turn `turn` of session `i` (`None`: of no session) ends with
+    /// `failure`: the last attempt's result in its words when there was
+    /// one, `stopReason` `cancelled` when the caller stopped it.
+    pub(super) fn failed_turn(
+        &mut self,
+        i: Option<usize>,
         turn: &Turn,
         failure: Failure,
         now: u64,
     ) {
+        let keep = i.and_then(|i| self.sessions[i].keep_session.clone());
+        let agent_type = self.agent().agent_type;
         let mut result = match &turn.last {
             Some(last) => {
                 let mut r = last.clone();
@@ -45,9 +140,9 @@ impl Engine {
                 r
             }
             None => TurnResult::new(
-                self.cfg.agent.agent_type,
+                agent_type,
                 Err(failure.clone()),
-                crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b""),
+                crate::agent_output::parse_agent_output(agent_type, b""),
                 None,
                 None,
                 Vec::new(),
@@ -55,10 +150,11 @@ impl Engine {
                 turn.attempts,
             ),
         };
-        if result.error.is_none() {
-            result.success = false;
+        result.success = false;
+        if failure.kind == AgentErrorKind::Aborted {
+            result.stop_reason = Some("cancelled".to_owned());
         }
-        if failure.kind == AgentErrorKind::AuthError {
+        if failure.kind == AgentErrorKind::AuthError && self.cfg.is_acp() {
             if let Some(e) = result.error.as_mut() {
                 e.auth_methods = Some(self.info.auth_methods.clone());
             }
@@ -74,311 +170,52 @@ impl Engine {
         });
     }
 
-    /// Moves the queue on: starts the process or the session when work
-    /// waits for it, sends what can be sent.
-    pub(super) fn pump(&mut self, now: u64) {
-        self.pump_queue(now);
-        self.note_idle(now);
-    }
-
-    fn pump_queue(&mut self, now: u64) {
-        self.now = now;
-        if let Some(failure) = self.broken.clone() {
-            if !self.process_queue.is_empty() || self.sessions.iter().any(|s| !s.queue.is_empty()) {
-                self.fail_all(failure, now);
-            }
-            return;
-        }
-        if self.closed {
-            let name = self.cfg.agent.name;
-            let failure = Failure::new(
-                AgentErrorKind::Aborted,
-                format!("the session with {name} is closed"),
-            );
-            self.fail_all(failure, now);
-            return;
-        }
-        if self.closing.is_some() {
-            return;
-        }
-        // The process's own operations, once it is initialized.
-        while !self.process_queue.is_empty() {
-            if self.proc != Proc::Up || self.init != Init::Done {
-                self.ensure_started(now);
-                break;
-            }
-            if let Some((op, kind)) = self.process_queue.pop_front() {
-                self.send_process_op(op, kind);
-            }
-        }
-        // A session opens once `authenticate` has been answered.
-        let authenticating = self
-            .pending
-            .iter()
-            .any(|(_, p)| matches!(p, Pending::Op(_, OpKind::Authenticate(_), _)))
-            || !self.process_queue.is_empty();
-        for i in 0..self.sessions.len() {
-            self.pump_session(i, authenticating, now);
-        }
-    }
-
-    fn pump_session(&mut self, i: usize, authenticating: bool, now: u64) {
-        let s = &self.sessions[i];
-        if s.closed {
-            if !s.queue.is_empty() {
-                let name = self.cfg.agent.name;
-                let failure = Failure::new(
-                    AgentErrorKind::Aborted,
-                    format!("the session with {name} is closed"),
-                );
-                self.fail_waiting(i, failure, now);
-            }
-            return;
-        }
-        if s.closing.is_some() {
-            return;
-        }
-        // A turn waiting to retry.
-        if let Some(turn) = s.turn.as_ref() {
-            if turn.attempt.is_none() && turn.retry_at.is_none() {
-                if s.setup == Setup::Ready {
-                    self.send_prompt(i, now);
-                } else {
-                    self.ensure_session(i, authenticating, now);
-                }
-            }
-        }
-        while !self.sessions[i].queue.is_empty() {
-            if self.sessions[i].setup != Setup::Ready {
-                self.ensure_session(i, authenticating, now);
-                break;
-            }
-            match self.sessions[i].queue.pop_front() {
-                Some(Queued::Prompt(turn)) => {
-                    if self.sessions[i].turn.is_some() {
-                        self.sessions[i].queue.push_front(Queued::Prompt(turn));
-                        break;
-                    }
-                    if let Some(failure) = self.prompt_refusal(&turn) {
-                        self.done_turn_failed(i, &turn, failure, now);
-                        continue;
-                    }
-                    self.sessions[i].turn = Some(turn);
-                    self.send_prompt(i, now);
-                }
-                Some(Queued::Other(op, kind)) => self.send_op(i, op, kind),
-                None => break,
-            }
-        }
-    }
-
-    /// Starts the process, or opens session `i` on it, for work that waits.
-    fn ensure_session(&mut self, i: usize, authenticating: bool, now: u64) {
-        if self.proc == Proc::Down {
-            return self.ensure_started(now);
-        }
-        let s = &self.sessions[i];
-        let can_open = self.proc == Proc::Up && self.init == Init::Done && !authenticating;
-        if can_open && s.setup == Setup::None && s.setup_failed.is_none() {
-            self.open_request(i);
-        }
-    }
-
-    /// Whether nothing runs or waits: no turn, no queued or pending
-    /// request, no host question, every session open.
-    fn is_idle(&self) -> bool {
-        self.sessions
-            .iter()
-            .all(|s| s.closed || (s.is_idle() && s.setup == Setup::Ready))
-            && self.process_queue.is_empty()
-            && self.pending.is_empty()
-            && self.calls.is_empty()
-            && self.init == Init::Done
-            && self.proc == Proc::Up
-            && self.closing.is_none()
-    }
-
-    /// Keeps `idle_since` for `idleClose`.
-    pub(super) fn note_idle(&mut self, now: u64) {
-        if self.is_idle() {
-            self.idle_since.get_or_insert(now);
-        } else {
-            self.idle_since = None;
-        }
-    }
-
-    /// `idleClose` passed: the process stops, its sessions to be reopened
-    /// by their next prompt, when the agent can resume or load them
-    /// (otherwise the process stays: a session is never dropped silently).
-    pub(super) fn suspend(&mut self, now: u64) {
-        self.idle_since = None;
-        if !self.is_idle() {
-            return;
-        }
-        let open: Vec<(u64, String)> = self
-            .sessions
-            .iter()
-            .filter(|s| !s.closed)
-            .filter_map(|s| s.snapshot.session_id.clone().map(|id| (s.key, id)))
-            .collect();
-        if open.is_empty() {
-            return;
-        }
-        for (_, id) in &open {
-            let step =
-                crate::acp::session::plan_session(self.cfg.launch, &self.initialized, Some(id));
-            if step.is_err() {
-                return;
-            }
-        }
-        self.suspend_kill_at = Some(now.saturating_add(super::engine::CLOSE_GRACE_MS));
-        for (key, id) in open {
-            if let Some(i) = self.at(key) {
-                self.sessions[i].keep_session = Some(id.clone());
-            }
-            if self.can_close {
-                self.request(
-                    "session/close",
-                    json!({ "sessionId": id }),
-                    Pending::Close(key),
-                );
-            }
-        }
-        if !self.can_close {
-            self.after_close();
-        }
-    }
-
-    /// Starts the process if it is down; the sessions open once it is up.
-    pub(super) fn ensure_started(&mut self, _now: u64) {
-        if self.proc != Proc::Down {
-            return;
-        }
-        self.proc = Proc::Spawning;
-        self.init = Init::None;
-        for s in &mut self.sessions {
-            s.setup = Setup::None;
-            s.setup_failed = None;
-        }
-        self.lines = LineBuffer::default();
-        self.tail = OutputTail::default();
-        self.init_failed = None;
-        self.push(Action::Spawn {
-            command: self.cfg.command.clone(),
-            args: self.cfg.args.clone(),
-            env: self.cfg.env.clone(),
-            default_env: self.cfg.default_env.clone(),
-            cwd: self.cfg.options.cd.clone(),
-            files: Vec::new(),
-            outputs: Vec::new(),
-            retry_log: self.cfg.retry_log.clone(),
-        });
-    }
-
-    /// Sends session `i`'s running turn's prompt (a new attempt).
-    pub(super) fn send_prompt(&mut self, i: usize, now: u64) {
-        let agent_type = self.cfg.agent.agent_type;
-        let s = &mut self.sessions[i];
-        let session = s.snapshot.session_id.clone();
-        let Some(turn) = s.turn.as_mut() else {
-            return;
-        };
-        turn.start_attempt(agent_type, now);
-        let mut blocks = turn.blocks.clone();
-        if s.system_inline {
-            // Said once: the session holds it from then on.
-            s.system_inline = false;
-            if let Some(system) = &s.cfg.system_prompt {
-                let first_is_text = blocks[0]["type"] == "text";
-                match blocks.pointer_mut("/0/text") {
-                    Some(Value::String(text)) if first_is_text => {
-                        *text = format!("{system}\n\n{text}");
-                    }
-                    _ => {
-                        if let Value::Array(list) = &mut blocks {
-                            list.insert(0, json!({"type": "text", "text": system}));
-                        }
-                    }
-                }
-            }
-        }
-        // A session that was sent a prompt may hold it: reopened after a
-        // restart, whatever the turn comes to (never a silent new one).
-        if session.is_some() {
-            s.keep_session = session.clone();
-        }
-        let key = s.key;
-        let params = json!({"sessionId": session, "prompt": blocks});
-        let id = self.request("session/prompt", params, Pending::Prompt(key));
-        if let Some(a) = self.sessions[i]
-            .turn
-            .as_mut()
-            .and_then(|t| t.attempt.as_mut())
-        {
-            a.rpc_id = Some(id);
-        }
-    }
-
-    /// Stops session `i`'s running turn for `why`: `session/cancel` once
-    /// the prompt was sent, its permission requests answered `cancelled`,
-    /// and the tree killed after the grace; before that, the turn just ends.
+    /// Stops session `i`'s running turn for `why`: the protocol's stop
+    /// once its prompt was handed over (ACP `session/cancel`, an interrupt,
+    /// or the tree killed), the tree killed after the grace; before that,
+    /// the turn just ends.
     pub(super) fn stop_turn(&mut self, i: usize, why: StopReason, now: u64) {
-        let s = &mut self.sessions[i];
-        let (key, session) = (s.key, s.snapshot.session_id.clone());
-        let Some(turn) = s.turn.as_mut() else {
+        let key = self.sessions[i].key;
+        let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
         if turn.stopped.is_some() {
             return;
         }
         turn.stopped = Some(why);
-        let sent = turn.attempt.as_ref().is_some_and(|a| a.rpc_id.is_some());
-        if !sent {
-            // Waiting to retry, or for the session: ends now.
-            let name = self.cfg.agent.name;
-            let turn = s.turn.take().expect("checked above");
+        if !turn.sent() {
+            // Waiting to retry, for the session or for the process: ends now.
+            let turn = self.sessions[i].turn.take().expect("checked above");
+            self.timers.clear_turn(key);
             let failure = match why {
-                StopReason::Aborted => aborted(name),
+                StopReason::Aborted => aborted(self.agent().name),
                 _ => self.end_failure(
                     &AttemptEnd {
                         stopped: Some(why),
                         ..AttemptEnd::default()
                     },
-                    None,
+                    Some(&turn.limits),
                 ),
             };
-            self.done_turn_failed(i, &turn, failure, now);
+            self.failed_turn(Some(i), &turn, failure, now);
             self.after_turn(i, now);
             return self.pump(now);
         }
-        if let Some(a) = turn.attempt.as_mut() {
-            a.cancel_sent = true;
-            a.kill_at = Some(now.saturating_add(CANCEL_GRACE_MS));
-        }
-        self.notify("session/cancel", json!({ "sessionId": session }));
-        for call in std::mem::take(&mut self.calls) {
-            if let (CallKind::Permission(_), Some(true)) = (&call.kind, call.key.map(|k| k == key))
-            {
-                self.respond(call.rpc_id, json!({"outcome": {"outcome": "cancelled"}}));
-            } else {
-                self.calls.push(call);
-            }
+        self.timers.clear(Timer::Idle(key));
+        self.timers.clear(Timer::Deadline(key));
+        match self.cfg.is_acp() {
+            true => self.acp_stop(i, now),
+            false => self.cli_stop(now),
         }
     }
 
-    /// A turn of session `i` is over: a close waiting for it goes on.
-    fn after_turn(&mut self, i: usize, now: u64) {
-        if self.closing.is_some() {
-            self.finish_close(now);
-        } else if self.sessions[i].closing.is_some() {
-            self.finish_close_session(i);
-        }
-    }
-
-    /// Session `i`'s running attempt ended (its prompt answered, or the
-    /// process gone).
-    pub(super) fn end_attempt(&mut self, i: usize, end: &AttemptEnd, now: u64) {
-        let agent = self.cfg.agent;
+    /// Session `i`'s running attempt ended: its prompt answered (`end`
+    /// `None`) or its process gone. Judged by its protocol, then one rule:
+    /// tried again when its kind may succeed again, with retries and time
+    /// left — unless the caller stopped it, or (in a session) a deadline or
+    /// the agent's own retries did; else its result is the turn's.
+    pub(super) fn end_attempt(&mut self, i: usize, end: Option<&AttemptEnd>, now: u64) {
+        let key = self.sessions[i].key;
         let Some(mut turn) = self.sessions[i].turn.take() else {
             return;
         };
@@ -386,66 +223,58 @@ impl Engine {
             self.sessions[i].turn = Some(turn);
             return;
         };
-        let s = &self.sessions[i];
-        let mut reply = attempt.parser.finish();
-        reply.session_id = s.snapshot.session_id.clone().or(reply.session_id);
-        let last_lines = attempt.tail.finish();
+        self.timers.clear(Timer::Idle(key));
+        self.timers.clear(Timer::Kill(key));
+        let at_result = end.is_none();
         let end = AttemptEnd {
             stopped: turn.stopped,
-            ..end.clone()
+            ..end.cloned().unwrap_or_default()
         };
-        let outcome = judge(
-            agent,
-            &s.cfg.options,
-            &end,
-            &mut reply,
-            &last_lines,
-            &attempt.stop_reason,
-            &attempt.failed,
-            attempt.decided,
-            attempt.rejected,
-            self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
-        );
-        // The user's cancel: `aborted`, whatever the agent said.
-        let outcome = match (turn.stopped, outcome) {
-            (Some(StopReason::Aborted), Err(_)) => Err(aborted(agent.name)),
-            // Stopped past maxRetries of its own retries: whatever it said after.
-            (Some(StopReason::OwnRetries(over)), _) => {
-                Err(crate::run::own_retries(agent.name, over))
+        let judged = match self.cfg.is_acp() {
+            true => self.acp_judge(i, &turn, attempt, &end),
+            false => self.cli_judge(&turn, attempt, &end, at_result),
+        };
+        let name = self.agent().name;
+        let crashed = self.persistent() && !at_result && end.stopped.is_none();
+        let outcome = match (turn.stopped, judged.outcome) {
+            // The one process died in the turn: a crash, whatever it left.
+            (None, Err(f)) if crashed && f.kind == AgentErrorKind::Incomplete => {
+                Err(crashed_failure(name, &end))
             }
+            // The caller's stop: `aborted`, whatever the agent said.
+            (Some(StopReason::Aborted), Err(_)) => Err(aborted(name)),
+            // Past maxRetries of its own retries: whatever it said after.
+            (Some(StopReason::OwnRetries(over)), _) => Err(crate::run::own_retries(name, over)),
             (_, outcome) => outcome,
         };
-        let auth = matches!(&attempt.failed, Some((_, e)) if e.get("code").and_then(Value::as_i64) == Some(AUTH_REQUIRED));
-        let outcome = match outcome {
-            Err(_) if auth => Err(Failure::new(
-                AgentErrorKind::AuthError,
-                format!(
-                    "{} needs authentication (methods: {})",
-                    agent.name,
-                    auth_method_names(&self.info.auth_methods)
-                ),
-            )),
-            other => other,
-        };
-        let failure = outcome.as_ref().err().cloned();
+        let auth = matches!(&outcome, Err(f) if f.kind == AgentErrorKind::AuthError);
         let mut result = TurnResult::new(
-            agent.agent_type,
-            outcome,
-            reply,
-            attempt.stop_reason.clone(),
-            end.exit_code,
-            last_lines,
-            s.keep_session.as_deref(),
+            self.agent().agent_type,
+            outcome.clone(),
+            judged.reply,
+            judged.stop_reason,
+            judged.exit_code,
+            judged.last_lines,
+            judged.requested.as_deref(),
             turn.attempts,
         );
-        if auth {
+        if outcome.is_err() && turn.stopped == Some(StopReason::Aborted) {
+            result.stop_reason = Some("cancelled".to_owned());
+        }
+        if auth && self.cfg.is_acp() {
             if let Some(e) = result.error.as_mut() {
                 e.auth_methods = Some(self.info.auth_methods.clone());
             }
         }
+        result.end = judged.end;
+        result.events = judged.events;
         result.duration_ms = now.saturating_sub(turn.started_ms);
-        // Retry what may succeed again, with time left.
-        if let Some(failure) = failure.filter(|_| turn.stopped.is_none()) {
+        let again = match turn.stopped {
+            None => true,
+            Some(StopReason::Aborted) => false,
+            Some(_) => self.one_shot,
+        };
+        if let Some(failure) = outcome.err().filter(|_| again) {
             let wait = retry_wait(
                 failure.kind,
                 turn.attempts.saturating_sub(1),
@@ -453,12 +282,15 @@ impl Engine {
                 turn.deadline().saturating_sub(now),
             );
             if let Some(wait) = wait {
-                turn.retry_at = Some(now + wait);
+                turn.retrying = true;
+                turn.stopped = None;
                 turn.last = Some(result);
+                self.timers.set(Timer::Retry(key), now + wait);
                 self.sessions[i].turn = Some(turn);
                 return;
             }
         }
+        self.timers.clear_turn(key);
         self.push(Action::Done {
             op: turn.op,
             outcome: Outcome::Turn(Box::new(result)),
@@ -466,111 +298,234 @@ impl Engine {
         self.after_turn(i, now);
     }
 
-    /// The process died while a turn ran. Gone before it said anything
-    /// about the prompt (a crash between turns noticed only once the next
-    /// prompt was written), the prompt is sent again, once, to the agent
-    /// started anew on the same session.
-    pub(super) fn end_turn_on_exit(&mut self, i: usize, end: &AttemptEnd, now: u64) {
-        let closing = self.closing.is_some() || self.sessions[i].closing.is_some();
-        let Some(turn) = self.sessions[i].turn.as_mut() else {
-            return;
-        };
-        let unheard = turn.attempt.as_ref().is_some_and(|a| !a.heard);
-        if unheard && turn.stopped.is_none() && !turn.resent && !closing {
-            turn.resent = true;
-            turn.attempt = None;
-            turn.attempts -= 1;
-            return;
+    /// A turn of session `i` that was waiting for its session or its process
+    /// failed before its prompt was handed over: in a run, tried again as
+    /// its kind says (the process is started anew); otherwise, or with no
+    /// retry left, it ends with `failure`. Returns whether it waits to retry.
+    pub(super) fn fail_before_sent(&mut self, i: usize, failure: &Failure, now: u64) -> bool {
+        if !self.one_shot {
+            return false;
         }
-        if turn.attempt.is_some() {
-            self.end_attempt(i, end, now);
+        let key = self.sessions[i].key;
+        let turn = match self.sessions[i].turn.take() {
+            Some(turn) => turn,
+            None => match self.sessions[i].queue.pop_front() {
+                Some(Queued::Prompt(turn)) => turn,
+                Some(other) => {
+                    self.sessions[i].queue.push_front(other);
+                    return false;
+                }
+                None => return false,
+            },
+        };
+        let mut turn = turn;
+        if turn.attempts == 0 {
+            turn.started_ms = now;
+        }
+        turn.attempts += 1;
+        let wait = retry_wait(
+            failure.kind,
+            turn.attempts.saturating_sub(1),
+            turn.limits.max_retries,
+            turn.deadline().saturating_sub(now),
+        );
+        let Some(wait) = wait else {
+            self.sessions[i].turn = Some(turn);
+            return false;
+        };
+        let agent_type = self.agent().agent_type;
+        let keep = self.sessions[i].keep_session.clone();
+        let mut last = TurnResult::new(
+            agent_type,
+            Err(failure.clone()),
+            crate::agent_output::parse_agent_output(agent_type, b""),
+            None,
+            None,
+            self.tail.clone().finish(),
+            keep.as_deref(),
+            turn.attempts,
+        );
+        last.duration_ms = now.saturating_sub(turn.started_ms);
+        turn.last = Some(last);
+        turn.retrying = true;
+        self.timers.set(Timer::Retry(key), now + wait);
+        self.sessions[i].turn = Some(turn);
+        true
+    }
+
+    /// A turn of session `i` is over: a close waiting for it goes on.
+    pub(super) fn after_turn(&mut self, i: usize, now: u64) {
+        if self.closing.is_some() {
+            self.finish_close(now);
+        } else if self.sessions[i].closing.is_some() {
+            self.finish_close_session(i);
         }
     }
 
-    /// What a process end without an answer means.
+    /// What a process end without an answer means, judged with the
+    /// deadlines in force (the turn's `limits`, else the options').
     pub(super) fn end_failure(
         &self,
         end: &AttemptEnd,
-        reply: Option<&crate::agent_output::AgentReply>,
+        limits: Option<&super::TurnLimits>,
     ) -> Failure {
-        let empty = crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b"");
-        let reply = reply.unwrap_or(&empty);
+        let agent = self.agent();
+        let empty = crate::agent_output::parse_agent_output(agent.agent_type, b"");
         let last_lines = self.tail.clone().finish();
-        let evidence = crate::run::Evidence {
-            agent: self.cfg.agent,
+        let options = self.options();
+        let evidence = Evidence {
+            agent,
             end,
-            reply,
+            reply: &empty,
             last_lines: &last_lines,
-            command: self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
+            command: self.cfg.command_named(),
             requested_session: None,
-            idle_timeout_s: self.cfg.options.idle_timeout_ms / 1000,
-            max_duration_s: self.cfg.options.max_duration_ms / 1000,
-            platform: self.cfg.options.platform,
+            idle_timeout_s: limits.map_or(options.idle_timeout_ms, |l| l.idle_ms) / 1000,
+            max_duration_s: limits.map_or(options.max_duration_ms, |l| l.max_ms) / 1000,
+            platform: options.platform,
         };
         crate::run::classify(&evidence).err().unwrap_or_else(|| {
             Failure::new(
                 AgentErrorKind::ProcessError,
-                format!("{} exited before answering", self.cfg.agent.name),
+                format!("{} exited before answering", agent.name),
             )
         })
     }
 
-    /// No turn runs any more: every session is closed, then stdin ended.
+    /// Close the process and every session on it: queued work is aborted,
+    /// the running turns stopped, then each session closed as its protocol
+    /// does (`session/close` where advertised), stdin ended, and the tree
+    /// killed if it has not exited after a bound. Done once it is gone.
+    pub fn close(&mut self, now: u64) -> u64 {
+        self.now = now;
+        let op = self.op_id();
+        if self.closing.is_some() || self.closed {
+            self.done_ok(op);
+            return op;
+        }
+        self.closing = Some(op);
+        for (op, _) in std::mem::take(&mut self.process_queue) {
+            self.done_failed(op, closed_failure());
+        }
+        for op in std::mem::take(&mut self.cli.opening) {
+            self.done_failed(op, closed_failure());
+        }
+        for i in 0..self.sessions.len() {
+            self.abort_queue(i, now);
+        }
+        for i in 0..self.sessions.len() {
+            if self.sessions[i].turn.is_some() {
+                self.stop_turn(i, StopReason::Aborted, now);
+            }
+        }
+        self.finish_close(now);
+        op
+    }
+
+    /// Session `i`'s queued work ends `aborted`.
+    pub(super) fn abort_queue(&mut self, i: usize, now: u64) {
+        let name = self.agent().name;
+        for queued in std::mem::take(&mut self.sessions[i].queue) {
+            match queued {
+                Queued::Prompt(turn) => self.failed_turn(Some(i), &turn, aborted(name), now),
+                Queued::Other(op, _) => self.done_failed(op, closed_failure()),
+            }
+        }
+    }
+
+    /// No turn runs any more: the sessions close, then stdin ends and the
+    /// tree is killed if it has not exited after the grace.
     pub(super) fn finish_close(&mut self, now: u64) {
         if self.sessions.iter().any(|s| s.turn.is_some()) {
             return;
         }
         if self.proc == Proc::Down {
-            // Nothing running: closed at once.
-            self.closed = true;
-            for i in 0..self.sessions.len() {
-                self.session_closed(i);
-            }
-            if let Some((op, _)) = self.closing.take() {
-                self.push(Action::Done {
-                    op,
-                    outcome: Outcome::Ok(Value::Null),
-                });
-            }
-            self.push(Action::Closed);
-            return;
+            return self.closed_now();
         }
-        match self.closing {
-            Some((op, None)) => self.closing = Some((op, Some(now.saturating_add(CLOSE_GRACE_MS)))),
-            _ => return, // on its way already
+        if self.timers.get(Timer::CloseKill).is_some() {
+            return; // on its way already
         }
-        let ready = self.can_close && self.init == Init::Done && self.proc == Proc::Up;
-        let open: Vec<(u64, String)> = self
-            .sessions
-            .iter()
-            .filter(|s| ready && s.setup == Setup::Ready && !s.closed && s.closing.is_none())
-            .filter_map(|s| s.snapshot.session_id.clone().map(|id| (s.key, id)))
-            .collect();
-        for (key, id) in &open {
-            self.request(
-                "session/close",
-                json!({ "sessionId": id }),
-                Pending::Close(*key),
-            );
-        }
-        if !self
-            .pending
-            .iter()
-            .any(|(_, p)| matches!(p, Pending::Close(_)))
-        {
-            self.after_close();
+        self.timers
+            .set(Timer::CloseKill, now.saturating_add(CLOSE_GRACE_MS));
+        match self.cfg.is_acp() {
+            true => self.acp_close_sessions(),
+            false => self.push(Action::CloseStdin),
         }
     }
 
-    /// `session/close` answered (or not advertised): stdin ends; an agent
-    /// that ignores EOF is killed now.
-    pub(super) fn after_close(&mut self) {
-        if self.proc == Proc::Down {
+    /// The process is gone and every session closed: nothing more comes.
+    pub(super) fn closed_now(&mut self) {
+        if self.closed {
             return;
         }
-        self.push(Action::CloseStdin);
-        if !self.cfg.launch.exits_on_eof {
-            self.push(Action::Kill);
+        self.closed = true;
+        self.timers = Default::default();
+        for i in 0..self.sessions.len() {
+            self.session_closed(i);
+        }
+        if let Some(op) = self.closing.take() {
+            self.done_ok(op);
+        }
+        self.push(Action::Closed);
+    }
+
+    /// Session `i` is closed: its close is done.
+    pub(super) fn session_closed(&mut self, i: usize) {
+        let s = &mut self.sessions[i];
+        s.closed = true;
+        s.setup = Setup::None;
+        if let Some(op) = s.closing.take() {
+            self.done_ok(op);
         }
     }
+
+    /// Starting failed for good: every operation fails with `failure`.
+    pub(super) fn break_with(&mut self, failure: Failure, now: u64) {
+        self.now = now;
+        self.broken = Some(failure.clone());
+        self.fail_all(failure, now);
+        if self.closing.is_some() && self.proc == Proc::Down {
+            self.closed_now();
+        }
+    }
+
+    /// Fails every waiting operation, of the process and of each session.
+    pub(super) fn fail_all(&mut self, failure: Failure, now: u64) {
+        for (op, _) in std::mem::take(&mut self.process_queue) {
+            self.done_failed(op, failure.clone());
+        }
+        for op in std::mem::take(&mut self.cli.opening) {
+            self.done_failed(op, failure.clone());
+        }
+        for i in 0..self.sessions.len() {
+            self.fail_waiting(i, failure.clone(), now);
+        }
+    }
+
+    /// Fails the operations waiting for session `i` (its running turn too).
+    pub(super) fn fail_waiting(&mut self, i: usize, failure: Failure, now: u64) {
+        if let Some(turn) = self.sessions[i].turn.take() {
+            self.timers.clear_turn(self.sessions[i].key);
+            self.failed_turn(Some(i), &turn, failure.clone(), now);
+        }
+        for queued in std::mem::take(&mut self.sessions[i].queue) {
+            match queued {
+                Queued::Prompt(turn) => self.failed_turn(Some(i), &turn, failure.clone(), now),
+                Queued::Other(op, _) => self.done_failed(op, failure.clone()),
+            }
+        }
+    }
+}
+
+/// A kept process that ended in the middle of a turn nobody stopped.
+fn crashed_failure(name: &str, end: &AttemptEnd) -> Failure {
+    let how = match (&end.signal, end.exit_code) {
+        (Some(signal), _) => format!("killed by {signal}"),
+        (None, Some(code)) => format!("exit code {code}"),
+        (None, None) => "its output closed".to_owned(),
+    };
+    Failure::new(
+        AgentErrorKind::ProcessError,
+        format!("{name} exited during the turn ({how}) without finishing it"),
+    )
 }

@@ -5,7 +5,6 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::engine_api::EngineJs;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
@@ -110,23 +109,6 @@ impl AgentToolCallJs {
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let turn = result.turn(ms(duration_ms));
-        envelope_of(&self.inner, &turn.as_run(), events)
-    }
-
-    /// [`run_envelope`](Self::run_envelope) for a run over ACP.
-    #[wasm_bindgen(js_name = runEnvelopeAcp)]
-    pub fn run_envelope_acp(
-        &self,
-        engine: &EngineJs,
-        events: JsValue,
-        duration_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let turn = engine.last_turn(ms(duration_ms)).ok_or_else(|| {
-            super::js_error::to_js(crate::error::AgentContextError::new(
-                crate::error::ErrorCode::Internal,
-                "the run's result was asked for before it ended",
-            ))
-        })?;
         envelope_of(&self.inner, &turn.as_run(), events)
     }
 

@@ -1,7 +1,11 @@
 //! The session engine's binding: the internal `__Engine` that the Node
-//! executor (`js/engine-host.cjs`) drives, in the Node-only second module.
-//! Inputs are the engine's; `pollAll()` returns every queued action as
-//! plain objects (`{ kind, … }`). No decision is made here.
+//! executor (`js/engine-host.cjs`) drives, for both protocols, in the
+//! Node-only module. It reads the host's input, calls the engine and writes
+//! its actions as plain objects (`pollAll()`); every decision is the
+//! engine's. A turn's result crosses one way for every entry point
+//! ([`turn_js`]): a session's turn in its `done` action, a run's kept for
+//! `result()` (a `__RunResult`, which runAgent, the Gemini tool and the MCP
+//! tools word their way).
 
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -9,28 +13,22 @@ use wasm_bindgen::prelude::*;
 use super::js_platform::{current_platform, env_pairs};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::agent_output::parse_agent_output;
-use crate::agents::definition::agent_label;
-use crate::engine::{Action, Engine, HostRequest, Outcome, SessionConfig, TurnLimits, TurnResult};
+use super::run_result_api::{turn_js, RunResultJs};
+use crate::engine::{Action, Engine, HostRequest, Outcome, Purpose, TurnLimits, TurnResult};
 use crate::error::AgentContextError;
-use crate::run::{AgentErrorKind, Failure};
+use crate::output::AssemblerOutput;
+use crate::run::Failure;
 
-/// One agent process and its session (internal). See `crate::engine::Engine`.
+/// One agent process and its sessions, or one run (internal). See
+/// `crate::engine::Engine`.
 #[wasm_bindgen(js_name = __Engine, skip_typescript)]
 pub struct EngineJs {
     inner: Engine,
-    /// The last turn that ended (for the tools' envelopes).
+    /// A run's engine: its turn is taken with `result()`, not sent in its
+    /// `done` action (a long reply is not copied and parsed twice).
+    run: bool,
+    /// The last turn of a run.
     last_turn: Option<TurnResult>,
-}
-
-impl EngineJs {
-    /// The last turn that ended, `duration_ms` long.
-    pub(crate) fn last_turn(&self, duration_ms: u64) -> Option<TurnResult> {
-        self.last_turn.clone().map(|mut t| {
-            t.duration_ms = duration_ms;
-            t
-        })
-    }
 }
 
 fn pairs(list: &[(String, String)]) -> Value {
@@ -45,7 +43,7 @@ fn failure_json(f: &Failure) -> Value {
     json!({"kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()})
 }
 
-pub(super) fn action_json(action: Action) -> Value {
+fn action_json(action: Action) -> Value {
     match action {
         Action::Spawn {
             command,
@@ -79,7 +77,8 @@ pub(super) fn action_json(action: Action) -> Value {
             json!({"kind": "update", "update": update, "session": session})
         }
         Action::Done { op, outcome } => match outcome {
-            Outcome::Turn(result) => json!({"kind": "done", "op": op, "turn": *result}),
+            // A turn's result is written by `turn_js` (see `poll_all`).
+            Outcome::Turn(_) => json!({"kind": "done", "op": op}),
             Outcome::Opened(snapshot) => json!({"kind": "done", "op": op, "opened": *snapshot}),
             Outcome::Ok(value) => json!({"kind": "done", "op": op, "ok": value}),
             Outcome::Failed(f) => json!({"kind": "done", "op": op, "failed": failure_json(&f)}),
@@ -101,37 +100,107 @@ pub(super) fn now_ms(now: f64) -> u64 {
     }
 }
 
+fn json_or_null(value: &JsValue, what: &str) -> Result<Value, JsValue> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(Value::Null);
+    }
+    js_result(to_json(value, what))
+}
+
+impl EngineJs {
+    fn made(engine: crate::error::Result<Engine>, run: bool) -> Result<EngineJs, JsValue> {
+        Ok(EngineJs {
+            inner: js_result(engine)?,
+            run,
+            last_turn: None,
+        })
+    }
+}
+
 #[wasm_bindgen(js_class = __Engine)]
 impl EngineJs {
-    /// `agent`: an agent type, an `AgentDefinition` or an ACP registry
-    /// entry; `options`: the session's options without the functions and
-    /// `env`; `command`: `options.command` or ''; `process`: an engine of
-    /// the process alone, its sessions added with `addSession`;
-    /// `hears_updates: false`: no `update` action for the default session
-    /// (the host has no `onUpdate`). Bad options
-    /// throw `AgentContextError` (`INVALID_INPUT`).
-    #[wasm_bindgen(constructor)]
-    pub fn new(
+    /// An engine for a session kept open (`openAgentSession`): `agent` an
+    /// agent type, an `AgentDefinition` or an ACP registry entry; `options`
+    /// the session's without the functions and `env`; `command`:
+    /// `options.command` or ''; `hearsUpdates: false`: no `update` action
+    /// for it. Bad options throw `AgentContextError` (`INVALID_INPUT`).
+    pub fn session(
         agent: JsValue,
         options: JsValue,
         command: String,
         asks_host: bool,
-        process: Option<bool>,
-        hears_updates: Option<bool>,
+        hears_updates: bool,
+    ) -> Result<EngineJs, JsValue> {
+        let (agent, options) = (to_json(&agent, "agentType"), to_json(&options, "options"));
+        let (agent, options) = (js_result(agent)?, js_result(options)?);
+        let engine = Engine::make(&agent, &options, &command, Purpose::Session, asks_host);
+        let mut made = EngineJs::made(engine, false)?;
+        made.inner.hear_updates(hears_updates);
+        Ok(made)
+    }
+
+    /// An engine for an ACP process to which sessions are added (`openAgent`).
+    pub fn process(
+        agent: JsValue,
+        options: JsValue,
+        command: String,
+        asks_host: bool,
+    ) -> Result<EngineJs, JsValue> {
+        let (agent, options) = (to_json(&agent, "agentType"), to_json(&options, "options"));
+        let (agent, options) = (js_result(agent)?, js_result(options)?);
+        let engine = Engine::make(&agent, &options, &command, Purpose::Process, asks_host);
+        EngineJs::made(engine, false)
+    }
+
+    /// An engine for one run (`runAgent`, the Gemini tool): `request` is
+    /// `{ prompt, systemFlag? }`, `options` `RunAgentOptions` without the
+    /// functions and `env`; over the protocol `options.protocol` names,
+    /// else the agent's default. `keepEvents`: each attempt keeps its events
+    /// for the result. Bad input throws `AgentContextError`
+    /// (`INVALID_INPUT`) naming the field.
+    pub fn run(
+        agent: JsValue,
+        request: JsValue,
+        options: JsValue,
+        command: String,
+        asks_host: bool,
+        keep_events: bool,
     ) -> Result<EngineJs, JsValue> {
         let agent = js_result(to_json(&agent, "agentType"))?;
+        let request = js_result(to_json(&request, "request"))?;
         let options = js_result(to_json(&options, "options"))?;
-        let cfg = js_result(SessionConfig::read_agent(&agent, &options, &command))?;
-        let mut inner = if process == Some(true) {
-            Engine::process(cfg, asks_host)
-        } else {
-            Engine::new(cfg, asks_host)
+        let request = js_result(run_request(&request))?;
+        let purpose = Purpose::Run {
+            request: &request,
+            keep_events,
         };
-        inner.hear_updates(hears_updates != Some(false));
-        Ok(EngineJs {
-            inner,
-            last_turn: None,
-        })
+        let engine = Engine::make(&agent, &options, &command, purpose, asks_host);
+        EngineJs::made(engine, true)
+    }
+
+    /// The protocol a run of `agent` with `options` goes over: `'acp'` or `'cli'`.
+    #[wasm_bindgen(js_name = runProtocol)]
+    pub fn run_protocol(agent: JsValue, options: JsValue) -> String {
+        let agent = to_json(&agent, "agentType").unwrap_or_default();
+        let options = to_json(&options, "options").unwrap_or_default();
+        crate::engine::run_protocol(&agent, &options).to_owned()
+    }
+
+    /// The run's result (taken), once its turn ended.
+    pub fn result(&mut self) -> Option<RunResultJs> {
+        self.last_turn.take().map(RunResultJs::new)
+    }
+
+    /// What the host prepares before the agent starts: `{ protocol,
+    /// command, cd, idleTimeoutMs, maxDurationMs, maxRetries, sessionId,
+    /// agentName, agentType, warnings, files, home, persistent }`.
+    pub fn plan(&self) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(&self.inner.plan()))
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn persistent(&self) -> bool {
+        self.inner.persistent()
     }
 
     /// A session on the process (`{ cd?, sessionId?, systemPrompt?,
@@ -139,11 +208,7 @@ impl EngineJs {
     /// `session` argument. Bad options throw `INVALID_INPUT`.
     #[wasm_bindgen(js_name = addSession)]
     pub fn add_session(&mut self, options: JsValue) -> Result<f64, JsValue> {
-        let options = if options.is_null() || options.is_undefined() {
-            Value::Null
-        } else {
-            js_result(to_json(&options, "sessionOptions"))?
-        };
+        let options = json_or_null(&options, "sessionOptions")?;
         Ok(js_result(self.inner.add_session(&options))? as f64)
     }
 
@@ -179,56 +244,12 @@ impl EngineJs {
         }
     }
 
-    /// The AgentRun of a call that did not run: `invalid_params` with `message`.
-    #[wasm_bindgen(js_name = invalidRun)]
-    pub fn invalid_run(
-        agent: JsValue,
-        message: String,
-        duration_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let agent_type = to_json(&agent, "agentType")
-            .map(|v| agent_label(&v))
-            .unwrap_or_default();
-        let failure = Failure::new(
-            AgentErrorKind::InvalidParams,
-            format!("invalid parameters: {message}"),
-        );
-        let mut result = TurnResult::new(
-            &agent_type,
-            Err(failure),
-            parse_agent_output(&agent_type, b""),
-            None,
-            None,
-            Vec::new(),
-            None,
-            0,
-        );
-        result.duration_ms = now_ms(duration_ms);
-        js_result(from_serializable(&result))
+    pub fn snapshot(&mut self) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(self.inner.snapshot()))
     }
 
-    /// The command to resolve, the folder, and the defaults of a turn.
-    pub fn plan(&self) -> Result<JsValue, JsValue> {
-        let cfg = self.inner.config();
-        js_result(from_serializable(&json!({
-            "command": cfg.command,
-            "cd": cfg.options.cd,
-            "idleTimeoutMs": cfg.options.idle_timeout_ms,
-            "maxDurationMs": cfg.options.max_duration_ms,
-            "maxRetries": cfg.options.max_retries,
-            "sessionId": cfg.options.session_id,
-            "agentName": cfg.name,
-            "agentType": cfg.id,
-            "warnings": cfg.warnings,
-            // Written into the run's folder before the agent starts.
-            "files": cfg.files(),
-            // The run's home, made there before the agent starts.
-            "home": cfg.options.home,
-        })))
-    }
-
-    /// The command was resolved; a line over the system's limits fails
-    /// every operation with `invalid_params`.
+    /// The command was resolved; a command line over the system's limits
+    /// fails every operation with `invalid_params`.
     pub fn launch(
         &mut self,
         found: String,
@@ -239,11 +260,8 @@ impl EngineJs {
     ) -> Result<(), JsValue> {
         let env = js_result(env_pairs(&env))?;
         let platform = current_platform();
-        let mut cfg = self.inner.config().clone();
-        match cfg.launch(platform, &found, &file, &args, &env) {
-            Ok(()) => self.inner.set_launch(cfg),
-            Err(e) => self.inner.reject(e.message(), now_ms(now)),
-        }
+        self.inner
+            .launch(platform, &found, &file, &args, env, now_ms(now));
         Ok(())
     }
 
@@ -273,11 +291,7 @@ impl EngineJs {
         attachments: JsValue,
     ) -> Result<f64, JsValue> {
         let blocks = js_result(to_json(&blocks, "prompt"))?;
-        let attachments = if attachments.is_undefined() {
-            Value::Null
-        } else {
-            js_result(to_json(&attachments, "attachments"))?
-        };
+        let attachments = json_or_null(&attachments, "attachments")?;
         let limits = js_result(to_json(&limits, "limits"))?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let limits = TurnLimits {
@@ -296,6 +310,18 @@ impl EngineJs {
             limits,
             now_ms(now),
         ) as f64)
+    }
+
+    /// A run's one prompt, with its `attachments` (undefined: none).
+    #[wasm_bindgen(js_name = promptRun)]
+    pub fn prompt_run(
+        &mut self,
+        events: bool,
+        attachments: JsValue,
+        now: f64,
+    ) -> Result<f64, JsValue> {
+        let attachments = json_or_null(&attachments, "attachments")?;
+        Ok(self.inner.prompt_run(events, &attachments, now_ms(now)) as f64)
     }
 
     pub fn cancel(&mut self, now: f64, session: Option<f64>) {
@@ -347,9 +373,12 @@ impl EngineJs {
         self.inner.spawned(now_ms(now));
     }
 
+    /// The spawn failed with `code`; `rejected`: the host found the input
+    /// at fault meanwhile (the working folder gone), and says how.
     #[wasm_bindgen(js_name = spawnFailed)]
-    pub fn spawn_failed(&mut self, code: String, now: f64) {
-        self.inner.spawn_failed(&code, now_ms(now));
+    pub fn spawn_failed(&mut self, code: String, now: f64, rejected: Option<String>) {
+        self.inner
+            .spawn_refused(&code, rejected.as_deref(), now_ms(now));
     }
 
     pub fn stdout(&mut self, chunk: &[u8], now: f64) {
@@ -360,11 +389,16 @@ impl EngineJs {
         self.inner.stderr(chunk, now_ms(now));
     }
 
-    /// What was read of the spawn action's `retryLog` file since the last
-    /// call.
+    /// What was read of the spawn action's `retryLog` file since the last call.
     #[wasm_bindgen(js_name = retryLog)]
     pub fn retry_log(&mut self, chunk: &[u8], now: f64) {
         self.inner.retry_log(chunk, now_ms(now));
+    }
+
+    /// What the exited process wrote to its output file at `path` (one of
+    /// its spawn's `outputs`), before `exited`.
+    pub fn output(&mut self, path: String, content: String) -> bool {
+        self.inner.output(&path, content)
     }
 
     pub fn exited(&mut self, code: Option<i32>, signal: Option<String>, now: f64) {
@@ -375,11 +409,7 @@ impl EngineJs {
     /// throws after the agent was answered as the policy would.
     #[wasm_bindgen(js_name = hostAnswer)]
     pub fn host_answer(&mut self, call: f64, answer: JsValue, now: f64) -> Result<(), JsValue> {
-        let answer = if answer.is_null() || answer.is_undefined() {
-            Value::Null
-        } else {
-            js_result(to_json(&answer, "answer"))?
-        };
+        let answer = json_or_null(&answer, "answer")?;
         js_result(self.inner.host_answer(call as u64, &answer, now_ms(now)))
     }
 
@@ -393,24 +423,36 @@ impl EngineJs {
         self.inner.timeout(now_ms(now));
     }
 
-    /// Every queued action, in order (an empty array when none).
+    /// Every queued action, in order (an empty array when none). A turn's
+    /// `done` carries its result (`turn`), but a run's, which `result()`
+    /// takes.
     #[wasm_bindgen(js_name = pollAll)]
     pub fn poll_all(&mut self) -> Result<JsValue, JsValue> {
         let mut list = Vec::new();
+        let mut turns = Vec::new();
         while let Some(action) = self.inner.poll() {
             if let Action::Done {
                 outcome: Outcome::Turn(turn),
                 ..
             } = &action
             {
-                self.last_turn = Some((**turn).clone());
+                match self.run {
+                    true => self.last_turn = Some((**turn).clone()),
+                    false => turns.push((list.len(), (**turn).clone())),
+                }
             }
             list.push(action_json(action));
         }
         if list.is_empty() {
             return Ok(js_sys::Array::new().into());
         }
-        js_result(from_serializable(&list))
+        // One crossing for the whole batch (a turn's chunks are many).
+        let array = js_result(from_serializable(&list))?;
+        for (at, mut turn) in turns {
+            let object = js_sys::Reflect::get_u32(&array, at as u32)?;
+            js_sys::Reflect::set(&object, &"turn".into(), &turn_js(&mut turn, false)?)?;
+        }
+        Ok(array)
     }
 
     /// When to call `timeout` next (the host's clock), or undefined.
@@ -418,10 +460,15 @@ impl EngineJs {
     pub fn poll_timeout(&self) -> Option<f64> {
         self.inner.poll_timeout().map(|t| t as f64)
     }
+}
 
-    pub fn snapshot(&mut self) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(self.inner.snapshot()))
-    }
+/// A run's request, `{ prompt, systemFlag? }`, read.
+fn run_request(request: &Value) -> crate::error::Result<AssemblerOutput> {
+    let o = crate::json_read::Obj::new(request, "request")?;
+    Ok(AssemblerOutput {
+        prompt: o.req_str("prompt")?.to_owned(),
+        system_flag: o.opt_str("systemFlag")?.map(str::to_owned),
+    })
 }
 
 /// The largest image an attachment may hold, in bytes: the host reads no

@@ -4,7 +4,7 @@
 //! Two WebAssembly modules are built from it (Cargo features, see
 //! Cargo.toml): `api` compiles the main module's bindings, every export of
 //! the package but the Node-only ones; `gemini-tool` compiles the runners
-//! (the session engines, `__Engine` and `__CliEngine`, that `runAgent`,
+//! (the session engine, `__Engine`, that `runAgent` over either protocol,
 //! the sessions and the Gemini tool (`__GeminiToolCall`) run on)
 //! and the other functions only Node has (`buildCliInvocation`, the
 //! platform functions), Node's lazily loaded second module. The helpers that read and write JS values serve both.
@@ -20,8 +20,6 @@ mod assemble_api;
 // `buildCliInvocation` (in the runners' module) warns through it too.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod call_options;
-#[cfg(feature = "gemini-tool")]
-mod cli_engine_api;
 #[cfg(feature = "api")]
 mod context_api;
 #[cfg(feature = "api")]
@@ -73,8 +71,6 @@ pub use agent_tool_api::*;
 pub use agents_api::*;
 #[cfg(feature = "api")]
 pub use assemble_api::*;
-#[cfg(feature = "gemini-tool")]
-pub use cli_engine_api::*;
 #[cfg(feature = "api")]
 pub use context_api::*;
 #[cfg(feature = "api")]

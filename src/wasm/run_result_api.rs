@@ -1,8 +1,10 @@
-//! A finished run over an agent's command line (internal, the Node-only
-//! second module): the turn the CLI session engine ended with, or a run
-//! that never started (bad input, aborted first). `runAgent` resolves it
-//! as an `AgentRun` (`toRun`); the MCP tools and the Gemini tool write
-//! their envelopes from it. No decision is made here.
+//! A turn's result across the boundary, the one way for every entry point:
+//! [`turn_js`] writes a `TurnResult` (a session's turn, a run's `AgentRun`);
+//! `__RunResult` holds a finished run (internal, the Node-only module) —
+//! the turn an engine made for a run ended with, or a run that never
+//! started (bad input, aborted first) — which `runAgent` resolves
+//! (`toRun`) and the MCP tools and the Gemini tool word their envelopes
+//! from. No decision is made here.
 
 use wasm_bindgen::prelude::*;
 
@@ -10,10 +12,34 @@ use super::engine_api::now_ms;
 use super::js_long_text::js_string;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::agent_output::parse_agent_output;
 use crate::agents::definition::agent_label;
 use crate::engine::TurnResult;
-use crate::run::{aborted, AgentErrorKind, Failure};
+
+/// `turn` as a JS object; `as_run`: runAgent's `AgentRun`, without the
+/// turn's `stopReason`. The reply's text (most of a long run) crosses as one
+/// string, not inside the JSON of the rest, which would escape, decode and
+/// parse it again; `text` stays the reply's first key.
+pub fn turn_js(turn: &mut TurnResult, as_run: bool) -> Result<JsValue, JsValue> {
+    let text = std::mem::take(&mut turn.reply.text);
+    let stop_reason = if as_run {
+        turn.stop_reason.take()
+    } else {
+        None
+    };
+    let object = from_serializable(&*turn);
+    turn.reply.text = text;
+    if as_run {
+        turn.stop_reason = stop_reason;
+    }
+    let object = js_result(object)?;
+    let reply = js_sys::Reflect::get(&object, &JsValue::from_str("reply"))?;
+    js_sys::Reflect::set(
+        &reply,
+        &JsValue::from_str("text"),
+        &js_string(&turn.reply.text),
+    )?;
+    Ok(object)
+}
 
 /// One run's result (internal).
 #[wasm_bindgen(js_name = __RunResult, skip_typescript)]
@@ -32,41 +58,25 @@ impl RunResultJs {
         turn.duration_ms = duration_ms;
         turn
     }
-
-    fn not_run(agent: &JsValue, failure: impl FnOnce(&str) -> Failure) -> RunResultJs {
-        let agent_type = to_json(agent, "agentType")
-            .map(|v| agent_label(&v))
-            .unwrap_or_default();
-        let name = crate::agents::find(&agent_type).map_or("the agent", |a| a.name);
-        let failure = failure(name);
-        RunResultJs::new(TurnResult::new(
-            &agent_type,
-            Err(failure),
-            parse_agent_output(&agent_type, b""),
-            None,
-            None,
-            Vec::new(),
-            None,
-            0,
-        ))
-    }
 }
 
 #[wasm_bindgen(js_class = __RunResult)]
 impl RunResultJs {
     /// A run that did not start: `invalid_params` with `message`.
     pub fn invalid(agent: JsValue, message: String) -> RunResultJs {
-        RunResultJs::not_run(&agent, |_| {
-            Failure::new(
-                AgentErrorKind::InvalidParams,
-                format!("invalid parameters: {message}"),
-            )
-        })
+        let agent = to_json(&agent, "agentType").unwrap_or_default();
+        RunResultJs::new(TurnResult::not_run(&agent_label(&agent), |_| {
+            crate::engine::invalid_failure(&message)
+        }))
     }
 
     /// A run the caller aborted before anything was spawned.
     pub fn aborted(agent: JsValue) -> RunResultJs {
-        RunResultJs::not_run(&agent, aborted)
+        let agent = to_json(&agent, "agentType").unwrap_or_default();
+        RunResultJs::new(TurnResult::not_run(
+            &agent_label(&agent),
+            crate::run::aborted,
+        ))
     }
 
     /// The error kind, `undefined` on success.
@@ -75,23 +85,10 @@ impl RunResultJs {
         self.turn.kind().map(|k| k.as_str().to_owned())
     }
 
-    /// The `AgentRun`, `durationMs` long. The reply's text (most of a long
-    /// run) crosses as one string, not inside the JSON of the rest, which
-    /// would escape, decode and parse it again; `text` stays the reply's
-    /// first key.
+    /// The `AgentRun`, `durationMs` long.
     #[wasm_bindgen(js_name = toRun)]
     pub fn to_run(&mut self, duration_ms: f64) -> Result<JsValue, JsValue> {
-        let turn = &mut self.turn;
-        turn.duration_ms = now_ms(duration_ms);
-        // A run resolves no stop reason (a session's turn does).
-        turn.stop_reason = None;
-        let text = std::mem::take(&mut turn.reply.text);
-        let object = from_serializable(&*turn);
-        let object = js_result(object.map(|o| (o, js_string(&text))));
-        turn.reply.text = text;
-        let (object, text) = object?;
-        let reply = js_sys::Reflect::get(&object, &JsValue::from_str("reply"))?;
-        js_sys::Reflect::set(&reply, &JsValue::from_str("text"), &text)?;
-        Ok(object)
+        self.turn.duration_ms = now_ms(duration_ms);
+        turn_js(&mut self.turn, true)
     }
 }

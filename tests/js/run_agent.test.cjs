@@ -62,7 +62,7 @@ test('what only JS holds is checked and rejects; the rest is an invalid_params r
   await reject({ cd: dir, onEvent: 'no' }, /options.onEvent must be a function/);
   await reject({ cd: dir, env: [] }, /options.env must be an object/);
   await reject({ cd: dir, command: '' }, /options.command must be a non-empty string/);
-  // Over ACP too (js/acp-run.cjs checks onPermission).
+  // Over ACP too (the run driver checks onPermission).
   await reject({ cd: dir, protocol: 'acp', onPermission: 5 }, /options.onPermission must be a function/);
   for (const [options, says] of [
     [{ command: ok }, /options.cd must be a string/],

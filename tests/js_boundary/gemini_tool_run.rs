@@ -1,13 +1,13 @@
 //! A Gemini tool call and its run across the boundary, as
 //! `js/gemini-tool.cjs` and `js/cli-run.cjs` make them: `__GeminiToolCall`
 //! reads the parameters into the run's request and options,
-//! `__CliEngine.forRun` runs them (fed recorded output, the host's actions
+//! `__Engine.run` runs them (fed recorded output, the host's actions
 //! read back from `pollAll()`), and the envelope is written from the run's
 //! `__RunResult`. Compiled with the `gemini-tool` feature only (the Node-only
 //! module of the package): `scripts/test.sh` runs the Node suite with
 //! `--features gemini-tool`.
 
-use agent_context::wasm::{CliEngineJs, GeminiToolCallJs, RunResultJs};
+use agent_context::wasm::{EngineJs, GeminiToolCallJs, RunResultJs};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
@@ -19,13 +19,14 @@ const REJECTED: &[u8] = include_bytes!("../fixtures/cli/gemini-error.jsonl");
 
 /// The run of `call` (`{ agentType, request, options, keepEvents }`) on a
 /// CLI engine, its prompt sent at time 0.
-fn start(call: &GeminiToolCallJs, command: &str) -> (CliEngineJs, JsValue) {
+fn start(call: &GeminiToolCallJs, command: &str) -> (EngineJs, JsValue) {
     let run = call.run().unwrap();
-    let mut engine = CliEngineJs::for_run(
+    let mut engine = EngineJs::run(
         get(&run, "agentType"),
         get(&run, "request"),
         get(&run, "options"),
         command.into(),
+        false,
         get(&run, "keepEvents").as_bool().unwrap(),
     )
     .unwrap();
@@ -42,7 +43,7 @@ fn start(call: &GeminiToolCallJs, command: &str) -> (CliEngineJs, JsValue) {
     (engine, actions.get(0))
 }
 
-fn kinds(engine: &mut CliEngineJs) -> Vec<String> {
+fn kinds(engine: &mut EngineJs) -> Vec<String> {
     Array::from(&engine.poll_all().unwrap())
         .iter()
         .map(|a| text(&a, "kind"))
@@ -50,7 +51,7 @@ fn kinds(engine: &mut CliEngineJs) -> Vec<String> {
 }
 
 /// The run ended: its result (the engine closed).
-fn finish(engine: &mut CliEngineJs, now: f64) -> RunResultJs {
+fn finish(engine: &mut EngineJs, now: f64) -> RunResultJs {
     engine.close(now);
     assert!(kinds(engine).ends_with(&["done".to_owned(), "closed".to_owned()]));
     engine.result().expect("the run's turn")
@@ -166,11 +167,12 @@ fn unreadable_params_a_bad_cd_and_bad_options_are_invalid_params() {
         "gemini".into(),
     );
     let run = call.run().unwrap();
-    let mut engine = CliEngineJs::for_run(
+    let mut engine = EngineJs::run(
         get(&run, "agentType"),
         get(&run, "request"),
         get(&run, "options"),
         "gemini".into(),
+        false,
         false,
     )
     .unwrap();
@@ -193,11 +195,12 @@ fn unreadable_params_a_bad_cd_and_bad_options_are_invalid_params() {
 
     // runAgent's options read by the engine: a bad one throws, naming it.
     expect_error(
-        CliEngineJs::for_run(
+        EngineJs::run(
             "google-gemini".into(),
             json(r#"{"prompt":"Hi"}"#),
             json(r#"{"cd":"/w","maxRetries":11}"#),
             String::new(),
+            false,
             false,
         )
         .map(|_| JsValue::UNDEFINED),

@@ -1,19 +1,17 @@
-//! Sessions over an agent's own command line (`protocol: 'cli'`): the same
-//! inputs and [`Action`](crate::engine::Action)s as the ACP engine, so the
-//! one host (`js/engine-host.cjs`) drives both. A CLI that reads a message
-//! a line on stdin (Claude Code) keeps one process for every turn; the
-//! others start a process per turn, resuming the session with their
-//! verified flag. Its tests script events against a fake clock (`tests.rs`).
+//! Sessions over an agent's own command line (`protocol: 'cli'`): the
+//! engine's steps for it (`wire.rs`) — a CLI that reads a message a line on
+//! stdin (Claude Code) keeps one process for every turn; the others start
+//! a process per turn, resuming the session with their verified flag — and
+//! what such a session is opened with (`config.rs`). The turn machine is
+//! the engine's own, the same as over ACP.
 
 mod config;
-#[allow(clippy::module_inception)]
-mod engine;
 mod stream_input;
-mod turn;
-mod turns;
+mod wire;
 
 pub use config::CliSessionConfig;
-pub use engine::{CliEngine, CLI_CANCEL_GRACE_MS, CLI_CLOSE_GRACE_MS};
+pub use wire::prompt_text;
+pub(in crate::engine) use wire::CliRefusal;
 
 #[cfg(test)]
 mod run_more_agents_tests;

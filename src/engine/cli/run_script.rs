@@ -5,7 +5,8 @@
 
 use serde_json::{json, Value};
 
-use super::{CliEngine, CliSessionConfig};
+use super::CliSessionConfig;
+use crate::engine::Engine;
 use crate::engine::{Action, Outcome, TurnLimits, TurnResult};
 use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::invocation::{CliInvocation, InvocationFile, InvocationOutput};
@@ -26,7 +27,7 @@ pub struct RunPlan {
 /// One run, driven an attempt at a time.
 pub struct ScriptedRun {
     agent_type: String,
-    engine: Option<CliEngine>,
+    engine: Option<Engine>,
     /// The input refused before the engine was made.
     refused: Option<TurnResult>,
     prompt: String,
@@ -62,7 +63,7 @@ impl ScriptedRun {
         };
         match read {
             Ok((cfg, prompt)) => {
-                run.engine = Some(CliEngine::new(cfg));
+                run.engine = Some(Engine::cli(cfg));
                 run.prompt = prompt;
             }
             Err(e) => {
@@ -88,10 +89,12 @@ impl ScriptedRun {
     /// Each attempt keeps its events for the result (the Gemini tool's
     /// `all_messages`).
     pub fn keep_events(&mut self) {
-        self.engine().cfg.keep_events = true;
+        if let crate::engine::Config::Cli(cfg) = &mut self.engine().cfg {
+            cfg.keep_events = true;
+        }
     }
 
-    pub fn engine(&mut self) -> &mut CliEngine {
+    pub fn engine(&mut self) -> &mut Engine {
         self.engine.as_mut().expect("a run whose input was read")
     }
 
@@ -109,7 +112,7 @@ impl ScriptedRun {
             return None;
         }
         let e = self.engine.as_ref()?;
-        let cfg = e.config();
+        let cfg = e.cli_config()?;
         let inv: CliInvocation = cfg
             .invocation(
                 cfg.options.session_id.as_deref(),
@@ -162,7 +165,7 @@ impl ScriptedRun {
         }
         match self.op {
             None => {
-                let cfg = self.engine().config();
+                let cfg = self.engine().cli_config().unwrap();
                 let limits = TurnLimits {
                     idle_ms: cfg.options.idle_timeout_ms,
                     max_ms: cfg.options.max_duration_ms,
@@ -232,7 +235,13 @@ impl ScriptedRun {
     /// The file the first process's spawn asks the host to read while it
     /// runs.
     pub fn retry_log(&self) -> Option<crate::run::LogWatch> {
-        self.engine.as_ref()?.config().own_retries.log.clone()
+        self.engine
+            .as_ref()?
+            .cli_config()
+            .unwrap()
+            .own_retries
+            .log
+            .clone()
     }
 
     /// What the process wrote to its output file at `path`; whether it is
@@ -246,7 +255,7 @@ impl ScriptedRun {
     pub fn last_attempt_kind(&self) -> Option<AgentErrorKind> {
         self.engine
             .as_ref()
-            .and_then(|e| e.turn.as_ref())
+            .and_then(|e| e.sessions[0].turn.as_ref())
             .and_then(|t| t.last.as_ref())
             .and_then(TurnResult::kind)
     }
@@ -256,7 +265,7 @@ impl ScriptedRun {
     pub fn stopped_for_own_retries(&self) -> bool {
         self.engine
             .as_ref()
-            .and_then(|e| e.turn.as_ref())
+            .and_then(|e| e.sessions[0].turn.as_ref())
             .is_some_and(|t| matches!(t.stopped, Some(StopReason::OwnRetries(_))))
     }
 
@@ -276,13 +285,13 @@ impl ScriptedRun {
         self.up();
         match end.stopped {
             Some(StopReason::IdleTimeout) => {
-                let idle = self.engine().config().options.idle_timeout_ms;
+                let idle = self.engine().cli_config().unwrap().options.idle_timeout_ms;
                 self.now += idle;
                 let now = self.now;
                 self.engine().timeout(now);
             }
             Some(StopReason::MaxDuration) => {
-                let max = self.engine().config().options.max_duration_ms;
+                let max = self.engine().cli_config().unwrap().options.max_duration_ms;
                 self.now += max;
                 let now = self.now;
                 self.engine().timeout(now);
@@ -306,7 +315,10 @@ impl ScriptedRun {
         if self.result.is_some() {
             return None;
         }
-        let at = self.engine.as_ref()?.turn.as_ref()?.retry_at?;
+        let engine = self.engine.as_ref()?;
+        let at = engine
+            .timers
+            .get(crate::engine::Timer::Retry(crate::engine::DEFAULT))?;
         self.retry_at = Some(at);
         Some(at - self.now)
     }

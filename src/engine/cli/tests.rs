@@ -5,7 +5,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::engine::{Action, Outcome, TurnLimits, TurnResult};
+use crate::engine::{
+    Action, Engine, Outcome, TurnLimits, TurnResult, CANCEL_GRACE_MS, CLOSE_GRACE_MS,
+};
 use crate::run::AgentErrorKind;
 
 const LIMITS: TurnLimits = TurnLimits {
@@ -15,15 +17,15 @@ const LIMITS: TurnLimits = TurnLimits {
     events: true,
 };
 
-fn engine(agent: &str, options: Value) -> CliEngine {
+fn engine(agent: &str, options: Value) -> Engine {
     let mut o = json!({"cd": "/w"});
     for (k, v) in options.as_object().unwrap() {
         o[k] = v.clone();
     }
-    CliEngine::new(CliSessionConfig::read(agent, &o, "").unwrap())
+    Engine::cli(CliSessionConfig::read(agent, &o, "").unwrap())
 }
 
-fn drain(e: &mut CliEngine) -> Vec<Action> {
+fn drain(e: &mut Engine) -> Vec<Action> {
     std::iter::from_fn(|| e.poll()).collect()
 }
 
@@ -31,7 +33,7 @@ fn text(prompt: &str) -> Value {
     json!([{"type": "text", "text": prompt}])
 }
 
-fn say(e: &mut CliEngine, line: Value, now: u64) {
+fn say(e: &mut Engine, line: Value, now: u64) {
     e.stdout(format!("{line}\n").as_bytes(), now);
 }
 
@@ -69,7 +71,7 @@ fn turn_of(actions: &[Action], op: u64) -> TurnResult {
         .unwrap_or_else(|| panic!("no turn {op} in {actions:?}"))
 }
 
-fn claude_answer(e: &mut CliEngine, session: &str, reply: &str, now: u64) {
+fn claude_answer(e: &mut Engine, session: &str, reply: &str, now: u64) {
     say(
         e,
         json!({"type": "system", "subtype": "init", "session_id": session}),
@@ -90,7 +92,7 @@ fn claude_answer(e: &mut CliEngine, session: &str, reply: &str, now: u64) {
 }
 
 /// A Claude session opened and its process running.
-fn claude_open(options: Value) -> CliEngine {
+fn claude_open(options: Value) -> Engine {
     let mut e = engine("claude-code", options);
     assert!(e.persistent());
     let op = e.open(0);
@@ -188,7 +190,7 @@ fn claude_cancel_interrupts_then_the_next_turn_runs_in_the_same_process() {
     let lines = written(&drain(&mut e));
     assert_eq!(lines[0]["type"], "control_request");
     assert_eq!(lines[0]["request"], json!({"subtype": "interrupt"}));
-    assert_eq!(e.poll_timeout(), Some(200 + CLI_CANCEL_GRACE_MS));
+    assert_eq!(e.poll_timeout(), Some(200 + CANCEL_GRACE_MS));
     let rid = lines[0]["request_id"].clone();
     say(
         &mut e,
@@ -227,9 +229,9 @@ fn claude_killed_after_the_grace_then_resumed_on_the_next_turn() {
     );
     e.cancel(300);
     drain(&mut e);
-    e.timeout(300 + CLI_CANCEL_GRACE_MS - 1);
+    e.timeout(300 + CANCEL_GRACE_MS - 1);
     assert!(drain(&mut e).is_empty());
-    e.timeout(300 + CLI_CANCEL_GRACE_MS);
+    e.timeout(300 + CANCEL_GRACE_MS);
     assert_eq!(drain(&mut e), [Action::Kill]);
     e.exited(None, Some("SIGKILL"), 5400);
     let turn = turn_of(&drain(&mut e), stuck);
@@ -276,21 +278,38 @@ fn claude_crash_between_turns_resumes_and_is_verified() {
 }
 
 #[test]
-fn claude_gone_before_it_read_the_prompt_gets_it_again_once() {
+fn claude_gone_after_its_prompt_was_written_ends_that_turn_and_the_next_resumes() {
     let mut e = claude_open(json!({}));
-    let op = e.prompt(text("one"), LIMITS, 100);
+    let one = e.prompt(text("one"), LIMITS, 100);
     drain(&mut e);
-    e.exited(Some(1), None, 120);
-    let seen = drain(&mut e);
-    assert!(spawn_args(&seen).is_some(), "started again: {seen:?}");
-    e.spawned(130);
+    claude_answer(&mut e, "s1", "first", 110);
+    assert!(turn_of(&drain(&mut e), one).success);
+    let two = e.prompt(text("two"), LIMITS, 120);
     assert_eq!(written(&drain(&mut e)).len(), 1);
-    e.stderr(b"boom\n", 140);
-    e.exited(Some(1), None, 150);
-    let turn = turn_of(&drain(&mut e), op);
-    // As runAgent says of a CLI that exits without its final event.
-    assert_eq!(turn.kind(), Some(AgentErrorKind::Incomplete), "{turn:?}");
-    assert_eq!(turn.error.unwrap().last_lines, ["boom"]);
+    e.stderr(b"boom\n", 130);
+    e.exited(Some(1), None, 140);
+    let seen = drain(&mut e);
+    // Never written again by itself: it may have reached the model.
+    assert!(spawn_args(&seen).is_none(), "not started again: {seen:?}");
+    let turn = turn_of(&seen, two);
+    // The one process died in the turn: a crash.
+    assert_eq!(turn.kind(), Some(AgentErrorKind::ProcessError), "{turn:?}");
+    let error = turn.error.unwrap();
+    assert_eq!(
+        (error.exit_code, error.last_lines),
+        (Some(1), vec!["boom".to_owned()])
+    );
+    // The next prompt starts it again on the same session.
+    let three = e.prompt(text("three"), LIMITS, 150);
+    let seen = drain(&mut e);
+    let args = spawn_args(&seen).expect("started again");
+    assert!(args.contains(&"--resume=s1".to_owned()), "{args:?}");
+    e.spawned(160);
+    let lines = written(&drain(&mut e));
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["message"]["content"][0]["text"], "three");
+    claude_answer(&mut e, "s1", "third", 170);
+    assert!(turn_of(&drain(&mut e), three).success);
 }
 
 #[test]
@@ -361,7 +380,7 @@ fn claude_set_model_is_a_control_request_and_the_next_process_flag() {
 #[test]
 fn modes_options_and_authentication_are_refused_naming_the_agent() {
     let mut e = claude_open(json!({}));
-    type Ask = fn(&mut CliEngine) -> u64;
+    type Ask = fn(&mut Engine) -> u64;
     let asks: [Ask; 3] = [
         |e| e.set_mode("plan", 1),
         |e| e.set_config_option("x", json!(true), 1),
@@ -391,8 +410,8 @@ fn claude_close_kills_a_process_that_does_not_exit() {
     let mut e = claude_open(json!({}));
     let close = e.close(100);
     assert_eq!(drain(&mut e), [Action::CloseStdin]);
-    assert_eq!(e.poll_timeout(), Some(100 + CLI_CLOSE_GRACE_MS));
-    e.timeout(100 + CLI_CLOSE_GRACE_MS);
+    assert_eq!(e.poll_timeout(), Some(100 + CLOSE_GRACE_MS));
+    e.timeout(100 + CLOSE_GRACE_MS);
     assert_eq!(drain(&mut e), [Action::Kill]);
     e.exited(None, Some("SIGKILL"), 5200);
     assert_eq!(
@@ -438,7 +457,7 @@ fn claude_close_during_a_turn_interrupts_it_first() {
     );
 }
 
-fn codex_answer(e: &mut CliEngine, thread: &str, reply: &str, now: u64) {
+fn codex_answer(e: &mut Engine, thread: &str, reply: &str, now: u64) {
     let lines = format!(
         "{}\n{}\n{}\n",
         json!({"type": "thread.started", "thread_id": thread}),

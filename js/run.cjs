@@ -1,0 +1,197 @@
+// The one run driver, Node only: an engine started for a session, a process
+// or one run, over either protocol (`__Engine`, src/engine/, driven by
+// ./engine-host.cjs). `runAgent` and the Gemini tool are one run: the engine
+// made for it, its one prompt, close, its result (`__RunResult`). The core
+// decides everything (the protocol, the options and defaults, the command
+// line, what an attempt came to, the retries, the result); this file finds
+// the executable, makes the run's own folder and home, reads the
+// attachments and the working folder, and hands the engine what happened.
+// Shipped as pkg/node/run.cjs.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { directoryProblem, launchFor } = require('./agent-process.cjs');
+const { EngineHost } = require('./engine-host.cjs');
+const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('./option-check.cjs');
+const { materialize } = require('./attachments.cjs');
+
+let core;
+function nodeModule() {
+  core ??= require('./agent_context_node.js');
+  return core;
+}
+
+function cdWhy(problem) {
+  return problem === 'missing' ? 'does not exist' : problem === 'not_a_directory' ? 'is not a directory' : `cannot be used (${problem})`;
+}
+
+/** The agent as the core reads it: an object (a definition) as it is, anything else as a string. */
+function agentArg(agent) {
+  return agent !== null && typeof agent === 'object' && !Array.isArray(agent) ? agent : String(agent);
+}
+
+/**
+ * Makes the engine (`make(Engine, runFolder)`), prepares what it plans
+ * (the run's files and home, the working folder checked, the command
+ * resolved) and returns `{ host, plan }`, or `{ failed }` (an
+ * AgentContextError's message) when the input cannot be read. `env`: the
+ * child's environment; `cdName`: how the working folder is named in
+ * messages; `asIs`: a command found nowhere is spawned as it is, and
+ * `onNotFound(message)` hears where it was looked for (the Gemini tool).
+ */
+async function prepare(make, { env, onPermission, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound }) {
+  // The run's own folder (the endpoint's settings, the agent's home, a
+  // long system prompt, images given as data), removed when it closes.
+  const runFolder = runFolderName();
+  let engine;
+  try {
+    engine = make(nodeModule().__Engine, runFolder);
+  } catch (err) {
+    removeRunFolder(runFolder);
+    if (err && err.name === 'AgentContextError') return { failed: err.message };
+    throw err;
+  }
+  const plan = engine.plan();
+  for (const message of plan.warnings ?? []) warn?.(message);
+  const cwd = path.resolve(plan.cd);
+  const problem = directoryProblem(cwd);
+  const host = new EngineHost(engine, {
+    env,
+    onPermission,
+    onUpdate,
+    onHostError,
+    runFolder,
+    cdGone: (dir) => {
+      const gone = directoryProblem(dir);
+      return gone ? `${cdName} ${cdWhy(gone)}: ${plan.cd}` : undefined;
+    },
+  });
+  if (problem) {
+    engine.reject(`${cdName} ${cdWhy(problem)}: ${plan.cd}`, Date.now());
+    return { host, plan };
+  }
+  writeRunFiles(plan.files);
+  const launch = await launchFor(plan.agentType, plan.command, env);
+  if (!launch.found && asIs && launch.kind === 'command_not_found') {
+    // Spawned as it is: its ENOENT says it is not there.
+    onNotFound?.(launch.message);
+    engine.launch(plan.command, plan.command, [], env, Date.now());
+  } else if (!launch.found) engine.cannotLaunch(launch.kind === 'spawn_failed', launch.message, Date.now());
+  else {
+    host.launchEnv = launch.env;
+    const childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
+    engine.launch(launch.path, launch.file, launch.args, childEnv, Date.now());
+    // The agent's home of the run's own, from the child's environment.
+    makeRunHome(plan.home, childEnv);
+  }
+  return { host, plan };
+}
+
+/** `options.cd` with links resolved: what the client fs methods compare with. */
+function realCd(options) {
+  const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
+  return given && !directoryProblem(given) ? fs.realpathSync(given) : options.cd;
+}
+
+/**
+ * An engine started for a session (`openAgentSession`) or, with `process`,
+ * for an ACP process holding several (`openAgent`): `{ host, plan }` or
+ * `{ failed }`. `rest`: the options without the functions and `env`.
+ */
+async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostError, warn, process: several = false }) {
+  const { command, onPermission: _p, onUpdate: _u, ...options } = rest;
+  const asks = onPermission !== undefined;
+  return prepare(
+    (Engine, runFolder) => {
+      const given = { ...options, cd: realCd(options), runFolder };
+      return several
+        ? Engine.process(agentArg(agent), given, command ?? '', asks)
+        : Engine.session(agentArg(agent), given, command ?? '', asks, onUpdate !== undefined);
+    },
+    { env, onPermission, onUpdate, onHostError, warn },
+  );
+}
+
+/** `onPermission`, checked. */
+function checkPermissionHandler(options) {
+  const { onPermission } = options;
+  if (onPermission != null && typeof onPermission !== 'function') {
+    const got = onPermission === null ? 'null' : typeof onPermission;
+    throw require('./agent-process.cjs').inputError(`options.onPermission must be a function, got ${got}`);
+  }
+  return onPermission ?? undefined;
+}
+
+/** Free the engine once nothing more will come. */
+function release(host) {
+  host.closedPromise.then(() => host.engine.free());
+}
+
+/**
+ * One run of `agent` on `request` (`{ prompt, systemFlag? }`) with
+ * `options` (RunAgentOptions without the functions and `env`): resolves a
+ * `__RunResult` (the caller frees it). `host`: `signal`, `onEvent(event)`,
+ * `env`, `onPermission`, `onHostError(err)` (what a callback threw: the run
+ * is stopped), `warn`, `keepEvents` (the last attempt's events kept in the
+ * result), and for the Gemini tool `cdName`, `asIs`, `onNotFound`. A
+ * problem with the input resolves an `invalid_params` result; nothing
+ * rejects.
+ */
+async function runOnce(agent, request, options, host) {
+  const { signal, onEvent, env, onPermission, onHostError, keepEvents = false } = host;
+  const { __RunResult: RunResult } = nodeModule();
+  const agentType = agentArg(agent);
+  const { command, onPermission: _p, attachments: given, ...rest } = options;
+  const acp = nodeModule().__Engine.runProtocol(agentType, rest) === 'acp';
+  let attachments;
+  const started = await prepare(
+    (Engine, runFolder) => {
+      const files = {
+        systemPromptFile: path.join(runFolder, 'system-prompt.md'),
+        usageFile: path.join(runFolder, 'usage.json'),
+        settingsFile: path.join(runFolder, 'settings.json'),
+        runFolder,
+      };
+      // Over ACP images travel as data in the prompt; over the CLI they are
+      // files on its command line.
+      const read = given == null || typeof rest.cd !== 'string' ? given : materialize(given, { cd: path.resolve(rest.cd), scratch: acp ? null : path.join(runFolder, 'attachments') });
+      if (acp) attachments = read;
+      const runOptions = { ...rest, cd: acp ? realCd(rest) : rest.cd, ...files, ...(acp || read === undefined ? {} : { attachments: read }) };
+      return Engine.run(agentType, request, runOptions, command ?? '', onPermission !== undefined, keepEvents);
+    },
+    { ...host, onHostError: (err) => onHostError?.(err) },
+  );
+  if (started.failed !== undefined) {
+    return RunResult.invalid(agentType, started.failed.replace(/^invalid parameters: /, ''));
+  }
+  const { host: runHost } = started;
+  const engine = runHost.engine;
+  if (signal?.aborted) {
+    engine.free();
+    removeRunFolder(runHost.runFolder);
+    return RunResult.aborted(agentType);
+  }
+  let op;
+  const onAbort = () => runHost.feed((e, now) => e.abort(op, now));
+  runHost.onHostError = (err) => {
+    onHostError?.(err);
+    runHost.feed((e, now) => e.abort(op, now));
+  };
+  try {
+    await runHost.run((now) => {
+      op = engine.promptRun(onEvent !== undefined, attachments, now);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      return op;
+    }, onEvent);
+    await runHost.run((now) => engine.close(now));
+    await runHost.closedPromise;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  const result = engine.result();
+  engine.free();
+  return result;
+}
+
+module.exports = { runOnce, startEngine, release, checkPermissionHandler, cdWhy, agentArg };
