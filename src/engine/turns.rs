@@ -242,9 +242,11 @@ impl Engine {
                 Err(crashed_failure(name, &end))
             }
             // The caller's stop: `aborted`, whatever the agent said.
-            (Some(StopReason::Aborted), Err(_)) => Err(aborted(name)),
+            (Some(StopReason::Aborted), Err(_)) => Err(stopped_as(aborted(name), &end)),
             // Past maxRetries of its own retries: whatever it said after.
-            (Some(StopReason::OwnRetries(over)), _) => Err(crate::run::own_retries(name, over)),
+            (Some(StopReason::OwnRetries(over)), _) => {
+                Err(stopped_as(crate::run::own_retries(name, over), &end))
+            }
             (_, outcome) => outcome,
         };
         let auth = matches!(&outcome, Err(f) if f.kind == AgentErrorKind::AuthError);
@@ -258,7 +260,9 @@ impl Engine {
             judged.requested.as_deref(),
             turn.attempts,
         );
-        if outcome.is_err() && turn.stopped == Some(StopReason::Aborted) {
+        // A turn the caller or the engine stopped was cancelled, whatever
+        // the agent answered (or if it never did).
+        if outcome.is_err() && turn.stopped.is_some() {
             result.stop_reason = Some("cancelled".to_owned());
         }
         if auth && self.cfg.is_acp() {
@@ -528,4 +532,10 @@ fn crashed_failure(name: &str, end: &AttemptEnd) -> Failure {
         AgentErrorKind::ProcessError,
         format!("{name} exited during the turn ({how}) without finishing it"),
     )
+}
+
+/// `failure` of a turn the engine stopped, saying what became of the process.
+fn stopped_as(mut failure: Failure, end: &AttemptEnd) -> Failure {
+    failure.message = format!("{}; {}", failure.message, crate::run::stop_words(end));
+    failure
 }

@@ -77,23 +77,37 @@ pub fn classify(e: &Evidence) -> Result<(), Failure> {
 
 fn stopped(stop: StopReason, e: &Evidence) -> Failure {
     let name = e.agent.name;
-    match stop {
+    let how = stop_words(e.end);
+    let mut failure = match stop {
         StopReason::IdleTimeout => Failure::new(
             AgentErrorKind::IdleTimeout,
             format!(
-                "{name} printed nothing for {} s (idle timeout); its process tree was killed",
+                "{name} printed nothing for {} s (idle timeout)",
                 e.idle_timeout_s
             ),
         ),
         StopReason::MaxDuration => Failure::new(
             AgentErrorKind::Timeout,
             format!(
-                "{name} was still running at maxDuration ({} s); its process tree was killed",
+                "{name} was still running at maxDuration ({} s)",
                 e.max_duration_s
             ),
         ),
         StopReason::Aborted => aborted(name),
         StopReason::OwnRetries(over) => own_retries(name, over),
+    };
+    failure.message = format!("{}; {how}", failure.message);
+    failure
+}
+
+/// What became of a stopped attempt's process, as its message says it:
+/// killed, exited, or (a kept process) the agent ended the turn when asked
+/// and goes on.
+pub fn stop_words(end: &AttemptEnd) -> &'static str {
+    match (&end.signal, end.exit_code) {
+        (Some(_), _) => "its process tree was killed",
+        (None, Some(_)) => "its process exited",
+        (None, None) => "the agent ended the turn when asked and goes on",
     }
 }
 
@@ -102,7 +116,7 @@ pub fn own_retries(name: &str, over: Option<super::OwnRetriesOver>) -> Failure {
     let Some(over) = over else {
         return Failure::new(
             AgentErrorKind::UpstreamError,
-            format!("{name} retried a failed API call more than maxRetries allows; its process tree was killed"),
+            format!("{name} retried a failed API call more than maxRetries allows"),
         );
     };
     let what = match over.status {
@@ -112,7 +126,7 @@ pub fn own_retries(name: &str, over: Option<super::OwnRetriesOver>) -> Failure {
     Failure::new(
         over.kind,
         format!(
-            "{name} retried a failed API call {} times ({what}), more than maxRetries allows; its process tree was killed",
+            "{name} retried a failed API call {} times ({what}), more than maxRetries allows",
             over.retries
         ),
     )
@@ -137,11 +151,12 @@ fn os_limit(platform: Platform) -> String {
     }
 }
 
-/// The caller's abort.
+/// The caller's abort (what became of the process is said by whoever
+/// stopped it: see [`stop_words`]).
 pub fn aborted(name: &str) -> Failure {
     Failure::new(
         AgentErrorKind::Aborted,
-        format!("the run of {name} was aborted by the caller; its process tree was killed"),
+        format!("the run of {name} was aborted by the caller"),
     )
 }
 

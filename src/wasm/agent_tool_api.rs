@@ -5,18 +5,14 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
+use super::{js_result, ms};
 use crate::agent_tool::{
     agent_tools, bound_envelope, definition_tool, invalid_envelope, metrics_line, run_envelope,
     without_result_file, CallPlan, ToolCall,
 };
 use crate::run::AgentRun;
-
-fn ms(value: f64) -> u64 {
-    value.max(0.0) as u64
-}
 
 /// Every agent's tool: `[{ agentType, command, name, description, inputSchema }]`.
 #[wasm_bindgen(js_name = __agentTools, skip_typescript)]

@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::js_platform::{current_platform, env_pairs};
-use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::{turn_js, RunResultJs};
+use super::{js_result, ms};
 use crate::engine::{Action, Engine, HostRequest, Outcome, Purpose, TurnLimits, TurnResult};
 use crate::error::AgentContextError;
 use crate::output::AssemblerOutput;
@@ -90,14 +90,6 @@ fn action_json(action: Action) -> Value {
 /// The session an operation is for: the engine's only one when not given.
 fn key(session: Option<f64>) -> u64 {
     session.map_or(crate::engine::DEFAULT, |k| k as u64)
-}
-
-pub(super) fn now_ms(now: f64) -> u64 {
-    if now.is_finite() && now > 0.0 {
-        now as u64
-    } else {
-        0
-    }
 }
 
 fn json_or_null(value: &JsValue, what: &str) -> Result<Value, JsValue> {
@@ -214,19 +206,19 @@ impl EngineJs {
 
     #[wasm_bindgen(js_name = openSession)]
     pub fn open_session(&mut self, key: f64, now: f64) -> f64 {
-        self.inner.open_session(key as u64, now_ms(now)) as f64
+        self.inner.open_session(key as u64, ms(now)) as f64
     }
 
     #[wasm_bindgen(js_name = closeSession)]
     pub fn close_session(&mut self, key: f64, now: f64) -> f64 {
-        self.inner.close_session(key as u64, now_ms(now)) as f64
+        self.inner.close_session(key as u64, ms(now)) as f64
     }
 
     /// `session/list` with `params` (`{ cwd?, cursor? }`).
     #[wasm_bindgen(js_name = listSessions)]
     pub fn list_sessions(&mut self, params: JsValue, now: f64) -> Result<f64, JsValue> {
         let params = js_result(to_json(&params, "params"))?;
-        Ok(self.inner.list_sessions(params, now_ms(now)) as f64)
+        Ok(self.inner.list_sessions(params, ms(now)) as f64)
     }
 
     /// What `initialize` said: `{ capabilities, authMethods, agentInfo, … }`.
@@ -261,22 +253,21 @@ impl EngineJs {
         let env = js_result(env_pairs(&env))?;
         let platform = current_platform();
         self.inner
-            .launch(platform, &found, &file, &args, env, now_ms(now));
+            .launch(platform, &found, &file, &args, env, ms(now));
         Ok(())
     }
 
     #[wasm_bindgen(js_name = cannotLaunch)]
     pub fn cannot_launch(&mut self, spawn_failed: bool, message: String, now: f64) {
-        self.inner
-            .cannot_launch(spawn_failed, &message, now_ms(now));
+        self.inner.cannot_launch(spawn_failed, &message, ms(now));
     }
 
     pub fn reject(&mut self, message: String, now: f64) {
-        self.inner.reject(&message, now_ms(now));
+        self.inner.reject(&message, ms(now));
     }
 
     pub fn open(&mut self, now: f64) -> f64 {
-        self.inner.open(now_ms(now)) as f64
+        self.inner.open(ms(now)) as f64
     }
 
     /// `blocks`: the prompt's content blocks; `limits`: `{ idleMs, maxMs,
@@ -303,13 +294,10 @@ impl EngineJs {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         };
-        Ok(self.inner.prompt_with_attachments(
-            key(session),
-            blocks,
-            &attachments,
-            limits,
-            now_ms(now),
-        ) as f64)
+        Ok(self
+            .inner
+            .prompt_with_attachments(key(session), blocks, &attachments, limits, ms(now))
+            as f64)
     }
 
     /// A run's one prompt, with its `attachments` (undefined: none).
@@ -321,20 +309,20 @@ impl EngineJs {
         now: f64,
     ) -> Result<f64, JsValue> {
         let attachments = json_or_null(&attachments, "attachments")?;
-        Ok(self.inner.prompt_run(events, &attachments, now_ms(now)) as f64)
+        Ok(self.inner.prompt_run(events, &attachments, ms(now)) as f64)
     }
 
     pub fn cancel(&mut self, now: f64, session: Option<f64>) {
-        self.inner.cancel_in(key(session), now_ms(now));
+        self.inner.cancel_in(key(session), ms(now));
     }
 
     pub fn abort(&mut self, op: f64, now: f64) {
-        self.inner.abort(op as u64, now_ms(now));
+        self.inner.abort(op as u64, ms(now));
     }
 
     #[wasm_bindgen(js_name = setMode)]
     pub fn set_mode(&mut self, id: String, now: f64, session: Option<f64>) -> f64 {
-        self.inner.set_mode_in(key(session), &id, now_ms(now)) as f64
+        self.inner.set_mode_in(key(session), &id, ms(now)) as f64
     }
 
     #[wasm_bindgen(js_name = setConfigOption)]
@@ -353,24 +341,24 @@ impl EngineJs {
         }
         Ok(self
             .inner
-            .set_config_option_in(key(session), &id, value, now_ms(now)) as f64)
+            .set_config_option_in(key(session), &id, value, ms(now)) as f64)
     }
 
     #[wasm_bindgen(js_name = setModel)]
     pub fn set_model(&mut self, id: String, now: f64, session: Option<f64>) -> f64 {
-        self.inner.set_model_in(key(session), &id, now_ms(now)) as f64
+        self.inner.set_model_in(key(session), &id, ms(now)) as f64
     }
 
     pub fn authenticate(&mut self, method: String, now: f64) -> f64 {
-        self.inner.authenticate(&method, now_ms(now)) as f64
+        self.inner.authenticate(&method, ms(now)) as f64
     }
 
     pub fn close(&mut self, now: f64) -> f64 {
-        self.inner.close(now_ms(now)) as f64
+        self.inner.close(ms(now)) as f64
     }
 
     pub fn spawned(&mut self, now: f64) {
-        self.inner.spawned(now_ms(now));
+        self.inner.spawned(ms(now));
     }
 
     /// The spawn failed with `code`; `rejected`: the host found the input
@@ -378,21 +366,21 @@ impl EngineJs {
     #[wasm_bindgen(js_name = spawnFailed)]
     pub fn spawn_failed(&mut self, code: String, now: f64, rejected: Option<String>) {
         self.inner
-            .spawn_refused(&code, rejected.as_deref(), now_ms(now));
+            .spawn_refused(&code, rejected.as_deref(), ms(now));
     }
 
     pub fn stdout(&mut self, chunk: &[u8], now: f64) {
-        self.inner.stdout(chunk, now_ms(now));
+        self.inner.stdout(chunk, ms(now));
     }
 
     pub fn stderr(&mut self, chunk: &[u8], now: f64) {
-        self.inner.stderr(chunk, now_ms(now));
+        self.inner.stderr(chunk, ms(now));
     }
 
     /// What was read of the spawn action's `retryLog` file since the last call.
     #[wasm_bindgen(js_name = retryLog)]
     pub fn retry_log(&mut self, chunk: &[u8], now: f64) {
-        self.inner.retry_log(chunk, now_ms(now));
+        self.inner.retry_log(chunk, ms(now));
     }
 
     /// What the exited process wrote to its output file at `path` (one of
@@ -402,7 +390,7 @@ impl EngineJs {
     }
 
     pub fn exited(&mut self, code: Option<i32>, signal: Option<String>, now: f64) {
-        self.inner.exited(code, signal.as_deref(), now_ms(now));
+        self.inner.exited(code, signal.as_deref(), ms(now));
     }
 
     /// The host's answer to a `host` action; a bad permission answer
@@ -410,7 +398,7 @@ impl EngineJs {
     #[wasm_bindgen(js_name = hostAnswer)]
     pub fn host_answer(&mut self, call: f64, answer: JsValue, now: f64) -> Result<(), JsValue> {
         let answer = json_or_null(&answer, "answer")?;
-        js_result(self.inner.host_answer(call as u64, &answer, now_ms(now)))
+        js_result(self.inner.host_answer(call as u64, &answer, ms(now)))
     }
 
     #[wasm_bindgen(js_name = pathAllowed)]
@@ -420,7 +408,7 @@ impl EngineJs {
     }
 
     pub fn timeout(&mut self, now: f64) {
-        self.inner.timeout(now_ms(now));
+        self.inner.timeout(ms(now));
     }
 
     /// Every queued action, in order (an empty array when none). A turn's

@@ -9,9 +9,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
+use super::{js_result, ms};
 use crate::gemini_tool::{GeminiToolCall, GEMINI_AGENT};
 
 /// One call of the tool (internal: not part of the API). See
@@ -19,11 +19,6 @@ use crate::gemini_tool::{GeminiToolCall, GEMINI_AGENT};
 #[wasm_bindgen(js_name = __GeminiToolCall, skip_typescript)]
 pub struct GeminiToolCallJs {
     inner: GeminiToolCall,
-}
-
-fn ms(value: f64) -> u64 {
-    // `as` saturates, and NaN becomes 0.
-    value.max(0.0) as u64
 }
 
 #[wasm_bindgen(js_class = __GeminiToolCall)]

@@ -107,6 +107,13 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// A time or a duration in milliseconds from JS (`as` saturates; NaN and
+/// anything below 0 are 0).
+#[cfg(feature = "gemini-tool")]
+fn ms(value: f64) -> u64 {
+    value.max(0.0) as u64
+}
+
 /// Core result → JS result, the error as an `AgentContextError`.
 fn js_result<T>(result: crate::error::Result<T>) -> Result<T, JsValue> {
     result.map_err(js_error::to_js)

@@ -8,10 +8,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::engine_api::now_ms;
 use super::js_long_text::js_string;
-use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
+use super::{js_result, ms};
 use crate::agents::definition::agent_label;
 use crate::engine::TurnResult;
 
@@ -88,7 +87,7 @@ impl RunResultJs {
     /// The `AgentRun`, `durationMs` long.
     #[wasm_bindgen(js_name = toRun)]
     pub fn to_run(&mut self, duration_ms: f64) -> Result<JsValue, JsValue> {
-        self.turn.duration_ms = now_ms(duration_ms);
+        self.turn.duration_ms = ms(duration_ms);
         turn_js(&mut self.turn, true)
     }
 }

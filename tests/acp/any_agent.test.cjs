@@ -201,3 +201,17 @@ test('agent-context mcp --agent-json serves the definition as a tool named by it
     await client.close();
   }
 });
+
+test('runAgent(definition) with a signal aborted before the start ends aborted, as over the CLI, and starts nothing', { timeout: TIMEOUT_MS }, async () => {
+  const ctx = setUp();
+  const run = await pkg.runAgent(ctx.definition, { prompt: 'Say hello' }, options(ctx, { signal: AbortSignal.abort() }));
+  assert.equal(run.success, false);
+  assert.equal(run.error.kind, 'aborted', JSON.stringify(run.error));
+  assert.match(run.error.message, /aborted by the caller/);
+  assert.equal(run.attempts, 0);
+  assert.deepEqual(sent(ctx), [], 'the agent was never started');
+  // The same over a CLI (the stub is no CLI agent: a built-in type whose command never runs).
+  const cli = await pkg.runAgent('google-gemini', { prompt: 'x' }, { cd: ctx.dir, command: '/nonexistent/gemini', signal: AbortSignal.abort(), protocol: 'cli' });
+  assert.equal(cli.error.kind, 'aborted', JSON.stringify(cli.error));
+  assert.equal(cli.attempts, 0);
+});
