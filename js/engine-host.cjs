@@ -191,25 +191,33 @@ class EngineHost {
       child.exited.then((end) => failed(end.error?.code ?? 'UNKNOWN'));
       return;
     }
-    child.stdin.on('error', () => {});
-    this.engine.spawned(Date.now());
-    child.exited.then((end) => {
-      if (this.child === child) this.child = null;
-      // A failed spawn reported late (ENOENT of the folder, EACCES…).
-      if (end.error && end.exitCode === null && end.signal === null) return failed(end.error.code ?? 'UNKNOWN');
-      // What it wrote for the reply, handed over before its end, then removed.
-      for (const file of outputs) {
-        let content;
-        try {
-          content = fs.readFileSync(file, 'utf8');
-        } catch {
-          continue; // not written (it failed before it could)
-        }
-        this.engine.output(file, content);
-        fs.rmSync(file, { force: true });
-      }
-      this.feed((e, now) => e.exited(end.exitCode ?? undefined, end.signal ?? undefined, now));
+    // A write to a process already gone (EPIPE): what was written never
+    // reached it, which the engine is told (a prompt that provably never
+    // reached the agent may go to the next process).
+    child.stdin.on('error', () => {
+      if (this.child === child) this.feed((e, now) => e.writeFailed(now));
     });
+    this.engine.spawned(Date.now());
+    child.exited
+      // A write's failure is reported a loop turn after it: heard before the end.
+      .then((end) => new Promise((resolve) => setImmediate(() => setImmediate(() => resolve(end)))))
+      .then((end) => {
+        if (this.child === child) this.child = null;
+        // A failed spawn reported late (ENOENT of the folder, EACCES…).
+        if (end.error && end.exitCode === null && end.signal === null) return failed(end.error.code ?? 'UNKNOWN');
+        // What it wrote for the reply, handed over before its end, then removed.
+        for (const file of outputs) {
+          let content;
+          try {
+            content = fs.readFileSync(file, 'utf8');
+          } catch {
+            continue; // not written (it failed before it could)
+          }
+          this.engine.output(file, content);
+          fs.rmSync(file, { force: true });
+        }
+        this.feed((e, now) => e.exited(end.exitCode ?? undefined, end.signal ?? undefined, now));
+      });
   }
 
   async host(action) {

@@ -12,6 +12,16 @@ pub struct AssemblerOutput {
 }
 
 impl AssemblerOutput {
+    /// `{ prompt, systemFlag? }` read from JSON, its problems naming `what`
+    /// (`assemblerOutput`, `request`).
+    pub fn read(value: &serde_json::Value, what: &str) -> crate::error::Result<AssemblerOutput> {
+        let o = crate::json_read::Obj::new(value, what)?;
+        Ok(AssemblerOutput {
+            prompt: o.req_str("prompt")?.to_owned(),
+            system_flag: o.opt_str("systemFlag")?.map(str::to_owned),
+        })
+    }
+
     /// UTF-8 bytes counted against the budget: `prompt` plus `systemFlag`.
     pub fn byte_len(&self) -> usize {
         self.prompt.len() + self.system_flag.as_ref().map_or(0, String::len)

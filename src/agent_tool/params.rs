@@ -165,6 +165,36 @@ impl ToolCall {
             options,
         })
     }
+
+    /// What the host runs: `{ gemini: params }` (`runGeminiTool`), `{
+    /// prompt, options }` (`runAgent`), or `None` (its envelope is the
+    /// invalid one).
+    pub fn plan_json(&self) -> Option<Value> {
+        match &self.plan {
+            CallPlan::Gemini(params) => Some(serde_json::json!({ "gemini": params })),
+            CallPlan::Run { prompt, options } => {
+                Some(serde_json::json!({ "prompt": prompt, "options": options }))
+            }
+            CallPlan::Invalid(_) => None,
+        }
+    }
+
+    /// The `invalid_params` envelope of a call whose parameters failed.
+    pub fn invalid(&self, duration_ms: u64) -> Value {
+        let message = match &self.plan {
+            CallPlan::Invalid(m) => m.as_str(),
+            _ => "",
+        };
+        super::invalid_envelope(self, message, duration_ms)
+    }
+
+    /// A finished run's `{ envelope, metricsLine? }` (not yet bounded);
+    /// `all_messages`: the run's events when the call asked for them.
+    pub fn finished(&self, run: &crate::run::AgentRun, all_messages: Option<Value>) -> Value {
+        let envelope = super::run_envelope(self, run, all_messages);
+        let line = super::metrics_line(self, run);
+        serde_json::json!({ "envelope": envelope, "metricsLine": line })
+    }
 }
 
 /// `protocol` among those the agent speaks (`spoken`, its default first).

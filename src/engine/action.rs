@@ -95,3 +95,59 @@ pub struct Snapshot {
     pub commands: Value,
     pub agent_info: Value,
 }
+
+impl Action {
+    /// The action as the host reads it: `{ kind, … }` (a turn's `done`
+    /// carries no result: the binding writes it, the one way for every
+    /// entry point).
+    pub fn to_json(&self) -> Value {
+        use serde_json::json;
+        let pairs = |list: &[(String, String)]| -> Value {
+            list.iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        };
+        match self {
+            Action::Spawn {
+                command,
+                args,
+                env,
+                default_env,
+                cwd,
+                files,
+                outputs,
+                retry_log,
+            } => json!({"kind": "spawn", "command": command, "args": args, "env": pairs(env),
+                "defaultEnv": pairs(default_env), "cwd": cwd, "files": files, "outputs": outputs,
+                "retryLog": retry_log}),
+            Action::Write(line) => json!({"kind": "write", "data": line}),
+            Action::CloseStdin => json!({"kind": "closeStdin"}),
+            Action::Kill => json!({"kind": "kill"}),
+            Action::Host { call, request } => match request {
+                HostRequest::Permission(params) => {
+                    json!({"kind": "host", "call": call, "ask": "permission", "params": params})
+                }
+                HostRequest::Read { path } => {
+                    json!({"kind": "host", "call": call, "ask": "read", "path": path})
+                }
+                HostRequest::Write { path, content } => {
+                    json!({"kind": "host", "call": call, "ask": "write", "path": path, "content": content})
+                }
+            },
+            Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
+            Action::Update(update) => json!({"kind": "update", "update": update}),
+            Action::SessionUpdate { session, update } => {
+                json!({"kind": "update", "update": update, "session": session})
+            }
+            Action::Done { op, outcome } => match outcome {
+                Outcome::Turn(_) => json!({"kind": "done", "op": op}),
+                Outcome::Opened(snapshot) => json!({"kind": "done", "op": op, "opened": snapshot}),
+                Outcome::Ok(value) => json!({"kind": "done", "op": op, "ok": value}),
+                Outcome::Failed(f) => json!({"kind": "done", "op": op, "failed": {
+                    "kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()}}),
+            },
+            Action::Closed => json!({"kind": "closed"}),
+        }
+    }
+}

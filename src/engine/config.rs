@@ -19,6 +19,18 @@ use crate::platform::Platform;
 use crate::run::RunOptions;
 use crate::toml_text::toml_string;
 
+/// The command the host resolved: `file` is spawned with `prefix` first
+/// (`found` is named in messages), in an environment of `env` (the child's
+/// whole environment), on `platform`.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    pub platform: Platform,
+    pub found: String,
+    pub file: String,
+    pub prefix: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
 /// A session's settings, with the defaults filled in.
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
@@ -299,17 +311,17 @@ impl SessionConfig {
         Ok(cfg)
     }
 
-    /// The command was resolved: spawn `file` with `prefix` first; the
-    /// whole command line is counted against `platform`'s limits with
-    /// `env` (the child's whole environment).
-    pub fn launch(
-        &mut self,
-        platform: Platform,
-        found: &str,
-        file: &str,
-        prefix: &[String],
-        env: &[(String, String)],
-    ) -> Result<()> {
+    /// The command was resolved: the whole command line is counted
+    /// against the platform's limits.
+    pub fn launch(&mut self, resolved: &Resolved) -> Result<()> {
+        let Resolved {
+            platform,
+            found,
+            file,
+            prefix,
+            env,
+        } = resolved;
+        let platform = *platform;
         let args: Vec<String> = prefix.iter().chain(&self.args).cloned().collect();
         let line = CommandLine {
             program: file,

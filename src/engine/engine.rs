@@ -23,13 +23,12 @@ use serde_json::Value;
 
 use super::action::{Action, Outcome, Snapshot};
 use super::cli::CliSessionConfig;
-use super::config::SessionConfig;
+use super::config::{Resolved, SessionConfig};
 use super::judge::Stage;
 pub(super) use super::state::*;
 use super::timers::{Timer, TimerTable};
 use crate::agent_output::lines::LineBuffer;
 use crate::agents::{AcpLaunch, AgentSpec};
-use crate::platform::Platform;
 use crate::run::{command_not_found, AgentErrorKind, Failure, OutputTail, RunOptions};
 
 /// After a stop (`session/cancel`, an interrupt), how long the turn may
@@ -236,22 +235,12 @@ impl Engine {
         }
     }
 
-    /// The command was resolved: `file` is spawned with `prefix` first
-    /// (`found` named in messages); the whole command line is counted
-    /// against `platform`'s limits with `env` (the child's environment). A
-    /// line over the limits fails every operation, `invalid_params`.
-    pub fn launch(
-        &mut self,
-        platform: Platform,
-        found: &str,
-        file: &str,
-        prefix: &[String],
-        env: Vec<(String, String)>,
-        now: u64,
-    ) {
+    /// The command was resolved; a command line over the platform's limits
+    /// fails every operation, `invalid_params`.
+    pub fn launch(&mut self, resolved: Resolved, now: u64) {
         let outcome = match &mut self.cfg {
             Config::Acp(cfg) => {
-                let outcome = cfg.launch(platform, found, file, prefix, &env);
+                let outcome = cfg.launch(&resolved);
                 if outcome.is_ok() {
                     for s in &mut self.sessions {
                         if let Some(sc) = s.cfg.as_mut() {
@@ -264,7 +253,7 @@ impl Engine {
                 }
                 outcome
             }
-            Config::Cli(cfg) => cfg.launch(platform, found, file, prefix, env),
+            Config::Cli(cfg) => cfg.launch(resolved),
         };
         if let Err(e) = outcome {
             self.reject(e.message(), now);

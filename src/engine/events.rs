@@ -199,14 +199,40 @@ impl Engine {
         true
     }
 
-    /// A running turn of session `i` whose process is gone ends with it.
-    pub(super) fn end_turn_on_exit(&mut self, i: usize, end: &AttemptEnd, now: u64) {
-        if self.sessions[i]
-            .turn
-            .as_ref()
-            .is_some_and(|t| t.attempt.is_some())
-        {
-            self.end_attempt(i, Some(end), now);
+    /// A write to the process failed: it was gone. A running turn whose
+    /// agent has said nothing of it, and that nobody stopped, never reached
+    /// the agent (the prompt was the last thing written to it).
+    pub fn write_failed(&mut self, _now: u64) {
+        for s in &mut self.sessions {
+            let Some(turn) = s.turn.as_mut().filter(|t| t.stopped.is_none()) else {
+                continue;
+            };
+            if let Some(a) = turn.attempt.as_mut().filter(|a| !a.heard) {
+                a.undelivered = true;
+            }
         }
+    }
+
+    /// A running turn of session `i` whose process is gone ends with it,
+    /// unless its prompt provably never reached the agent: then the next
+    /// process gets it (the only time a prompt is sent again by itself).
+    pub(super) fn end_turn_on_exit(&mut self, i: usize, end: &AttemptEnd, now: u64) {
+        let key = self.sessions[i].key;
+        let closing = self.closing.is_some() || self.sessions[i].closing.is_some();
+        let Some(turn) = self.sessions[i].turn.as_mut() else {
+            return;
+        };
+        let Some(attempt) = turn.attempt.as_ref() else {
+            return;
+        };
+        if attempt.undelivered && turn.stopped.is_none() && !closing && !turn.resent {
+            turn.resent = true;
+            turn.attempt = None;
+            turn.attempts -= 1;
+            self.timers.clear(Timer::Idle(key));
+            self.timers.clear(Timer::Kill(key));
+            return;
+        }
+        self.end_attempt(i, Some(end), now);
     }
 }

@@ -32,7 +32,7 @@ mod turns;
 
 pub use action::{Action, HostRequest, Outcome, Snapshot};
 pub use cli::CliSessionConfig;
-pub use config::{McpServer, SessionConfig};
+pub use config::{McpServer, Resolved, SessionConfig};
 pub use engine::{
     invalid as invalid_failure, Engine, AUTH_REQUIRED, CANCEL_GRACE_MS, CLOSE_GRACE_MS, DEFAULT,
 };

@@ -523,3 +523,36 @@ fn a_run_retries_a_failed_turn_until_its_retries_are_spent() {
         assert_eq!(sim.prompts.len(), 2, "{side:?}");
     }
 }
+
+#[test]
+fn a_prompt_written_to_a_process_already_gone_goes_to_the_next_once() {
+    // The process died between turns and the host learnt it only once the
+    // next prompt was written: the write failed (EPIPE), so the prompt
+    // never reached it. A process per turn gets each prompt as it starts.
+    for side in [Side::Acp("claude-code"), Side::ClaudeCli] {
+        let mut sim = Sim::new(side, false, json!({}));
+        let one = sim.prompt("one", 0);
+        sim.answer("re: one");
+        expect(&sim, one, None, Some("end_turn"), 1);
+        let spawns = sim.spawns;
+        let two = sim.prompt("two", 0);
+        sim.e.write_failed(sim.now);
+        sim.crash();
+        assert!(
+            sim.done.iter().all(|(op, _)| *op != two),
+            "{side:?}: not ended"
+        );
+        assert_eq!(sim.spawns, spawns + 1, "{side:?}: started again for it");
+        sim.answer("re: two");
+        expect(&sim, two, None, Some("end_turn"), 1);
+        // Written twice, to two processes: the first never read it.
+        assert_eq!(sim.prompts, ["one", "two", "two"], "{side:?}");
+        // Once only: a second failed write ends the turn.
+        let three = sim.prompt("three", 0);
+        sim.e.write_failed(sim.now);
+        sim.crash();
+        sim.e.write_failed(sim.now);
+        sim.crash();
+        expect(&sim, three, Some(AgentErrorKind::ProcessError), None, 1);
+    }
+}

@@ -47,6 +47,9 @@ pub struct Turn {
     pub stopped: Option<StopReason>,
     /// Waiting for the next attempt (its time is the `Retry` timer's).
     pub retrying: bool,
+    /// Sent again once already, its prompt having provably never reached
+    /// the process it was written to.
+    pub resent: bool,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
@@ -60,6 +63,9 @@ pub struct Attempt {
     /// The stop was told to the agent (cancel or interrupt written, or the
     /// tree killed).
     pub stop_sent: bool,
+    /// Its prompt provably never reached the agent: a write to the process
+    /// failed (it was gone) before the agent said anything of it.
+    pub undelivered: bool,
     /// The agent's own retries of a failed API call, read from its output.
     pub retries: RetryCount,
     /// Over ACP: the `session/prompt` request's id once sent, its answer.
@@ -113,6 +119,7 @@ impl Turn {
             last: None,
             stopped: None,
             retrying: false,
+            resent: false,
         }
     }
 
@@ -140,6 +147,7 @@ impl Turn {
             tail: OutputTail::default(),
             heard: false,
             stop_sent: false,
+            undelivered: false,
             retries: RetryCount::new(agent.signs, self.limits.max_retries),
             acp: AcpAttempt::default(),
             cli: CliAttempt {

@@ -90,6 +90,18 @@ impl GeminiToolCall {
     }
 
     /// Whether the run keeps its last attempt's events (`all_messages`).
+    /// `{ agentType, request, options, keepEvents }`: the run to start, or
+    /// `None` when the parameters failed.
+    pub fn run_json(&self) -> Option<Value> {
+        let (request, options) = self.run_request()?;
+        Some(json!({
+            "agentType": GEMINI_AGENT,
+            "request": request,
+            "options": options,
+            "keepEvents": self.keeps_events(),
+        }))
+    }
+
     pub fn keeps_events(&self) -> bool {
         self.params().is_some_and(|p| p.return_all_messages)
     }

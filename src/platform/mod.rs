@@ -18,6 +18,7 @@
 pub mod cmd_shim;
 pub mod kill;
 pub mod limits;
+pub mod requests;
 pub mod resolve;
 pub mod windows_quote;
 

@@ -9,10 +9,8 @@ use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
 use super::{js_result, ms};
 use crate::agent_tool::{
-    agent_tools, bound_envelope, definition_tool, invalid_envelope, metrics_line, run_envelope,
-    without_result_file, CallPlan, ToolCall,
+    agent_tools, bound_envelope, definition_tool, without_result_file, ToolCall,
 };
-use crate::run::AgentRun;
 
 /// Every agent's tool: `[{ agentType, command, name, description, inputSchema }]`.
 #[wasm_bindgen(js_name = __agentTools, skip_typescript)]
@@ -64,14 +62,9 @@ impl AgentToolCallJs {
     /// `{ gemini: params }` (run `runGeminiTool(params)`), `{ prompt,
     /// options }` (run `runAgent`), or `undefined` (see `invalidEnvelope`).
     pub fn plan(&self) -> Result<JsValue, JsValue> {
-        match &self.inner.plan {
-            CallPlan::Gemini(params) => {
-                js_result(from_serializable(&serde_json::json!({ "gemini": params })))
-            }
-            CallPlan::Run { prompt, options } => js_result(from_serializable(
-                &serde_json::json!({ "prompt": prompt, "options": options }),
-            )),
-            CallPlan::Invalid(_) => Ok(JsValue::UNDEFINED),
+        match self.inner.plan_json() {
+            Some(plan) => js_result(from_serializable(&plan)),
+            None => Ok(JsValue::UNDEFINED),
         }
     }
 
@@ -84,15 +77,7 @@ impl AgentToolCallJs {
     /// The `invalid_params` envelope of a call whose parameters failed.
     #[wasm_bindgen(js_name = invalidEnvelope)]
     pub fn invalid_envelope(&self, duration_ms: f64) -> Result<JsValue, JsValue> {
-        let message = match &self.inner.plan {
-            CallPlan::Invalid(m) => m.as_str(),
-            _ => "",
-        };
-        js_result(from_serializable(&invalid_envelope(
-            &self.inner,
-            message,
-            ms(duration_ms),
-        )))
+        js_result(from_serializable(&self.inner.invalid(ms(duration_ms))))
     }
 
     /// The finished run's envelope and its `log_metrics` line:
@@ -105,7 +90,13 @@ impl AgentToolCallJs {
         duration_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let turn = result.turn(ms(duration_ms));
-        envelope_of(&self.inner, &turn.as_run(), events)
+        let events = match events.is_undefined() {
+            true => None,
+            false => Some(js_result(to_json(&events, "events"))?),
+        };
+        js_result(from_serializable(
+            &self.inner.finished(&turn.as_run(), events),
+        ))
     }
 
     /// `{ envelope, fullResult? }`: `envelope` with its `result` within
@@ -130,18 +121,4 @@ impl AgentToolCallJs {
         let envelope = js_result(to_json(&envelope, "envelope"))?;
         js_result(from_serializable(&without_result_file(envelope, &error)))
     }
-}
-
-/// `{ envelope, metricsLine? }` of a finished run.
-fn envelope_of(call: &ToolCall, run: &AgentRun, events: JsValue) -> Result<JsValue, JsValue> {
-    let events = if events.is_undefined() {
-        None
-    } else {
-        Some(js_result(to_json(&events, "events"))?)
-    };
-    let envelope = run_envelope(call, run, events);
-    let line = metrics_line(call, run);
-    js_result(from_serializable(
-        &serde_json::json!({ "envelope": envelope, "metricsLine": line }),
-    ))
 }

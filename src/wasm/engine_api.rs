@@ -7,17 +7,16 @@
 //! `result()` (a `__RunResult`, which runAgent, the Gemini tool and the MCP
 //! tools word their way).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::js_platform::{current_platform, env_pairs};
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::{turn_js, RunResultJs};
 use super::{js_result, ms};
-use crate::engine::{Action, Engine, HostRequest, Outcome, Purpose, TurnLimits, TurnResult};
+use crate::engine::{Action, Engine, Outcome, Purpose, TurnLimits, TurnResult};
 use crate::error::AgentContextError;
 use crate::output::AssemblerOutput;
-use crate::run::Failure;
 
 /// One agent process and its sessions, or one run (internal). See
 /// `crate::engine::Engine`.
@@ -29,62 +28,6 @@ pub struct EngineJs {
     run: bool,
     /// The last turn of a run.
     last_turn: Option<TurnResult>,
-}
-
-fn pairs(list: &[(String, String)]) -> Value {
-    Value::Object(
-        list.iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect(),
-    )
-}
-
-fn failure_json(f: &Failure) -> Value {
-    json!({"kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()})
-}
-
-fn action_json(action: Action) -> Value {
-    match action {
-        Action::Spawn {
-            command,
-            args,
-            env,
-            default_env,
-            cwd,
-            files,
-            outputs,
-            retry_log,
-        } => json!({"kind": "spawn", "command": command, "args": args, "env": pairs(&env),
-            "defaultEnv": pairs(&default_env), "cwd": cwd, "files": files, "outputs": outputs,
-            "retryLog": retry_log}),
-        Action::Write(line) => json!({"kind": "write", "data": line}),
-        Action::CloseStdin => json!({"kind": "closeStdin"}),
-        Action::Kill => json!({"kind": "kill"}),
-        Action::Host { call, request } => match request {
-            HostRequest::Permission(params) => {
-                json!({"kind": "host", "call": call, "ask": "permission", "params": params})
-            }
-            HostRequest::Read { path } => {
-                json!({"kind": "host", "call": call, "ask": "read", "path": path})
-            }
-            HostRequest::Write { path, content } => {
-                json!({"kind": "host", "call": call, "ask": "write", "path": path, "content": content})
-            }
-        },
-        Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
-        Action::Update(update) => json!({"kind": "update", "update": update}),
-        Action::SessionUpdate { session, update } => {
-            json!({"kind": "update", "update": update, "session": session})
-        }
-        Action::Done { op, outcome } => match outcome {
-            // A turn's result is written by `turn_js` (see `poll_all`).
-            Outcome::Turn(_) => json!({"kind": "done", "op": op}),
-            Outcome::Opened(snapshot) => json!({"kind": "done", "op": op, "opened": *snapshot}),
-            Outcome::Ok(value) => json!({"kind": "done", "op": op, "ok": value}),
-            Outcome::Failed(f) => json!({"kind": "done", "op": op, "failed": failure_json(&f)}),
-        },
-        Action::Closed => json!({"kind": "closed"}),
-    }
 }
 
 /// The session an operation is for: the engine's only one when not given.
@@ -161,7 +104,7 @@ impl EngineJs {
         let agent = js_result(to_json(&agent, "agentType"))?;
         let request = js_result(to_json(&request, "request"))?;
         let options = js_result(to_json(&options, "options"))?;
-        let request = js_result(run_request(&request))?;
+        let request = js_result(AssemblerOutput::read(&request, "request"))?;
         let purpose = Purpose::Run {
             request: &request,
             keep_events,
@@ -250,10 +193,14 @@ impl EngineJs {
         env: JsValue,
         now: f64,
     ) -> Result<(), JsValue> {
-        let env = js_result(env_pairs(&env))?;
-        let platform = current_platform();
-        self.inner
-            .launch(platform, &found, &file, &args, env, ms(now));
+        let resolved = crate::engine::Resolved {
+            platform: current_platform(),
+            found,
+            file,
+            prefix: args,
+            env: js_result(env_pairs(&env))?,
+        };
+        self.inner.launch(resolved, ms(now));
         Ok(())
     }
 
@@ -389,6 +336,12 @@ impl EngineJs {
         self.inner.output(&path, content)
     }
 
+    /// A write to the process failed (it was gone).
+    #[wasm_bindgen(js_name = writeFailed)]
+    pub fn write_failed(&mut self, now: f64) {
+        self.inner.write_failed(ms(now));
+    }
+
     pub fn exited(&mut self, code: Option<i32>, signal: Option<String>, now: f64) {
         self.inner.exited(code, signal.as_deref(), ms(now));
     }
@@ -429,7 +382,7 @@ impl EngineJs {
                     false => turns.push((list.len(), (**turn).clone())),
                 }
             }
-            list.push(action_json(action));
+            list.push(action.to_json());
         }
         if list.is_empty() {
             return Ok(js_sys::Array::new().into());
@@ -448,15 +401,6 @@ impl EngineJs {
     pub fn poll_timeout(&self) -> Option<f64> {
         self.inner.poll_timeout().map(|t| t as f64)
     }
-}
-
-/// A run's request, `{ prompt, systemFlag? }`, read.
-fn run_request(request: &Value) -> crate::error::Result<AssemblerOutput> {
-    let o = crate::json_read::Obj::new(request, "request")?;
-    Ok(AssemblerOutput {
-        prompt: o.req_str("prompt")?.to_owned(),
-        system_flag: o.opt_str("systemFlag")?.map(str::to_owned),
-    })
 }
 
 /// The largest image an attachment may hold, in bytes: the host reads no

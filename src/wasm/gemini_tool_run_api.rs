@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
 use super::{js_result, ms};
-use crate::gemini_tool::{GeminiToolCall, GEMINI_AGENT};
+use crate::gemini_tool::GeminiToolCall;
 
 /// One call of the tool (internal: not part of the API). See
 /// `crate::gemini_tool::GeminiToolCall`.
@@ -37,14 +37,9 @@ impl GeminiToolCallJs {
     /// `{ agentType, request, options, keepEvents }`: the run to start, or
     /// `undefined` when the parameters failed (see `invalidEnvelope`).
     pub fn run(&self) -> Result<JsValue, JsValue> {
-        match self.inner.run_request() {
+        match self.inner.run_json() {
             None => Ok(JsValue::UNDEFINED),
-            Some((request, options)) => js_result(from_serializable(&serde_json::json!({
-                "agentType": GEMINI_AGENT,
-                "request": request,
-                "options": options,
-                "keepEvents": self.inner.keeps_events(),
-            }))),
+            Some(run) => js_result(from_serializable(&run)),
         }
     }
 

@@ -2,35 +2,12 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::js_input::{self, get, is_plain_object, optional_string, required_string, type_name};
+use super::js_input::{self, is_plain_object, type_name};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{self, InvocationOptions};
 use crate::output::AssemblerOutput;
-
-/// `{ prompt, systemFlag? }`, as `assemble` returns it.
-fn assembler_output(value: &JsValue) -> Result<AssemblerOutput> {
-    if !is_plain_object(value) {
-        return Err(AgentContextError::invalid(format!(
-            "assemblerOutput must be an object, got {}",
-            type_name(value)
-        )));
-    }
-    let field = |name: &'static str| move || format!("assemblerOutput.{name}");
-    let prompt = required_string(
-        get(value, &"prompt".into(), field("prompt"))?,
-        field("prompt"),
-    )?;
-    let system_flag = optional_string(
-        get(value, &"systemFlag".into(), field("systemFlag"))?,
-        field("systemFlag"),
-    )?;
-    Ok(AssemblerOutput {
-        prompt,
-        system_flag,
-    })
-}
 
 /// `buildCliInvocation`'s `options`, read by the core; the platform, when
 /// not given, is the one this runs on (`process.platform`).
@@ -80,7 +57,15 @@ pub fn build_cli_invocation(
     options_value: Option<js_sys::Object>,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
-    let output = js_result(assembler_output(&assembler_output_value))?;
+    let output = match is_plain_object(&assembler_output_value) {
+        true => to_json(&assembler_output_value, "assemblerOutput")
+            .and_then(|v| AssemblerOutput::read(&v, "assemblerOutput")),
+        false => Err(AgentContextError::invalid(format!(
+            "assemblerOutput must be an object, got {}",
+            type_name(&assembler_output_value)
+        ))),
+    };
+    let output = js_result(output)?;
     let options_value = options_value.map_or(JsValue::UNDEFINED, Into::into);
     let options = js_result(options(&options_value))?;
     for warning in js_input::unknown_key_warnings(

@@ -9,12 +9,12 @@ use serde_json::Value;
 
 use crate::agents::{self, AgentSpec, CliSpec, SystemPromptArg};
 use crate::endpoint::Protocol;
+use crate::engine::config::Resolved;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{build_cli_invocation, CliInvocation};
 use crate::json_read::type_name;
 use crate::output::AssemblerOutput;
 use crate::platform::limits::{self, CommandLine};
-use crate::platform::Platform;
 use crate::run::RunOptions;
 
 /// A session's settings over the CLI, with the defaults filled in.
@@ -192,20 +192,18 @@ impl CliSessionConfig {
         self.one_shot || !matches!(self.cli.system_prompt, SystemPromptArg::None)
     }
 
-    /// The command was resolved: spawn `file` with `prefix` first; the
-    /// command line is counted against `platform`'s limits with `env` (the
-    /// child's whole environment).
-    pub fn launch(
-        &mut self,
-        platform: Platform,
-        found: &str,
-        file: &str,
-        prefix: &[String],
-        env: Vec<(String, String)>,
-    ) -> Result<()> {
+    /// The command was resolved: the command line is counted against the
+    /// platform's limits with the child's whole environment.
+    pub fn launch(&mut self, resolved: Resolved) -> Result<()> {
+        let Resolved {
+            platform,
+            found,
+            file,
+            prefix,
+            mut env,
+        } = resolved;
         // The endpoint's variables, then the MCP servers' (merged into the
         // same JSON variable where both use one: opencode's configuration).
-        let mut env = env;
         crate::endpoint::merge_env(&mut env, self.options.endpoint_env());
         // The agent's own retries bounded by maxRetries, unless the
         // caller's environment already says.
@@ -222,9 +220,9 @@ impl CliSessionConfig {
         self.own_retries = own;
         self.options.platform = Some(platform);
         self.options.env = Some(env);
-        self.file = file.to_owned();
-        self.prefix = prefix.to_vec();
-        self.found = Some(found.to_owned());
+        self.file = file;
+        self.prefix = prefix;
+        self.found = Some(found);
         let session = self.options.session_id.clone();
         let model = self.options.model.clone();
         self.command_line(session.as_deref(), model.as_deref(), None)

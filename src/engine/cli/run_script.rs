@@ -139,7 +139,16 @@ impl ScriptedRun {
     ) {
         let now = self.now;
         if let Some(e) = self.engine.as_mut() {
-            e.launch(platform, found, file, prefix, env, now);
+            e.launch(
+                crate::engine::Resolved {
+                    platform,
+                    found: found.into(),
+                    file: file.into(),
+                    prefix: prefix.to_vec(),
+                    env,
+                },
+                now,
+            );
         }
     }
 

@@ -667,14 +667,7 @@ fn bad_input_and_a_missing_command_fail_every_operation() {
 fn mcp_servers_reach_every_process_on_its_command_line_and_in_its_environment() {
     let servers = json!([{"name": "notes", "command": "node", "args": ["n.js"]}]);
     let mut e = engine("claude-code", json!({"mcpServers": servers}));
-    e.launch(
-        crate::platform::Platform::Linux,
-        "claude",
-        "claude",
-        &[],
-        vec![("PATH".into(), "/bin".into())],
-        0,
-    );
+    e.launch(resolved("claude", vec![("PATH".into(), "/bin".into())]), 0);
     e.open(0);
     let actions = drain(&mut e);
     let (args, env) = actions
@@ -701,14 +694,13 @@ fn mcp_servers_reach_every_process_on_its_command_line_and_in_its_environment() 
     // opencode: its configuration variable, the caller's merged in.
     let mut e = engine("opencode", json!({"mcpServers": servers}));
     e.launch(
-        crate::platform::Platform::Linux,
-        "opencode",
-        "opencode",
-        &[],
-        vec![(
-            "OPENCODE_CONFIG_CONTENT".into(),
-            r#"{"model":"m/x"}"#.into(),
-        )],
+        resolved(
+            "opencode",
+            vec![(
+                "OPENCODE_CONFIG_CONTENT".into(),
+                r#"{"model":"m/x"}"#.into(),
+            )],
+        ),
         0,
     );
     e.open(0);
@@ -754,5 +746,16 @@ fn claude_spawn_failure_fails_the_open() {
             assert_eq!(f.kind, AgentErrorKind::SpawnFailed)
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// `file` found on Linux, spawned as it is with `env`.
+fn resolved(file: &str, env: Vec<(String, String)>) -> crate::engine::Resolved {
+    crate::engine::Resolved {
+        platform: crate::platform::Platform::Linux,
+        found: file.into(),
+        file: file.into(),
+        prefix: Vec::new(),
+        env,
     }
 }
