@@ -25,10 +25,13 @@ use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
 use crate::input::ContextMessage;
+use crate::input_keys::TEAM_MEMBER;
 use crate::output::AssemblerOutput;
 
 use super::events::{Action, Cause, Event};
-use super::members::{check_team_family, decide_runs, MemberRecord, Runs, TeamConfig};
+use super::members::{
+    check_team_family, decide_runs, MemberRecord, Runs, TeamConfig, SESSION_OPTIONS,
+};
 use super::state::{message_json, read_message, Seat, TeamState};
 use super::turn::{plan_turn, TeamTurn, TurnKind, TurnRequest};
 
@@ -138,15 +141,11 @@ impl TeamMachine {
                     ids.join(", ")
                 )));
             };
-            for key in [
-                "agentType",
-                "definition",
-                "systemInstruction",
-                "instructionFileText",
-                "protocol",
-                "maxBytes",
-            ] {
-                if value.get(key).is_some() {
+            let identity = TEAM_MEMBER
+                .iter()
+                .filter(|k| **k != "id" && !SESSION_OPTIONS.contains(*k));
+            for key in identity {
+                if value.get(*key).is_some() {
                     return Err(AgentContextError::invalid(format!(
                         "{path}.{key}: the JSON holds who member \"{id}\" is; options.members gives its session options only (endpoint, env, model, command)"
                     )));

@@ -36,6 +36,25 @@ fn team() -> TeamMachine {
     )
 }
 
+/// `team()` after one turn of `member` on session `session`, stored and
+/// brought back.
+fn restored_after_a_turn(member: &str, session: &str) -> TeamMachine {
+    let mut m = team();
+    post(&mut m, "kailai", Some(member), "Write the parser");
+    ask(&mut m, member, "");
+    opened(&mut m, member, session);
+    turn_done(&mut m, member, "Done", None, session);
+    m.take_actions();
+    TeamMachine::restore(
+        &m.state().to_json(),
+        None,
+        TeamConfig::default(),
+        &[],
+        false,
+    )
+    .unwrap()
+}
+
 fn post(m: &mut TeamMachine, from: &str, to: Option<&str>, content: &str) {
     let message = json!({"from": from, "to": to, "content": content});
     m.handle(Event::Post { message }).unwrap();
@@ -263,20 +282,7 @@ fn a_restored_claude_member_gets_its_instructions_again_as_the_system_prompt_ove
 
 #[test]
 fn a_restored_member_whose_layout_opens_the_prompt_is_resumed_without_a_system_prompt() {
-    let mut m = team();
-    post(&mut m, "kailai", Some("max"), "Review");
-    ask(&mut m, "max", "");
-    opened(&mut m, "max", "m1");
-    turn_done(&mut m, "max", "Reviewed", None, "m1");
-    m.take_actions();
-    let mut back = TeamMachine::restore(
-        &m.state().to_json(),
-        None,
-        TeamConfig::default(),
-        &[],
-        false,
-    )
-    .unwrap();
+    let mut back = restored_after_a_turn("max", "m1");
     post(&mut back, "kailai", Some("max"), "Again");
     let next = ask(&mut back, "max", "");
     assert_eq!(
@@ -296,20 +302,7 @@ fn a_restored_member_whose_layout_opens_the_prompt_is_resumed_without_a_system_p
 #[test]
 fn a_reopened_session_that_does_not_take_the_system_prompt_gets_the_instructions_in_the_next_prompt(
 ) {
-    let mut m = team();
-    post(&mut m, "kailai", Some("carol"), "Write the parser");
-    ask(&mut m, "carol", "");
-    opened(&mut m, "carol", "s1");
-    turn_done(&mut m, "carol", "Done", None, "s1");
-    m.take_actions();
-    let mut back = TeamMachine::restore(
-        &m.state().to_json(),
-        None,
-        TeamConfig::default(),
-        &[],
-        false,
-    )
-    .unwrap();
+    let mut back = restored_after_a_turn("carol", "s1");
     back.runs_mut("carol").unwrap().reopen_takes_system = false;
     post(&mut back, "kailai", Some("carol"), "Now the tests");
     let next = ask(&mut back, "carol", "");
@@ -336,16 +329,8 @@ fn a_reopened_session_that_does_not_take_the_system_prompt_gets_the_instructions
 
 #[test]
 fn a_session_the_agent_lost_is_replaced_with_the_whole_view() {
-    let mut m = team();
-    post(&mut m, "kailai", Some("carol"), "Write the parser");
-    ask(&mut m, "carol", "");
-    opened(&mut m, "carol", "s1");
-    turn_done(&mut m, "carol", "Done", None, "s1");
-    m.take_actions();
-    let stored = m.state().to_json();
-
     // On resuming: a new session, the full prompt.
-    let mut back = TeamMachine::restore(&stored, None, TeamConfig::default(), &[], false).unwrap();
+    let mut back = restored_after_a_turn("carol", "s1");
     let one = ask(&mut back, "carol", "Where were we?");
     back.take_actions();
     back.handle(Event::OpenFailed {
@@ -397,20 +382,7 @@ fn a_session_the_agent_lost_is_replaced_with_the_whole_view() {
 
 #[test]
 fn a_resumed_session_with_another_id_holds_nothing() {
-    let mut m = team();
-    post(&mut m, "kailai", Some("carol"), "Write the parser");
-    ask(&mut m, "carol", "");
-    opened(&mut m, "carol", "s1");
-    turn_done(&mut m, "carol", "Done", None, "s1");
-    m.take_actions();
-    let mut back = TeamMachine::restore(
-        &m.state().to_json(),
-        None,
-        TeamConfig::default(),
-        &[],
-        false,
-    )
-    .unwrap();
+    let mut back = restored_after_a_turn("carol", "s1");
     let one = ask(&mut back, "carol", "");
     back.take_actions();
     opened(&mut back, "carol", "other");
