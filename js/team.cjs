@@ -49,7 +49,7 @@ function defineAgentTeam(api) {
     const badEnv = env != null && checks().envProblem(env, `${name}.env`);
     if (badEnv) throw inputError(badEnv);
     optionalString(command, `${name}.command`);
-    checks().warnUnknownKeys('options.endpoint', given.endpoint, warn);
+    checks().warnUnknownKeys("a team member's endpoint", given.endpoint, warn);
     const own = {};
     for (const key of OWN) if (given[key] !== undefined) own[key] = given[key];
     return own;
@@ -102,6 +102,7 @@ function defineAgentTeam(api) {
       this.#run = run;
       const debug = /^(1|true)$/.test(process.env.DEBUG ?? '');
       const picked = { endpoint: run.endpoint, protocol: run.protocol, model: run.model };
+      if (typeof run.cd !== 'string' || run.cd === '') throw inputError(`options.cd must be a non-empty string, got ${describe(run.cd)}`);
       if (restoring instanceof Restoring) {
         const given = members ?? [];
         if (!Array.isArray(given)) throw inputError(`options.members must be an array, got ${describe(given)}`);
@@ -113,7 +114,6 @@ function defineAgentTeam(api) {
         return;
       }
       const task = optionalString(teamTask, 'options.teamTask') ?? undefined;
-      if (typeof run.cd !== 'string' || run.cd === '') throw inputError(`options.cd must be a non-empty string, got ${describe(run.cd)}`);
       if (!Array.isArray(members)) throw inputError(`options.members must be an array, got ${describe(members)}`);
       this.#machine = new (core().__TeamMachine)(task, run.cd, picked, debug);
       members.forEach((m, i) => this.#join(m, `options.members[${i}]`));

@@ -179,7 +179,7 @@ pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
         "the session's options" => Some(NEW_SESSION_OPTIONS),
         "the turn's options" => Some(TURN_OPTIONS),
         "the request" => Some(ASSEMBLER_OUTPUT),
-        "options.endpoint" => Some(ENDPOINT_KEYS),
+        "options.endpoint" | "a team member's endpoint" => Some(ENDPOINT_KEYS),
         _ => None,
     }
 }

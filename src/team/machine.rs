@@ -382,10 +382,7 @@ impl TeamMachine {
     /// Reopens the stored session, with the instructions its layout keeps
     /// apart where the agent takes them on a reopened session.
     fn resume(&mut self, i: usize) {
-        let flag = match self.instructions_apart(i) {
-            Ok(flag) => flag,
-            Err(e) => return self.end_failed(i, Cause::Error(e)),
-        };
+        let flag = self.instructions_apart(i);
         let given = flag
             .clone()
             .filter(|_| self.live[i].runs.reopen_takes_system);
@@ -403,15 +400,16 @@ impl TeamMachine {
 
     /// The member's instructions as its layout keeps them apart from the
     /// prompt (Claude Code's system prompt), within its budget; `None` when
-    /// they open the prompt instead, or there are none.
-    fn instructions_apart(&self, i: usize) -> Result<Option<String>> {
+    /// they open the prompt instead, or there are none (or they do not fit
+    /// the budget, which the session's first prompt met).
+    fn instructions_apart(&self, i: usize) -> Option<String> {
         let member = self.state.members[i].record.member();
         if member.system_instruction.is_empty() && member.instruction_file_text.is_empty() {
-            return Ok(None);
+            return None;
         }
         let request = TurnRequest::new("", &member, None, "");
-        let plan = plan_turn(&request, &Vec::<ContextMessage>::new())?;
-        Ok(plan.output.system_flag)
+        let plan = plan_turn(&request, &Vec::<ContextMessage>::new()).ok()?;
+        plan.output.system_flag
     }
 
     /// Plans the full prompt and opens a new session for it.

@@ -731,3 +731,18 @@ fn version_1_is_read_and_bad_json_names_the_field() {
         "json.members[0].sessionOptions may name endpoint, env, model, command, got \"apiKey\"",
     );
 }
+
+#[test]
+fn instructions_of_blanks_are_no_system_prompt_on_a_reopened_session() {
+    let v1 = json!({
+        "version": 1, "teamTask": null, "cd": "/work",
+        "members": [{"id": "carol", "agentType": "claude-code", "systemInstruction": "  \n", "sessionId": "s1", "mark": 0}],
+        "transcript": [],
+    });
+    let mut m = TeamMachine::restore(&v1, None, TeamConfig::default(), &[], false).unwrap();
+    ask(&mut m, "carol", "Go");
+    assert_eq!(
+        actions(&mut m),
+        ["open carol acp session=s1 system=- endpoint=none"]
+    );
+}
