@@ -1,23 +1,51 @@
 
 // ---- Node only: a team conversation (js/team.d.ts) ----
 
-/** A member of an `AgentTeam`: an agent with its instructions and budget. */
-export interface TeamMember {
+/**
+ * A member's own session options: they win over the team's. The team's
+ * JSON names them but does not hold them (an environment and an endpoint's
+ * key are not data to store): `AgentTeam.fromJSON` needs them again.
+ */
+export interface TeamMemberSessionOptions {
+  /**
+   * Its model endpoint. Without one the member takes the team's `endpoint`
+   * (which must suit its agent's API family); `null` leaves it without any.
+   */
+  endpoint?: AgentEndpoint | null;
+  /** The environment of its agent's process (in place of the team's `env`). */
+  env?: Record<string, string | undefined>;
+  model?: string;
+  /** The executable of its agent (in place of the team's `command`). */
+  command?: string;
+}
+
+/** A member of an `AgentTeam`: an agent with its instructions and budget, and its own session options. */
+export interface TeamMember extends TeamMemberSessionOptions {
   /** Its name in the transcript: `from` of its replies, `to` of messages to it. */
   id: string;
-  /** The agent type; with `definition`, left out (the definition's `id` is the member's agent type). */
+  /**
+   * The agent type (one the library does not know is `INVALID_INPUT` when
+   * the member joins); with `definition`, left out (the definition's `id`
+   * is the member's agent type).
+   */
   agentType?: KnownAgentType | AgentType;
   /** Any ACP agent instead of an agent type: an agent definition or an ACP registry entry. */
   definition?: AgentDefinition | AcpRegistryEntry;
   systemInstruction?: string;
   instructionFileText?: string;
-  /** Sessions run over the Agent Client Protocol. */
-  protocol?: 'acp';
+  /** The protocol of its sessions, in place of the team's (default `'acp'`). */
+  protocol?: 'acp' | 'cli';
   /** Budget of each of its prompts, in UTF-8 bytes; default 768 KiB. */
   maxBytes?: number;
 }
 
-/** `new AgentTeam(options)`: the team task, the members, and the session options every member's session takes. */
+/**
+ * `new AgentTeam(options)`: the team task, the members, and the session
+ * options every member's session takes (a member's own over them). The
+ * team's `endpoint` goes to the members without one of their own; it speaks
+ * one API family (its `api`, else the one every member taking it calls by
+ * default), and a member whose agent cannot call it is `INVALID_INPUT`.
+ */
 export interface AgentTeamOptions extends Omit<SessionOptions, 'sessionId' | 'systemPrompt'> {
   teamTask?: string | null;
   members: TeamMember[];
@@ -27,7 +55,7 @@ export interface AgentTeamOptions extends Omit<SessionOptions, 'sessionId' | 'sy
 export interface TeamTurnContext {
   /** `'full'` on a fresh session (the whole view), `'delta'` after (only what is new). */
   kind: 'full' | 'delta';
-  /** UTF-8 bytes sent: the prompt, plus the system prompt of a new Claude Code session. */
+  /** UTF-8 bytes sent: the prompt, plus the instructions that went as the system prompt of the session it opened (Claude Code). */
   bytes: number;
   /** How many transcript messages the prompt held. */
   messages: number;
@@ -43,11 +71,20 @@ export interface TeamTurn extends AgentTurn {
 
 /** `team.toJSON()`: plain data that brings the team back with `AgentTeam.fromJSON`. */
 export interface AgentTeamJSON {
-  version: 1;
+  /** 2; `fromJSON` still reads 1. */
+  version: 2;
   teamTask: string | null;
   cd: string;
-  members: (TeamMember & { sessionId?: string; mark: number | null })[];
+  members: TeamMemberData[];
   transcript: PromptContextMessage[];
+}
+
+/** A member as the team's data holds it: who it is, the names of its own session options, its session id and mark. */
+export interface TeamMemberData extends Omit<TeamMember, keyof TeamMemberSessionOptions> {
+  agentType: string;
+  sessionOptions?: (keyof TeamMemberSessionOptions)[];
+  sessionId?: string;
+  mark: number | null;
 }
 
 /**
@@ -61,7 +98,7 @@ export class AgentTeam {
   constructor(options: AgentTeamOptions);
   readonly teamTask: string | null;
   /** Copies: each member with its session id and mark (how many transcript messages its session went through). */
-  readonly members: (TeamMember & { sessionId?: string; mark: number | null })[];
+  readonly members: TeamMemberData[];
   /** Every message, oldest first (a copy). */
   readonly transcript: PromptContextMessage[];
   /** Adds a member; its first turn gets the whole history that concerns it. */
@@ -82,8 +119,15 @@ export class AgentTeam {
     },
   ): Promise<TeamTurn>;
   toJSON(): AgentTeamJSON;
-  /** The team from `toJSON()`'s data; `options` are the session options (`cd` defaults to the stored one). */
-  static fromJSON(json: AgentTeamJSON | string, options?: Partial<Omit<AgentTeamOptions, 'teamTask' | 'members'>>): AgentTeam;
+  /**
+   * The team from `toJSON()`'s data; `options` are the session options
+   * (`cd` defaults to the stored one), and `members` each member's own again
+   * by id (every one its JSON names is required; `null` leaves one out).
+   */
+  static fromJSON(
+    json: AgentTeamJSON | (Omit<AgentTeamJSON, 'version'> & { version: 1 }) | string,
+    options?: Partial<Omit<AgentTeamOptions, 'teamTask' | 'members'>> & { members?: (TeamMemberSessionOptions & { id: string })[] },
+  ): AgentTeam;
   /** Closes every member's session; `fromJSON(toJSON())` continues the team, resuming them where the agent can. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

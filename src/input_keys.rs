@@ -142,7 +142,7 @@ pub const PROCESS_OPTIONS: &[&str] = &[
 /// `newSession` / `loadSession`'s options on an agent's process.
 pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "onUpdate"];
 
-/// A member of an `AgentTeam`.
+/// A member of an `AgentTeam`: who it is, and its own session options.
 pub const TEAM_MEMBER: &[&str] = &[
     "id",
     "agentType",
@@ -151,6 +151,10 @@ pub const TEAM_MEMBER: &[&str] = &[
     "instructionFileText",
     "protocol",
     "maxBytes",
+    "endpoint",
+    "env",
+    "model",
+    "command",
 ];
 
 /// `team.ask(memberId, options)`'s options.
@@ -175,7 +179,7 @@ pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
         "the session's options" => Some(NEW_SESSION_OPTIONS),
         "the turn's options" => Some(TURN_OPTIONS),
         "the request" => Some(ASSEMBLER_OUTPUT),
-        "options.endpoint" => Some(ENDPOINT_KEYS),
+        "options.endpoint" | "a team member's endpoint" => Some(ENDPOINT_KEYS),
         _ => None,
     }
 }

@@ -52,8 +52,18 @@
 //!
 //! [`assemble_for_agent`]: crate::assemblers::assemble_for_agent
 
+mod events;
+mod machine;
+#[cfg(test)]
+mod machine_tests;
+mod members;
+mod state;
 mod turn;
 mod view;
 
+pub use events::{Action, Cause, Event};
+pub use machine::TeamMachine;
+pub use members::{EndpointChoice, MemberRecord, Runs, TeamConfig, SESSION_OPTIONS};
+pub use state::{message_json, read_message, Seat, TeamState, JSON_VERSION};
 pub use turn::{plan_turn, Member, TeamTurn, TurnKind, TurnRequest};
 pub use view::{concerns, Selected};

@@ -60,6 +60,8 @@ mod run_result_api;
 mod selection_api;
 #[cfg(feature = "api")]
 mod team_api;
+#[cfg(feature = "gemini-tool")]
+mod team_machine_api;
 
 use wasm_bindgen::prelude::*;
 
@@ -95,6 +97,8 @@ pub use run_result_api::*;
 pub use selection_api::*;
 #[cfg(feature = "api")]
 pub use team_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use team_machine_api::*;
 
 #[cfg(feature = "api")]
 #[wasm_bindgen(typescript_custom_section)]

@@ -202,3 +202,67 @@ test('a session lost in a turn: the member starts a new session with the whole v
     fs.rmSync(ctx.dir, { recursive: true, force: true });
   }
 });
+
+test('members are checked when the team is made: a typo\'d agent type, an endpoint its agent cannot take', () => {
+  const invalid = (make, pattern) =>
+    assert.throws(make, (err) => err instanceof AgentContextError && err.code === 'INVALID_INPUT' && pattern.test(err.message), String(pattern));
+  invalid(
+    () => new AgentTeam({ cd: os.tmpdir(), members: [{ id: 'carol', agentType: 'claud-code' }] }),
+    /^options\.members\[0\]\.agentType must be 'claude-code', .* got "claud-code" \(did you mean 'claude-code'\?\)$/,
+  );
+  const team = new AgentTeam({ cd: os.tmpdir(), members: [] });
+  invalid(() => team.addMember({ id: 'max', agentType: 'openai-codx' }), /^member\.agentType must be .* got "openai-codx" \(did you mean 'openai-codex'\?\)$/);
+  const anthropic = { baseUrl: 'http://127.0.0.1:9', api: 'anthropic-messages' };
+  invalid(
+    () => new AgentTeam({ cd: os.tmpdir(), endpoint: anthropic, members: [{ id: 'carol', agentType: 'claude-code' }, { id: 'max', agentType: 'openai-codex' }] }),
+    /^member "max" \(Codex\): options\.endpoint\.api is 'anthropic-messages', but Codex calls OpenAI Responses endpoints only .*give this one its own at options\.members\[1\]\.endpoint, or endpoint: null for none\)$/,
+  );
+  invalid(
+    () => new AgentTeam({ cd: os.tmpdir(), endpoint: { baseUrl: 'http://127.0.0.1:9' }, members: [{ id: 'carol', agentType: 'claude-code' }, { id: 'lin', agentType: 'google-gemini' }] }),
+    /^options\.endpoint has no api, and the members that take it call different API families \(carol: 'anthropic-messages', lin: 'gemini'\)/,
+  );
+  invalid(
+    () => new AgentTeam({ cd: os.tmpdir(), members: [{ id: 'lin', agentType: 'google-gemini', endpoint: { baseUrl: 'http://127.0.0.1:9', api: 'openai-chat' } }] }),
+    /^member "lin" \(Gemini CLI\): options\.members\[0\]\.endpoint\.api is 'openai-chat'/,
+  );
+  invalid(() => new AgentTeam({ cd: os.tmpdir(), members: [{ id: 'x', agentType: 'claude-code', env: { A: 1 } }] }), /^options\.members\[0\]\.env\.A must be a string, got number$/);
+});
+
+test('a member\'s own env and command reach its session; the JSON names them without holding them, and fromJSON needs them again', { timeout: 60_000 }, async () => {
+  const ctx = setUp();
+  const own = path.join(ctx.dir, 'own.jsonl');
+  // The team's command is missing: only the member's own starts anything.
+  const maxOwn = { id: 'max', command: AGENT, env: { ...ctx.env, SDK_AGENT_LOG: own, SECRET_TOKEN: 'token-4711' } };
+  const team = new AgentTeam({
+    teamTask: 'Ship', cd: ctx.dir, env: ctx.env, command: path.join(ctx.dir, 'missing'), timeout: 20, maxRetries: 0, logger: () => {},
+    members: [{ id: 'max', agentType: 'google-gemini', systemInstruction: 'You are Max.', ...maxOwn }],
+  });
+  let back;
+  try {
+    team.post({ from: 'kailai', to: 'max', content: 'Review the tests' });
+    const turn = await team.ask('max');
+    assert.equal(turn.success, true, JSON.stringify(turn.error));
+    assert.deepEqual(sent(ctx), [], 'nothing went to the team\'s log');
+    const prompts = fs.readFileSync(own, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.method === 'session/prompt');
+    assert.equal(prompts.length, 1);
+    const stored = JSON.stringify(team.toJSON());
+    await team.close();
+    assert.deepEqual(JSON.parse(stored).members[0].sessionOptions, ['env', 'command']);
+    assert.ok(!stored.includes('token-4711'), 'the environment is not stored');
+    const rest = { env: ctx.env, timeout: 20, maxRetries: 0, logger: () => {} };
+    assert.throws(
+      () => AgentTeam.fromJSON(stored, rest),
+      /^AgentContextError: json\.members\[0\] \("max"\) ran with its own env, command, which the JSON does not hold: give them again in options\.members/,
+    );
+    back = AgentTeam.fromJSON(stored, { ...rest, members: [maxOwn] });
+    back.post({ from: 'kailai', to: 'max', content: 'And the docs' });
+    const again = await back.ask('max');
+    assert.equal(again.success, true, JSON.stringify(again.error));
+    assert.equal(again.context.kind, 'delta');
+    assert.equal(again.sessionId, turn.sessionId);
+  } finally {
+    await team.close();
+    await back?.close();
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+});

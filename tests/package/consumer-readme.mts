@@ -57,13 +57,17 @@ try {
 
 // A team: members, a turn, its context, the stored data and the core's plan.
 const team = new AgentTeam({
-  teamTask: 'Add CSV export', cd: '/tmp', members: [{ id: 'carol', agentType: 'claude-code', systemInstruction: 'You design the UI' }],
+  teamTask: 'Add CSV export', cd: '/tmp', members: [
+    { id: 'carol', agentType: 'claude-code', systemInstruction: 'You design the UI', endpoint: { baseUrl: 'http://127.0.0.1:4000', model: 'm' } },
+    { id: 'dev', agentType: 'openai-codex', protocol: 'cli', endpoint: null, env: { HOME: '/tmp' }, model: 'gpt-5.5', command: 'codex' },
+  ],
 });
 team.post({ from: 'kailai', to: 'carol', content: 'Sketch it' });
 const turn: Promise<TeamTurn> = team.ask('carol', { message: 'Go', replyTo: 'kailai' });
 void turn.then((t) => [t.context.kind satisfies 'full' | 'delta', t.context.bytes, t.context.dropped, t.reply.text]);
 const stored: AgentTeamJSON = team.toJSON();
-const again: AgentTeam = AgentTeam.fromJSON(JSON.stringify(stored), { cd: '/tmp' });
+const again: AgentTeam = AgentTeam.fromJSON(JSON.stringify(stored), { cd: '/tmp', members: [{ id: 'carol', endpoint: { baseUrl: 'http://127.0.0.1:4000' } }] });
+void [stored.version satisfies 2, stored.members[0].sessionOptions, again.members[0].mark];
 void again.close();
 const plan = planTeamTurn({ teamTask: 'Add CSV export', transcript: team.transcript, member: { id: 'carol', agentType: 'claude-code' }, mark: null });
 void [plan.kind, plan.output.prompt, plan.mark, plan.sent, plan.dropped, plan.report.messagesDropped];
