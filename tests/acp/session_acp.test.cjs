@@ -183,6 +183,9 @@ for (const cli of ['claude', 'gemini', 'codex']) {
           }
         }
         for (let i = 0; i < 50 && processesWithHome(ctx.home).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+        // Between turns: the host has seen the exit before the next prompt
+        // (a process dying as a prompt is written is that turn's crash).
+        await new Promise((r) => setTimeout(r, 500));
         const next = await session.prompt('What did I ask you to remember?');
         if (cli === 'gemini') {
           assert.equal(next.success, false);
@@ -195,5 +198,34 @@ for (const cli of ['claude', 'gemini', 'codex']) {
         }
         await session.close();
       }));
+
+    if (cli !== 'gemini') {
+      test('the agent killed in the middle of a turn: that turn ends process_error, its prompt reached the model once, the next turn resumes', { timeout: TEST_TIMEOUT_MS }, () =>
+        within(cli, 'stallOnce', async (ctx) => {
+          const session = await open(ctx);
+          const pending = session.prompt('Remember: kappa-7781.');
+          for (let i = 0; i < 300 && mainCalls(ctx).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+          assert.ok(mainCalls(ctx).length > 0, 'the model was called');
+          for (const pid of processesWithHome(ctx.home)) {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              // gone already
+            }
+          }
+          const turn = await pending;
+          assert.equal(turn.success, false);
+          assert.equal(turn.error.kind, 'process_error', JSON.stringify(turn.error));
+          assert.match(turn.error.message, /SIGKILL/);
+          const next = await session.prompt('What did I ask you to remember?');
+          succeeded(next);
+          assert.equal(next.sessionId, session.sessionId);
+          // Never sent again by itself: no request holds the prompt twice.
+          const calls = mainCalls(ctx);
+          for (const call of calls) assert.ok(bodyText(call).split('kappa-7781').length <= 2, bodyText(call));
+          assert.ok(bodyText(calls.at(-1)).includes('What did I ask you to remember?'));
+          await session.close();
+        }));
+    }
   });
 }
