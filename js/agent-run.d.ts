@@ -218,7 +218,12 @@ export interface AgentTurn extends AgentRun {
 /** A content block of a prompt, as the Agent Client Protocol defines it. */
 export type ContentBlock = { type: 'text'; text: string } | { type: string; [key: string]: unknown };
 
-/** An agent kept open for many turns (Node only). */
+/**
+ * An agent kept open for many turns (Node only). Over ACP the agent's
+ * session exists once it is open: `sessionId` is a string (see
+ * `AcpSession`). Over 'cli' a process per turn learns its session at its
+ * first turn (a Claude Code session, one process, at open or the first turn).
+ */
 export interface AgentSession {
   readonly sessionId: string | undefined;
   /** The agent type, or the `id` of the definition the session was opened with. */
@@ -263,7 +268,14 @@ export interface AgentSession {
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started or the session opened.
  */
+export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions & { protocol?: 'acp' }): Promise<AcpSession>;
 export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions): Promise<AgentSession>;
+
+/** A session over ACP: its id is known once it is open. */
+export interface AcpSession extends AgentSession {
+  readonly sessionId: string;
+  readonly protocol: 'acp';
+}
 
 /** `openAgent`'s options: openAgentSession's for the process, less `protocol` and `sessionId`. */
 export type AgentProcessOptions = Omit<SessionOptions, 'protocol' | 'sessionId'>;

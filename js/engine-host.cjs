@@ -36,7 +36,8 @@ function realPath(file) {
  * `runFolder`: the run's own folder, removed when the engine closes.
  */
 class EngineHost {
-  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder }) {
+  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder, warn }) {
+    this.warn = warn;
     this.engine = engine;
     this.runFolder = runFolder; // removed once the engine closes
     this.env = env;
@@ -126,6 +127,9 @@ class EngineHost {
         }
         return undefined;
       }
+      case 'warn':
+        (this.warn ?? console.warn)(action.message);
+        return undefined;
       case 'update':
         if (this.onUpdate) {
           try {
@@ -141,12 +145,16 @@ class EngineHost {
         op?.resolve(action);
         return undefined;
       }
-      case 'closed':
+      case 'closed': {
         this.closed = true;
         if (this.timer) clearTimeout(this.timer);
         removeRunFolder(this.runFolder);
-        this.resolveClosed();
+        // Closed once the last process's whole tree is gone, not only the process.
+        const last = this.lastChild;
+        if (last?.treeGone) last.treeGone().then(this.resolveClosed, this.resolveClosed);
+        else this.resolveClosed();
         return undefined;
+      }
       default:
         return undefined;
     }
@@ -182,6 +190,7 @@ class EngineHost {
       },
     );
     this.child = child;
+    this.lastChild = child;
     const failed = (code) => {
       const rejected = code === 'ENOENT' ? this.cdGone?.(cwd) : undefined;
       this.feed((e, now) => e.spawnFailed(code, now, rejected));

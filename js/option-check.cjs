@@ -31,7 +31,9 @@ function warnEndpointKeys(options, warn) {
 /**
  * A folder for the run's own files (the endpoint's settings, a long system
  * prompt, Copilot's usage), created when a file is written to it and
- * removed by `removeRunFolder`, or when the process exits. It sits in
+ * removed by `removeRunFolder`, or when the host ends (it exits, or a signal
+ * it does not handle ends it; a host killed outright leaves it, swept
+ * when a run starts after). It sits in
  * `$XDG_RUNTIME_DIR` when set, else in `~/.cache/agent-context/runs`: a
  * tree no other user can write (Gemini CLI skips a settings file under a
  * folder others can write, such as /tmp).
@@ -42,17 +44,41 @@ function runFolderName() {
   const runtime = process.env.XDG_RUNTIME_DIR;
   const base = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'agent-context') : path.join(os.homedir(), '.cache', 'agent-context', 'runs');
   const folder = path.join(base, `run-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  liveFolders.add(folder);
-  if (!exitHooked) {
-    exitHooked = true;
-    process.once('exit', () => {
+  if (!swept) {
+    swept = true;
+    sweepDeadHosts(base);
+  }
+  if (liveFolders.size === 0) {
+    releaseHook = require('./spawn-agent.cjs').onHostEnd(() => {
       for (const f of liveFolders) removeRunFolder(f);
     });
   }
+  liveFolders.add(folder);
   return folder;
 }
 const liveFolders = new Set();
-let exitHooked = false;
+let releaseHook = null;
+let swept = false;
+
+/** Removes the run folders of hosts that are gone (killed outright), once per process. */
+function sweepDeadHosts(base) {
+  const fs = require('node:fs');
+  let names = [];
+  try {
+    names = fs.readdirSync(base);
+  } catch {
+    return; // none yet
+  }
+  for (const name of names.slice(0, 1000)) {
+    const pid = Number(/^run-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      if (err.code === 'ESRCH') fs.rmSync(require('node:path').join(base, name), { recursive: true, force: true });
+    }
+  }
+}
 
 /** Writes `files` (`[{ path, content }]`, absolute paths), their folders made, readable by the user alone. */
 function writeRunFiles(files) {
@@ -120,6 +146,10 @@ function removeRunFolder(folder) {
   if (!folder) return;
   require('node:fs').rmSync(folder, { recursive: true, force: true });
   liveFolders.delete(folder);
+  if (liveFolders.size === 0 && releaseHook) {
+    releaseHook();
+    releaseHook = null;
+  }
 }
 
 /** `env`'s values are strings (or undefined, which leaves the variable out); the problem's message names the variable, or null. */

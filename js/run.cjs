@@ -62,6 +62,7 @@ async function prepare(make, { env, onPermission, onUpdate, onHostError, warn, c
     onUpdate,
     onHostError,
     runFolder,
+    warn,
     cdGone: (dir) => {
       const gone = directoryProblem(dir);
       return gone ? `${cdName} ${cdWhy(gone)}: ${plan.cd}` : undefined;

@@ -174,15 +174,32 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       if (request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt === 'string') warnUnknownKeys('the request', request, warn);
       const onEvent = checkFunction(turn.onEvent, 'turn.onEvent');
       const signal = checkSignal(turn.signal, 'turn.signal');
-      const blocks = blocksOf(api, plan.agentType, request, warn, defined);
-      // The turn's attachments, after the prompt (read from disk here; the core checks them).
-      const attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
-      const limits = {
-        idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
-        maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
-        maxRetries: plan.maxRetries,
-        events: onEvent !== undefined,
-      };
+      // A problem with the request or the turn's limits is the turn's
+      // failure (invalid_params), as runAgent's run is; a value only
+      // JavaScript holds of the wrong type throws (above).
+      let blocks;
+      let limits;
+      let attachments;
+      try {
+        blocks = blocksOf(api, plan.agentType, request, warn, defined);
+        limits = {
+          idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
+          maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
+          maxRetries: plan.maxRetries,
+          events: onEvent !== undefined,
+        };
+        // The turn's attachments, after the prompt (read from disk here; the core checks them).
+        attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
+      } catch (err) {
+        if (err?.name !== 'AgentContextError') throw err;
+        const { __RunResult } = require('./agent_context_node.js');
+        const refused = __RunResult.invalid(plan.agentType, err.message);
+        try {
+          return refused.toRun(0);
+        } finally {
+          refused.free();
+        }
+      }
       let op;
       const onAbort = () => host.feed((e, now) => e.abort(op, now));
       const done = await host.run((now) => {

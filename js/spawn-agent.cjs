@@ -11,14 +11,19 @@ const { platformCore } = require('./agent-platform.cjs');
 
 /** Children still running, killed if the host process exits first. */
 const running = new Map();
+/** What else the host's end must undo (the runs' own folders), while there is any. */
+const cleanups = new Set();
 let exitHookInstalled = false;
+
+function endAll() {
+  for (const kill of running.values()) kill(true);
+  for (const cleanup of cleanups) cleanup();
+}
 
 function installExitHook() {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const kill of running.values()) kill(true);
-  });
+  process.on('exit', endAll);
 }
 
 // A signal that ends the host by default (Ctrl-C, `kill`, a closed terminal)
@@ -35,7 +40,7 @@ const signalListeners = new Map();
 function onHostSignal(signal) {
   // Prepended, so a host's `once` listener has not removed itself yet.
   if (process.listenerCount(signal) > 1) return;
-  for (const kill of running.values()) kill(true);
+  endAll();
   removeSignalHooks();
   process.kill(process.pid, signal);
 }
@@ -62,7 +67,21 @@ function track(pid, kill) {
 
 function untrack(pid) {
   running.delete(pid);
-  if (running.size === 0) removeSignalHooks();
+  if (running.size === 0 && cleanups.size === 0) removeSignalHooks();
+}
+
+/**
+ * `cleanup` runs when the host ends — it exits, or a signal it does not
+ * handle ends it — until the returned function is called.
+ */
+function onHostEnd(cleanup) {
+  installExitHook();
+  installSignalHooks();
+  cleanups.add(cleanup);
+  return () => {
+    cleanups.delete(cleanup);
+    if (running.size === 0 && cleanups.size === 0) removeSignalHooks();
+  };
 }
 
 /** After the child exited: SIGKILL to its process group, if the plan has one; gone already is fine. */
@@ -234,9 +253,25 @@ function spawnAgent(plan, handlers = {}) {
     return { by: null, tried };
   };
   if (child.pid !== undefined) track(child.pid, kill);
+  // Resolves once nothing of its process group is left (after it exited
+  // and the group was swept), or after a bound: what `close()` waits for.
+  const treeGone = async () => {
+    await exited;
+    const group = core.planKill(platform, child.pid ?? 0).steps.find((s) => s.kind === 'signalGroup');
+    if (!group) return;
+    for (let i = 0; i < 120; i += 1) {
+      try {
+        process.kill(-group.pid, 0);
+      } catch {
+        return; // none left (ESRCH), or none of ours
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
   return {
     pid: child.pid,
     exited,
+    treeGone,
     kill: () => kill(false),
     stdin: child.stdin,
     /** Whether it has ended (`exited` settles right after the last read of `watch`). */
@@ -246,4 +281,4 @@ function spawnAgent(plan, handlers = {}) {
   };
 }
 
-module.exports = { spawnAgent };
+module.exports = { onHostEnd, spawnAgent };

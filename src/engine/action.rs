@@ -47,6 +47,9 @@ pub enum Action {
     /// The same for a session of an engine of several ([`super::Engine::process`]),
     /// by its key.
     SessionUpdate { session: u64, update: Value },
+    /// Something the caller should hear (the host's logger): a prompt sent
+    /// as it is that every later request of the session will carry, …
+    Warn(String),
     /// Operation `op` is over.
     Done { op: u64, outcome: Outcome },
     /// The process is gone and the session closed: nothing more will come.
@@ -147,6 +150,7 @@ impl Action {
                 Outcome::Failed(f) => json!({"kind": "done", "op": op, "failed": {
                     "kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()}}),
             },
+            Action::Warn(message) => json!({"kind": "warn", "message": message}),
             Action::Closed => json!({"kind": "closed"}),
         }
     }

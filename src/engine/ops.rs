@@ -122,10 +122,14 @@ impl Engine {
                     let params = json!({"sessionId": session, "modelId": id});
                     self.request("session/set_model", params, Pending::Op(op, kind, key));
                 } else {
+                    let how = match self.launch_spec().model {
+                        crate::agents::AcpModel::Config => "its own configuration chooses it",
+                        _ => "set options.model when opening the session",
+                    };
                     let failure = Failure::new(
                         AgentErrorKind::InvalidParams,
                         format!(
-                            "invalid parameters: {} offers no way to choose the model in a session over ACP (set options.model when opening it)",
+                            "invalid parameters: {} offers no way to choose the model in a session over ACP ({how})",
                             self.agent().name
                         ),
                     );

@@ -54,7 +54,11 @@ impl Engine {
         } else {
             all.extend(acp::blocks(&list));
         }
-        let mut turn = Turn::new(op, Value::Array(all), limits);
+        let all = Value::Array(all);
+        if !self.one_shot {
+            self.warn_if_large(&all);
+        }
+        let mut turn = Turn::new(op, all, limits);
         turn.attachments_from = from;
         self.enqueue(key, Queued::Prompt(Box::new(turn)), op, now);
         op

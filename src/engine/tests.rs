@@ -686,3 +686,30 @@ fn set_model_takes_the_model_option_or_set_model_for_an_id_only_the_list_has() {
         (Some("session/set_model"), Some("m1"))
     );
 }
+
+#[test]
+fn a_large_prompt_into_a_session_is_warned_about_and_sent_as_it_is() {
+    let mut e = engine("claude-code", json!({}));
+    open(&mut e, json!({}), 0);
+    let big = "x".repeat(super::turns::LARGE_PROMPT_BYTES + 1);
+    e.prompt(json!([{"type": "text", "text": big}]), LIMITS, 10);
+    let actions = drain(&mut e);
+    let warned = actions.iter().find_map(|a| match a {
+        Action::Warn(m) => Some(m.clone()),
+        _ => None,
+    });
+    let warned = warned.expect("warned");
+    assert!(
+        warned.contains("1.0 MB") && warned.contains("maxBytes"),
+        "{warned}"
+    );
+    assert_eq!(
+        written(&actions)[0]["params"]["prompt"][0]["text"]
+            .as_str()
+            .unwrap()
+            .len(),
+        big.len()
+    );
+    e.prompt(json!([{"type": "text", "text": "small"}]), LIMITS, 20);
+    assert!(!drain(&mut e).iter().any(|a| matches!(a, Action::Warn(_))));
+}

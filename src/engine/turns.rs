@@ -10,6 +10,9 @@ use super::timers::Timer;
 use super::turn::Turn;
 use crate::run::{aborted, retry_wait, AgentErrorKind, AttemptEnd, Evidence, Failure, StopReason};
 
+/// Above this, a session's prompt is warned about (see `warn_if_large`).
+pub const LARGE_PROMPT_BYTES: usize = 1_000_000;
+
 /// What an attempt came to, as its protocol judged it: the parts of the
 /// turn's result.
 pub(super) struct Judged {
@@ -53,6 +56,9 @@ impl Engine {
     ) -> u64 {
         self.now = now;
         let op = self.op_id();
+        if !self.one_shot {
+            self.warn_if_large(&blocks);
+        }
         let mut turn = Box::new(Turn::new(op, blocks, limits));
         if !self.cfg.is_acp() {
             match super::cli::prompt_text(self.agent().name, &turn.blocks) {
@@ -65,6 +71,25 @@ impl Engine {
         }
         self.enqueue(key, Queued::Prompt(turn), op, now);
         op
+    }
+
+    /// A prompt of a session over [`LARGE_PROMPT_BYTES`] is sent as it is,
+    /// and the agent's session keeps it: the caller hears so.
+    pub(super) fn warn_if_large(&mut self, blocks: &serde_json::Value) {
+        let bytes: usize = blocks
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b.get("text").and_then(serde_json::Value::as_str))
+            .map(str::len)
+            .sum();
+        if bytes > LARGE_PROMPT_BYTES {
+            self.push(Action::Warn(format!(
+                "a prompt of {:.1} MB is sent to {} as it is (maxBytes bounds an AssemblerInput assembled by the library, not a prompt given as text), and the agent's session keeps it: every later request of the session carries it",
+                bytes as f64 / 1e6,
+                self.agent().name
+            )));
+        }
     }
 
     pub(super) fn enqueue(&mut self, key: u64, queued: Queued, op: u64, now: u64) {

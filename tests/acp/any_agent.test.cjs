@@ -215,3 +215,21 @@ test('runAgent(definition) with a signal aborted before the start ends aborted, 
   assert.equal(cli.error.kind, 'aborted', JSON.stringify(cli.error));
   assert.equal(cli.attempts, 0);
 });
+
+test('close() resolves once the agent and every process it started are gone', { timeout: TIMEOUT_MS, skip: process.platform === 'win32' && 'POSIX process groups' }, async () => {
+  const ctx = setUp();
+  const running = () =>
+    fs.readdirSync('/proc').filter((pid) => {
+      try {
+        return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('grandchild-of-acp-agent');
+      } catch {
+        return false;
+      }
+    });
+  const definition = { ...ctx.definition, args: [path.join(__dirname, 'conformance', 'agent_with_grandchild.mjs')] };
+  const session = await pkg.openAgentSession(definition, options(ctx));
+  for (let i = 0; i < 50 && running().length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(running().length, 1, 'the agent started its own process');
+  await session.close();
+  assert.deepEqual(running(), [], 'nothing of its tree is left when close() resolves');
+});

@@ -174,3 +174,45 @@ test('a host that handles the signal itself decides: the agent runs on until the
   assert.deepEqual(await gone('handled.cjs'), [], 'the exit hook killed the agent');
   assert.deepEqual(await gone('grandchild-of-handled'), [], 'and its tree');
 });
+
+test("a run's own folder goes with a host ended by a signal it does not handle, and a host killed outright leaves one that the next run sweeps", { skip: process.platform === 'win32' && 'POSIX signals' }, async () => {
+  const { spawn } = require('node:child_process');
+  const runtime = fs.mkdtempSync(path.join(dir, 'runtime-'));
+  const runs = path.join(runtime, 'agent-context');
+  const folders = () => (fs.existsSync(runs) ? fs.readdirSync(runs) : []);
+  const file = stub('folder-keeper.cjs', 'setInterval(() => {}, 1000);');
+  // Gemini CLI's run writes its settings file into the run's folder.
+  const host = () => {
+    const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(require.resolve('agent-context'))}).runAgent('google-gemini', { prompt: 'x' }, { cd: ${JSON.stringify(dir)}, command: ${JSON.stringify(file)}, timeout: 60 });`], {
+      stdio: 'ignore',
+      env: { ...process.env, XDG_RUNTIME_DIR: runtime },
+    });
+    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    return { child, exited };
+  };
+  // Until the run has made a folder other than `before`, and its agent runs.
+  const running = async (before = []) => {
+    const made = () => folders().filter((f) => !before.includes(f));
+    for (let i = 0; i < 100 && (made().length === 0 || processesRunning('folder-keeper.cjs').length === 0); i += 1) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(made().length, 1, 'the run made its folder');
+  };
+  const first = host();
+  await running();
+  first.child.kill('SIGTERM');
+  assert.deepEqual(await first.exited, { code: null, signal: 'SIGTERM' });
+  assert.deepEqual(folders(), [], 'removed with the host');
+  const second = host();
+  await running();
+  second.child.kill('SIGKILL');
+  await second.exited;
+  const left = folders();
+  assert.equal(left.length, 1, 'a host killed outright cannot remove it');
+  for (const pid of processesRunning('folder-keeper.cjs')) process.kill(pid, 'SIGKILL');
+  assert.deepEqual(await gone('folder-keeper.cjs'), []);
+  const third = host();
+  await running(left);
+  assert.ok(!folders().includes(left[0]), 'swept when the next run starts');
+  third.child.kill('SIGTERM');
+  await third.exited;
+  assert.deepEqual(await gone('folder-keeper.cjs'), []);
+});
