@@ -49,6 +49,9 @@ pub enum Action {
     SessionUpdate { session: u64, update: Value },
     /// Operation `op` is over.
     Done { op: u64, outcome: Outcome },
+    /// Start or kill a client terminal's process
+    /// ([`crate::acp::terminals::HostTerminal`]).
+    Terminal(crate::acp::terminals::HostTerminal),
     /// The process is gone and the session closed: nothing more will come.
     Closed,
 }
@@ -63,6 +66,9 @@ pub enum HostRequest {
     Read { path: String },
     /// Write `content` to this file (same check). Answer `{}` or `{ error }`.
     Write { path: String, content: String },
+    /// `elicitation/create`'s params, for `onElicitation`; answer `{
+    /// action, content? }` (null: declined).
+    Elicitation(Value),
 }
 
 /// How an operation ended.

@@ -88,6 +88,8 @@ pub struct Engine {
     pub(super) suspend_kill_at: Option<u64>,
     /// The last time the host gave.
     pub(super) now: u64,
+    /// Elicitations and client terminals (`client_side.rs`).
+    pub(super) client: super::client_side::ClientSide,
 }
 
 /// The key of the session of an engine made by [`Engine::new`].
@@ -138,6 +140,7 @@ impl Engine {
             idle_since: None,
             suspend_kill_at: None,
             now: 0,
+            client: Default::default(),
         }
     }
 
@@ -307,6 +310,7 @@ impl Engine {
             return op;
         }
         self.closing = Some((op, None));
+        self.release_terminals(None);
         let closed = || Failure::new(AgentErrorKind::Aborted, "the session was closed");
         for (op, _) in std::mem::take(&mut self.process_queue) {
             self.done_failed(op, closed());
@@ -366,7 +370,7 @@ impl Engine {
         self.setup_active_ms = Some(now);
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
+            "clientCapabilities": self.client_capabilities(),
             "clientInfo": {"name": "agent-context", "version": env!("CARGO_PKG_VERSION")},
         });
         self.request("initialize", params, Pending::Initialize);
@@ -481,6 +485,8 @@ impl Engine {
         }
         self.suspend_kill_at = None;
         self.idle_since = None;
+        // The agent is gone: nobody will release its terminals.
+        self.release_terminals(None);
         let was_ready: Vec<bool> = self
             .sessions
             .iter()

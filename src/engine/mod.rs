@@ -8,9 +8,11 @@
 
 mod action;
 pub mod cli;
+mod client_side;
 pub mod config;
 #[allow(clippy::module_inception)]
 mod engine;
+mod fork;
 mod host;
 mod inbound;
 pub mod judge;
@@ -29,6 +31,8 @@ pub use config::{McpServer, SessionConfig};
 pub use engine::{Engine, AUTH_REQUIRED, CANCEL_GRACE_MS, CLOSE_GRACE_MS, DEFAULT};
 pub use turn::{Due, TurnError, TurnLimits, TurnResult, TurnTimes};
 
+#[cfg(test)]
+mod client_tests;
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]

@@ -14,13 +14,14 @@ impl Engine {
     /// Queue a prompt in session `key`: `blocks` (its content blocks), then `attachments`
     /// (`attachments` as the host read them; `null`: none). Attachments
     /// that cannot be read end the turn at once, `invalid_params` naming
-    /// `attachments[i]`.
+    /// `attachments[i]`. `trace`: the turn's `traceparent` (checked).
     pub fn prompt_with_attachments(
         &mut self,
         key: u64,
         blocks: Value,
         attachments: &Value,
         limits: TurnLimits,
+        trace: Option<String>,
         now: u64,
     ) -> u64 {
         let op = self.op_id();
@@ -48,6 +49,7 @@ impl Engine {
         }
         let mut turn = Turn::new(op, Value::Array(all), limits);
         turn.attachments_from = from;
+        turn.trace = trace;
         self.enqueue(key, Queued::Prompt(Box::new(turn)), op, now);
         op
     }

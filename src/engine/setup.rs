@@ -69,6 +69,7 @@ impl Engine {
         if let (true, Some(system)) = (self.cfg.launch.system_prompt_meta, &s.cfg.system_prompt) {
             params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
         }
+        crate::acp::client::with_trace(&mut params, s.cfg.client.traceparent.as_deref());
         let system_inline = step == SessionStep::New
             && !self.cfg.launch.system_prompt_meta
             && s.cfg.system_prompt.is_some();

@@ -41,6 +41,9 @@ pub struct Turn {
     pub retry_at: Option<u64>,
     /// Sent again once already, after the process was found gone.
     pub resent: bool,
+    /// The turn's W3C `traceparent` (`_meta.traceparent` of its prompt;
+    /// the session's when none).
+    pub trace: Option<String>,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
@@ -83,6 +86,7 @@ impl Turn {
             stopped: None,
             retry_at: None,
             resent: false,
+            trace: None,
         }
     }
 

@@ -308,7 +308,15 @@ impl Engine {
             s.keep_session = session.clone();
         }
         let key = s.key;
-        let params = json!({"sessionId": session, "prompt": blocks});
+        let trace = s
+            .turn
+            .as_ref()
+            .and_then(|t| t.trace.clone())
+            .or_else(|| s.cfg.client.traceparent.clone());
+        let mut params = json!({"sessionId": session, "prompt": blocks});
+        if let Value::Object(p) = &mut params {
+            crate::acp::client::with_trace(p, trace.as_deref());
+        }
         let id = self.request("session/prompt", params, Pending::Prompt(key));
         if let Some(a) = self.sessions[i]
             .turn
@@ -357,13 +365,17 @@ impl Engine {
         }
         self.notify("session/cancel", json!({ "sessionId": session }));
         for call in std::mem::take(&mut self.calls) {
-            if let (CallKind::Permission(_), Some(true)) = (&call.kind, call.key.map(|k| k == key))
-            {
-                self.respond(call.rpc_id, json!({"outcome": {"outcome": "cancelled"}}));
-            } else {
-                self.calls.push(call);
+            let cancelled = match &call.kind {
+                CallKind::Permission(_) => Some(json!({"outcome": {"outcome": "cancelled"}})),
+                CallKind::Elicitation(_) => Some(crate::acp::elicitation::cancelled()),
+                _ => None,
+            };
+            match cancelled {
+                Some(answer) if call.key == Some(key) => self.respond(call.rpc_id, answer),
+                _ => self.calls.push(call),
             }
         }
+        self.stop_terminals(Some(key));
     }
 
     /// A turn of session `i` is over: a close waiting for it goes on.

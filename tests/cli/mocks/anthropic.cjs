@@ -2,7 +2,7 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -120,6 +120,17 @@ function respond(req, res, scenario) {
       ], 'tool_use');
     }
     return stream(res, body, [{ type: 'text', pieces: [answerAfterWrite(output)] }], 'end_turn');
+  }
+  if (scenario === 'structured') {
+    // Claude Code's `--json-schema` offers a tool the answer must be given
+    // through: it is called once with a value of the schema's shape.
+    const tool = (body.tools ?? []).find((t) => t.name === 'StructuredOutput');
+    if (tool && toolOutput(body) === null) {
+      return stream(res, body, [
+        { type: 'tool_use', id: 'toolu_mock_structured', name: 'StructuredOutput', input: valueFor(tool.input_schema) },
+      ], 'tool_use');
+    }
+    if (tool) return stream(res, body, [{ type: 'text', pieces: ['Answered in the requested shape.'] }], 'end_turn');
   }
   return stream(res, body, [{ type: 'text', pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }], 'end_turn');
 }
