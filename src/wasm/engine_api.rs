@@ -18,7 +18,7 @@ use crate::run::{AgentErrorKind, Failure};
 /// One agent process and its session (internal). See `crate::engine::Engine`.
 #[wasm_bindgen(js_name = __Engine, skip_typescript)]
 pub struct EngineJs {
-    inner: Engine,
+    pub(super) inner: Engine,
     /// The last turn that ended (for the tools' envelopes).
     last_turn: Option<TurnResult>,
 }
@@ -72,7 +72,11 @@ pub(super) fn action_json(action: Action) -> Value {
             HostRequest::Write { path, content } => {
                 json!({"kind": "host", "call": call, "ask": "write", "path": path, "content": content})
             }
+            HostRequest::Elicitation(params) => {
+                json!({"kind": "host", "call": call, "ask": "elicitation", "params": params})
+            }
         },
+        Action::Terminal(t) => super::client_api::terminal_json(t),
         Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
         Action::Update(update) => json!({"kind": "update", "update": update}),
         Action::SessionUpdate { session, update } => {
@@ -279,6 +283,7 @@ impl EngineJs {
             js_result(to_json(&attachments, "attachments"))?
         };
         let limits = js_result(to_json(&limits, "limits"))?;
+        let trace = super::client_api::turn_trace(&limits)?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let limits = TurnLimits {
             idle_ms: get("idleMs") as u64,
@@ -294,6 +299,7 @@ impl EngineJs {
             blocks,
             &attachments,
             limits,
+            trace,
             now_ms(now),
         ) as f64)
     }

@@ -22,6 +22,8 @@ mod assemble_api;
 mod call_options;
 #[cfg(feature = "gemini-tool")]
 mod cli_engine_api;
+#[cfg(feature = "gemini-tool")]
+mod client_api;
 #[cfg(feature = "api")]
 mod context_api;
 #[cfg(feature = "api")]
@@ -60,6 +62,8 @@ mod run_home_api;
 mod run_result_api;
 #[cfg(feature = "api")]
 mod selection_api;
+#[cfg(feature = "gemini-tool")]
+mod structured_api;
 #[cfg(feature = "api")]
 mod team_api;
 
@@ -97,6 +101,8 @@ pub use platform_api::*;
 pub use run_result_api::*;
 #[cfg(feature = "api")]
 pub use selection_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use structured_api::*;
 #[cfg(feature = "api")]
 pub use team_api::*;
 
