@@ -10,6 +10,7 @@ const { directoryProblem, launchFor, inputError } = require('./agent-process.cjs
 const { EngineHost, engineClass } = require('./engine-host.cjs');
 const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
+const { readOutputSchema, answer } = require('./structured.cjs');
 
 /** `onPermission`, checked (the rest is ./agent-run.cjs's). */
 function checkPermissionHandler(options) {
@@ -18,6 +19,15 @@ function checkPermissionHandler(options) {
     throw inputError(`options.onPermission must be a function, got ${onPermission === null ? 'null' : typeof onPermission}`);
   }
   return onPermission ?? undefined;
+}
+
+/** `onElicitation`, checked. */
+function checkElicitationHandler(options) {
+  const { onElicitation } = options;
+  if (onElicitation != null && typeof onElicitation !== 'function') {
+    throw inputError(`options.onElicitation must be a function, got ${onElicitation === null ? 'null' : typeof onElicitation}`);
+  }
+  return onElicitation ?? undefined;
 }
 
 /** The agent as the core reads it: an object (a definition) as it is, anything else as a string. */
@@ -37,8 +47,8 @@ function cdWhy(problem) {
  * engine of several sessions (openAgent). What the core did not know of a
  * definition is warned through `warn`.
  */
-async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostError, warn, Engine = engineClass(), process: several = false }) {
-  const { command, onPermission: _p, onUpdate: _u, ...options } = rest;
+async function startEngine(agent, rest, { env, onPermission, onElicitation, onUpdate, onHostError, warn, Engine = engineClass(), process: several = false }) {
+  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, ...options } = rest;
   // The agent's folder with links resolved: what the client fs methods compare with.
   const given = typeof options.cd === 'string' && options.cd !== '' ? path.resolve(options.cd) : null;
   const cd = given && !directoryProblem(given) ? fs.realpathSync(given) : options.cd;
@@ -53,13 +63,15 @@ async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostErr
     if (err && err.name === 'AgentContextError') return { failed: err.message };
     throw err;
   }
+  // Elicitations are advertised, and asked of the host, only with a handler.
+  if (onElicitation !== undefined) engine.answerElicitations?.(true);
   const plan = engine.plan();
   writeRunFiles(plan.files);
   makeRunHome(plan.home, env);
   for (const message of plan.warnings ?? []) warn?.(message);
   const problem = directoryProblem(path.resolve(plan.cd));
   if (problem) engine.reject(`options.cd ${cdWhy(problem)}: ${options.cd}`, Date.now());
-  const host = new EngineHost(engine, { env, onPermission, onUpdate, onHostError, runFolder });
+  const host = new EngineHost(engine, { env, onPermission, onElicitation, onUpdate, onHostError, runFolder });
   if (!problem) {
     const launch = await launchFor(plan.agentType, plan.command, env);
     if (!launch.found) engine.cannotLaunch(launch.kind === 'spawn_failed', launch.message, Date.now());
@@ -82,6 +94,7 @@ function release(host) {
  */
 async function runAcpAgent(agent, options, hostOptions) {
   const onPermission = checkPermissionHandler(options);
+  const onElicitation = checkElicitationHandler(options);
   const { signal, onEvent, env, output, problem, finish, warn } = hostOptions;
   const agentType = agentArg(agent);
   const started = Date.now();
@@ -95,9 +108,18 @@ async function runAcpAgent(agent, options, hostOptions) {
   const rest = { ...others, systemPrompt: output?.systemFlag ?? undefined };
   // Over ACP images travel as data: nothing to write.
   const attachments = given == null || typeof rest.cd !== 'string' ? given : materialize(given, { cd: path.resolve(rest.cd), scratch: null });
-  const { host, plan, failed } = await startEngine(agent, rest, { env, onPermission, onHostError: failHost, warn });
+  let schema;
+  try {
+    schema = readOutputSchema(rest.outputSchema, agentType, 'acp', 'options.outputSchema');
+  } catch (err) {
+    if (err && err.name === 'AgentContextError') return Engine.invalidRun(agentType, err.message, Date.now() - started, false);
+    throw err;
+  }
+  const { host, plan, failed } = await startEngine(agent, rest, { env, onPermission, onElicitation, onHostError: failHost, warn });
+  if (failed !== undefined) schema?.free();
   if (failed !== undefined) return Engine.invalidRun(agentType, failed.replace(/^invalid parameters: /, ''), Date.now() - started, false);
   if (signal?.aborted) {
+    schema?.free();
     host.engine.free();
     removeRunFolder(host.runFolder);
     return Engine.invalidRun(agentType, '', Date.now() - started, true);
@@ -111,12 +133,23 @@ async function runAcpAgent(agent, options, hostOptions) {
     failHost(err);
     host.feed((e, now) => e.abort(op, now));
   };
-  let done;
+  let result;
   try {
-    done = await host.run((now) => {
-      op = host.engine.prompt([{ type: 'text', text: output?.prompt ?? '' }], limits, now, undefined, attachments ?? undefined);
-      return op;
-    }, wrapped);
+    // One turn; with outputSchema, the corrective turns the core asks for.
+    result = await answer({
+      schema,
+      text: output?.prompt ?? '',
+      trace: { agent: plan.agentType, model: rest.model, traceparent: rest.traceparent ?? undefined },
+      maxRetries: plan.maxRetries,
+      sessionCost: true,
+      send: async (text, traceparent, n) => {
+        const done = await host.run((now) => {
+          op = host.engine.prompt([{ type: 'text', text }], { ...limits, traceparent }, now, undefined, n === 0 ? (attachments ?? undefined) : undefined);
+          return op;
+        }, wrapped);
+        return done.turn;
+      },
+    });
     await host.run((now) => host.engine.close(now));
     await host.closedPromise;
   } finally {
@@ -127,7 +160,6 @@ async function runAcpAgent(agent, options, hostOptions) {
     throw hostError;
   }
   const duration = Date.now() - started;
-  const result = done.turn;
   result.durationMs = duration;
   delete result.stopReason;
   // `finish` (internal: the MCP tools') turns the engine's last turn into their envelope.
@@ -136,4 +168,4 @@ async function runAcpAgent(agent, options, hostOptions) {
   return value;
 }
 
-module.exports = { runAcpAgent, startEngine, release, checkPermissionHandler, cdWhy, agentArg };
+module.exports = { runAcpAgent, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg };

@@ -14,6 +14,7 @@
 
 const { inputError } = require('./agent-process.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
+const { readOutputSchema } = require('./structured.cjs');
 
 
 function describe(value) {
@@ -75,7 +76,11 @@ function hostOptions(options, defined, acpByDefault) {
   // and so does, without a protocol, an agent that speaks ACP only ('cli'
   // for it reaches the CLI runner, which refuses it naming the agent).
   const acp = defined || (rest.protocol != null ? rest.protocol !== 'cli' : acpByDefault);
-  if (!acp) delete rest.onPermission; // ACP only
+  if (!acp) {
+    // ACP only.
+    delete rest.onPermission;
+    delete rest.onElicitation;
+  }
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, env: env ?? process.env, rest, acp };
 }
 
@@ -122,22 +127,63 @@ async function runAgent(api, agentType, request, options, finish) {
   }
   const { runOverCli } = require('./cli-run.cjs');
   let hostError;
-  const result = problem
-    ? require('./agent_context_node.js').__RunResult.invalid(String(agentType), problem)
-    : await runOverCli(String(agentType), output, rest, {
-        signal,
-        onEvent,
-        env,
-        onHostError: (err) => (hostError ??= err),
-      });
-  try {
-    if (hostError !== undefined) throw hostError;
-    const duration = Date.now() - started;
-    // `finish` (internal: the MCP tools') turns the result into their envelope.
-    return finish ? finish(result, duration) : result.toRun(duration);
-  } finally {
-    result.free();
+  const onHostError = (err) => (hostError ??= err);
+  const RunResult = () => require('./agent_context_node.js').__RunResult;
+  if (finish) {
+    const result = problem ? RunResult().invalid(String(agentType), problem) : await runOverCli(String(agentType), output, rest, { signal, onEvent, env, onHostError });
+    try {
+      if (hostError !== undefined) throw hostError;
+      // `finish` (internal: the MCP tools') turns the result into their envelope.
+      return finish(result, Date.now() - started);
+    } finally {
+      result.free();
+    }
   }
+  const plan = cliAnswer(agentType, rest);
+  const turnProblem = problem ?? plan.problem;
+  if (turnProblem) plan.schema?.free();
+  let sessionOfRun;
+  // Turn `n` of the run's answer: the first with the run's options, a
+  // corrective one on the session the first opened; the trace context in
+  // the agent's environment.
+  const send = async (text, traceparent, n) => {
+    const options = n === 0 ? rest : { ...rest, sessionId: sessionOfRun, attachments: undefined };
+    const childEnv = traceparent ? { ...env, TRACEPARENT: traceparent } : env;
+    const turnStarted = Date.now();
+    const result = turnProblem
+      ? RunResult().invalid(String(agentType), turnProblem)
+      : await runOverCli(String(agentType), { ...output, prompt: text }, options, { signal, onEvent, env: childEnv, onHostError });
+    try {
+      if (hostError !== undefined) throw hostError;
+      const run = result.toRun(Date.now() - (n === 0 ? started : turnStarted));
+      sessionOfRun = run.sessionId ?? sessionOfRun;
+      return run;
+    } finally {
+      result.free();
+    }
+  };
+  const { answer } = require('./structured.cjs');
+  return answer({ schema: turnProblem ? undefined : plan.schema, text: output?.prompt ?? '', send, trace: plan.trace, maxRetries: rest.maxRetries });
+}
+
+/**
+ * What a run over the CLI answers with: the schema (`outputSchema`, the
+ * agent's own way where its CLI has one), the trace context, and `problem`:
+ * what is wrong with either, or with `terminals` (an ACP feature).
+ */
+function cliAnswer(agentType, rest) {
+  let schema;
+  let traceparent;
+  let problem;
+  try {
+    if (rest.terminals === true) throw inputError("options.terminals: client terminals are served over ACP only (protocol: 'acp')");
+    if (rest.traceparent != null) traceparent = require('./agent_context_node.js').__checkTraceparent(rest.traceparent, 'options.traceparent');
+    schema = readOutputSchema(rest.outputSchema, agentType, 'cli', 'options.outputSchema');
+  } catch (err) {
+    if (!(err && err.name === 'AgentContextError')) throw err;
+    problem = err.message;
+  }
+  return { schema, problem, trace: { agent: String(agentType), model: rest.model, traceparent } };
 }
 
 module.exports = { runAgent, isDefinition, assembleFor };

@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
 const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
+const { TerminalHost } = require('./terminals.cjs');
 
 let EngineClass;
 function engineClass() {
@@ -38,17 +39,20 @@ function realPath(file) {
 /**
  * Drives one `__Engine`. `env`: the caller's environment for the child;
  * `launchEnv`: the launcher's variables; `onPermission(params)`,
- * `onUpdate(update, sessionKey)`, `onHostError(err)`: the host's callbacks
- * (`sessionKey`: the session's on an engine of several);
- * `runFolder`: the run's own folder, removed when the engine closes.
+ * `onElicitation(params)`, `onUpdate(update, sessionKey)`,
+ * `onHostError(err)`: the host's callbacks (`sessionKey`: the session's on
+ * an engine of several); `runFolder`: the run's own folder, removed when
+ * the engine closes.
  */
 class EngineHost {
-  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder }) {
+  constructor(engine, { env, launchEnv, onPermission, onElicitation, onUpdate, onHostError, runFolder }) {
     this.engine = engine;
     this.runFolder = runFolder; // removed once the engine closes
     this.env = env;
     this.launchEnv = launchEnv ?? {};
     this.onPermission = onPermission;
+    this.onElicitation = onElicitation;
+    this.terminals = new TerminalHost(this, realPath); // the agent's client terminals
     this.onUpdate = onUpdate;
     this.onHostError = onHostError ?? (() => {});
     this.ops = new Map(); // op → { resolve, onEvent }
@@ -122,6 +126,8 @@ class EngineHost {
         return undefined;
       case 'host':
         return this.host(action);
+      case 'terminal':
+        return this.terminals.act(action);
       case 'event': {
         const op = this.ops.get(action.op);
         if (op?.onEvent) {
@@ -150,6 +156,7 @@ class EngineHost {
       }
       case 'closed':
         this.closed = true;
+        this.terminals.killAll();
         if (this.timer) clearTimeout(this.timer);
         removeRunFolder(this.runFolder);
         this.resolveClosed();
@@ -233,6 +240,14 @@ class EngineHost {
           }
         }
         answer = permissionAnswer(decision);
+      } else if (action.ask === 'elicitation') {
+        answer = null; // declined
+        try {
+          answer = (await this.onElicitation?.(action.params)) ?? null;
+        } catch (err) {
+          this.onHostError(err);
+          answer = { action: 'cancel' };
+        }
       } else {
         const real = realPath(action.path);
         const write = action.ask === 'write';
@@ -257,6 +272,7 @@ class EngineHost {
   /** Kills what runs now (the host is going away). */
   kill() {
     if (this.child) this.child.kill();
+    this.terminals.killAll();
   }
 }
 

@@ -115,6 +115,12 @@ pub fn judge_turn(schema: &Schema, turn: &mut Value, corrections: u32, max: u32)
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
+    // A corrective turn goes on the same session: none without one.
+    let max = if turn.get("sessionId").is_some_and(Value::is_string) {
+        max
+    } else {
+        corrections
+    };
     match next(schema, own.as_ref(), &text, corrections, max) {
         Next::Accept(value) => {
             if let Some(reply) = turn.get_mut("reply").and_then(Value::as_object_mut) {
@@ -268,12 +274,15 @@ mod tests {
     #[test]
     fn a_turn_is_judged_in_place() {
         let s = schema();
-        let mut ok = json!({"success": true, "reply": {"text": "{\"verdict\": \"ship\"}"}});
+        let mut ok = json!({"success": true, "sessionId": "s", "reply": {"text": "{\"verdict\": \"ship\"}"}});
         assert_eq!(judge_turn(&s, &mut ok, 0, 1), None);
         assert_eq!(ok["reply"]["structured"], json!({"verdict": "ship"}));
 
-        let mut bad = json!({"success": true, "reply": {"text": "{}"}});
+        let mut bad = json!({"success": true, "sessionId": "s", "reply": {"text": "{}"}});
         assert!(judge_turn(&s, &mut bad, 0, 1).is_some());
+        let mut alone = json!({"success": true, "reply": {"text": "{}"}});
+        assert_eq!(judge_turn(&s, &mut alone, 0, 1), None, "no session to correct in");
+        assert_eq!(alone["error"]["kind"], "invalid_output");
         assert_eq!(
             bad["success"],
             json!(true),
