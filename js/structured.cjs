@@ -6,7 +6,7 @@
 // the turns it is told to, each in its span (./tracing.cjs).
 'use strict';
 
-const { tracedTurn } = require('./tracing.cjs');
+const { startTurn } = require('./tracing.cjs');
 
 let OutputSchema;
 
@@ -25,19 +25,37 @@ function readOutputSchema(schema, agent, protocol, field) {
  * One answer: `send(text, traceparent, n)` runs turn `n` (0, then each
  * corrective turn) and resolves its AgentRun/AgentTurn. Without `schema`
  * it is one turn as it is. `trace`: `{ agent, model, traceparent }` for the
- * turns' spans; `maxRetries`: the corrective turns allowed (undefined: the
- * run's default); `sessionCost`: the agent reports the session's cost so far.
+ * turns' spans (each ended with its turn as judged); `maxRetries`: the
+ * corrective turns allowed (undefined: the run's default); `sessionCost`:
+ * the agent reports the session's cost so far.
  */
 async function answer({ schema, text, send, trace, maxRetries, sessionCost = false }) {
-  const turn = (prompt, n) => tracedTurn(trace, (traceparent) => send(prompt, traceparent, n));
-  if (!schema) return turn(text, 0);
+  let span;
+  const start = async (prompt, n) => {
+    span = startTurn(trace);
+    try {
+      return await send(prompt, span.traceparent, n);
+    } catch (err) {
+      span.end();
+      throw err;
+    }
+  };
+  if (!schema) {
+    const turn = await start(text, 0);
+    span.end(turn);
+    return turn;
+  }
   try {
-    let result = await turn(schema.prompt(text), 0);
+    let before;
+    let fresh = await start(schema.prompt(text), 0);
     for (let n = 0; ; n += 1) {
-      const { turn: judged, correct } = schema.judge(result, n, maxRetries ?? undefined);
-      if (correct === undefined || correct === null) return judged;
-      const next = await turn(correct, n + 1);
-      result = schema.carryOver(judged, next, sessionCost);
+      const { turn: judged, correct } = schema.judge(fresh, n, maxRetries ?? undefined);
+      span.end(judged);
+      // The answer so far: this turn, with the time and usage of those before it.
+      const total = before ? schema.carryOver(before, judged, sessionCost) : judged;
+      if (correct === undefined || correct === null) return total;
+      before = total;
+      fresh = await start(correct, n + 1);
     }
   } finally {
     schema.free();

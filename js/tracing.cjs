@@ -69,16 +69,4 @@ function startTurn({ agent, model, traceparent }) {
   };
 }
 
-/** `run(traceparent)` (a turn) inside its span. */
-async function tracedTurn(info, run) {
-  const span = startTurn(info);
-  let turn;
-  try {
-    turn = await run(span.traceparent);
-    return turn;
-  } finally {
-    span.end(turn);
-  }
-}
-
-module.exports = { tracedTurn, startTurn };
+module.exports = { startTurn };
