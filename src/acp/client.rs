@@ -43,6 +43,15 @@ impl ClientOptions {
     }
 }
 
+/// The client's own features on one agent process, as the engine keeps
+/// them.
+#[derive(Debug, Default)]
+pub struct ClientState {
+    /// Whether the host answers elicitations (`onElicitation`).
+    pub elicitation: bool,
+    pub terminals: super::terminals::Terminals,
+}
+
 /// `clientCapabilities` for `initialize`.
 pub fn capabilities(terminals: bool, elicitation: bool) -> Value {
     let mut caps = json!({
@@ -92,6 +101,14 @@ fn traceparent_ok(text: &str) -> bool {
         return false;
     }
     hex(parts[1], 32) && !zero(parts[1]) && hex(parts[2], 16) && !zero(parts[2]) && hex(parts[3], 2)
+}
+
+/// A turn's `traceparent` (`limits.traceparent` of a prompt), checked.
+pub fn turn_traceparent(limits: &Value) -> Result<Option<String>> {
+    match limits.get("traceparent") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => read_traceparent(v, "turn.traceparent").map(Some),
+    }
 }
 
 /// `params` with `traceparent` in its `_meta` (kept with what is there).

@@ -27,6 +27,24 @@ pub enum HostTerminal {
     Kill(String),
 }
 
+impl HostTerminal {
+    /// As the host reads it: `{ kind: 'terminal', start: { id, file, args,
+    /// env, cwd } }` or `{ kind: 'terminal', kill: id }`.
+    pub fn host_json(self) -> Value {
+        match self {
+            HostTerminal::Start(l) => {
+                let env: serde_json::Map<String, Value> = l
+                    .env
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect();
+                json!({"kind": "terminal", "start": {"id": l.id, "file": l.file, "args": l.args, "env": env, "cwd": l.cwd}})
+            }
+            HostTerminal::Kill(id) => json!({"kind": "terminal", "kill": id}),
+        }
+    }
+}
+
 /// What the host starts for `terminal/create`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -383,6 +401,14 @@ mod tests {
             }
         );
         // One command line: the shell runs it.
+        assert_eq!(
+            HostTerminal::Start(launch.clone()).host_json(),
+            json!({"kind": "terminal", "start": {"id": "term-1", "file": "ls", "args": ["-la"], "env": {"A": "1"}, "cwd": "/work/app/src"}})
+        );
+        assert_eq!(
+            HostTerminal::Kill("term-1".into()).host_json(),
+            json!({"kind": "terminal", "kill": "term-1"})
+        );
         let sh = create(&mut t, json!({"command": "ls -la | head -3"})).unwrap();
         assert_eq!(sh.file, "/bin/sh");
         assert_eq!(sh.args, ["-c", "ls -la | head -3"]);

@@ -11,16 +11,8 @@ use serde_json::{json, Value};
 
 use super::action::{Action, HostRequest};
 use super::engine::*;
-use crate::acp::terminals::{ExitStatus, HostTerminal, Terminals};
+use crate::acp::terminals::{ExitStatus, HostTerminal};
 use crate::acp::{client, elicitation, INVALID_PARAMS};
-
-/// The engine's part of the client's own features.
-#[derive(Debug, Default)]
-pub struct ClientSide {
-    /// Whether the host answers elicitations (`onElicitation`).
-    pub(super) elicitation: bool,
-    pub(super) terminals: Terminals,
-}
 
 const INTERNAL_ERROR: i64 = -32603;
 

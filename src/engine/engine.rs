@@ -89,7 +89,7 @@ pub struct Engine {
     /// The last time the host gave.
     pub(super) now: u64,
     /// Elicitations and client terminals (`client_side.rs`).
-    pub(super) client: super::client_side::ClientSide,
+    pub(super) client: crate::acp::client::ClientState,
 }
 
 /// The key of the session of an engine made by [`Engine::new`].

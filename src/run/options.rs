@@ -279,7 +279,7 @@ impl RunOptions {
                 .run_folder
                 .as_deref()
                 .filter(|f| !f.is_empty())
-                .map(crate::structured::OutputSchema::file_in),
+                .map(|folder| join(folder, crate::structured::SCHEMA_FILE)),
         }
     }
 }

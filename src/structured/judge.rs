@@ -281,7 +281,11 @@ mod tests {
         let mut bad = json!({"success": true, "sessionId": "s", "reply": {"text": "{}"}});
         assert!(judge_turn(&s, &mut bad, 0, 1).is_some());
         let mut alone = json!({"success": true, "reply": {"text": "{}"}});
-        assert_eq!(judge_turn(&s, &mut alone, 0, 1), None, "no session to correct in");
+        assert_eq!(
+            judge_turn(&s, &mut alone, 0, 1),
+            None,
+            "no session to correct in"
+        );
         assert_eq!(alone["error"]["kind"], "invalid_output");
         assert_eq!(
             bad["success"],

@@ -73,8 +73,8 @@ impl OutputSchema {
     }
 
     /// The command line's part for the CLI's own way: its arguments, and
-    /// the file to write first (path, content) at `file`
-    /// ([`Self::file_in`]).
+    /// the file to write first (path, content) at `file` ([`SCHEMA_FILE`]
+    /// in the run's folder).
     pub fn cli_args(&self, own: OutputSchemaArg, file: Option<&str>) -> Result<CliPart> {
         let json = self.schema.source.to_string();
         Ok(match own {
@@ -91,11 +91,6 @@ impl OutputSchema {
                 )
             }
         })
-    }
-
-    /// Where the schema is written in the run's folder `folder`.
-    pub fn file_in(folder: &str) -> String {
-        crate::endpoint::join(folder, SCHEMA_FILE)
     }
 }
 
@@ -141,7 +136,7 @@ mod tests {
         let (args, file) = s
             .cli_args(
                 OutputSchemaArg::File("--output-schema"),
-                Some(&OutputSchema::file_in("/tmp/run")),
+                Some("/tmp/run/output-schema.json"),
             )
             .unwrap();
         assert_eq!(args, ["--output-schema", "/tmp/run/output-schema.json"]);

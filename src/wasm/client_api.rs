@@ -3,36 +3,10 @@
 //! terminals did; `fork` opens a session as a fork of another. Decisions
 //! are the engine's (`crate::engine`, `crate::acp::terminals`).
 
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::engine_api::{now_ms, EngineJs};
 use super::js_result;
-use crate::acp::terminals::HostTerminal;
-
-/// A terminal action as the host reads it: `{ kind: 'terminal', start:
-/// { id, file, args, env, cwd } }` or `{ kind: 'terminal', kill: id }`.
-pub(super) fn terminal_json(t: HostTerminal) -> Value {
-    match t {
-        HostTerminal::Start(l) => {
-            let env: serde_json::Map<String, Value> = l
-                .env
-                .into_iter()
-                .map(|(k, v)| (k, Value::String(v)))
-                .collect();
-            json!({"kind": "terminal", "start": {"id": l.id, "file": l.file, "args": l.args, "env": env, "cwd": l.cwd}})
-        }
-        HostTerminal::Kill(id) => json!({"kind": "terminal", "kill": id}),
-    }
-}
-
-/// A turn's `traceparent` (`limits.traceparent`), checked.
-pub(super) fn turn_trace(limits: &Value) -> Result<Option<String>, JsValue> {
-    match limits.get("traceparent") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => js_result(crate::acp::client::read_traceparent(v, "turn.traceparent")).map(Some),
-    }
-}
 
 #[wasm_bindgen(js_class = __Engine)]
 impl EngineJs {

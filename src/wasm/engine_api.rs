@@ -76,7 +76,7 @@ pub(super) fn action_json(action: Action) -> Value {
                 json!({"kind": "host", "call": call, "ask": "elicitation", "params": params})
             }
         },
-        Action::Terminal(t) => super::client_api::terminal_json(t),
+        Action::Terminal(t) => t.host_json(),
         Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
         Action::Update(update) => json!({"kind": "update", "update": update}),
         Action::SessionUpdate { session, update } => {
@@ -283,7 +283,7 @@ impl EngineJs {
             js_result(to_json(&attachments, "attachments"))?
         };
         let limits = js_result(to_json(&limits, "limits"))?;
-        let trace = super::client_api::turn_trace(&limits)?;
+        let trace = js_result(crate::acp::client::turn_traceparent(&limits))?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let limits = TurnLimits {
             idle_ms: get("idleMs") as u64,
