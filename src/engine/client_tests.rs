@@ -400,8 +400,8 @@ fn the_trace_context_reaches_the_agent() {
         .starts_with("options.traceparent must be a W3C traceparent"));
 }
 
-#[test]
-fn a_session_is_forked_where_the_agent_advertises_it() {
+/// A process engine started with `caps`, and session `sa` open on it (its key).
+fn process_with_session(caps: Value) -> (Engine, u64) {
     let cfg = SessionConfig::read("claude-code", &json!({"cd": "/w"}), "").unwrap();
     let mut e = Engine::process(cfg, false);
     let op = e.open(0);
@@ -410,8 +410,7 @@ fn a_session_is_forked_where_the_agent_advertises_it() {
     let init = written(&drain(&mut e));
     say(
         &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1,
-        "agentCapabilities": {"sessionCapabilities": {"fork": {}}}}}),
+        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1, "agentCapabilities": caps}}),
         1,
     );
     assert!(drain(&mut e)
@@ -426,6 +425,12 @@ fn a_session_is_forked_where_the_agent_advertises_it() {
         3,
     );
     drain(&mut e);
+    (e, a)
+}
+
+#[test]
+fn a_session_is_forked_where_the_agent_advertises_it() {
+    let (mut e, a) = process_with_session(json!({"sessionCapabilities": {"fork": {}}}));
     let b = e.add_session(&json!({"cd": "/w/b"})).unwrap();
     let fork = e.fork_session(a, b, 4);
     let sent = written(&drain(&mut e));
@@ -455,27 +460,7 @@ fn a_session_is_forked_where_the_agent_advertises_it() {
 
 #[test]
 fn a_fork_is_refused_where_the_agent_does_not_advertise_it() {
-    let cfg = SessionConfig::read("claude-code", &json!({"cd": "/w"}), "").unwrap();
-    let mut e = Engine::process(cfg, false);
-    e.open(0);
-    drain(&mut e);
-    e.spawned(0);
-    let init = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": init[0]["id"], "result": {"protocolVersion": 1}}),
-        1,
-    );
-    drain(&mut e);
-    let a = e.add_session(&Value::Null).unwrap();
-    e.open_session(a, 2);
-    let new = written(&drain(&mut e));
-    say(
-        &mut e,
-        json!({"jsonrpc": "2.0", "id": new[0]["id"], "result": {"sessionId": "sa"}}),
-        3,
-    );
-    drain(&mut e);
+    let (mut e, a) = process_with_session(json!({}));
     let b = e.add_session(&Value::Null).unwrap();
     let fork = e.fork_session(a, b, 4);
     let seen = drain(&mut e);

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::schema::{JsonType, Keywords, Node, Schema};
+use crate::json_read::type_name;
 
 /// At most this many mismatches are reported (the first ones found).
 pub const MAX_ERRORS: usize = 20;
@@ -69,7 +70,7 @@ impl Check<'_> {
                 let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
                 return self.fail(
                     at,
-                    format!("expected {}, got {}", names.join(" or "), kind(value)),
+                    format!("expected {}, got {}", names.join(" or "), type_name(value)),
                 );
             }
         }
@@ -242,17 +243,6 @@ fn is_type(value: &Value, t: JsonType) -> bool {
         JsonType::String => value.is_string(),
         JsonType::Array => value.is_array(),
         JsonType::Object => value.is_object(),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
