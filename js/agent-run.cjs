@@ -43,7 +43,7 @@ function hostOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw inputError(`options must be an object, got ${describe(options)}`);
   }
-  const { signal, onEvent, env, command, onPermission } = options;
+  const { signal, onEvent, env, command, onPermission, onElicitation } = options;
   if (signal != null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')) {
     throw inputError(`options.signal must be an AbortSignal, got ${describe(signal)}`);
   }
@@ -52,6 +52,9 @@ function hostOptions(options) {
   }
   if (onPermission != null && typeof onPermission !== 'function') {
     throw inputError(`options.onPermission must be a function, got ${describe(onPermission)}`);
+  }
+  if (onElicitation != null && typeof onElicitation !== 'function') {
+    throw inputError(`options.onElicitation must be a function, got ${describe(onElicitation)}`);
   }
   if (env != null && (typeof env !== 'object' || Array.isArray(env))) {
     throw inputError(`options.env must be an object, got ${describe(env)}`);
@@ -66,8 +69,8 @@ function hostOptions(options) {
   if (command != null && (typeof command !== 'string' || command === '')) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
-  const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, ...rest } = options;
-  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, env: env ?? process.env, rest };
+  const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, onElicitation: _el, ...rest } = options;
+  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, onElicitation: onElicitation ?? undefined, env: env ?? process.env, rest };
 }
 
 /**
@@ -103,22 +106,73 @@ function toOutput(api, agent, request, warn) {
  * AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
-  const { signal, onEvent, onPermission, env, rest } = hostOptions(options);
+  const { signal, onEvent, onPermission, onElicitation, env, rest } = hostOptions(options);
   const started = Date.now();
   const warn = loggerOf(options);
-  const { output, problem } = toOutput(api, agentType, request, warn);
+  const { output, problem: requestProblem } = toOutput(api, agentType, request, warn);
   const { runOnce, agentArg } = require('./run.cjs');
+  const core = require('./agent_context_node.js');
+  const { schema, trace, problem } = requestProblem ? { problem: requestProblem } : answerPlan(core, agentArg(agentType), rest);
   let hostError;
-  const result = problem
-    ? require('./agent_context_node.js').__RunResult.invalid(agentArg(agentType), problem)
-    : await runOnce(agentType, output, rest, { signal, onEvent, env, onPermission, warn, onHostError: (err) => (hostError ??= err) });
+  const refused = () => core.__RunResult.invalid(agentArg(agentType), problem);
+  const host = { signal, onEvent, env, onPermission, onElicitation, warn, onHostError: (err) => (hostError ??= err) };
+  if (finish || problem) {
+    // `finish` (internal: the MCP tools') turns the one turn's result into their envelope.
+    schema?.free();
+    const result = problem ? refused() : await runOnce(agentType, output, rest, host);
+    try {
+      if (hostError !== undefined) throw hostError;
+      const duration = Date.now() - started;
+      return finish ? finish(result, duration) : result.toRun(duration);
+    } finally {
+      result.free();
+    }
+  }
+  // The run's turns: one, or with outputSchema the corrective ones the core
+  // asks for, each in its span when the app traces.
+  const { answer } = require('./structured.cjs');
+  const turns = async (send) => {
+    const run = await answer({
+      schema,
+      text: output.prompt,
+      trace,
+      maxRetries: rest.maxRetries,
+      sessionCost: trace.acp,
+      send: async (text, traceparent, n) => {
+        const turnStarted = Date.now();
+        const result = await send(text, traceparent, n);
+        try {
+          if (hostError !== undefined) throw hostError;
+          // The turn with its stop reason (its span names it); the run resolves none.
+          return result.toTurn(Date.now() - (n === 0 ? started : turnStarted));
+        } finally {
+          result.free();
+        }
+      },
+    });
+    delete run.stopReason;
+    return run;
+  };
+  return runOnce(agentType, output, rest, { ...host, answer: turns });
+}
+
+/**
+ * What a run answers with: the schema (`outputSchema`, read for the
+ * protocol the run goes over), the trace context, and `problem`: what is
+ * wrong with either, or with `terminals` over the CLI.
+ */
+function answerPlan(core, agent, rest) {
+  const protocol = core.__Engine.runProtocol(agent, rest);
+  let schema;
   try {
-    if (hostError !== undefined) throw hostError;
-    const duration = Date.now() - started;
-    // `finish` (internal: the MCP tools') turns the result into their envelope.
-    return finish ? finish(result, duration) : result.toRun(duration);
-  } finally {
-    result.free();
+    if (rest.terminals === true && protocol === 'cli') throw inputError("options.terminals: client terminals are served over ACP only (protocol: 'acp')");
+    const traceparent = rest.traceparent == null ? undefined : core.__checkTraceparent(rest.traceparent, 'options.traceparent');
+    schema = require('./structured.cjs').readOutputSchema(rest.outputSchema, agent, protocol, 'options.outputSchema');
+    return { schema, trace: { agent: typeof agent === 'string' ? agent : agent.id, model: rest.model, traceparent, acp: protocol === 'acp' } };
+  } catch (err) {
+    schema?.free();
+    if (!(err && err.name === 'AgentContextError')) throw err;
+    return { problem: err.message };
   }
 }
 

@@ -3,7 +3,8 @@
 export type AgentErrorKind =
   | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
   | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
-  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error';
+  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error'
+  | 'invalid_output';
 
 /** `runAgent`'s options (Node only). */
 export interface RunAgentOptions {
@@ -74,7 +75,56 @@ export interface RunAgentOptions {
    * naming `attachments[i]`.
    */
   attachments?: Attachment[];
+  /**
+   * ACP only: answers the agent's `elicitation/create` (a form to fill, or
+   * a URL to visit): `{ action: 'accept', content }` (the form's values),
+   * `{ action: 'decline' }` or `{ action: 'cancel' }`. The client advertises
+   * elicitation only with it; without it every request is declined at once.
+   * A request still pending when the turn is cancelled is answered `cancel`.
+   */
+  onElicitation?: (request: AcpElicitationRequest) => AcpElicitationAnswer | Promise<AcpElicitationAnswer>;
+  /**
+   * ACP only: the agent may run commands in client terminals
+   * (`terminal/create`, …): started inside `cd`, its output kept (the
+   * agent's `outputByteLimit`, at most 1 MiB), each process tree killed on
+   * release, kill, cancel and close. Off, and not advertised, by default.
+   */
+  terminals?: boolean;
+  /**
+   * A JSON Schema the reply must match; `reply.structured` is the value.
+   * Claude Code and Codex over their CLI hold the answer to it themselves
+   * (`--json-schema`, `--output-schema`); every other agent, and every agent
+   * over ACP, gets it stated in the prompt. A reply that does not match gets
+   * at most `maxRetries` corrective turns, then the run ends
+   * `invalid_output` with `error.validationErrors`. Keywords: type,
+   * properties, required, additionalProperties, items, min/maxItems,
+   * uniqueItems, min/maxProperties, enum, const, minimum, maximum,
+   * exclusiveMinimum/Maximum, multipleOf, min/maxLength, anyOf, oneOf,
+   * allOf, not, `$ref` to `#` or the schema's `$defs`, and annotations;
+   * any other is an `invalid_params` run naming it.
+   */
+  outputSchema?: Record<string, unknown> | boolean;
+  /**
+   * A W3C trace context (`00-<trace id>-<parent id>-<flags>`), handed to the
+   * agent in ACP `_meta.traceparent` and as `TRACEPARENT` in its
+   * environment. With `@opentelemetry/api` installed, each turn is a span
+   * under it.
+   */
+  traceparent?: string;
 }
+
+/** An ACP `elicitation/create`'s params, as the agent sent them. */
+export type AcpElicitationRequest =
+  | { mode: 'form'; sessionId?: string; toolCallId?: string; message: string; requestedSchema: { type?: 'object'; properties?: Record<string, Record<string, unknown>>; required?: string[]; [key: string]: unknown }; [key: string]: unknown }
+  | { mode: 'url'; sessionId?: string; toolCallId?: string; message: string; elicitationId: string; url: string; [key: string]: unknown };
+
+/** What `onElicitation` answers (`null`/`undefined`: declined). */
+export type AcpElicitationAnswer =
+  | { action: 'accept'; content?: Record<string, string | number | boolean | string[]> }
+  | { action: 'decline' }
+  | { action: 'cancel' }
+  | null
+  | undefined;
 
 /**
  * An API family: Anthropic Messages, OpenAI Responses, OpenAI-compatible
@@ -149,6 +199,8 @@ export interface AgentRun {
     exitCode: number | null;
     /** The last lines it printed (stdout and stderr), cleaned. */
     lastLines: string[];
+    /** With `invalid_output`: where the reply did not match `outputSchema` (`$.items[0].name: …`). */
+    validationErrors?: string[];
   };
   durationMs: number;
   attempts: number;
@@ -181,7 +233,7 @@ export type McpServerConfig =
   | { name: string; type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
 
 /** `openAgentSession`'s options: runAgent's, less the per-turn ones, plus the session's own. */
-export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEvent' | 'onPermission' | 'protocol' | 'extraArgs'> {
+export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEvent' | 'onPermission' | 'protocol' | 'extraArgs' | 'outputSchema'> {
   /**
    * 'acp' (default): over the Agent Client Protocol. 'cli': over the agent's
    * own command line: Claude Code keeps one process (`--input-format
@@ -247,8 +299,20 @@ export interface AgentSession {
       onEvent?: (event: AgentOutputEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number;
       /** This turn's images and resources, after the prompt (ACP sessions; over 'cli' the turn fails `invalid_params`). */
       attachments?: Attachment[];
+      /** A JSON Schema this turn's reply must match (stated in the prompt; see RunAgentOptions.outputSchema). */
+      outputSchema?: Record<string, unknown> | boolean;
+      /** This turn's W3C trace context (ACP `_meta.traceparent`); the session's by default. */
+      traceparent?: string;
     },
   ): Promise<AgentTurn>;
+  /**
+   * A new session in the same agent process holding this one's history
+   * (ACP `session/fork`, where the agent advertises it; rejects
+   * `INVALID_INPUT` naming the agent otherwise). This session is untouched;
+   * closing it ends the process (and the fork) when it was opened with
+   * openAgentSession.
+   */
+  fork(): Promise<AgentSession & { readonly forkedFrom: string | undefined }>;
   setMode(id: string): Promise<void>;
   setConfigOption(id: string, value: string | boolean): Promise<void>;
   /** Through the agent's model option, else its older set_model; else rejects naming the agent. Over 'cli': the next turns' model. */

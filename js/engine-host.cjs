@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
 const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
+const { TerminalHost } = require('./terminals.cjs');
 
 /** `file` with symbolic links resolved, through its nearest existing folder when it does not exist yet. */
 function realPath(file) {
@@ -36,8 +37,10 @@ function realPath(file) {
  * `runFolder`: the run's own folder, removed when the engine closes.
  */
 class EngineHost {
-  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder, warn }) {
+  constructor(engine, { env, launchEnv, onPermission, onElicitation, onUpdate, onHostError, runFolder, warn }) {
     this.warn = warn;
+    this.onElicitation = onElicitation;
+    this.terminals = new TerminalHost(this, realPath); // the agent's client terminals
     this.engine = engine;
     this.runFolder = runFolder; // removed once the engine closes
     this.env = env;
@@ -116,6 +119,8 @@ class EngineHost {
         return undefined;
       case 'host':
         return this.host(action);
+      case 'terminal':
+        return this.terminals.act(action);
       case 'event': {
         const op = this.ops.get(action.op);
         if (op?.onEvent) {
@@ -147,6 +152,7 @@ class EngineHost {
       }
       case 'closed': {
         this.closed = true;
+        this.terminals.killAll();
         if (this.timer) clearTimeout(this.timer);
         removeRunFolder(this.runFolder);
         // Closed once the last process's whole tree is gone, not only the process.
@@ -243,6 +249,14 @@ class EngineHost {
           }
         }
         answer = permissionAnswer(decision);
+      } else if (action.ask === 'elicitation') {
+        answer = null; // declined
+        try {
+          answer = (await this.onElicitation?.(action.params)) ?? null;
+        } catch (err) {
+          this.onHostError(err);
+          answer = { action: 'cancel' };
+        }
       } else {
         const real = realPath(action.path);
         const write = action.ask === 'write';
@@ -267,6 +281,7 @@ class EngineHost {
   /** Kills what runs now (the host is going away). */
   kill() {
     if (this.child) this.child.kill();
+    this.terminals.killAll();
   }
 }
 

@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { inputError, directoryProblem } = require('./agent-process.cjs');
-const { startEngine, checkPermissionHandler, cdWhy } = require('./run.cjs');
+const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy } = require('./run.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
 const { makeSession, openStarted, agentError, describe, checkFunction } = require('./session.cjs');
 
@@ -21,10 +21,11 @@ const { makeSession, openStarted, agentError, describe, checkFunction } = requir
 async function openAgent(api, agentType, options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
   const onPermission = checkPermissionHandler(options);
+  const onElicitation = checkElicitationHandler(options);
   const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
   const warn = loggerOf(options);
   warnUnknownKeys('openAgent options', options, warn);
-  const { env: givenEnv, onPermission: _p, onUpdate: _u, logger: _l, protocol, sessionId, ...rest } = options;
+  const { env: givenEnv, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, protocol, sessionId, ...rest } = options;
   if (protocol != null && protocol !== 'acp') throw inputError(`options.protocol: openAgent runs the agent over ACP only, got ${JSON.stringify(protocol)}`);
   if (sessionId != null) throw inputError('options.sessionId: give the session to reopen to loadSession(sessionId)');
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
@@ -36,6 +37,7 @@ async function openAgent(api, agentType, options) {
   const started = await startEngine(agentType, rest, {
     env,
     onPermission,
+    onElicitation,
     onUpdate: (update, key) => (key !== undefined && updates.get(key)) ? updates.get(key)(update) : onUpdate?.(update),
     onHostError: (err) => (hostError ??= err),
     warn,
@@ -85,6 +87,7 @@ async function openAgent(api, agentType, options) {
       warn,
       takeHostError,
       key,
+      sessionTrace: rest.traceparent ?? undefined,
     });
     const close = session.close;
     session.close = async () => {

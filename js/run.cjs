@@ -40,7 +40,7 @@ function agentArg(agent) {
  * messages; `asIs`: a command found nowhere is spawned as it is, and
  * `onNotFound(message)` hears where it was looked for (the Gemini tool).
  */
-async function prepare(make, { env, onPermission, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound }) {
+async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound }) {
   // The run's own folder (the endpoint's settings, the agent's home, a
   // long system prompt, images given as data), removed when it closes.
   const runFolder = runFolderName();
@@ -52,6 +52,8 @@ async function prepare(make, { env, onPermission, onUpdate, onHostError, warn, c
     if (err && err.name === 'AgentContextError') return { failed: err.message };
     throw err;
   }
+  // Elicitations are advertised, and asked of the host, only with a handler.
+  if (onElicitation !== undefined) engine.answerElicitations(true);
   const plan = engine.plan();
   for (const message of plan.warnings ?? []) warn?.(message);
   const cwd = path.resolve(plan.cd);
@@ -59,6 +61,7 @@ async function prepare(make, { env, onPermission, onUpdate, onHostError, warn, c
   const host = new EngineHost(engine, {
     env,
     onPermission,
+    onElicitation,
     onUpdate,
     onHostError,
     runFolder,
@@ -100,8 +103,8 @@ function realCd(options) {
  * for an ACP process holding several (`openAgent`): `{ host, plan }` or
  * `{ failed }`. `rest`: the options without the functions and `env`.
  */
-async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostError, warn, process: several = false }) {
-  const { command, onPermission: _p, onUpdate: _u, ...options } = rest;
+async function startEngine(agent, rest, { env, onPermission, onElicitation, onUpdate, onHostError, warn, process: several = false }) {
+  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, ...options } = rest;
   const asks = onPermission !== undefined;
   return prepare(
     (Engine, runFolder) => {
@@ -110,7 +113,7 @@ async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostErr
         ? Engine.process(agentArg(agent), given, command ?? '', asks)
         : Engine.session(agentArg(agent), given, command ?? '', asks, onUpdate !== undefined);
     },
-    { env, onPermission, onUpdate, onHostError, warn },
+    { env, onPermission, onElicitation, onUpdate, onHostError, warn },
   );
 }
 
@@ -124,6 +127,16 @@ function checkPermissionHandler(options) {
   return onPermission ?? undefined;
 }
 
+/** `onElicitation`, checked. */
+function checkElicitationHandler(options) {
+  const { onElicitation } = options;
+  if (onElicitation != null && typeof onElicitation !== 'function') {
+    const got = onElicitation === null ? 'null' : typeof onElicitation;
+    throw require('./agent-process.cjs').inputError(`options.onElicitation must be a function, got ${got}`);
+  }
+  return onElicitation ?? undefined;
+}
+
 /** Free the engine once nothing more will come. */
 function release(host) {
   host.closedPromise.then(() => host.engine.free());
@@ -131,16 +144,20 @@ function release(host) {
 
 /**
  * One run of `agent` on `request` (`{ prompt, systemFlag? }`) with
- * `options` (RunAgentOptions without the functions and `env`): resolves a
- * `__RunResult` (the caller frees it). `host`: `signal`, `onEvent(event)`,
- * `env`, `onPermission`, `onHostError(err)` (what a callback threw: the run
- * is stopped), `warn`, `keepEvents` (the last attempt's events kept in the
- * result), and for the Gemini tool `cdName`, `asIs`, `onNotFound`. A
- * problem with the input resolves an `invalid_params` result; nothing
- * rejects.
+ * `options` (RunAgentOptions without the functions and `env`). `host`:
+ * `signal`, `onEvent(event)`, `env`, `onPermission`, `onElicitation`,
+ * `onHostError(err)` (what a callback threw: the run is stopped), `warn`,
+ * `keepEvents` (the last attempt's events kept in the result), for the
+ * Gemini tool `cdName`, `asIs`, `onNotFound`, and `answer(send)`: the
+ * run's turns, `send(text, traceparent, n)` running turn `n` on the run's
+ * session and resolving its `__RunResult` (by default the request's prompt,
+ * once). Resolves what `answer` resolves (by default the `__RunResult`,
+ * which the caller frees). A problem with the input resolves an
+ * `invalid_params` result; nothing rejects.
  */
 async function runOnce(agent, request, options, host) {
   const { signal, onEvent, env, onPermission, onHostError, keepEvents = false } = host;
+  const answer = host.answer ?? ((send) => send(request.prompt, undefined, 0));
   const { __RunResult: RunResult } = nodeModule();
   const agentType = agentArg(agent);
   const { command, onPermission: _p, attachments: given, ...rest } = options;
@@ -163,15 +180,17 @@ async function runOnce(agent, request, options, host) {
     },
     { ...host, onHostError: (err) => onHostError?.(err) },
   );
+  // A run that never started is its answer's only turn.
+  const notRun = (result) => answer(async () => result);
   if (started.failed !== undefined) {
-    return RunResult.invalid(agentType, started.failed.replace(/^invalid parameters: /, ''));
+    return notRun(RunResult.invalid(agentType, started.failed.replace(/^invalid parameters: /, '')));
   }
   const { host: runHost } = started;
   const engine = runHost.engine;
   if (signal?.aborted) {
     engine.free();
     removeRunFolder(runHost.runFolder);
-    return RunResult.aborted(agentType);
+    return notRun(RunResult.aborted(agentType));
   }
   let op;
   const onAbort = () => runHost.feed((e, now) => e.abort(op, now));
@@ -179,20 +198,27 @@ async function runOnce(agent, request, options, host) {
     onHostError?.(err);
     runHost.feed((e, now) => e.abort(op, now));
   };
-  try {
+  const { plan } = started;
+  const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: plan.maxRetries, events: onEvent !== undefined };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // Turn `n` of the run (its first, then a corrective one) on the run's session.
+  const send = async (text, traceparent, n) => {
+    // A process per turn gets the turn's trace context in its environment.
+    if (traceparent && !acp) runHost.env = { ...env, TRACEPARENT: traceparent };
     await runHost.run((now) => {
-      op = engine.promptRun(onEvent !== undefined, attachments, now);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      op = engine.prompt([{ type: 'text', text }], { ...limits, traceparent }, now, undefined, n === 0 ? attachments : undefined);
       return op;
     }, onEvent);
+    return engine.result();
+  };
+  try {
+    return await answer(send);
+  } finally {
     await runHost.run((now) => engine.close(now));
     await runHost.closedPromise;
-  } finally {
     signal?.removeEventListener('abort', onAbort);
+    engine.free();
   }
-  const result = engine.result();
-  engine.free();
-  return result;
 }
 
-module.exports = { runOnce, startEngine, release, checkPermissionHandler, cdWhy, agentArg };
+module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg };

@@ -6,7 +6,8 @@
 'use strict';
 
 const { inputError } = require('./agent-process.cjs');
-const { startEngine, release, checkPermissionHandler } = require('./run.cjs');
+const { startEngine, release, checkPermissionHandler, checkElicitationHandler } = require('./run.cjs');
+const { readOutputSchema, answer } = require('./structured.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
 
@@ -88,11 +89,12 @@ async function openStarted(started) {
 async function openAgentSession(api, agentType, options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
   const onPermission = checkPermissionHandler(options);
+  const onElicitation = checkElicitationHandler(options);
   const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
   const warn = loggerOf(options);
   warnUnknownKeys('openAgentSession options', options, warn);
   warnEndpointKeys(options, warn);
-  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, logger: _l, ...rest } = options;
+  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, ...rest } = options;
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
   const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');
   if (badEnv) throw inputError(badEnv);
@@ -100,15 +102,21 @@ async function openAgentSession(api, agentType, options) {
     throw inputError(`options.protocol must be 'acp' or 'cli', got ${JSON.stringify(rest.protocol)}`);
   }
   const protocol = rest.protocol ?? 'acp';
-  const env = givenEnv ?? process.env;
+  let env = givenEnv ?? process.env;
+  if (protocol === 'cli') {
+    // Over the CLI the trace context reaches each process in its environment.
+    if (rest.terminals === true) throw inputError("options.terminals: client terminals are served over ACP only (protocol: 'acp')");
+    if (rest.traceparent != null) env = { ...env, TRACEPARENT: require('./agent_context_node.js').__checkTraceparent(rest.traceparent, 'options.traceparent') };
+  }
   let hostError = null;
-  const started = await startEngine(agentType, rest, { env, onPermission, onUpdate, onHostError: (err) => (hostError ??= err), warn });
+  const started = await startEngine(agentType, rest, { env, onPermission, onElicitation, onUpdate, onHostError: (err) => (hostError ??= err), warn });
   const { host, plan, opened } = await openStarted(started);
   return makeSession(api, host, plan, {
     defined: agentType !== null && typeof agentType === 'object',
     protocol,
     persistent: protocol === 'acp' || plan.persistent === true,
     snapshot: opened,
+    sessionTrace: rest.traceparent ?? undefined,
     warn,
     takeHostError: () => {
       const err = hostError;
@@ -124,7 +132,7 @@ async function openAgentSession(api, agentType, options) {
  * several (openAgent), undefined for the engine's only one; its `close()`
  * closes that session only, the only one's the process too.
  */
-function makeSession(api, host, plan, { defined, protocol, persistent, snapshot: opened, warn, takeHostError, key }) {
+function makeSession(api, host, plan, { defined, protocol, persistent, snapshot: opened, warn, takeHostError, key, sessionTrace }) {
   let snapshot = opened;
   let closed = false;
   const gone = () => host.closed || closed;
@@ -180,8 +188,13 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       let blocks;
       let limits;
       let attachments;
+      let schema;
+      let traceparent;
       try {
         blocks = blocksOf(api, plan.agentType, request, warn, defined);
+        // A turn's schema is stated in its prompt (the process's command line is the session's).
+        schema = readOutputSchema(turn.outputSchema, plan.agentType, 'session', 'turn.outputSchema');
+        if (turn.traceparent != null) traceparent = require('./agent_context_node.js').__checkTraceparent(turn.traceparent, 'turn.traceparent');
         limits = {
           idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
           maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
@@ -191,6 +204,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
         // The turn's attachments, after the prompt (read from disk here; the core checks them).
         attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
       } catch (err) {
+        schema?.free();
         if (err?.name !== 'AgentContextError') throw err;
         const { __RunResult } = require('./agent_context_node.js');
         const refused = __RunResult.invalid(plan.agentType, err.message);
@@ -202,17 +216,44 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       }
       let op;
       const onAbort = () => host.feed((e, now) => e.abort(op, now));
-      const done = await host.run((now) => {
-        op = host.engine.prompt(blocks, limits, now, key, attachments);
-        if (signal?.aborted) host.engine.abort(op, now);
-        else signal?.addEventListener('abort', onAbort, { once: true });
-        return op;
-      }, onEvent);
-      signal?.removeEventListener('abort', onAbort);
+      // The schema goes with the prompt's last text (a block of its own when it has none).
+      const at = blocks.map((b) => b?.type).lastIndexOf('text');
+      const blocksWith = (text) => (at >= 0 ? blocks.map((b, i) => (i === at ? { ...b, text } : b)) : text ? [...blocks, { type: 'text', text }] : blocks);
+      const send = async (text, turnTrace, n) => {
+        const done = await host.run((now) => {
+          const sent = n === 0 ? blocksWith(text) : [{ type: 'text', text }];
+          op = host.engine.prompt(sent, { ...limits, traceparent: turnTrace }, now, key, n === 0 ? attachments : undefined);
+          if (signal?.aborted) host.engine.abort(op, now);
+          else signal?.addEventListener('abort', onAbort, { once: true });
+          return op;
+        }, onEvent);
+        signal?.removeEventListener('abort', onAbort);
+        const err = takeHostError();
+        if (err) throw err;
+        return done.turn;
+      };
+      const trace = { agent: plan.agentType, model: snapshot.model ?? undefined, traceparent: traceparent ?? sessionTrace };
+      const result = await answer({ schema, text: at >= 0 ? blocks[at].text : '', send, trace, maxRetries: plan.maxRetries, sessionCost: protocol === 'acp' });
       refresh();
-      const err = takeHostError();
-      if (err) throw err;
-      return done.turn;
+      return result;
+    },
+    /**
+     * A new session on the same process holding this one's history (ACP
+     * `session/fork`, where the agent advertises it; `INVALID_INPUT`
+     * otherwise). Its `forkedFrom` names this session.
+     */
+    async fork() {
+      open_();
+      if (protocol !== 'acp') throw inputError(`fork: a session over the CLI cannot be forked here (${plan.agentName} over ACP can, where it advertises session/fork)`);
+      const next = host.engine.addSession({});
+      const done = await host.run((now) => host.engine.forkSession(key ?? 0, next, now));
+      if (done.failed) {
+        await host.run((now) => host.engine.closeSession(next, now));
+        throw agentError(done.failed);
+      }
+      const forked = makeSession(api, host, plan, { defined, protocol, persistent, snapshot: done.opened, warn, takeHostError, key: next, sessionTrace });
+      forked.forkedFrom = session.sessionId;
+      return forked;
     },
     async setMode(id) {
       return simple((now) => host.engine.setMode(String(id), now, key));

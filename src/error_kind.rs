@@ -41,10 +41,13 @@ pub enum AgentErrorKind {
     Incomplete,
     /// Anything else: a failed run the CLI did not explain, a crash.
     ProcessError,
+    /// With `outputSchema`: the reply held no value matching the schema,
+    /// after the corrective turns `maxRetries` allowed.
+    InvalidOutput,
 }
 
 impl AgentErrorKind {
-    pub const ALL: [AgentErrorKind; 17] = [
+    pub const ALL: [AgentErrorKind; 18] = [
         AgentErrorKind::InvalidParams,
         AgentErrorKind::CommandNotFound,
         AgentErrorKind::SpawnFailed,
@@ -62,6 +65,7 @@ impl AgentErrorKind {
         AgentErrorKind::Aborted,
         AgentErrorKind::Incomplete,
         AgentErrorKind::ProcessError,
+        AgentErrorKind::InvalidOutput,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -83,6 +87,7 @@ impl AgentErrorKind {
             AgentErrorKind::Aborted => "aborted",
             AgentErrorKind::Incomplete => "incomplete",
             AgentErrorKind::ProcessError => "process_error",
+            AgentErrorKind::InvalidOutput => "invalid_output",
         }
     }
 
@@ -119,7 +124,7 @@ mod tests {
     #[test]
     fn names_are_the_specs_and_only_transient_kinds_retry() {
         let names: Vec<&str> = AgentErrorKind::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(names.len(), 17);
+        assert_eq!(names.len(), 18);
         for kind in AgentErrorKind::ALL {
             assert_eq!(
                 serde_json::to_value(kind).unwrap(),

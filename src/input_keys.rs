@@ -66,6 +66,10 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "endpoint",
     "attachments",
     "logger",
+    "onElicitation",
+    "terminals",
+    "outputSchema",
+    "traceparent",
 ];
 
 /// `openAgentSession`'s options.
@@ -88,10 +92,21 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "idleClose",
     "endpoint",
     "logger",
+    "onElicitation",
+    "terminals",
+    "traceparent",
 ];
 
 /// A session turn's options (`session.prompt(request, turn)`).
-pub const TURN_OPTIONS: &[&str] = &["onEvent", "signal", "timeout", "maxDuration", "attachments"];
+pub const TURN_OPTIONS: &[&str] = &[
+    "onEvent",
+    "signal",
+    "timeout",
+    "maxDuration",
+    "attachments",
+    "outputSchema",
+    "traceparent",
+];
 
 /// A request given as an `AssemblerOutput` (`runAgent`, `session.prompt`).
 pub const ASSEMBLER_OUTPUT: &[&str] = &["prompt", "systemFlag"];
@@ -117,6 +132,9 @@ pub const TEAM_OPTIONS: &[&str] = &[
     "idleClose",
     "endpoint",
     "logger",
+    "onElicitation",
+    "terminals",
+    "traceparent",
 ];
 
 /// `openAgent`'s options: the process's (each session's own come with it).
@@ -137,6 +155,9 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "idleClose",
     "endpoint",
     "logger",
+    "onElicitation",
+    "terminals",
+    "traceparent",
 ];
 
 /// `newSession` / `loadSession`'s options on an agent's process.

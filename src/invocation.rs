@@ -115,6 +115,13 @@ pub struct InvocationOptions {
     /// Images and resources after the prompt, each the CLI's own way
     /// ([`crate::attachments::cli`]).
     pub attachments: Vec<Attachment>,
+    /// `outputSchema`, on the command line where the CLI takes one
+    /// ([`crate::agents::OutputSchemaArg`]); not read from the options of
+    /// `buildCliInvocation`.
+    pub output_schema: Option<crate::structured::OutputSchema>,
+    /// The file the schema is written to for a CLI that reads it from one
+    /// (in the run's folder).
+    pub output_schema_file: Option<String>,
 }
 
 impl InvocationOptions {
@@ -183,6 +190,8 @@ impl InvocationOptions {
                 o.get("attachments").unwrap_or(&Value::Null),
                 "options.attachments",
             )?,
+            output_schema: None,
+            output_schema_file: None,
         })
     }
 }
@@ -345,6 +354,11 @@ pub fn build_cli_invocation(
         *i += attached.input_args.len();
     }
     args.extend(attached.args.iter().cloned());
+    if let (Some(schema), Some(own)) = (&options.output_schema, cli.extras.output_schema) {
+        let (more, file) = schema.cli_args(own, options.output_schema_file.as_deref())?;
+        args.extend(more);
+        files.extend(file.map(|(path, content)| InvocationFile { path, content }));
+    }
     args.extend(options.extra_args.iter().cloned());
     if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
         args.extend([word.to_owned(), session.to_owned()]);

@@ -50,6 +50,7 @@ pub mod run_home;
 pub mod sample;
 pub mod selection;
 pub mod size_plan;
+pub mod structured;
 pub mod team;
 pub mod text;
 pub mod toml_text;

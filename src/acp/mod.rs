@@ -1,18 +1,24 @@
 //! The Agent Client Protocol's pieces that are pure rules: which request
 //! opens a session from the agent's capabilities and the session asked for
 //! ([`session`]), permission answers by the sandbox policy ([`permission`]),
-//! and the client `fs` methods confined to `cd` ([`fs`]). The session engine
-//! ([`crate::engine`]) speaks the protocol with them.
+//! the client `fs` methods confined to `cd` ([`fs`]), what the client
+//! offers and the trace context ([`client`]), elicitations
+//! ([`elicitation`]) and client terminals ([`terminals`]). The session
+//! engine ([`crate::engine`]) speaks the protocol with them.
 
+pub mod client;
+pub mod elicitation;
 pub mod fs;
 pub mod permission;
 pub mod session;
+pub mod terminals;
 
 pub use permission::{Decision, Policy};
 pub use session::SessionStep;
 
 /// JSON-RPC's "method not found": the answer to a request the client does
-/// not serve (Qwen's `craft/drainMidTurnQueue`, any `terminal/*`).
+/// not serve (Qwen's `craft/drainMidTurnQueue`, `terminal/*` unless the app
+/// enabled terminals).
 pub const METHOD_NOT_FOUND: i64 = -32601;
 /// ACP's `resourceNotFound`: a file that does not exist.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;

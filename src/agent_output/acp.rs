@@ -548,7 +548,21 @@ impl AcpReader {
         let output = status.and_then(|_| {
             content_output(tool.content).or_else(|| tool.raw_output.and_then(raw_output))
         });
-        out.tool_owned(id, name, input, status.map(|s| (s, output.as_deref())));
+        // A sub-agent's call (Claude's adapter names the call that runs it).
+        let parent = match self.quirks.tool_name {
+            AcpToolName::ClaudeCodeMeta => tool
+                .meta
+                .and_then(|m| m.get("claudeCode"))
+                .and_then(|c| str_field(c, "parentToolUseId")),
+            _ => None,
+        };
+        out.tool_of(
+            id,
+            name,
+            input,
+            status.map(|s| (s, output.as_deref())),
+            parent,
+        );
     }
 
     /// The tool's own name where the agent gives it, else the ACP `kind`
@@ -719,6 +733,9 @@ fn tool_name_meta(tool_name: AcpToolName, meta: &[u8]) -> Option<Value> {
             let mut inner = serde_json::Map::new();
             if let Some(name) = acp_update::field(claude, b"toolName")? {
                 inner.insert("toolName".to_owned(), json_value(name)?);
+            }
+            if let Some(parent) = acp_update::field(claude, b"parentToolUseId")? {
+                inner.insert("parentToolUseId".to_owned(), json_value(parent)?);
             }
             object.insert("claudeCode".to_owned(), Value::Object(inner));
         } else if let Some(name) = acp_update::field(meta, b"toolName")? {

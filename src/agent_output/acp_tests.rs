@@ -235,3 +235,39 @@ fn an_mcp_tool_is_named_with_its_input_and_output_as_each_agent_sends_it() {
     // A command is named by its kind still.
     assert_eq!(reply.tool_uses[1].name, "execute");
 }
+
+#[test]
+fn a_sub_agents_tool_calls_name_the_call_that_runs_it() {
+    // claude-agent-acp 0.101 stamps `_meta.claudeCode.parentToolUseId` on
+    // what a sub-agent (the `Task` tool) does.
+    let task = update(
+        "tool_call",
+        json!({"toolCallId": "toolu_task", "title": "Task", "kind": "think", "status": "pending",
+               "_meta": {"claudeCode": {"toolName": "Task"}}}),
+    );
+    let inner = update(
+        "tool_call",
+        json!({"toolCallId": "toolu_read", "title": "Read notes.txt", "kind": "read", "status": "pending",
+               "rawInput": {"file_path": "/w/notes.txt"},
+               "_meta": {"claudeCode": {"toolName": "Read", "parentToolUseId": "toolu_task"}}}),
+    );
+    let done = update(
+        "tool_call_update",
+        json!({"toolCallId": "toolu_read", "status": "completed",
+               "_meta": {"claudeCode": {"toolName": "Read", "parentToolUseId": "toolu_task"}},
+               "content": [{"type": "content", "content": {"type": "text", "text": "notes"}}]}),
+    );
+    let reply = parse("claude-code", &[task, inner, done, stop("end_turn")]);
+    assert_eq!(reply.tool_uses.len(), 2);
+    assert_eq!(reply.tool_uses[0].name, "Task");
+    assert_eq!(reply.tool_uses[0].parent_id, None);
+    assert_eq!(reply.tool_uses[1].name, "Read");
+    assert_eq!(reply.tool_uses[1].parent_id.as_deref(), Some("toolu_task"));
+    assert_eq!(reply.tool_uses[1].status, ToolStatus::Success);
+    let json = serde_json::to_value(&reply.tool_uses[1]).unwrap();
+    assert_eq!(json["parentId"], "toolu_task");
+    assert!(serde_json::to_value(&reply.tool_uses[0])
+        .unwrap()
+        .get("parentId")
+        .is_none());
+}

@@ -40,6 +40,7 @@ pub struct ReplyBuilder {
     thoughts: String,
     /// The latest plan the agent reported (ACP `plan` entries).
     plan: Option<Value>,
+    structured: Option<Value>,
     /// `None` when nobody reads events (the whole-text function).
     events: Option<Vec<AgentEvent>>,
 }
@@ -64,6 +65,7 @@ impl ReplyBuilder {
             unknown_events: Vec::new(),
             thoughts: String::new(),
             plan: None,
+            structured: None,
             events: record_events.then(Vec::new),
         }
     }
@@ -258,6 +260,19 @@ impl ReplyBuilder {
         input: Option<Value>,
         finished: Option<(ToolStatus, Option<&str>)>,
     ) {
+        self.tool_of(id, name, input, finished, None);
+    }
+
+    /// [`tool_owned`](Self::tool_owned) for a call a sub-agent made:
+    /// `parent` is the id of the tool call that runs it (Claude's `Task`).
+    pub fn tool_of(
+        &mut self,
+        id: &str,
+        name: Option<&str>,
+        input: Option<Value>,
+        finished: Option<(ToolStatus, Option<&str>)>,
+        parent: Option<&str>,
+    ) {
         self.end_message();
         let known = self.tool_uses.len();
         let index = self.tool_entry(id);
@@ -271,6 +286,10 @@ impl ReplyBuilder {
         }
         if let Some(input) = input.filter(|input| *input != tool.input) {
             tool.input = input;
+            changed = true;
+        }
+        if let Some(parent) = parent.filter(|p| tool.parent_id.as_deref() != Some(p)) {
+            tool.parent_id = Some(parent.to_owned());
             changed = true;
         }
         if let Some((status, output)) = finished {
@@ -305,6 +324,7 @@ impl ReplyBuilder {
             input: Value::Null,
             status: ToolStatus::Pending,
             output: None,
+            parent_id: None,
         });
         let index = self.tool_uses.len() - 1;
         self.tool_index.insert(id.to_owned(), index);
@@ -468,6 +488,11 @@ impl ReplyBuilder {
         }
     }
 
+    /// The structured value the agent answered with (`outputSchema`).
+    pub fn structured(&mut self, value: &Value) {
+        self.structured = Some(value.clone());
+    }
+
     /// Why the CLI says the run ended; the last one said wins.
     pub fn terminal_reason(&mut self, reason: &str) {
         self.terminal_reason = Some(reason.to_owned());
@@ -509,6 +534,7 @@ impl ReplyBuilder {
             unknown_events: self.unknown_events,
             thoughts: self.thoughts,
             plan: self.plan,
+            structured: self.structured,
         };
         (reply, units)
     }

@@ -130,6 +130,10 @@ fn result(event: &Value, out: &mut ReplyBuilder) {
     if let Some(reason) = str_field(event, "terminal_reason") {
         out.terminal_reason(reason);
     }
+    // With `--json-schema`: the value the model answered with.
+    if let Some(value) = event.get("structured_output").filter(|v| !v.is_null()) {
+        out.structured(value);
+    }
     if let Some(status) = count_field(event, "api_error_status") {
         out.api_error_status(status);
     }

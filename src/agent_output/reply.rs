@@ -60,6 +60,11 @@ pub struct ToolUse {
     /// What the tool returned (or its error message), ANSI stripped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// A sub-agent's call: the id of the tool call that runs that
+    /// sub-agent (Claude Code's `Task`/`Agent` call), where the agent says
+    /// so (Claude's ACP adapter: `_meta.claudeCode.parentToolUseId`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
 }
 
 /// Token counts and cost, when the CLI reports them. `inputTokens` counts
@@ -179,6 +184,11 @@ pub struct AgentReply {
     /// `{ content, priority, status }` each).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<Value>,
+    /// With `outputSchema`: the value the reply holds. The parser sets the
+    /// agent's own (Claude Code's `structured_output`); a run sets the
+    /// value it validated, or none when the turn ends `invalid_output`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
 }
 
 /// How many lines of one unknown event type were seen.

@@ -59,6 +59,9 @@ pub const AGENT: AgentSpec = AgentSpec {
             stream_input: Some(&["--input-format", "stream-json"]),
             // Its "local" install (`claude migrate-installer`).
             install_dirs: &[".claude/local"],
+            // The model answers through a tool Claude Code checks against
+            // the schema (retrying itself); `result.structured_output`.
+            output_schema: Some(OutputSchemaArg::Inline("--json-schema")),
             ..CliExtras::NONE
         },
     }),

@@ -59,6 +59,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             }),
             stream_input: None,
             install_dirs: &[],
+            ..CliExtras::NONE
         },
     }),
     acp: Some(AcpLaunch {

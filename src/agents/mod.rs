@@ -40,8 +40,8 @@ pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
     CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FamilyUse, FileRoute,
-    HeaderRoute, McpShape, OutputFormat, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg,
-    SettingsPlace, SettingsRoute, SystemPromptArg,
+    HeaderRoute, McpShape, OutputFormat, OutputSchemaArg, OwnRetries, ResumeExisting, RetryLog,
+    RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 
 use serde::Serialize;

@@ -40,7 +40,12 @@ pub const AGENT: AgentSpec = AgentSpec {
         trailing_args: &["-"],
         mcp: CliMcp::CodexOverrides,
         attachments: Some(ATTACHMENTS),
-        extras: CliExtras::NONE,
+        // The schema goes to the API as the answer's format; the last
+        // message's text is the JSON.
+        extras: CliExtras {
+            output_schema: Some(OutputSchemaArg::File("--output-schema")),
+            ..CliExtras::NONE
+        },
     }),
     acp: Some(AcpLaunch {
         command: "codex-acp",

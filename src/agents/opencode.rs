@@ -54,6 +54,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             resume_existing: None,
             stream_input: None,
             install_dirs: &[],
+            ..CliExtras::NONE
         },
     }),
     acp: Some(AcpLaunch {

@@ -308,6 +308,21 @@ pub struct CliExtras {
     /// its executable, looked at after the usual ones (Claude Code's
     /// `.claude/local`, from `claude migrate-installer`); `/`-separated.
     pub install_dirs: &'static [&'static str],
+    /// How the CLI holds its last answer to a JSON Schema (`outputSchema`
+    /// on a run); `None`: the schema is stated in the prompt.
+    pub output_schema: Option<OutputSchemaArg>,
+}
+
+/// The CLI's own way to hold its answer to a JSON Schema
+/// ([`CliExtras::output_schema`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputSchemaArg {
+    /// `flag '<schema JSON>'`; the value comes back apart from the text
+    /// (Claude Code's `--json-schema`, its `result` line's `structured_output`).
+    Inline(&'static str),
+    /// `flag <file>`, the schema written to a file of the run's folder; the
+    /// answer's text is the JSON (Codex's `--output-schema`).
+    File(&'static str),
 }
 
 /// How to resume only an existing session ([`CliExtras::resume_existing`]).
@@ -328,6 +343,7 @@ impl CliExtras {
         resume_existing: None,
         stream_input: None,
         install_dirs: &[],
+        output_schema: None,
     };
 }
 

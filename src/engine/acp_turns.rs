@@ -222,7 +222,7 @@ impl Engine {
         self.timers.set(Timer::Setup, now.saturating_add(idle));
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
+            "clientCapabilities": self.client_capabilities(),
             "clientInfo": {"name": "agent-context", "version": env!("CARGO_PKG_VERSION")},
         });
         self.request("initialize", params, Pending::Initialize);
@@ -276,9 +276,17 @@ impl Engine {
             s.keep_session = session.clone();
         }
         let key = s.key;
+        let trace = s
+            .turn
+            .as_ref()
+            .and_then(|t| t.trace.clone())
+            .or_else(|| s.cfg.as_ref().and_then(|c| c.client.traceparent.clone()));
         self.timers.set(Timer::Idle(key), now.saturating_add(idle));
         self.timers.set(Timer::Deadline(key), deadline);
-        let params = json!({"sessionId": session, "prompt": blocks});
+        let mut params = json!({"sessionId": session, "prompt": blocks});
+        if let Value::Object(p) = &mut params {
+            crate::acp::client::with_trace(p, trace.as_deref());
+        }
         let id = self.request("session/prompt", params, Pending::Prompt(key));
         if let Some(a) = self.attempt_mut(i) {
             a.acp.rpc_id = Some(id);
@@ -300,13 +308,17 @@ impl Engine {
             .set(Timer::Kill(key), now.saturating_add(CANCEL_GRACE_MS));
         self.notify("session/cancel", json!({ "sessionId": session }));
         for call in std::mem::take(&mut self.calls) {
-            if let (CallKind::Permission(_), Some(true)) = (&call.kind, call.key.map(|k| k == key))
-            {
-                self.respond(call.rpc_id, json!({"outcome": {"outcome": "cancelled"}}));
-            } else {
-                self.calls.push(call);
+            let cancelled = match &call.kind {
+                CallKind::Permission(_) => Some(json!({"outcome": {"outcome": "cancelled"}})),
+                CallKind::Elicitation(_) => Some(crate::acp::elicitation::cancelled()),
+                _ => None,
+            };
+            match cancelled {
+                Some(answer) if call.key == Some(key) => self.respond(call.rpc_id, answer),
+                _ => self.calls.push(call),
             }
         }
+        self.stop_terminals(Some(key));
     }
 
     /// What an attempt over ACP came to: the prompt's answer, the process's

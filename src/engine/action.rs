@@ -52,6 +52,9 @@ pub enum Action {
     Warn(String),
     /// Operation `op` is over.
     Done { op: u64, outcome: Outcome },
+    /// Start or kill a client terminal's process
+    /// ([`crate::acp::terminals::HostTerminal`]).
+    Terminal(crate::acp::terminals::HostTerminal),
     /// The process is gone and the session closed: nothing more will come.
     Closed,
 }
@@ -66,6 +69,9 @@ pub enum HostRequest {
     Read { path: String },
     /// Write `content` to this file (same check). Answer `{}` or `{ error }`.
     Write { path: String, content: String },
+    /// `elicitation/create`'s params, for `onElicitation`; answer `{
+    /// action, content? }` (null: declined).
+    Elicitation(Value),
 }
 
 /// How an operation ended.
@@ -137,7 +143,11 @@ impl Action {
                 HostRequest::Write { path, content } => {
                     json!({"kind": "host", "call": call, "ask": "write", "path": path, "content": content})
                 }
+                HostRequest::Elicitation(params) => {
+                    json!({"kind": "host", "call": call, "ask": "elicitation", "params": params})
+                }
             },
+            Action::Terminal(t) => t.clone().host_json(),
             Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
             Action::Update(update) => json!({"kind": "update", "update": update}),
             Action::SessionUpdate { session, update } => {

@@ -68,6 +68,8 @@ pub struct SessionConfig {
     /// `idleClose`: without a turn for this long the process stops (the
     /// session is reopened on the next prompt).
     pub idle_close_ms: Option<u64>,
+    /// `terminals` and `traceparent` ([`crate::acp::client`]).
+    pub client: crate::acp::client::ClientOptions,
 }
 
 impl SessionConfig {
@@ -122,8 +124,10 @@ impl SessionConfig {
         let mut system_prompt = None;
         let mut mcp = Value::Null;
         let mut idle_close_ms = None;
+        let mut client = crate::acp::client::ClientOptions::default();
         if let Some(map) = rest.as_object_mut() {
             check_protocol(map.remove("protocol"))?;
+            client = crate::acp::client::ClientOptions::take(map)?;
             system_prompt = match map.remove("systemPrompt") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) if s.is_empty() => None,
@@ -194,6 +198,9 @@ impl SessionConfig {
         // `CODEX_CONFIG`).
         args.extend(options.endpoint_args());
         crate::endpoint::merge_env(&mut env, options.endpoint_env());
+        if let Some(tp) = &client.traceparent {
+            env.push(("TRACEPARENT".to_owned(), tp.clone()));
+        }
         let mut default_env: Vec<(String, String)> = launch
             .ask_env
             .map(|(n, v)| vec![(n.to_owned(), v.to_owned())])
@@ -249,6 +256,7 @@ impl SessionConfig {
             mcp_servers,
             found: None,
             idle_close_ms,
+            client,
         })
     }
 

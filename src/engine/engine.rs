@@ -46,8 +46,6 @@ pub struct Engine {
     /// A run (`runAgent`, the Gemini tool): a turn stopped for its silence
     /// or past the agent's own retries is tried again, as its kind says.
     pub(super) one_shot: bool,
-    /// A run's one prompt (its text), sent by [`prompt_run`](Self::prompt_run).
-    pub(super) run_prompt: Option<String>,
     pub(super) proc: Proc,
     pub(super) lines: LineBuffer,
     /// The sessions, in the order opened (over the CLI: one).
@@ -88,6 +86,8 @@ pub struct Engine {
     pub(super) init_failed: Option<(Stage, Value)>,
     // ----- over the CLI -----
     pub(super) cli: CliState,
+    /// Elicitations and client terminals (`client_side.rs`).
+    pub(super) client: crate::acp::client::ClientState,
 }
 
 /// The key of the session of an engine made by [`Engine::new`] or [`Engine::cli`].
@@ -138,7 +138,6 @@ impl Engine {
         Engine {
             cfg,
             one_shot: false,
-            run_prompt: None,
             proc: Proc::Down,
             lines: LineBuffer::default(),
             sessions: Vec::new(),
@@ -167,6 +166,7 @@ impl Engine {
             hears_updates: true,
             init_failed: None,
             cli: CliState::default(),
+            client: Default::default(),
         }
     }
 

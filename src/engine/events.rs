@@ -135,6 +135,10 @@ impl Engine {
         }
         self.lines = Default::default();
         self.proc = crate::engine::state::Proc::Down;
+        // The agent is gone: nobody will release its terminals.
+        if self.cfg.is_acp() {
+            self.release_terminals(None);
+        }
         self.timers.clear(Timer::SuspendKill);
         self.timers.clear(Timer::IdleClose);
         self.timers.clear(Timer::Setup);

@@ -47,6 +47,11 @@ impl Engine {
                 };
                 self.respond(rpc_id, response);
             }
+            CallKind::Elicitation(params) => {
+                if let Err(e) = self.elicitation_answer(rpc_id, &params, answer) {
+                    problem = Some(e);
+                }
+            }
             CallKind::Read { line, limit } => match answer.get("content").and_then(Value::as_str) {
                 Some(content) => {
                     let content = slice_lines(content, line, limit);

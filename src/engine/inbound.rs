@@ -279,6 +279,10 @@ impl Engine {
                 });
                 self.push(Action::Host { call, request });
             }
+            "elicitation/create" => self.elicitation_request(id, params, at, key),
+            m if m.starts_with("terminal/") && self.serves_terminals() => {
+                self.terminal_request(m, id, params, at, key)
+            }
             other => {
                 let error = rpc_error(
                     METHOD_NOT_FOUND,
@@ -363,6 +367,7 @@ impl Engine {
                     self.end_attempt(i, None, self.now);
                 }
             }
+            Pending::Op(op, OpKind::Fork(new), _) => self.forked(op, new, error, result),
             Pending::Op(op, kind, key) => match error {
                 Some(e) => {
                     let failure = self.op_failure(&kind, &e);
@@ -415,6 +420,7 @@ impl Engine {
             OpKind::Authenticate(id) => format!("authenticate with {id}"),
             OpKind::Open => "open the session".to_owned(),
             OpKind::List(_) => "list its sessions".to_owned(),
+            OpKind::Fork(_) => "fork the session".to_owned(),
         };
         let code = error.get("code").and_then(Value::as_i64);
         let kind = match code {

@@ -10,10 +10,12 @@
 mod acp_turns;
 mod action;
 pub mod cli;
+mod client_side;
 pub mod config;
 #[allow(clippy::module_inception)]
 mod engine;
 mod events;
+mod fork;
 mod host;
 mod inbound;
 pub mod judge;
@@ -42,6 +44,8 @@ pub use state::Config;
 pub use timers::{Timer, TimerTable};
 pub use turn::TurnLimits;
 
+#[cfg(test)]
+mod client_tests;
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]

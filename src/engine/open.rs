@@ -11,7 +11,6 @@ use super::cli::CliSessionConfig;
 use super::config::SessionConfig;
 use super::engine::Engine;
 use super::state::Config;
-use super::turn::TurnLimits;
 use crate::error::Result;
 use crate::invocation::InvocationFile;
 use crate::output::AssemblerOutput;
@@ -95,9 +94,7 @@ impl Engine {
                 if run_protocol(agent, options) == "cli" {
                     let mut cfg = CliSessionConfig::read_run(agent, request, options, command)?;
                     cfg.keep_events = keep_events;
-                    let mut engine = Engine::cli(cfg);
-                    engine.run_prompt = Some(request.prompt.clone());
-                    return Ok(engine);
+                    return Ok(Engine::cli(cfg));
                 }
                 let mut options = options.clone();
                 if let (Some(map), Some(system)) = (options.as_object_mut(), &request.system_flag) {
@@ -108,7 +105,6 @@ impl Engine {
                     asks_host,
                 );
                 engine.for_run();
-                engine.run_prompt = Some(request.prompt.clone());
                 Ok(engine)
             }
         }
@@ -150,27 +146,6 @@ impl Engine {
             home: options.home.clone(),
             persistent: self.persistent(),
         }
-    }
-
-    /// The run's one prompt (an engine made for a run), its `attachments`
-    /// after its text (`null`: none; over the CLI they are on its command
-    /// line already); `events`: the reply's events are reported.
-    pub fn prompt_run(&mut self, events: bool, attachments: &Value, now: u64) -> u64 {
-        let options = self.options();
-        let limits = TurnLimits {
-            idle_ms: options.idle_timeout_ms,
-            max_ms: options.max_duration_ms,
-            max_retries: options.max_retries,
-            events,
-        };
-        let prompt = self.run_prompt.clone().unwrap_or_default();
-        let blocks = json!([{"type": "text", "text": prompt}]);
-        let attachments = if self.cfg.is_acp() {
-            attachments
-        } else {
-            &Value::Null
-        };
-        self.prompt_with_attachments(super::DEFAULT, blocks, attachments, limits, now)
     }
 }
 

@@ -136,6 +136,7 @@ impl Engine {
                     self.done_failed(op, failure);
                 }
             }
+            OpKind::Fork(new) => self.send_fork(i, op, *new),
             OpKind::Authenticate(_) | OpKind::List(_) => self.send_process_op(op, kind),
         }
     }

@@ -15,13 +15,14 @@ impl Engine {
     /// Queue a prompt in session `key`: `blocks` (its content blocks), then `attachments`
     /// (`attachments` as the host read them; `null`: none). Attachments
     /// that cannot be read end the turn at once, `invalid_params` naming
-    /// `attachments[i]`.
+    /// `attachments[i]`. `trace`: the turn's `traceparent` (checked).
     pub fn prompt_with_attachments(
         &mut self,
         key: u64,
         blocks: Value,
         attachments: &Value,
         limits: TurnLimits,
+        trace: Option<String>,
         now: u64,
     ) -> u64 {
         let none = attachments.is_null() || attachments.as_array().is_some_and(Vec::is_empty);
@@ -60,6 +61,7 @@ impl Engine {
         }
         let mut turn = Turn::new(op, all, limits);
         turn.attachments_from = from;
+        turn.trace = trace;
         self.enqueue(key, Queued::Prompt(Box::new(turn)), op, now);
         op
     }

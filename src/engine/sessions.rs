@@ -95,6 +95,7 @@ impl Engine {
             return op;
         }
         s.closing = Some(op);
+        self.release_terminals(Some(key));
         self.abort_queue(i, now);
         if self.sessions[i].turn.is_some() {
             self.stop_turn(i, StopReason::Aborted, now);

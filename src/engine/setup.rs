@@ -74,6 +74,7 @@ impl Engine {
         if let (true, Some(system)) = (launch.system_prompt_meta, &scfg.system_prompt) {
             params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
         }
+        crate::acp::client::with_trace(&mut params, scfg.client.traceparent.as_deref());
         let system_inline =
             step == SessionStep::New && !launch.system_prompt_meta && scfg.system_prompt.is_some();
         let s = &mut self.sessions[i];

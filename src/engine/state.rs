@@ -107,6 +107,8 @@ pub(super) enum OpKind {
     Open,
     /// `session/list`'s params.
     List(Value),
+    /// `session/fork` of the session it is queued in, into session `u64`.
+    Fork(u64),
 }
 
 /// A queued user operation.
@@ -129,6 +131,8 @@ pub(super) struct HostCall {
 #[derive(Debug)]
 pub(super) enum CallKind {
     Permission(Value),
+    /// `elicitation/create`'s params.
+    Elicitation(Value),
     Read {
         line: Option<u64>,
         limit: Option<u64>,

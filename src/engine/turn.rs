@@ -50,6 +50,9 @@ pub struct Turn {
     /// Sent again once already, its prompt having provably never reached
     /// the process it was written to.
     pub resent: bool,
+    /// The turn's W3C `traceparent` (`_meta.traceparent` of its prompt;
+    /// the session's when none).
+    pub trace: Option<String>,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
@@ -120,6 +123,7 @@ impl Turn {
             stopped: None,
             retrying: false,
             resent: false,
+            trace: None,
         }
     }
 

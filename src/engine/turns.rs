@@ -433,6 +433,7 @@ impl Engine {
             return op;
         }
         self.closing = Some(op);
+        self.release_terminals(None);
         for (op, _) in std::mem::take(&mut self.process_queue) {
             self.done_failed(op, closed_failure());
         }

@@ -223,6 +223,8 @@ pub fn describe(failure: &run::Failure, e: &Evidence) -> Failure {
             (Some(code), _) => format!("Gemini CLI failed (exit code {code})"),
             (None, _) => format!("Gemini CLI was ended by {}", signal_text(e.end)),
         }),
+        // The tool asks for no output schema; worded as the run said it.
+        ErrorKind::InvalidOutput => Failure::new(kind, failure.message.clone(), said),
     }
 }
 

@@ -72,6 +72,9 @@ pub struct RunOptions {
     /// The run's home for the agent, once [`RunOptions::apply_home`] ran
     /// and when the run gives the agent settings (`crate::run_home`).
     pub home: Option<HomeRequest>,
+    /// `outputSchema`: the JSON Schema the reply must match
+    /// ([`crate::structured`]); on the command line of a CLI that takes one.
+    pub output_schema: Option<crate::structured::OutputSchema>,
 }
 
 impl RunOptions {
@@ -136,6 +139,13 @@ impl RunOptions {
                 "options.attachments",
             )?,
             home: None,
+            output_schema: match o.get("outputSchema") {
+                None => None,
+                Some(schema) => Some(crate::structured::OutputSchema::read(
+                    schema,
+                    "options.outputSchema",
+                )?),
+            },
         })
     }
 
@@ -264,6 +274,12 @@ impl RunOptions {
             platform: self.platform,
             env: self.env.clone(),
             attachments: self.attachments.clone(),
+            output_schema: self.output_schema.clone(),
+            output_schema_file: self
+                .run_folder
+                .as_deref()
+                .filter(|f| !f.is_empty())
+                .map(|folder| join(folder, crate::structured::SCHEMA_FILE)),
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::output::AssemblerOutput;
 /// `crate::engine::Engine`.
 #[wasm_bindgen(js_name = __Engine, skip_typescript)]
 pub struct EngineJs {
-    inner: Engine,
+    pub(super) inner: Engine,
     /// A run's engine: its turn is taken with `result()`, not sent in its
     /// `done` action (a long reply is not copied and parsed twice).
     run: bool,
@@ -231,6 +231,7 @@ impl EngineJs {
         let blocks = js_result(to_json(&blocks, "prompt"))?;
         let attachments = json_or_null(&attachments, "attachments")?;
         let limits = js_result(to_json(&limits, "limits"))?;
+        let trace = js_result(crate::acp::client::turn_traceparent(&limits))?;
         let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let limits = TurnLimits {
             idle_ms: get("idleMs") as u64,
@@ -241,22 +242,14 @@ impl EngineJs {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         };
-        Ok(self
-            .inner
-            .prompt_with_attachments(key(session), blocks, &attachments, limits, ms(now))
-            as f64)
-    }
-
-    /// A run's one prompt, with its `attachments` (undefined: none).
-    #[wasm_bindgen(js_name = promptRun)]
-    pub fn prompt_run(
-        &mut self,
-        events: bool,
-        attachments: JsValue,
-        now: f64,
-    ) -> Result<f64, JsValue> {
-        let attachments = json_or_null(&attachments, "attachments")?;
-        Ok(self.inner.prompt_run(events, &attachments, ms(now)) as f64)
+        Ok(self.inner.prompt_with_attachments(
+            key(session),
+            blocks,
+            &attachments,
+            limits,
+            trace,
+            ms(now),
+        ) as f64)
     }
 
     pub fn cancel(&mut self, now: f64, session: Option<f64>) {

@@ -20,6 +20,8 @@ mod assemble_api;
 // `buildCliInvocation` (in the runners' module) warns through it too.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod call_options;
+#[cfg(feature = "gemini-tool")]
+mod client_api;
 #[cfg(feature = "api")]
 mod context_api;
 #[cfg(feature = "api")]
@@ -58,6 +60,8 @@ mod run_home_api;
 mod run_result_api;
 #[cfg(feature = "api")]
 mod selection_api;
+#[cfg(feature = "gemini-tool")]
+mod structured_api;
 #[cfg(feature = "api")]
 mod team_api;
 #[cfg(feature = "gemini-tool")]
@@ -95,6 +99,8 @@ pub use platform_api::*;
 pub use run_result_api::*;
 #[cfg(feature = "api")]
 pub use selection_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use structured_api::*;
 #[cfg(feature = "api")]
 pub use team_api::*;
 #[cfg(feature = "gemini-tool")]

@@ -90,4 +90,12 @@ impl RunResultJs {
         self.turn.duration_ms = ms(duration_ms);
         turn_js(&mut self.turn, true)
     }
+
+    /// The run's turn with its `stopReason` (one turn of a run's answer),
+    /// `durationMs` long.
+    #[wasm_bindgen(js_name = toTurn)]
+    pub fn to_turn(&mut self, duration_ms: f64) -> Result<JsValue, JsValue> {
+        self.turn.duration_ms = ms(duration_ms);
+        turn_js(&mut self.turn, false)
+    }
 }

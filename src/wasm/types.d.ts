@@ -460,6 +460,8 @@ export interface AgentToolUse {
   status: 'pending' | 'success' | 'error';
   /** What the tool returned, or its error message; ANSI stripped. */
   output?: string;
+  /** A sub-agent's call: the id of the tool call that runs that sub-agent (Claude Code's `Task`), where the agent says so. */
+  parentId?: string;
 }
 
 /** What the CLI reported spending. `inputTokens` includes the cached ones. */
@@ -520,6 +522,8 @@ export interface AgentReply {
   thoughts?: string;
   /** The agent's latest plan (ACP `plan`): its entries as sent, `{ content, priority, status }` each; absent when none. */
   plan?: AgentPlanEntry[];
+  /** With `outputSchema`: the value the reply holds, validated against the schema. */
+  structured?: JsonValue;
 }
 
 /** One entry of an ACP agent's plan. */

@@ -16,7 +16,12 @@
 // the tool's result), `mcp` (a call of the tool whose name ends in
 // `record_note`, then an answer quoting its result; the Responses mock
 // first searches for it with a client-side `tool_search` the request offers
-// instead of the tool, as a model Codex defers MCP tools for would); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
+// instead of the tool, as a model Codex defers MCP tools for would),
+// `structured` (an answer in the shape of the JSON Schema the request
+// carries: Claude Code's `StructuredOutput` tool called with it, Codex's
+// `text.format` answered as JSON; plain otherwise), `ask` (Anthropic:
+// a question through Claude Code's AskUserQuestion tool, then an answer
+// quoting what it returned); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
 // server listens on an ephemeral port, prints `{"port":N}` as its first
 // stdout line, appends every request it receives to the log (one JSON object
 // a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
@@ -40,7 +45,7 @@ const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'error500', 'flaky500', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'error500', 'flaky500', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {

@@ -151,6 +151,10 @@ impl CliSessionConfig {
             command
         };
         let mut options = RunOptions::read(&rest, command)?;
+        if run.is_none() {
+            // A session's schema is a turn's, stated in its prompt.
+            options.output_schema = None;
+        }
         options.apply_endpoint(agent, Protocol::Cli)?;
         options.apply_home(agent, Protocol::Cli)?;
         // The endpoint's arguments (Codex's provider overrides) before the caller's.

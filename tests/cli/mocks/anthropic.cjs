@@ -2,7 +2,18 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+
+/** The question of the `ask` scenario. */
+const ASK_QUESTION = {
+  question: 'Which database should the service use?',
+  header: 'Database',
+  options: [
+    { label: 'Postgres', description: 'A server, for many writers' },
+    { label: 'SQLite', description: 'A file, for one writer' },
+  ],
+  multiSelect: false,
+};
 
 let counter = 0;
 let mainCalls = 0;
@@ -120,6 +131,31 @@ function respond(req, res, scenario) {
       ], 'tool_use');
     }
     return stream(res, body, [{ type: 'text', pieces: [answerAfterWrite(output)] }], 'end_turn');
+  }
+  if (scenario === 'ask') {
+    // The model asks the user through Claude Code's AskUserQuestion tool
+    // (over ACP its adapter turns it into a form elicitation), then quotes
+    // the answer the tool returned.
+    const offered = (body.tools ?? []).some((t) => t.name === 'AskUserQuestion');
+    const output = toolOutput(body);
+    if (offered && output === null) {
+      return stream(res, body, [
+        { type: 'text', pieces: ['Let me ask.'] },
+        { type: 'tool_use', id: 'toolu_mock_ask', name: 'AskUserQuestion', input: { questions: [ASK_QUESTION] } },
+      ], 'tool_use');
+    }
+    if (offered) return stream(res, body, [{ type: 'text', pieces: [`The user answered: ${output}`] }], 'end_turn');
+  }
+  if (scenario === 'structured') {
+    // Claude Code's `--json-schema` offers a tool the answer must be given
+    // through: it is called once with a value of the schema's shape.
+    const tool = (body.tools ?? []).find((t) => t.name === 'StructuredOutput');
+    if (tool && toolOutput(body) === null) {
+      return stream(res, body, [
+        { type: 'tool_use', id: 'toolu_mock_structured', name: 'StructuredOutput', input: valueFor(tool.input_schema) },
+      ], 'tool_use');
+    }
+    if (tool) return stream(res, body, [{ type: 'text', pieces: ['Answered in the requested shape.'] }], 'end_turn');
   }
   return stream(res, body, [{ type: 'text', pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }], 'end_turn');
 }

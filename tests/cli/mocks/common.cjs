@@ -46,6 +46,29 @@ function answerAfterNote(toolOutput) {
     : `The note tool did not answer as expected: ${JSON.stringify(String(toolOutput).slice(0, 300))}`;
 }
 
+/**
+ * A value in the shape `schema` asks for (scenario `structured`): the first
+ * of an `enum`, a `const`, the smallest number allowed, an object with
+ * every property it names. Enough for the schemas the tests give.
+ */
+function valueFor(schema, defs = schema?.$defs ?? {}) {
+  if (!schema || typeof schema !== 'object') return null;
+  if (schema.$ref) return valueFor(defs[schema.$ref.replace('#/$defs/', '')], defs);
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const branch = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(branch)) return valueFor(branch[0], defs);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'object' || schema.properties) {
+    return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, valueFor(v, defs)]));
+  }
+  if (type === 'array') return schema.minItems ? Array.from({ length: schema.minItems }, () => valueFor(schema.items, defs)) : [];
+  if (type === 'integer' || type === 'number') return schema.minimum ?? 0;
+  if (type === 'boolean') return true;
+  if (type === 'null') return null;
+  return 'mock'.padEnd(schema.minLength ?? 0, '!');
+}
+
 /** Writes one server-sent event. */
 function sse(res, event, data) {
   if (event) res.write(`event: ${event}\n`);
@@ -67,4 +90,4 @@ function stall(res) {
   res.flushHeaders();
 }
 
-module.exports = { MCP_TOOL_SUFFIX, MCP_NOTE, mcpToolName, answerAfterNote, stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };
+module.exports = { valueFor, MCP_TOOL_SUFFIX, MCP_NOTE, mcpToolName, answerAfterNote, stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };

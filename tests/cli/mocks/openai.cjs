@@ -2,7 +2,7 @@
 // event stream (response.created … response.completed); GET /v1/models lists
 // one model.
 'use strict';
-const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -136,6 +136,11 @@ function respond(req, res, scenario) {
       return stream(res, [{ pieces: ['Let me write the file.'] }, { type: 'custom_tool_call', name: 'apply_patch', input: patch }]);
     }
     return stream(res, [{ pieces: [answerAfterWrite(output)] }]);
+  }
+  // Codex's `--output-schema` is the answer's format: its text is JSON of that shape.
+  const format = req.body?.text?.format;
+  if (scenario === 'structured' && format?.type === 'json_schema') {
+    return stream(res, [{ pieces: [JSON.stringify(valueFor(format.schema))] }]);
   }
   return stream(res, [{ pieces: scenario === 'long' ? LONG_PIECES : PLAIN_PIECES }]);
 }

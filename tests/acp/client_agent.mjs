@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// A scripted ACP agent for the client's own features (tests/acp/client.test.cjs),
+// built on the official SDK's agent side (its unstable entry, for
+// session/fork), so that what our client sends and answers is checked
+// against the protocol's schema. It is a peer for our client, never a
+// stand-in for a real agent's output. Given to the library as an
+// AgentDefinition. What it was sent and answered is appended to the file
+// named by CLIENT_AGENT_LOG, one JSON line each. Its turns, by a word of
+// the prompt:
+//   ASK     a form elicitation (which database?); the reply says the answer
+//   ASKURL  a URL elicitation
+//   WAITASK a form elicitation, then nothing until it is answered
+//   RUN     a client terminal running node in `sub/`: its output, exit,
+//           release; the reply quotes them
+//   HOLD    a terminal whose process keeps running (its pid in the
+//           output), released at once; the reply gives the pid
+//   KEEP    a terminal left running; the turn waits to be cancelled
+//   PLAN    a plan with three entries, then text
+//   SCHEMA  JSON in the shape the prompt's JSON Schema asks for, but only
+//           from the corrective turn on; NEVER: never in that shape
+// Anything else: "Hello from turn N".
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk/unstable';
+
+const log = (entry) => fs.appendFileSync(process.env.CLIENT_AGENT_LOG, `${JSON.stringify(entry)}\n`);
+log({ method: 'env', params: { TRACEPARENT: process.env.TRACEPARENT ?? null } });
+const sessions = new Map();
+const cancelled = new Set();
+let next = 0;
+const newSession = (cwd) => {
+  next += 1;
+  const sessionId = `client-session-${next}`;
+  sessions.set(sessionId, { turns: 0, cwd });
+  return sessionId;
+};
+
+const app = acp
+  .agent({ name: 'client-features-agent' })
+  .onRequest('initialize', ({ params }) => {
+    log({ method: 'initialize', params });
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: false, sessionCapabilities: { fork: {}, close: {} } },
+      authMethods: [],
+    };
+  })
+  .onRequest('session/new', ({ params }) => {
+    log({ method: 'session/new', params });
+    return { sessionId: newSession(params.cwd) };
+  })
+  .onRequest('session/fork', ({ params }) => {
+    log({ method: 'session/fork', params });
+    const from = sessions.get(params.sessionId);
+    const sessionId = newSession(params.cwd);
+    sessions.get(sessionId).turns = from?.turns ?? 0;
+    return { sessionId };
+  })
+  .onRequest('session/close', ({ params }) => {
+    log({ method: 'session/close', params });
+    sessions.delete(params.sessionId);
+    return {};
+  })
+  .onNotification('session/cancel', ({ params }) => {
+    log({ method: 'session/cancel', params });
+    cancelled.add(params.sessionId);
+  })
+  .onRequest('session/prompt', async ({ params, client }) => {
+    log({ method: 'session/prompt', params });
+    const sessionId = params.sessionId;
+    const text = params.prompt.map((b) => b.text ?? '').join('');
+    const say = (piece) => client.notify('session/update', { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: piece } } });
+    const ask = async (request) => {
+      const answer = await client.request('elicitation/create', { sessionId, ...request });
+      log({ method: 'elicitation answer', params: answer });
+      return answer;
+    };
+    const waitCancel = async () => {
+      for (let i = 0; i < 400 && !cancelled.has(sessionId); i += 1) await new Promise((r) => setTimeout(r, 25));
+      cancelled.delete(sessionId);
+      return { stopReason: 'cancelled' };
+    };
+    const session = sessions.get(sessionId);
+    session.turns += 1;
+    if (/\bASKURL\b/.test(text)) {
+      const answer = await ask({ mode: 'url', message: 'Sign in to continue', url: 'https://example.test/login', elicitationId: 'login-1' });
+      await say(`Sign-in: ${answer.action}`);
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bASK\b/.test(text) || /\bWAITASK\b/.test(text)) {
+      const answer = ask({
+        mode: 'form',
+        message: 'Which database should the service use?',
+        requestedSchema: { type: 'object', properties: { db: { type: 'string', enum: ['postgres', 'sqlite'] } }, required: ['db'] },
+      });
+      if (/\bWAITASK\b/.test(text)) {
+        answer.then((a) => log({ method: 'late answer', params: a }), () => {});
+        return waitCancel();
+      }
+      const got = await answer;
+      await say(got.action === 'accept' ? `You chose ${got.content.db}.` : `Elicitation: ${got.action}`);
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bRUN\b/.test(text)) {
+      const { terminalId } = await client.request('terminal/create', {
+        sessionId,
+        command: process.execPath,
+        args: ['-e', 'console.log("cwd=" + process.cwd()); console.error("to stderr"); process.exit(3)'],
+        cwd: path.join(session.cwd, 'sub'),
+        outputByteLimit: 4096,
+      });
+      const exit = await client.request('terminal/wait_for_exit', { sessionId, terminalId });
+      const output = await client.request('terminal/output', { sessionId, terminalId });
+      await client.request('terminal/release', { sessionId, terminalId });
+      log({ method: 'terminal', params: { exit, output } });
+      await say(`terminal said ${JSON.stringify(output.output)} and exited ${exit.exitCode}`);
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bHOLD\b/.test(text) || /\bKEEP\b/.test(text)) {
+      const { terminalId } = await client.request('terminal/create', {
+        sessionId,
+        command: process.execPath,
+        args: ['-e', 'console.log("pid=" + process.pid); setInterval(() => {}, 1000)'],
+      });
+      let output = '';
+      for (let i = 0; i < 200 && !/pid=\d+/.test(output); i += 1) {
+        await new Promise((r) => setTimeout(r, 25));
+        output = (await client.request('terminal/output', { sessionId, terminalId })).output;
+      }
+      log({ method: 'terminal', params: { output } });
+      if (/\bKEEP\b/.test(text)) {
+        await say(output.trim());
+        return waitCancel();
+      }
+      await client.request('terminal/release', { sessionId, terminalId });
+      await say(output.trim());
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bPLAN\b/.test(text)) {
+      const entries = [
+        { content: 'Read the parser', priority: 'high', status: 'completed' },
+        { content: 'Fix the bug', priority: 'high', status: 'in_progress' },
+        { content: 'Write the test', priority: 'medium', status: 'pending' },
+      ];
+      await client.notify('session/update', { sessionId, update: { sessionUpdate: 'plan', entries } });
+      await say('Planned.');
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bSCHEMA\b|\bNEVER\b/.test(text) || /did not match the JSON Schema/.test(text)) {
+      const schema = /JSON Schema, and nothing else[^\n]*\n(.*)$/s.exec(text)?.[1];
+      const corrective = /did not match the JSON Schema/.test(text);
+      const never = [...sessions.values()].some((s) => s.never) || /\bNEVER\b/.test(text);
+      if (/\bNEVER\b/.test(text)) session.never = true;
+      if (schema && corrective && !session.never) await say(JSON.stringify({ verdict: 'ship', score: 7 }));
+      else await say(never ? 'I would rather not answer in JSON.' : '```json\n{"verdict": "maybe"}\n```');
+      return { stopReason: 'end_turn', usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14 } };
+    }
+    await say(`Hello from turn ${session.turns}`);
+    return { stopReason: 'end_turn' };
+  });
+
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+const connection = app.connect(stream);
+await connection.closed;
+process.exit(0);
