@@ -13,9 +13,8 @@
 // met, a bad option) goes to the full Rust path, which gives the exact result
 // or error.
 //
-// The strings are used as given: a lone surrogate stays in the prompt, and
-// becomes U+FFFD (the 3 bytes the budget counted) when the prompt is written
-// as UTF-8. The full path writes U+FFFD directly; the bytes sent are the same.
+// A lone surrogate in a string (half of a UTF-16 pair) becomes U+FFFD, the 3
+// bytes the budget counted, as the full path writes it.
 
 function createFastPath(raw) {
   'use strict';
@@ -25,12 +24,64 @@ function createFastPath(raw) {
   const FALLBACK = {}; // a unique value: "let the full path do it"
   const hasBuffer = typeof Buffer === 'function' && typeof Buffer.byteLength === 'function';
   // A lone surrogate (half of a UTF-16 pair) has no UTF-8 form: the core,
-  // which reads its input as UTF-8, holds U+FFFD in its place, and so does
-  // the output here, so that every path gives the same string (the same
-  // UTF-8 length, 3 bytes, as measured).
-  const wellFormed = typeof ''.isWellFormed === 'function'
-    ? (s) => (s.isWellFormed() ? s : s.toWellFormed())
+  // which reads each string as UTF-8, holds U+FFFD in its place, and so does
+  // the output here, string by string, so that every path gives the same
+  // string (the same UTF-8 length, 3 bytes, as measured). Every string of the
+  // prompt lies between the layout's literals, so no pair is made or broken
+  // where they meet. Checking a string with a character above U+00FF costs
+  // about a nanosecond per unit in Node 20, more than the rest of the call;
+  // so a string equal to one the last call found well formed is not checked
+  // again: the last call's kept messages and each field's last string are
+  // kept for that (the caller's own strings, held until the next call).
+  const isWellFormed = typeof ''.isWellFormed === 'function'
+    ? (s) => s.isWellFormed()
+    : (s) => !/[\uD800-\uDFFF]/u.test(s);
+  const toWellFormed = typeof ''.toWellFormed === 'function'
+    ? (s) => s.toWellFormed()
     : (s) => s.replace(/[\uD800-\uDFFF]/gu, '\uFFFD');
+
+  const wellFormedFields = ['', '', '', '']; // system, file, team, message
+  /** Field `k`'s string `s`, its lone surrogates as U+FFFD. */
+  function wellFormedField(k, s) {
+    if (s === wellFormedFields[k]) return s;
+    if (!isWellFormed(s)) return toWellFormed(s);
+    wellFormedFields[k] = s;
+    return s;
+  }
+
+  // The last call's kept messages, newest first, all well formed (none
+  // when one was not).
+  let lastFrom = [];
+  let lastTo = [];
+  let lastContent = [];
+  let lastKept = 0;
+  /** The newest `kept` messages' strings, their lone surrogates as U+FFFD (in place). */
+  function wellFormedMessages(from, to, content, kept) {
+    // Where the last call's newest message is now: the messages sent since
+    // come before it (-1: not among the newest few).
+    let shift = -1;
+    for (let r = 0; lastKept > 0 && r < kept && r < 16; r++) {
+      if (content[r] === lastContent[0] && from[r] === lastFrom[0] && to[r] === lastTo[0]) {
+        shift = r;
+        break;
+      }
+    }
+    let allWellFormed = true;
+    for (let j = 0; j < kept; j++) {
+      const k = j - shift;
+      if (shift >= 0 && k >= 0 && k < lastKept && content[j] === lastContent[k] && from[j] === lastFrom[k] && to[j] === lastTo[k]) continue;
+      if (isWellFormed(from[j]) && isWellFormed(to[j]) && isWellFormed(content[j])) continue;
+      allWellFormed = false;
+      from[j] = toWellFormed(from[j]);
+      to[j] = toWellFormed(to[j]);
+      content[j] = toWellFormed(content[j]);
+    }
+    from.length = to.length = content.length = kept;
+    lastFrom = from;
+    lastTo = to;
+    lastContent = content;
+    lastKept = allWellFormed ? kept : 0;
+  }
 
   function utf8Length(s) {
     if (hasBuffer) return Buffer.byteLength(s, 'utf8');
@@ -107,7 +158,28 @@ function createFastPath(raw) {
     return { warn, cacheStable, cacheBlock };
   }
 
-  let sizes = new Float64Array(8 + 6 * 64);
+  // The sizes go straight into the core's memory, the plan area
+  // (src/wasm/fast_path_api.rs): the answer's two numbers, then [lo, hi] of
+  // the four fields, then of each message's from, to and content.
+  const ANSWER = 2;
+  let areaAddress = 0;
+  let areaLength = 0;
+  let area = null;
+  // Counts the plans begun: a getter that reads a message may run another
+  // call, which writes the area too (or grows the memory, which leaves a
+  // view empty); the plan then goes to the full path.
+  let plans = 0;
+  /** A view of the plan area, made to hold at least `length` numbers. */
+  function planArea(length) {
+    if (length > areaLength) {
+      areaLength = Math.max(length, 2 * areaLength, ANSWER + 8 + 6 * 64);
+      areaAddress = raw.planArea(areaLength);
+      area = null;
+    }
+    // A view is emptied when the memory grows.
+    if (area === null || area.length === 0) area = new Float64Array(raw.memory().buffer, areaAddress, areaLength);
+    return area;
+  }
 
   /**
    * Assembles for `agentType` from the fields given with the cache options
@@ -127,24 +199,22 @@ function createFastPath(raw) {
     const L = layout(agentType);
 
     const scalars = [system, file, team, message];
+    const total = list.length;
+    let want = Math.min(total, 64);
+    const plan = ++plans;
+    let sizes = planArea(ANSWER + 8 + 6 * want);
     for (let k = 0; k < 4; k++) {
-      sizes[2 * k] = scalars[k].length;
-      sizes[2 * k + 1] = 3 * scalars[k].length;
+      sizes[ANSWER + 2 * k] = scalars[k].length;
+      sizes[ANSWER + 2 * k + 1] = 3 * scalars[k].length;
     }
     const from = [];
     const to = [];
     const content = [];
-    const total = list.length;
     let read = 0;
-    let want = Math.min(total, 64);
     let exactUpTo = 0;
     for (let round = 0; round < 200; round++) {
       // Read messages newest first, up to `want`.
-      if (8 + 6 * want > sizes.length) {
-        const grown = new Float64Array(Math.max(sizes.length * 2, 8 + 6 * want));
-        grown.set(sizes.subarray(0, 8 + 6 * read));
-        sizes = grown;
-      }
+      sizes = planArea(ANSWER + 8 + 6 * want);
       for (; read < want; read++) {
         const m = list[total - 1 - read];
         if (m === null || typeof m !== 'object' || Array.isArray(m)) return FALLBACK;
@@ -157,7 +227,7 @@ function createFastPath(raw) {
         from.push(f);
         to.push(t);
         content.push(c);
-        const at = 8 + 6 * read;
+        const at = ANSWER + 8 + 6 * read;
         sizes[at] = f.length;
         sizes[at + 1] = 3 * f.length;
         sizes[at + 2] = t.length;
@@ -165,19 +235,21 @@ function createFastPath(raw) {
         sizes[at + 4] = c.length;
         sizes[at + 5] = 3 * c.length;
       }
-      const step = raw.planContext(L.id, budget, sizes.subarray(0, 8 + 6 * read), total, cache.cacheStable, cache.cacheBlock);
-      switch (step[0]) {
-        case KEEP: // keep the newest step[1]
-          return { output: render(L, system, file, team, message, from, to, content, step[1]), warning: L.warning };
-        case MORE: // read up to step[1] of the newest
-          want = Math.min(total, step[1]);
+      if (plan !== plans || sizes.length === 0) return FALLBACK;
+      const step = raw.planContext(L.id, budget, 8 + 6 * read, total, cache.cacheStable, cache.cacheBlock);
+      sizes = planArea(0);
+      switch (step) {
+        case KEEP: // keep the newest sizes[0]
+          return { output: render(L, system, file, team, message, from, to, content, sizes[0]), warning: L.warning };
+        case MORE: // read up to sizes[0] of the newest
+          want = Math.min(total, sizes[0]);
           break;
-        case EXACT: // exact sizes of the scalars (step[1]) and the newest step[2] messages
-          if (step[1]) {
-            for (let k = 0; k < 4; k++) sizes[2 * k] = sizes[2 * k + 1] = utf8Length(scalars[k]);
+        case EXACT: // exact sizes of the scalars (sizes[0] is 1) and the newest sizes[1] messages
+          if (sizes[0]) {
+            for (let k = 0; k < 4; k++) sizes[ANSWER + 2 * k] = sizes[ANSWER + 2 * k + 1] = utf8Length(scalars[k]);
           }
-          for (const upTo = Math.min(step[2], read); exactUpTo < upTo; exactUpTo++) {
-            const at = 8 + 6 * exactUpTo;
+          for (const upTo = Math.min(sizes[1], read); exactUpTo < upTo; exactUpTo++) {
+            const at = ANSWER + 8 + 6 * exactUpTo;
             sizes[at] = sizes[at + 1] = utf8Length(from[exactUpTo]);
             sizes[at + 2] = sizes[at + 3] = to[exactUpTo].length === 0 ? 0 : utf8Length(to[exactUpTo]);
             sizes[at + 4] = sizes[at + 5] = utf8Length(content[exactUpTo]);
@@ -198,14 +270,17 @@ function createFastPath(raw) {
   // docs/history/performance-passes.md.
   function render(L, system, file, team, message, from, to, content, kept) {
     const items = [];
+    if (system) system = wellFormedField(0, system);
+    if (file) file = wellFormedField(1, file);
     const instructions = system ? (file ? system + SEPARATOR + file : system) : file;
     let systemFlag;
     if (instructions) {
       if (L.inFlag) systemFlag = instructions;
       else items.push(L.instructions + instructions);
     }
-    if (team) items.push((items.length > 0 ? '\n' : '') + L.team + team);
+    if (team) items.push((items.length > 0 ? '\n' : '') + L.team + wellFormedField(2, team));
     if (kept > 0) {
+      wellFormedMessages(from, to, content, kept);
       let head = (items.length > 0 ? '\n' : '') + L.context;
       for (let j = kept - 1; j >= 0; j--) {
         const t = to[j];
@@ -213,8 +288,8 @@ function createFastPath(raw) {
         head = '';
       }
     }
-    if (message) items.push((items.length > 0 ? '\n' : '') + L.message + message);
-    return { prompt: wellFormed(items.join('\n')), systemFlag: systemFlag === undefined ? undefined : wellFormed(systemFlag) };
+    if (message) items.push((items.length > 0 ? '\n' : '') + L.message + wellFormedField(3, message));
+    return { prompt: items.join('\n'), systemFlag };
   }
 
   /**

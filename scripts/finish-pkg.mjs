@@ -53,7 +53,7 @@ const PLATFORM_FUNCTIONS = [
 // also in the Node-only module: out of the main module, which browsers
 // download and every new process compiles.
 const NODE_ONLY_FUNCTIONS = ['buildCliInvocation'];
-const INTERNAL = ['__layoutInfo', '__planContext', '__PlanStep', '__planMessages', '__knownInputKeys'];
+const INTERNAL = ['__layoutInfo', '__planContext', '__planArea', '__PlanStep', '__planMessages', '__knownInputKeys'];
 // Each registered agent's assembler class (the core's registry, read from
 // the module wasm-bindgen just wrote), and the plain-text fallback's.
 // Dropped from require's cache at once: the entry is required again below,
@@ -83,7 +83,7 @@ const wiring = (kind) =>
   [
     '',
     glue,
-    `const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, PlanStep: __PlanStep, preset: ${JSON.stringify(preset)} });`,
+    `const __fast = createFastPath({ assemble, buildPrompt, layoutInfo: __layoutInfo, planContext: __planContext, planArea: __planArea, memory: () => wasm.memory, PlanStep: __PlanStep, preset: ${JSON.stringify(preset)} });`,
     ...CLASSES.map(([cls, agent]) => `__fast.patchClass(${cls}, ${JSON.stringify(agent)});`),
     'patchAgentOutputParser(AgentOutputParser);',
     'const __fastBuilder = createFastBuilder({ buildLlmMessagesFromConversation, composeSystemPrompt, planMessages: __planMessages });',

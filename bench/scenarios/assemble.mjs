@@ -30,6 +30,21 @@ if (family === 'typical') {
     const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
     for (const impl of ['a', 'b', 'c']) report({ family, scenario: `typical ${agent}`, impl, medianNs: median(samples[impl]), iterations: rounds });
   }
+  // Two histories in turn: the fast path then finds no string of the last
+  // call and checks each kept one for lone surrogates, where the calls
+  // above repeat the last call's strings.
+  const agent = 'claude-code';
+  const inputs = [input, assemblerInput(20, 500, undefined, 8)];
+  for (const x of inputs) assert.deepEqual(pkg.assemble(agent, x, quiet), careful.assemble(agent, x));
+  let turn = 0;
+  const fns = { b: () => careful.assemble(agent, inputs[turn++ & 1]), c: () => pkg.assemble(agent, inputs[turn++ & 1], quiet) };
+  const rounds = smoke ? 1 : 7;
+  const samples = { b: [], c: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const impl of ['b', 'c']) samples[impl].push(measure(fns[impl], { smoke, warmup: round === 0 ? 2000 : 50, minMs: 80 }).medianNs);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  for (const impl of ['b', 'c']) report({ family, scenario: `typical ${agent}, two histories in turn`, impl, medianNs: median(samples[impl]), iterations: rounds });
 }
 
 if (family === 'heavy') {

@@ -3,6 +3,8 @@
 //! caller's own strings with the layout's literals. Internal: `__`-prefixed
 //! and left out of the TypeScript declarations.
 
+use std::cell::RefCell;
+
 use wasm_bindgen::prelude::*;
 
 use crate::assemblers::{resolve_layout, InstructionPlacement, Layout, BUILT_IN, PLAIN_TEXT};
@@ -87,18 +89,19 @@ fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// The first number of what `__planContext` returns: what the fast path does
-/// next. Exported to JS as `__PlanStep` (`{ Keep: 0, More: 1, … }`).
+/// What `__planContext` returns: what the fast path does next. Exported to
+/// JS as `__PlanStep` (`{ Keep: 0, More: 1, … }`).
 #[wasm_bindgen(js_name = __PlanStep, skip_typescript)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlanStepCode {
-    /// `[Keep, kept]`: render the newest `kept` messages.
+    /// Render the newest `kept` (the answer's first number) messages.
     Keep = 0,
-    /// `[More, count]`: read messages up to `count` of the newest in all.
+    /// Read messages up to `count` (the first number) of the newest in all.
     More = 1,
-    /// `[Exact, scalars (0 or 1), messages]`: give exact UTF-8 sizes.
+    /// Give exact UTF-8 sizes: of the scalars when the first number is 1,
+    /// and of the newest messages up to the second.
     Exact = 2,
-    /// `[Engine]`: run the full path (a cut, a failure, or a bad option).
+    /// Run the full path (a cut, a failure, or a bad option).
     Engine = 3,
 }
 
@@ -110,32 +113,81 @@ fn bounds(pair: &[f64]) -> Bounds {
     }
 }
 
-/// `sizes`: `[lo, hi]` of system, file, team and message, then `[lo, hi]` of
-/// from, to and content for each message read, newest first, out of `total`.
+/// Where the answer's two numbers are in the plan area; the sizes follow.
+const ANSWER: usize = 2;
+
+thread_local! {
+    /// The plan area: the fast path writes the sizes straight into this
+    /// memory (no copy, no allocation per call), after the two numbers of
+    /// `__planContext`'s answer.
+    static PLAN_AREA: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Makes the plan area hold at least `len` numbers, keeping what it holds,
+/// and returns its address in the module's memory (which changes only here).
+#[wasm_bindgen(js_name = __planArea, skip_typescript)]
+pub fn plan_area(len: usize) -> *mut f64 {
+    PLAN_AREA.with_borrow_mut(|area| {
+        if area.len() < len {
+            area.resize(len, 0.0);
+        }
+        area.as_mut_ptr()
+    })
+}
+
+/// Plans from the plan area: after the answer's two numbers, `len` sizes —
+/// `[lo, hi]` of system, file, team and message, then `[lo, hi]` of from, to
+/// and content for each message read, newest first, out of `total`.
 /// `max_bytes`, `cache_stable` and `cache_block` are the caller's values
 /// (`maxBytes` missing: `undefined`), normalised here as the full path does;
-/// a value the full path rejects gives `[Engine]`. Returns the steps of
-/// [`PlanStepCode`].
+/// a value the full path rejects gives `Engine`. Returns the step's
+/// [`PlanStepCode`] and puts its numbers at the start of the area.
 #[wasm_bindgen(js_name = __planContext, skip_typescript)]
 pub fn plan(
+    layout_id: u32,
+    max_bytes: Option<f64>,
+    len: usize,
+    total: f64,
+    cache_stable: Option<bool>,
+    cache_block: Option<f64>,
+) -> PlanStepCode {
+    PLAN_AREA.with_borrow_mut(|area| {
+        let Some(sizes) = area.get(ANSWER..ANSWER + len) else {
+            return PlanStepCode::Engine;
+        };
+        let (code, numbers) = plan_sizes(
+            layout_id,
+            max_bytes,
+            sizes,
+            total,
+            cache_stable,
+            cache_block,
+        );
+        area[..ANSWER].copy_from_slice(&numbers);
+        code
+    })
+}
+
+/// The step for `sizes` (as [`plan`] reads them) and its two numbers.
+fn plan_sizes(
     layout_id: u32,
     max_bytes: Option<f64>,
     sizes: &[f64],
     total: f64,
     cache_stable: Option<bool>,
     cache_block: Option<f64>,
-) -> Vec<f64> {
-    let engine = || vec![f64::from(PlanStepCode::Engine as u8)];
+) -> (PlanStepCode, [f64; ANSWER]) {
+    let engine = (PlanStepCode::Engine, [0.0; ANSWER]);
     if sizes.len() < 8 || (sizes.len() - 8) % 6 != 0 {
-        return engine();
+        return engine;
     }
     let budget = match max_bytes.map(max_bytes_from_number) {
         None => DEFAULT_MAX_BYTES,
         Some(Ok(budget)) => budget,
-        Some(Err(_)) => return engine(),
+        Some(Err(_)) => return engine,
     };
     let Ok(cache_block) = cache_block_option(cache_stable, cache_block) else {
-        return engine();
+        return engine;
     };
     let scalars = ScalarBounds {
         system: bounds(&sizes[0..2]),
@@ -152,7 +204,6 @@ pub fn plan(
         })
         .collect();
     // `total` is a JS array's length: whole and below 2^32.
-    let code = |c: PlanStepCode| f64::from(c as u8);
     match plan_context(
         layout_by_id(layout_id),
         budget,
@@ -161,14 +212,13 @@ pub fn plan(
         total as usize,
         cache_block,
     ) {
-        PlanStep::Keep { kept } => vec![code(PlanStepCode::Keep), kept as f64],
-        PlanStep::More { count } => vec![code(PlanStepCode::More), count as f64],
-        PlanStep::Exact { scalars, messages } => vec![
-            code(PlanStepCode::Exact),
-            f64::from(u8::from(scalars)),
-            messages as f64,
-        ],
-        PlanStep::Engine => engine(),
+        PlanStep::Keep { kept } => (PlanStepCode::Keep, [kept as f64, 0.0]),
+        PlanStep::More { count } => (PlanStepCode::More, [count as f64, 0.0]),
+        PlanStep::Exact { scalars, messages } => (
+            PlanStepCode::Exact,
+            [f64::from(u8::from(scalars)), messages as f64],
+        ),
+        PlanStep::Engine => engine,
     }
 }
 

@@ -235,6 +235,79 @@ test('lone surrogates: U+FFFD in the output, whichever path', () => {
   assert.equal(pkg.assemble('openai-codex', { contextMessages: [], currentMessage: '\uD83C\uDF89' }).prompt, '[MESSAGE]\n\uD83C\uDF89');
 });
 
+test('lone surrogates: what was found well formed counts only while the strings stay the same', () => {
+  const quiet = { logger: () => {} };
+  const m = { from: 'a', to: 'b', content: 'x\uD83C\uDF89y' };
+  const input = { contextMessages: [{ from: 'c', content: 'older' }, m], currentMessage: 'm', systemInstruction: 's', teamTask: 't', maxBytes: 1000 };
+  const same = (agent) => {
+    const counted = countingReads(input);
+    const fast = pkg.assemble(agent, counted.input, quiet);
+    assert.equal(counted.reads(), 1); // the fast path made it
+    assert.deepEqual(fast, pkg.assembleWithReport(agent, input, quiet).output);
+    return fast;
+  };
+  for (const agent of ['claude-code', 'google-gemini']) {
+    assert.ok(same(agent).prompt.includes('x\uD83C\uDF89y'));
+    // The same message object, other strings: each is checked again.
+    m.content = 'x\uD800y';
+    assert.ok(same(agent).prompt.includes('x\uFFFDy'));
+    m.content = 'x\uD83C\uDF89y';
+    m.to = 'b\uDC00';
+    assert.equal(same(agent).prompt.includes('b\uFFFD'), agent === 'claude-code'); // Gemini's lines show no recipient
+    m.to = 'b';
+    m.from = '\uD800a';
+    assert.ok(same(agent).prompt.includes('\uFFFDa'));
+    m.from = 'a';
+    // The other fields, after the same field held a well-formed string.
+    for (const key of ['currentMessage', 'systemInstruction', 'teamTask']) {
+      const before = input[key];
+      input[key] = `${before}\uDBFF`;
+      const out = same(agent);
+      assert.ok(`${out.prompt}${out.systemFlag ?? ''}`.includes(`${before}\uFFFD`), key);
+      input[key] = before;
+    }
+  }
+});
+
+test('lone surrogates: a history that grows between calls, new objects of the same strings', () => {
+  const quiet = { logger: () => {} };
+  const history = [{ from: 'a', content: 'one \uD83C\uDF89' }, { from: 'b', to: 'a', content: 'two' }];
+  const call = () => {
+    const input = { contextMessages: history.map((m) => ({ ...m })), currentMessage: 'now', maxBytes: 1000 };
+    const fast = pkg.assemble('openai-codex', input, quiet);
+    assert.deepEqual(fast, pkg.assembleWithReport('openai-codex', input, quiet).output);
+    return fast.prompt;
+  };
+  assert.ok(call().includes('- a: one \uD83C\uDF89\n- b -> a: two\n'));
+  history.push({ from: 'd', content: 'four' }, { from: 'e', content: 'five' });
+  assert.ok(call().includes('- b -> a: two\n- d: four\n- e: five\n'));
+  history[1] = { from: 'b', to: 'a\uDC00', content: 'two' }; // an older message, another string
+  history[3] = { from: 'e', content: 'five' }; // an equal one
+  history.push({ from: 'f', content: 'six' });
+  assert.ok(call().includes('- a: one \uD83C\uDF89\n- b -> a\uFFFD: two\n- d: four\n- e: five\n- f: six\n'));
+  history.push({ from: 'c', content: 'three \uD800' });
+  assert.ok(call().includes('- b -> a\uFFFD: two\n- d: four\n- e: five\n- f: six\n- c: three \uFFFD\n'));
+  assert.ok(call().includes('- c: three \uFFFD\n'));
+});
+
+test('a getter that assembles while a message is read: the outer call is still right', () => {
+  const quiet = { logger: () => {} };
+  const inner = { contextMessages: Array.from({ length: 70 }, (_, i) => ({ from: `i${i}`, content: 'inner '.repeat(i) })), currentMessage: 'q' };
+  let nested = 0;
+  const tricky = {
+    get from() {
+      nested++;
+      pkg.assemble('openai-codex', inner, quiet);
+      return 'o';
+    },
+    content: 'outer',
+  };
+  const input = { contextMessages: [{ from: 'a', content: 'first' }, tricky, { from: 'b', content: 'last' }], currentMessage: 'm', maxBytes: 60 };
+  const out = pkg.assemble('claude-code', input, quiet);
+  assert.ok(nested >= 1);
+  assert.deepEqual(out, { prompt: '[CONTEXT]\n- a: first\n- o: outer\n- b: last\n\n[MESSAGE]\nm', systemFlag: undefined });
+});
+
 test('buildLlmMessagesFromConversation: fast and full paths agree', () => {
   const next = rng(5);
   let fastOk = 0;
