@@ -64,6 +64,7 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "onPermission",
     "mcpServers",
     "endpoint",
+    "host",
     "attachments",
     "logger",
 ];
@@ -87,6 +88,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "onUpdate",
     "idleClose",
     "endpoint",
+    "host",
     "logger",
 ];
 
@@ -116,6 +118,7 @@ pub const TEAM_OPTIONS: &[&str] = &[
     "onUpdate",
     "idleClose",
     "endpoint",
+    "host",
     "logger",
 ];
 
@@ -136,6 +139,7 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "onUpdate",
     "idleClose",
     "endpoint",
+    "host",
     "logger",
 ];
 
