@@ -189,7 +189,12 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
           events: onEvent !== undefined,
         };
         // The turn's attachments, after the prompt (read from disk here; the core checks them).
-        attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
+        attachments =
+          turn.attachments == null
+            ? undefined
+            : host.channel // an agent on another machine: paths are that side's
+              ? await require('./remote-start.cjs').attachmentsThere(host.channel, turn.attachments, plan.cd, null)
+              : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
       } catch (err) {
         if (err?.name !== 'AgentContextError') throw err;
         const { __RunResult } = require('./agent_context_node.js');

@@ -159,6 +159,7 @@ pub const TEAM_MEMBER: &[&str] = &[
     "env",
     "model",
     "command",
+    "host",
 ];
 
 /// `team.ask(memberId, options)`'s options.

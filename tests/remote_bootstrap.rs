@@ -231,6 +231,24 @@ fn a_process_gets_its_variables_files_folder_and_stdin() {
 }
 
 #[test]
+fn bytes_that_are_not_text_arrive_whole() {
+    let place = Place::new("bytes");
+    let mut run = probed(&place, vec![]);
+    let file = format!("{}/attachments/image.png", run.run_folder());
+    let bytes: Vec<u8> = (0..=255u8).chain([0, b'\\', b'\n', 0xff]).collect();
+    run.stage_bytes(&file, &bytes);
+    let spawn = LocalSpawn {
+        command: "true".into(),
+        cwd: place.work(),
+        ..LocalSpawn::default()
+    };
+    let (_, op) = run.spawn(&spawn).unwrap();
+    let ended = run_op(&op, &place.home());
+    assert_eq!(ended.end.exit_code, Some(0), "{}", ended.stderr);
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+}
+
+#[test]
 fn a_command_missing_there_exits_127_naming_the_side() {
     let place = Place::new("missing");
     let mut run = probed(&place, vec![]);

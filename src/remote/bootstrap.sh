@@ -78,11 +78,13 @@ probe)
 run)
   umask "$mask"
   printf '%s\n' "$$" >"$run/$id.sh"
-  [ -n "$cmd" ] || { say "no command"; exit 122; }
-  cd -- "$cwd" 2>/dev/null || { say "cannot cd to $cwd on $where"; exit 122; }
+  # Ended before the agent started: the status is the bootstrap's own.
+  fail() { st=$1; shift; say "$*"; printf '%s\n' "$st" >"$run/$id.exit"; exit "$st"; }
+  [ -n "$cmd" ] || fail 122 "no command"
+  cd -- "$cwd" 2>/dev/null || fail 122 "cannot cd to $cwd on $where"
   case $cmd in
-  */*) [ -x "$cmd" ] || { say "$cmd was not found on $where"; exit 127; } ;;
-  *) command -v -- "$cmd" >/dev/null 2>&1 || { say "$cmd was not found on $where (command -v there)"; exit 127; } ;;
+  */*) [ -x "$cmd" ] || fail 127 "$cmd was not found on $where" ;;
+  *) command -v -- "$cmd" >/dev/null 2>&1 || fail 127 "$cmd was not found on $where (command -v there)" ;;
   esac
   exec 3<&0
   if command -v setsid >/dev/null 2>&1; then

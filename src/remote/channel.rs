@@ -4,7 +4,7 @@
 //! function. The argument list holds the bootstrap and an operation's
 //! name, never a value of the environment: those travel on stdin.
 
-use serde::Serialize;
+use serde_json::{json, Value};
 
 use super::host::RemoteHost;
 
@@ -16,13 +16,24 @@ pub const BOOTSTRAP: &str = include_str!("bootstrap.sh");
 pub const SSH_PERSIST_S: u32 = 60;
 
 /// What the host starts locally.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "via")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Local {
     /// `command args…`.
     Spawn { command: String, args: Vec<String> },
     /// The host's `exec(argv, env)` answers the command that runs `argv`.
     Exec { argv: Vec<String> },
+}
+
+impl Local {
+    /// `{ via: 'spawn', command, args }` or `{ via: 'exec', argv }`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Local::Spawn { command, args } => {
+                json!({ "via": "spawn", "command": command, "args": args })
+            }
+            Local::Exec { argv } => json!({ "via": "exec", "argv": argv }),
+        }
+    }
 }
 
 /// The argument list the other side runs for operation `mode` of the run

@@ -6,7 +6,7 @@
 //! the agent's stderr that starts with [`TRANSPORT_LOST`], which the run's
 //! judgement reads as a crash (`process_error`).
 
-use serde::Serialize;
+use serde_json::{json, Value};
 
 use super::wire::Frame;
 
@@ -23,14 +23,25 @@ pub struct ChannelEnd {
 /// What the host hands the engine: the end of the agent's process, the
 /// files it wrote for the reply, and, when the channel was lost, the line
 /// to hand over first as the agent's stderr.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProcessEnd {
     pub exit_code: Option<i32>,
     pub signal: Option<String>,
     /// `[path, content]` of each output file it wrote.
     pub outputs: Vec<(String, String)>,
     pub transport_lost: Option<String>,
+}
+
+impl ProcessEnd {
+    /// `{ exitCode, signal, outputs: [[path, content]], transportLost }`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "exitCode": self.exit_code,
+            "signal": self.signal,
+            "outputs": self.outputs.iter().map(|(p, c)| json!([p, c])).collect::<Vec<_>>(),
+            "transportLost": self.transport_lost,
+        })
+    }
 }
 
 /// A shell's status of a process a signal ended (128 + n) as that signal.

@@ -31,7 +31,7 @@ pub mod wire;
 pub use channel::Local;
 pub use end::{transport_lost_in, ChannelEnd, ProcessEnd, TRANSPORT_LOST};
 pub use host::RemoteHost;
-pub use run::{exec_answer, LocalSpawn, Op, ProbeProblem, Probed, RemoteRun};
+pub use run::{exec_answer, GotBytes, LocalSpawn, Op, ProbeProblem, Probed, RemoteRun};
 
 #[cfg(test)]
 mod tests;

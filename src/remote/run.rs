@@ -4,8 +4,7 @@
 //! preamble, the agent's own stdin after it), reading back what it wrote,
 //! ending it, the client's file system methods, and the cleanup.
 
-use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::channel::{end_shared_connection, inner_argv, local_command, Local};
 use super::end::{ChannelEnd, ProcessEnd};
@@ -20,11 +19,17 @@ use crate::run_home::{Entry, HomePlan};
 /// One operation: what the host starts locally, and the bytes it writes
 /// to its stdin first (for a process of the agent, the agent's own stdin
 /// follows).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Op {
     pub local: Local,
     pub stdin: String,
+}
+
+impl Op {
+    /// `{ local, stdin }`.
+    pub fn to_json(&self) -> Value {
+        json!({ "local": self.local.to_json(), "stdin": self.stdin })
+    }
 }
 
 /// What the engine would spawn locally (`Action::Spawn`'s fields).
@@ -40,8 +45,7 @@ pub struct LocalSpawn {
 }
 
 /// What the probe found on the other side.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probed {
     /// The run's folder there.
     pub run_folder: String,
@@ -53,13 +57,21 @@ pub struct Probed {
 }
 
 /// Why the probe found no place for the run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind", content = "message")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProbeProblem {
     /// The channel did not reach the other side.
     Unreachable(String),
     /// `cd` is missing or not a folder there (the caller's input).
     Cd(String),
+}
+
+/// Why a file's bytes were not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GotBytes {
+    /// Over the limit asked for: its size.
+    Size(usize),
+    /// `ENOENT`, `EISDIR`, `EACCES`, `EIO`.
+    Error(String),
 }
 
 /// Where the run's folder goes, under the home of the other side.
@@ -244,6 +256,17 @@ impl RemoteRun {
         }
     }
 
+    /// A file of bytes the run writes before its processes start (an
+    /// image given as data, for a CLI that reads it from a path).
+    pub fn stage_bytes(&mut self, path: &str, bytes: &[u8]) {
+        if let Some((folder, _)) = path.rsplit_once('/') {
+            if !folder.is_empty() {
+                self.staged.folder(folder);
+            }
+        }
+        self.staged.file_bytes(path, bytes);
+    }
+
     /// Lists the user's folder for an agent's run home there, and reads
     /// its settings file (`settings_file`, in that folder).
     pub fn list(&self, folder: &str, settings_file: &str) -> Op {
@@ -424,6 +447,24 @@ impl RemoteRun {
             .find(|f| f.tag == "content")
             .map(Frame::text)
             .ok_or_else(|| "EIO".to_owned())
+    }
+
+    /// The bytes of a file read with [`Self::get`] (an image given by
+    /// path): `Err` says why not — its size when over `max`, else the
+    /// error code.
+    pub fn got_bytes(&self, answer: &[u8], max: usize) -> std::result::Result<Vec<u8>, GotBytes> {
+        let frames = read_frames(answer).map_err(|_| GotBytes::Error("EIO".to_owned()))?;
+        if let Some(error) = frames.iter().find(|f| f.tag == "error") {
+            return Err(GotBytes::Error(error.text()));
+        }
+        let content = frames
+            .into_iter()
+            .find(|f| f.tag == "content")
+            .ok_or_else(|| GotBytes::Error("EIO".to_owned()))?;
+        if content.body.len() > max {
+            return Err(GotBytes::Size(content.body.len()));
+        }
+        Ok(content.body)
     }
 
     /// Writes a text file there, its folder made.

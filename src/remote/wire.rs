@@ -10,7 +10,8 @@ pub const VERSION_LINE: &str = "agent-context 1";
 
 /// `bytes` as one line `printf %b` turns back into them: a backslash
 /// doubled, control bytes (newline, NUL, …) as `\0ooo`; every other byte
-/// as it is.
+/// as it is — unless they are not UTF-8 (an image): then every byte
+/// outside printable ASCII is escaped.
 pub fn escape(bytes: &[u8]) -> String {
     let mut out = Vec::with_capacity(bytes.len() + 8);
     for &b in bytes {
@@ -20,9 +21,22 @@ pub fn escape(bytes: &[u8]) -> String {
             _ => out.push(b),
         }
     }
-    // Only ASCII was added, and the rest came from a `&[u8]` taken whole:
-    // valid UTF-8 in, valid UTF-8 out.
-    String::from_utf8_lossy(&out).into_owned()
+    match String::from_utf8(out) {
+        Ok(text) => text,
+        // Bytes that are not UTF-8 (an image): every byte of 0x80 and
+        // above as an escape too.
+        Err(_) => {
+            let mut text = String::with_capacity(bytes.len() * 4);
+            for &b in bytes {
+                match b {
+                    b'\\' => text.push_str("\\\\"),
+                    0x20..=0x7e => text.push(b as char),
+                    _ => text.push_str(&format!("\\0{b:03o}")),
+                }
+            }
+            text
+        }
+    }
 }
 
 /// Whether a POSIX sh can set a variable of this name.
@@ -65,8 +79,12 @@ impl Preamble {
     }
 
     pub fn file(&mut self, path: &str, content: &str) {
+        self.file_bytes(path, content.as_bytes());
+    }
+
+    pub fn file_bytes(&mut self, path: &str, content: &[u8]) {
         self.record('F', path);
-        self.lines.push(escape(content.as_bytes()));
+        self.lines.push(escape(content));
     }
 
     pub fn link(&mut self, target: &str, path: &str) {
