@@ -51,7 +51,8 @@ class RemoteChannel {
     }
     fs.mkdirSync(this.localFolder, { recursive: true, mode: 0o700 });
     this.live = new Set(); // processes of the agent: { id, child, killed, watcher }
-    this.closed = false;
+    this.closed = false; // close() began
+    this.finished = false; // nothing of the run is left, here or there
     this.unhook = onHostEnd(() => this.endSync());
   }
 
@@ -281,9 +282,9 @@ class RemoteChannel {
     this.finish();
   }
 
-  /** The same at the host's exit, synchronously. */
+  /** The same at the host's exit, synchronously (also when close() was under way). */
   endSync() {
-    if (this.closed) return;
+    if (this.finished) return;
     this.closed = true;
     const clean = this.core.clean();
     if (clean) this.runSync(clean);
@@ -293,6 +294,8 @@ class RemoteChannel {
   }
 
   finish() {
+    if (this.finished) return;
+    this.finished = true;
     removeRunFolder(this.localFolder);
     this.unhook();
     this.core.free();

@@ -71,6 +71,7 @@ async function openStarted(started) {
   const opened = await host.run((now) => host.engine.open(now));
   if (opened.failed) {
     await host.run((now) => host.engine.close(now));
+    await host.closedPromise; // an agent on another machine: cleaned up there too
     host.engine.free();
     throw agentError(opened.failed);
   }

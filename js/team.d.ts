@@ -37,6 +37,8 @@ export interface TeamMember extends TeamMemberSessionOptions {
   protocol?: 'acp' | 'cli';
   /** Budget of each of its prompts, in UTF-8 bytes; default 768 KiB. */
   maxBytes?: number;
+  /** The machine its agent runs on, when not the team's (`options.host`). */
+  host?: RemoteHost;
 }
 
 /**

@@ -15,9 +15,10 @@ const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
 const { ADAPTERS } = require('../acp/adapters.cjs');
 const { startDockerd, available } = require('./dockerd.cjs');
 const { keyInAnyArgumentList, runFoldersThere } = require('./checks.cjs');
+const { runFolders } = require('../cli/processes.cjs');
 
 const TEST_TIMEOUT_MS = 180_000;
-const skip = available() ? false : "needs root and Debian's docker.io (scripts/setup.sh installs it)";
+const skip = available() ? false : 'the Docker Engine runs as root: run as root';
 const CONTAINER = `agent-context-test-${process.pid}`;
 // The adapter at its real path: what the container has mounted.
 const ADAPTER = fs.realpathSync(ADAPTERS.claude);
@@ -72,6 +73,7 @@ test('runAgent over ACP inside a container: the reply, no key in any argument li
   assert.deepEqual(seen, [], 'the API key is in no argument list');
   assert.deepEqual(dockerd.top(CONTAINER), [], 'nothing left running in the container');
   assert.deepEqual(runFoldersThere(ctx.home), [], "the run's folder there is removed");
+  assert.deepEqual(runFolders(), [], "the channel's folder here is removed");
 });
 
 test('a container that is not there: the run cannot start, naming it', { skip, timeout: TEST_TIMEOUT_MS }, async () => {
@@ -79,4 +81,5 @@ test('a container that is not there: the run cannot start, naming it', { skip, t
   assert.equal(run.success, false);
   assert.equal(run.error.kind, 'spawn_failed', JSON.stringify(run.error));
   assert.match(run.error.message, /docker container no-such-container-19 could not be reached: .*no-such-container-19/);
+  assert.deepEqual(runFolders(), [], "the channel's folder here is removed");
 });

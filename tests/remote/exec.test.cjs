@@ -11,7 +11,7 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
-const { inFreshRun } = require('../cli/processes.cjs');
+const { inFreshRun, runFolders } = require('../cli/processes.cjs');
 const { ADAPTERS } = require('../acp/adapters.cjs');
 const { runFoldersThere } = require('./checks.cjs');
 
@@ -34,6 +34,7 @@ function within(body) {
     async (ctx) => {
       await body(ctx);
       assert.deepEqual(runFoldersThere(ctx.home), [], "the run's folder there is removed");
+      assert.deepEqual(runFolders(), [], "the channel's folder here is removed");
     },
   );
 }

@@ -15,7 +15,7 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
-const { inFreshRun } = require('../cli/processes.cjs');
+const { inFreshRun, runFolders } = require('../cli/processes.cjs');
 const { ADAPTERS, CODEX_MODEL } = require('../acp/adapters.cjs');
 const { startSshd, available } = require('./sshd.cjs');
 const { keyInAnyArgumentList, runFoldersThere, channelProcesses, waitFor } = require('./checks.cjs');
@@ -24,7 +24,7 @@ const TEST_TIMEOUT_MS = 180_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses' };
 const ACP_MODELS = { ...harness.MODELS, codex: CODEX_MODEL };
-const skip = available() ? false : 'needs root and Debian\'s openssh-server (scripts/setup.sh installs it)';
+const skip = available() ? false : 'the test sshd logs in as root: run as root';
 
 let sshd;
 before(async () => {
@@ -55,6 +55,7 @@ function within(cli, scenario, body) {
       }
       assert.deepEqual(runFoldersThere(ctx.home), [], "the run's folder there is removed");
       assert.deepEqual(channelProcesses(ctx.home), [], 'no ssh process of the run is left');
+      assert.deepEqual(runFolders(), [], "the channel's folder here is removed");
     },
   );
 }
