@@ -12,6 +12,7 @@ const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
+const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
@@ -27,10 +28,16 @@ const ACP_MODELS = { ...harness.MODELS, codex: CODEX_MODEL };
 const skip = available() ? false : 'the test sshd logs in as root: run as root';
 
 let sshd;
+let sshdDir;
 before(async () => {
-  if (!skip) sshd = await startSshd(harness.tempDir('remote-sshd'));
+  if (skip) return;
+  sshdDir = harness.tempDir('remote-sshd');
+  sshd = await startSshd(sshdDir);
 });
-after(() => sshd?.stop());
+after(() => {
+  sshd?.stop();
+  if (sshdDir) fs.rmSync(sshdDir, { recursive: true, force: true });
+});
 
 async function setUp(cli, scenario) {
   const dir = harness.tempDir(`remote-ssh-${cli}-${scenario}`);
@@ -63,9 +70,8 @@ function within(cli, scenario, body) {
 const mainCalls = (ctx) => ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]) && (ctx.cli !== 'claude' || (Array.isArray(r.body.tools) && r.body.tools.length > 0)));
 const bodyText = (request) => JSON.stringify(request.body);
 
-/** Calls `body()` while sampling every process's argument list for the run's API key; resolves what body resolved. */
-async function watchingArguments(ctx, body) {
-  const key = harness.FAKE_KEYS[ctx.cli];
+/** Calls `body()` while sampling every process's argument list for `key` (the run's API key); resolves what body resolved. */
+async function watchingArguments(ctx, body, key = harness.FAKE_KEYS[ctx.cli]) {
   const seen = [];
   let samples = 0;
   const timer = setInterval(() => {
@@ -171,6 +177,76 @@ describe('over SSH: the channel cut mid-turn', { skip }, () => {
       assert.ok(bodyText(mainCalls(ctx).pop()).includes('zeta-4410'), 'the same session, reopened');
       await session.close();
     }));
+});
+
+describe('over SSH: the endpoint option', { skip }, () => {
+  const KEY = 'sk-endpoint-over-ssh-5521';
+  const KEY_HEADER = { claude: ['x-api-key', KEY], gemini: ['x-goog-api-key', KEY] };
+  for (const [cli, protocol, command] of [
+    ['gemini', 'cli', harness.executable('gemini')],
+    ['claude', 'acp', ADAPTERS.claude],
+  ]) {
+    test(`${cli} over ${protocol === 'cli' ? 'the CLI' : 'ACP'}: the endpoint's key and URL reach the agent there, in no argument list; the user's settings there are untouched`, { timeout: TEST_TIMEOUT_MS }, () =>
+      within(cli, 'plain', async (ctx) => {
+        // Nothing of the agent's in the environment: the endpoint alone says where and with which key.
+        const env = Object.fromEntries(Object.entries(ctx.env).filter(([k]) => !/API_KEY|BASE_URL/.test(k)));
+        const settings = path.join(ctx.home, '.gemini', 'settings.json');
+        const before = fs.existsSync(settings) ? fs.readFileSync(settings, 'utf8') : null;
+        const { value: run, seen } = await watchingArguments(
+          ctx,
+          () =>
+            pkg.runAgent(harness.CLIS[cli].agentType, { prompt: 'Endpoint question: omicron-3141?' }, {
+              protocol,
+              cd: ctx.cwd,
+              command,
+              env,
+              host: sshd.host(),
+              endpoint: { baseUrl: ctx.mock.baseUrl, apiKey: KEY, model: harness.MODELS[cli] },
+              timeout: 60,
+              maxRetries: 0,
+            }),
+          KEY,
+        );
+        assert.equal(run.success, true, JSON.stringify(run.error));
+        assert.equal(run.reply.text, PLAIN_TEXT);
+        const [header, value] = KEY_HEADER[cli];
+        const calls = ctx.mock.requests().filter((r) => bodyText(r).includes('omicron-3141'));
+        assert.ok(calls.some((c) => c.headers[header] === value), `the key arrives in ${header}`);
+        assert.deepEqual(seen, [], 'the key is in no argument list');
+        if (before !== null) assert.equal(fs.readFileSync(settings, 'utf8'), before, "the user's settings there are untouched");
+      }));
+  }
+});
+
+describe("over SSH: the host's exit", { skip }, () => {
+  // The process layer alone: a stub ACP agent (bench/stub-acp-agent.cjs), in a host that is then ended.
+  const STUB = path.join(harness.ROOT, 'bench', 'stub-acp-agent.cjs');
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    test(`a host ended by ${signal} with a session open over SSH leaves nothing there: the agent, the run's folder, the shared connection`, { timeout: TEST_TIMEOUT_MS }, () =>
+      within('claude', 'plain', async (ctx) => {
+        const script = `
+          const pkg = require(${JSON.stringify(require.resolve('agent-context'))});
+          pkg.openAgentSession('google-gemini', ${JSON.stringify({ cd: ctx.cwd, command: STUB, env: { PATH: process.env.PATH, HOME: ctx.home }, host: sshd.host() })})
+            .then((s) => s.prompt('hello'))
+            .then((turn) => console.log(turn.success ? 'ready' : JSON.stringify(turn.error)));
+          setInterval(() => {}, 1000);`;
+        const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+        });
+        await waitFor('the session answered', () => out.includes('\n'));
+        assert.equal(out.trim(), 'ready');
+        assert.ok(runFoldersThere(ctx.home).length > 0, "the run's folder is there while it runs");
+        const exited = new Promise((resolve) => child.once('exit', (code, sig) => resolve(sig)));
+        child.kill(signal);
+        assert.equal(await exited, signal, 'the host still ends by its signal');
+        await waitFor('nothing of the run left there', () => runFoldersThere(ctx.home).length === 0 && channelProcesses(ctx.home).length === 0, 10_000);
+        const here = path.join(require('node:os').homedir(), '.cache', 'agent-context', 'runs');
+        const left = fs.existsSync(here) ? fs.readdirSync(here).filter((n) => n.startsWith(`run-${child.pid}-`)) : [];
+        assert.deepEqual(left, [], "the host's folder of the run is removed");
+      }));
+  }
 });
 
 describe('over SSH: what the other side lacks', { skip }, () => {
