@@ -24,6 +24,8 @@ function remoteClass() {
 const OP_TIMEOUT_MS = 30_000;
 /** After asking the other side to end a process: the channel's own end. */
 const KILL_GRACE_MS = 5_000;
+/** The reap after a process: a side that does not answer in this time is lost (the turn waits for it). */
+const REAP_TIMEOUT_MS = 10_000;
 /** An operation at the host's exit (synchronous). */
 const AT_EXIT_TIMEOUT_MS = 5_000;
 /** What is kept of an operation's stderr, for messages. */
@@ -199,7 +201,7 @@ class RemoteChannel {
         return;
       }
       // Its process group swept there, how it ended, what it wrote for the reply.
-      const reap = await this.run(this.core.reap(proc.id, outputs));
+      const reap = await this.run(this.core.reap(proc.id, outputs), REAP_TIMEOUT_MS);
       const whole = remoteClass().finished(reap.stdout);
       const result = this.core.reaped(end.exitCode ?? undefined, end.signal ?? undefined, proc.killed, whole ? reap.stdout : undefined, outputs);
       this.live.delete(proc);

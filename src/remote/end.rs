@@ -4,14 +4,13 @@
 //! channel cut while the agent ran (its process group then ended through a
 //! new connection). A lost transport reaches the engine as a last line of
 //! the agent's stderr that starts with [`TRANSPORT_LOST`], which the run's
-//! judgement reads as a crash (`process_error`).
+//! judgement reads as a crash (`process_error`, `crate::run::transport_lost`).
 
 use serde_json::{json, Value};
 
 use super::wire::Frame;
 
-/// The first word of the line that says the channel was lost.
-pub const TRANSPORT_LOST: &str = "transport_lost";
+pub use crate::run::{transport_lost_in, TRANSPORT_LOST};
 
 /// How the channel's local process (`ssh`, `docker`, …) ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -130,13 +129,4 @@ pub fn judge(
         outputs: handed,
         transport_lost: None,
     }
-}
-
-/// The line among an attempt's last lines that says the channel was lost.
-pub fn transport_lost_in(lines: &[String]) -> Option<&str> {
-    lines
-        .iter()
-        .rev()
-        .map(|l| l.trim())
-        .find(|l| l.starts_with(TRANSPORT_LOST) && l[TRANSPORT_LOST.len()..].starts_with(':'))
 }
