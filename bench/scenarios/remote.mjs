@@ -1,11 +1,12 @@
 // A kept session's turn over SSH on loopback against the same turn run
 // here, on a STUB ACP agent (bench/stub-acp-agent.cjs: it measures our
 // channel, not an agent): the tests' own sshd on 127.0.0.1
-// (tests/remote/sshd.cjs). Rounds alternate a local session and one over
-// SSH, each opened, prompted TURNS times and closed; the medians of the
-// turns' times are compared (bar ≤ 1.5×), and the SSH connections each
-// session opened are counted from the server's log (bar ≤ 2). Needs root
-// (the test sshd logs in as root).
+// (tests/remote/sshd.cjs). Each round opens a session here and one over
+// SSH, prompts them turn by turn, one then the other (the order swapped
+// every turn, so that both meet the machine's load alike), and closes
+// them; the medians of the turns' times are compared (bar ≤ 1.5×), and the
+// SSH connections each session opened are counted from the server's log
+// (bar ≤ 2). Needs root (the test sshd logs in as root).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -38,35 +39,42 @@ if (!available()) {
   const options = { cd: cwd, command: STUB, timeout: 60, maxDuration: 120, maxRetries: 0 };
   const remoteOptions = { ...options, host: sshd.host(), env: { PATH: process.env.PATH } };
 
-  /** One session: opened, TURNS turns, closed; the turns' times in ms, and the SSH connections it opened. */
-  async function session(opts) {
+  /** One turn of `s`, timed (ms). */
+  async function turn(s, t) {
+    const t0 = performance.now();
+    const result = await s.prompt(`turn ${t}`);
+    const ms = performance.now() - t0;
+    assert.equal(result.success, true, JSON.stringify(result.error));
+    assert.equal(result.reply.text, 'ok');
+    return ms;
+  }
+
+  /** A round: a session here and one over SSH, TURNS turns each, interleaved; closed. */
+  async function round(here, there) {
     const before = sshd.connections();
-    const s = await pkg.openAgentSession('google-gemini', opts);
-    const times = [];
+    const local = await pkg.openAgentSession('google-gemini', options);
+    const remote = await pkg.openAgentSession('google-gemini', remoteOptions);
     for (let t = 0; t < TURNS; t++) {
-      const t0 = performance.now();
-      const turn = await s.prompt(`turn ${t}`);
-      times.push(performance.now() - t0);
-      assert.equal(turn.success, true, JSON.stringify(turn.error));
-      assert.equal(turn.reply.text, 'ok');
+      if (t % 2 === 0) {
+        here.push(await turn(local, t));
+        there.push(await turn(remote, t));
+      } else {
+        there.push(await turn(remote, t));
+        here.push(await turn(local, t));
+      }
     }
-    await s.close();
-    return { times, connections: sshd.connections() - before };
+    await local.close();
+    await remote.close();
+    return sshd.connections() - before;
   }
 
   try {
     // Warm up both (the module's compile, the first spawns, the first connection).
-    await session(options);
-    await session(remoteOptions);
+    await round([], []);
     const here = [];
     const there = [];
     const connections = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      here.push(...(await session(options)).times);
-      const remote = await session(remoteOptions);
-      there.push(...remote.times);
-      connections.push(remote.connections);
-    }
+    for (let r = 0; r < ROUNDS; r++) connections.push(await round(here, there));
     const ratio = median(there) / median(here);
     report({ family: 'remote', scenario, impl: 'here', turns: here.length, medianMs: median(here) });
     report({ family: 'remote', scenario, impl: 'over SSH', turns: there.length, medianMs: median(there) });
