@@ -17,6 +17,8 @@ export interface TeamMemberSessionOptions {
   model?: string;
   /** The executable of its agent (in place of the team's `command`). */
   command?: string;
+  /** The machine its agent runs on (in place of the team's `host`). */
+  host?: RemoteHost;
 }
 
 /** A member of an `AgentTeam`: an agent with its instructions and budget, and its own session options. */
@@ -37,8 +39,6 @@ export interface TeamMember extends TeamMemberSessionOptions {
   protocol?: 'acp' | 'cli';
   /** Budget of each of its prompts, in UTF-8 bytes; default 768 KiB. */
   maxBytes?: number;
-  /** The machine its agent runs on, when not the team's (`options.host`). */
-  host?: RemoteHost;
 }
 
 /**
