@@ -43,7 +43,11 @@ class RemoteChannel {
     this.execFn = isExecHost(host) ? host.exec : null;
     const given = this.execFn ? { ...host, exec: { function: true } } : host;
     // A folder of the run's own here: the shared SSH connection's socket.
+    // Named as the run folders are (a host killed outright has it swept by
+    // the next), but removed by this channel alone, after its last
+    // operation: at the host's end the folders' own cleanup runs first.
     this.localFolder = runFolderName();
+    removeRunFolder(this.localFolder);
     try {
       // The run's folder there is named apart from this one (the two are one folder over SSH to this same machine).
       this.core = new (remoteClass())(given, path.join(this.localFolder, 'ssh'), env ?? null, `remote-${path.basename(this.localFolder)}`);
@@ -177,8 +181,6 @@ class RemoteChannel {
       child.exited.then((end) => host.feed((e, now) => e.spawnFailed(end.error?.code ?? 'UNKNOWN', now)));
       return;
     }
-    child.stdin.on('error', () => {});
-    child.stdin.write(spawned.op.stdin);
     const proc = { id: spawned.id, child, killed: false, watcher: null };
     this.live.add(proc);
     const handle = {
@@ -189,6 +191,12 @@ class RemoteChannel {
         return child.ended;
       },
     };
+    // A write to a channel already gone (EPIPE): what was written never
+    // reached the other side, which the engine is told, as for a process here.
+    child.stdin.on('error', () => {
+      if (host.child === handle) host.feed((e, now) => e.writeFailed(now));
+    });
+    child.stdin.write(spawned.op.stdin);
     host.child = handle;
     host.engine.spawned(Date.now());
     if (action.retryLog) proc.watcher = this.watch(proc, action.retryLog, host);
