@@ -28,6 +28,7 @@ const FAMILIES = [
   ['session', 'scenarios/session.mjs', []],
   ['turn-two', 'scenarios/turn-two.mjs', []],
   ['team', 'scenarios/team.mjs', []],
+  ['remote', 'scenarios/remote.mjs', []],
 ];
 
 const unknown = (only ?? []).filter((name) => !FAMILIES.some(([family]) => family === name));

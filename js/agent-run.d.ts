@@ -55,6 +55,15 @@ export interface RunAgentOptions {
    * written. Its variables replace the same ones of `env`.
    */
   endpoint?: AgentEndpoint;
+  /**
+   * Runs the agent on another machine, reached through a channel you
+   * already use: SSH, `docker exec`, `kubectl exec`, or your own function.
+   * There `cd` and `command` are that side's, the run's own files are made
+   * and removed there, and `env` holds only the variables to add to that
+   * side's own environment (they travel on the channel's stdin, never in an
+   * argument list). See `RemoteHost`.
+   */
+  host?: RemoteHost;
   /** Kills the process tree; the run says `aborted`. */
   signal?: AbortSignal;
   /** The parser's events, live, as the agent prints them. */
@@ -231,6 +240,25 @@ export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegist
 export type McpServerConfig =
   | { name: string; type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
   | { name: string; type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+
+/**
+ * Where an agent runs when not here (`options.host`). Nothing is installed
+ * on the other side but a POSIX `sh` script given as an argument; that side
+ * needs `sh` and the agent itself (docs/remote-hosts.md).
+ */
+export type RemoteHost =
+  /** `ssh`, one connection per session (shared, ended at close); key authentication only (BatchMode). */
+  | { ssh: { host: string; user?: string; port?: number; identityFile?: string; /** `Key=Value` settings, as `ssh -o` takes them. */ options?: string[] } }
+  /** `docker exec -i` into a running container; `docker`: another executable with the same arguments (`podman`). */
+  | { docker: { container: string; user?: string; docker?: string } }
+  /** `kubectl exec -i` into a running pod. */
+  | { kubernetes: { pod: string; namespace?: string; container?: string; context?: string; kubectl?: string } }
+  /**
+   * Any other channel: given the argument list to run on the other side
+   * (it holds no secret) and this process's environment, answer the local
+   * command that runs it there with its stdin, stdout and stderr.
+   */
+  | { exec: (argv: string[], env: Record<string, string | undefined>) => { command: string; args: string[] } };
 
 /** `openAgentSession`'s options: runAgent's, less the per-turn ones, plus the session's own. */
 export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEvent' | 'onPermission' | 'protocol' | 'extraArgs' | 'outputSchema'> {

@@ -154,6 +154,8 @@ class EngineHost {
         this.closed = true;
         this.terminals.killAll();
         if (this.timer) clearTimeout(this.timer);
+        // An agent on another machine: its run ended and removed there first.
+        if (this.channel) return void this.channel.close().finally(() => this.resolveClosed());
         removeRunFolder(this.runFolder);
         // Closed once the last process's whole tree is gone, not only the process.
         const last = this.lastChild;
@@ -167,6 +169,8 @@ class EngineHost {
   }
 
   spawn(action) {
+    // An agent on another machine: through its channel (./remote-channel.cjs).
+    if (this.channel) return this.channel.spawn(action, this);
     const adds = (vars) => vars && Object.keys(vars).length > 0;
     const env =
       adds(action.defaultEnv) || adds(action.env) || adds(this.launchEnv)
@@ -257,6 +261,9 @@ class EngineHost {
           this.onHostError(err);
           answer = { action: 'cancel' };
         }
+      } else if (this.channel) {
+        // The files of an agent on another machine are there.
+        answer = await this.channel.fileMethod(this.engine, action);
       } else {
         const real = realPath(action.path);
         const write = action.ask === 'write';

@@ -64,7 +64,8 @@ async function openAgent(api, agentType, options) {
     warnUnknownKeys("the session's options", given, warn);
     const sessionUpdate = checkFunction(given.onUpdate, 'sessionOptions.onUpdate');
     const { onUpdate: _su, ...own } = given;
-    if (typeof own.cd === 'string' && own.cd !== '') {
+    // On another machine the agent's folder is that side's (not checked here).
+    if (typeof own.cd === 'string' && own.cd !== '' && !host.channel) {
       const full = path.resolve(own.cd);
       const problem = directoryProblem(full);
       if (problem) throw inputError(`sessionOptions.cd ${cdWhy(problem)}: ${own.cd}`);

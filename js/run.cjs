@@ -40,7 +40,9 @@ function agentArg(agent) {
  * messages; `asIs`: a command found nowhere is spawned as it is, and
  * `onNotFound(message)` hears where it was looked for (the Gemini tool).
  */
-async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound }) {
+async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound, remote, ...remoteOptions }) {
+  // An agent on another machine (`options.host`): through its channel (./remote-start.cjs).
+  if (remote != null) return require('./remote-start.cjs').prepareRemote(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, ...remoteOptions });
   // The run's own folder (the endpoint's settings, the agent's home, a
   // long system prompt, images given as data), removed when it closes.
   const runFolder = runFolderName();
@@ -104,16 +106,17 @@ function realCd(options) {
  * `{ failed }`. `rest`: the options without the functions and `env`.
  */
 async function startEngine(agent, rest, { env, onPermission, onElicitation, onUpdate, onHostError, warn, process: several = false }) {
-  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, ...options } = rest;
+  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, host: remote, ...options } = rest;
   const asks = onPermission !== undefined;
   return prepare(
-    (Engine, runFolder) => {
-      const given = { ...options, cd: realCd(options), runFolder };
+    // `there`: the folder on another machine (options.host).
+    (Engine, runFolder, there) => {
+      const given = { ...options, cd: there ? there.cd : realCd(options), runFolder };
       return several
         ? Engine.process(agentArg(agent), given, command ?? '', asks)
         : Engine.session(agentArg(agent), given, command ?? '', asks, onUpdate !== undefined);
     },
-    { env, onPermission, onElicitation, onUpdate, onHostError, warn },
+    { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, cd: options.cd },
   );
 }
 
@@ -160,11 +163,12 @@ async function runOnce(agent, request, options, host) {
   const answer = host.answer ?? ((send) => send(request.prompt, undefined, 0));
   const { __RunResult: RunResult } = nodeModule();
   const agentType = agentArg(agent);
-  const { command, onPermission: _p, attachments: given, ...rest } = options;
+  const { command, onPermission: _p, attachments: given, host: remote, ...rest } = options;
   const acp = nodeModule().__Engine.runProtocol(agentType, rest) === 'acp';
   let attachments;
   const started = await prepare(
-    (Engine, runFolder) => {
+    // `there`: the folder and attachments on another machine (options.host).
+    (Engine, runFolder, there) => {
       const files = {
         systemPromptFile: path.join(runFolder, 'system-prompt.md'),
         usageFile: path.join(runFolder, 'usage.json'),
@@ -173,12 +177,13 @@ async function runOnce(agent, request, options, host) {
       };
       // Over ACP images travel as data in the prompt; over the CLI they are
       // files on its command line.
-      const read = given == null || typeof rest.cd !== 'string' ? given : materialize(given, { cd: path.resolve(rest.cd), scratch: acp ? null : path.join(runFolder, 'attachments') });
+      const read = there ? there.attachments : given == null || typeof rest.cd !== 'string' ? given : materialize(given, { cd: path.resolve(rest.cd), scratch: acp ? null : path.join(runFolder, 'attachments') });
       if (acp) attachments = read;
-      const runOptions = { ...rest, cd: acp ? realCd(rest) : rest.cd, ...files, ...(acp || read === undefined ? {} : { attachments: read }) };
+      const cd = there ? there.cd : acp ? realCd(rest) : rest.cd;
+      const runOptions = { ...rest, cd, ...files, ...(acp || read === undefined ? {} : { attachments: read }) };
       return Engine.run(agentType, request, runOptions, command ?? '', onPermission !== undefined, keepEvents);
     },
-    { ...host, onHostError: (err) => onHostError?.(err) },
+    { ...host, onHostError: (err) => onHostError?.(err), remote, cd: rest.cd, attachments: given, scratch: !acp },
   );
   // A run that never started is its answer's only turn.
   const notRun = (result) => answer(async () => result);
@@ -190,6 +195,7 @@ async function runOnce(agent, request, options, host) {
   if (signal?.aborted) {
     engine.free();
     removeRunFolder(runHost.runFolder);
+    await runHost.channel?.close();
     return notRun(RunResult.aborted(agentType));
   }
   let op;

@@ -72,6 +72,7 @@ async function openStarted(started) {
   const opened = await host.run((now) => host.engine.open(now));
   if (opened.failed) {
     await host.run((now) => host.engine.close(now));
+    await host.closedPromise; // an agent on another machine: cleaned up there too
     host.engine.free();
     throw agentError(opened.failed);
   }
@@ -202,7 +203,12 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
           events: onEvent !== undefined,
         };
         // The turn's attachments, after the prompt (read from disk here; the core checks them).
-        attachments = turn.attachments == null ? undefined : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
+        attachments =
+          turn.attachments == null
+            ? undefined
+            : host.channel // an agent on another machine: paths are that side's
+              ? await require('./remote-start.cjs').attachmentsThere(host.channel, turn.attachments, plan.cd, null)
+              : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
       } catch (err) {
         schema?.free();
         if (err?.name !== 'AgentContextError') throw err;

@@ -20,8 +20,8 @@ function describe(value) {
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** The session options a member may have of its own, beside its identity. */
-const OWN = ['endpoint', 'env', 'model', 'command'];
+/** The session options a member may have of its own, beside its identity (`host`: the machine it runs on). */
+const OWN = ['endpoint', 'env', 'model', 'command', 'host'];
 
 /** Defines the class over the Node entry's exports (`api`). */
 function defineAgentTeam(api) {
@@ -231,7 +231,7 @@ function defineAgentTeam(api) {
     #sessionOptions(action) {
       const { endpoint, ...options } = this.#run;
       const own = this.#own.get(action.member) ?? {};
-      for (const key of ['env', 'model', 'command']) if (own[key] != null) options[key] = own[key];
+      for (const key of ['env', 'model', 'command', 'host']) if (own[key] != null) options[key] = own[key];
       if (action.endpoint === 'team') options.endpoint = endpoint;
       if (action.endpoint === 'own') options.endpoint = own.endpoint;
       options.protocol = action.protocol;

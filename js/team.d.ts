@@ -17,6 +17,8 @@ export interface TeamMemberSessionOptions {
   model?: string;
   /** The executable of its agent (in place of the team's `command`). */
   command?: string;
+  /** The machine its agent runs on (in place of the team's `host`). */
+  host?: RemoteHost;
 }
 
 /** A member of an `AgentTeam`: an agent with its instructions and budget, and its own session options. */

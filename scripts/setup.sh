@@ -12,14 +12,18 @@
 #     passes it: no agent CLI is installed for the demo.
 #   --bundlers: Vite, esbuild, webpack and electron-vite for the bundler tests,
 #     from tests/bundlers/package-lock.json, kept the same way.
+#   --remote: Debian's openssh-server and docker.io, for the tests of agents on
+#     other machines (tests/remote/: an sshd and a dockerd of the tests' own;
+#     neither is started here).
 set -euo pipefail
-browser=0 agents=0 bundlers=0
+browser=0 agents=0 bundlers=0 remote=0
 for arg in "$@"; do
   case "$arg" in
     --browser) browser=1 ;;
     --agents) agents=1 ;;
     --bundlers) bundlers=1 ;;
-    *) echo "setup: unknown option $arg (known: --browser --agents --bundlers)" >&2; exit 2 ;;
+    --remote) remote=1 ;;
+    *) echo "setup: unknown option $arg (known: --browser --agents --bundlers --remote)" >&2; exit 2 ;;
   esac
 done
 cd "$(dirname "$0")/.."
@@ -70,4 +74,12 @@ if [ "$browser" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chro
   [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >&2
+fi
+
+if [ "$remote" = 1 ] && { [ ! -x /usr/sbin/sshd ] || [ ! -x /usr/sbin/dockerd ]; }; then
+  log "installing Debian's openssh-server and docker.io"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends openssh-server docker.io >&2
 fi

@@ -11,7 +11,7 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # crate again when it changed. Two runs at once should each set their own.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agent-context/target}"
 
-bash scripts/setup.sh --browser --agents --bundlers
+bash scripts/setup.sh --browser --agents --bundlers --remote
 
 # Each step's heading says how long the run has taken so far (CI's budget).
 step() { printf '\n== %s  [%dm%02ds]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
@@ -76,8 +76,8 @@ rm -f "$gemini_log"
 # Every other live file in one run, three at a time: the runs share no state
 # (each has its own HOME, folder and mock), and most of their time is spent
 # waiting on the agents' own retries.
-step "real agent CLIs, over their command lines and over ACP, against mock APIs on 127.0.0.1 (node --test, 3 files at a time)"
-live=$(find tests/cli tests/acp -maxdepth 1 -name '*.test.cjs' ! -name gemini_tool.test.cjs | sort)
+step "real agent CLIs, over their command lines and over ACP, here and through SSH, Docker and exec channels, against mock APIs on 127.0.0.1 (node --test, 3 files at a time)"
+live=$(find tests/cli tests/acp tests/remote -maxdepth 1 -name '*.test.cjs' ! -name gemini_tool.test.cjs | sort)
 # shellcheck disable=SC2086
 node --test --test-concurrency=3 $live
 

@@ -64,6 +64,7 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "onPermission",
     "mcpServers",
     "endpoint",
+    "host",
     "attachments",
     "logger",
     "onElicitation",
@@ -91,6 +92,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "onUpdate",
     "idleClose",
     "endpoint",
+    "host",
     "logger",
     "onElicitation",
     "terminals",
@@ -131,6 +133,7 @@ pub const TEAM_OPTIONS: &[&str] = &[
     "onUpdate",
     "idleClose",
     "endpoint",
+    "host",
     "logger",
     "onElicitation",
     "terminals",
@@ -154,6 +157,7 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "onUpdate",
     "idleClose",
     "endpoint",
+    "host",
     "logger",
     "onElicitation",
     "terminals",
@@ -176,6 +180,7 @@ pub const TEAM_MEMBER: &[&str] = &[
     "env",
     "model",
     "command",
+    "host",
 ];
 
 /// `team.ask(memberId, options)`'s options.

@@ -203,6 +203,14 @@ pub fn command_not_found(agent: &AgentSpec, command: &str, detail: String) -> Fa
 
 fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
     let name = e.agent.name;
+    // The channel to an agent on another machine was cut while it ran: a
+    // crash, whatever the agent printed last.
+    if let Some(line) = super::transport_lost_in(e.last_lines) {
+        return Failure::new(
+            AgentErrorKind::ProcessError,
+            format!("{name} stopped: {line}"),
+        );
+    }
     let fatal: Vec<&str> = e
         .reply
         .errors

@@ -17,6 +17,7 @@ mod result;
 mod retry_count;
 pub mod signs;
 mod tail;
+mod transport_lost;
 
 pub use crate::error_kind::AgentErrorKind;
 pub use attempt_end::{AttemptEnd, StopReason};
@@ -33,3 +34,4 @@ pub use own_retries::{own_retry_config, LogWatch, OwnRetryConfig};
 pub use result::{AgentRun, RunError};
 pub use retry_count::{OwnRetriesOver, RetryCount};
 pub use tail::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
+pub use transport_lost::{transport_lost_in, TRANSPORT_LOST};

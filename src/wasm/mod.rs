@@ -55,6 +55,8 @@ mod json_bridge;
 #[cfg(feature = "gemini-tool")]
 mod platform_api;
 #[cfg(feature = "gemini-tool")]
+mod remote_api;
+#[cfg(feature = "gemini-tool")]
 mod run_home_api;
 #[cfg(feature = "gemini-tool")]
 mod run_result_api;
@@ -95,6 +97,8 @@ pub use invocation_api::*;
 pub use option_keys_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use platform_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use remote_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use run_result_api::*;
 #[cfg(feature = "api")]

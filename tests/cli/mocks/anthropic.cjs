@@ -28,6 +28,18 @@ function toolOutput(body) {
 }
 
 /** `content` blocks → the stream of events that builds them. */
+/** A stream that starts a text answer with `text`, then sends nothing more. */
+function stallAfter(res, body, text) {
+  counter += 1;
+  startSse(res);
+  sse(res, 'message_start', {
+    type: 'message_start',
+    message: { id: `msg_mock_${counter}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...USAGE, output_tokens: 1 } },
+  });
+  sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+  sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+}
+
 function stream(res, body, blocks, stopReason) {
   counter += 1;
   startSse(res);
@@ -90,6 +102,9 @@ function respond(req, res, scenario) {
   const offersTools = Array.isArray(req.body?.tools) && req.body.tools.length > 0;
   if (offersTools) loopCalls += 1;
   if (scenario === 'stall' || (scenario === 'stallOnce' && offersTools && loopCalls === 1)) return stall(res);
+  // stallSecond: the second call of the agent loop (a turn after a good
+  // one) starts its answer, then goes silent.
+  if (scenario === 'stallSecond' && offersTools && loopCalls === 2) return stallAfter(res, req.body ?? {}, 'Let me think');
   if (scenario === 'reject') return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: temperature is out of range.' } });
   if (scenario === 'error') {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });

@@ -104,7 +104,7 @@ function respond(req, res, scenario) {
   if (scenario === 'quota') {
     return json(res, 429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' } });
   }
-  if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1)) return stall(res);
+  if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1) || (scenario === 'stallSecond' && mainCalls === 2)) return stall(res);
   if (scenario === 'reject') return json(res, 400, { error: { message: 'Mock rejects this request: temperature is out of range.', type: 'invalid_request_error', code: null } });
   if (scenario === 'error' || scenario === 'error500') {
     return json(res, 500, { error: { message: 'Mock server error: the model is unavailable.', type: 'server_error', code: 'server_error' } });

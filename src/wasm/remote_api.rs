@@ -1,0 +1,319 @@
+//! The binding of an agent's run on another machine (`crate::remote`): the
+//! internal `__RemoteRun` that `js/remote-channel.cjs` asks what to start
+//! for each operation and hands the answers to. Node only; no decision is
+//! made here.
+
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::js_result;
+use super::json_bridge::{from_serializable, to_json};
+use crate::error::{AgentContextError, Result as CoreResult};
+use crate::invocation::InvocationFile;
+use crate::remote::{self, ChannelEnd, GotBytes, LocalSpawn, ProbeProblem, RemoteHost, RemoteRun};
+use crate::run_home::{home_plan, user_folder, HomeRequest};
+
+/// One run on another machine (internal). See `crate::remote::RemoteRun`.
+#[wasm_bindgen(js_name = __RemoteRun, skip_typescript)]
+pub struct RemoteRunJs {
+    inner: RemoteRun,
+}
+
+fn pairs(value: &Value, what: &str) -> CoreResult<Vec<(String, String)>> {
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::Object(map) => Ok(map
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+            .collect()),
+        _ => Err(AgentContextError::invalid(format!(
+            "{what} must be an object of strings"
+        ))),
+    }
+}
+
+fn files(value: &Value) -> Vec<InvocationFile> {
+    value
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|f| {
+                    Some(InvocationFile {
+                        path: f.get("path")?.as_str()?.to_owned(),
+                        content: f.get("content")?.as_str()?.to_owned(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn text(value: &Value, key: &str) -> String {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[wasm_bindgen(js_class = __RemoteRun)]
+impl RemoteRunJs {
+    /// `host`: `options.host` (its function form as `{ exec: { function:
+    /// true } }`); `control`: the SSH control socket's path; `env`: the
+    /// caller's `options.env` or `null`; `runName`: the run folder's name.
+    /// A wrong field throws `AgentContextError` (`INVALID_INPUT`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        host: JsValue,
+        control: String,
+        env: JsValue,
+        run_name: String,
+    ) -> Result<RemoteRunJs, JsValue> {
+        let host = js_result(to_json(&host, "options.host"))?;
+        let host = js_result(RemoteHost::read(&host, "options.host"))?;
+        let env = if env.is_null() || env.is_undefined() {
+            Vec::new()
+        } else {
+            js_result(to_json(&env, "options.env").and_then(|v| pairs(&v, "options.env")))?
+        };
+        Ok(RemoteRunJs {
+            inner: js_result(RemoteRun::new(host, &control, env, &run_name))?,
+        })
+    }
+
+    /// How messages name the other side.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name().to_owned()
+    }
+
+    /// Whether the channel is SSH (its shared connection is ended at close).
+    #[wasm_bindgen(getter)]
+    pub fn ssh(&self) -> bool {
+        matches!(self.inner.host(), RemoteHost::Ssh(_))
+    }
+
+    /// The run's folder there ('' before the probe).
+    #[wasm_bindgen(getter, js_name = runFolder)]
+    pub fn run_folder(&self) -> String {
+        self.inner.run_folder().to_owned()
+    }
+
+    /// `{ local, stdin }`: `local` is `{ via: 'spawn', command, args }` or
+    /// `{ via: 'exec', argv }` (the host's function answers the command).
+    pub fn probe(&self, cd: Option<String>) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(
+            &self.inner.probe(cd.as_deref()).to_json(),
+        ))
+    }
+
+    /// `{ ok: { runFolder, cd, env } }` or `{ problem: { kind:
+    /// 'unreachable' | 'cd', message } }`.
+    pub fn probed(&mut self, answer: Vec<u8>, stderr: String) -> Result<JsValue, JsValue> {
+        let value = match self.inner.probed(&answer, &stderr) {
+            Ok(probed) => json!({ "ok": {
+                "runFolder": probed.run_folder,
+                "cd": probed.cd,
+                "env": Value::Object(probed.env.into_iter().map(|(k, v)| (k, Value::String(v))).collect()),
+            }}),
+            Err(ProbeProblem::Unreachable(message)) => {
+                json!({ "problem": { "kind": "unreachable", "message": message } })
+            }
+            Err(ProbeProblem::Cd(message)) => {
+                json!({ "problem": { "kind": "cd", "message": message } })
+            }
+        };
+        js_result(from_serializable(&value))
+    }
+
+    /// Files the run writes before its processes start (`[{ path, content }]`).
+    #[wasm_bindgen(js_name = stageFiles)]
+    pub fn stage_files(&mut self, list: JsValue) -> Result<(), JsValue> {
+        let list = js_result(to_json(&list, "files"))?;
+        self.inner.stage_files(&files(&list));
+        Ok(())
+    }
+
+    /// Bytes of a file the run writes before its processes start.
+    #[wasm_bindgen(js_name = stageBytes)]
+    pub fn stage_bytes(&mut self, path: String, bytes: Vec<u8>) {
+        self.inner.stage_bytes(&path, &bytes);
+    }
+
+    /// For a plan's `home`: the user's folder there (from the probe's
+    /// `env`), and the operation that lists it; `null` when there is none.
+    #[wasm_bindgen(js_name = listHome)]
+    pub fn list_home(&self, home: JsValue, env: JsValue) -> Result<JsValue, JsValue> {
+        let request = js_result(home_request(&home))?;
+        let env = js_result(to_json(&env, "env").and_then(|v| pairs(&v, "env")))?;
+        let Some(user) = user_folder(&request, &env) else {
+            return Ok(JsValue::NULL);
+        };
+        let op = self.inner.list(&user, &request.settings_file).to_json();
+        js_result(from_serializable(&json!({ "user": user, "op": op })))
+    }
+
+    /// The run's home staged from the list's answer (`user`: `null` when
+    /// there is no folder of the user's).
+    #[wasm_bindgen(js_name = stageHome)]
+    pub fn stage_home(
+        &mut self,
+        home: JsValue,
+        user: Option<String>,
+        answer: Option<Vec<u8>>,
+    ) -> Result<(), JsValue> {
+        let request = js_result(home_request(&home))?;
+        let (entries, settings) = match answer {
+            Some(bytes) => js_result(self.inner.listed(&bytes))?,
+            None => (Vec::new(), None),
+        };
+        let plan = home_plan(&request, user.as_deref(), &entries, settings.as_deref());
+        self.inner.stage_home(&plan);
+        Ok(())
+    }
+
+    /// A `spawn` action: `{ id, op }`.
+    pub fn spawn(&mut self, action: JsValue) -> Result<JsValue, JsValue> {
+        let a = js_result(to_json(&action, "spawn"))?;
+        let spawn = LocalSpawn {
+            command: text(&a, "command"),
+            args: strings(&a["args"]),
+            env: js_result(pairs(&a["env"], "env"))?,
+            default_env: js_result(pairs(&a["defaultEnv"], "defaultEnv"))?,
+            cwd: text(&a, "cwd"),
+            files: files(&a["files"]),
+            outputs: strings(&a["outputs"]),
+        };
+        let (id, op) = js_result(self.inner.spawn(&spawn))?;
+        js_result(from_serializable(&json!({ "id": id, "op": op.to_json() })))
+    }
+
+    /// Reads a spawn's `retryLog` as it grows until process `id` ends.
+    pub fn watch(&self, id: String, log: JsValue) -> Result<JsValue, JsValue> {
+        let log = js_result(to_json(&log, "retryLog"))?;
+        let watch = crate::run::LogWatch {
+            path: text(&log, "path"),
+            every_ms: log.get("everyMs").and_then(Value::as_u64).unwrap_or(250),
+            keep_bytes: log
+                .get("keepBytes")
+                .and_then(Value::as_u64)
+                .unwrap_or(1 << 20),
+        };
+        js_result(from_serializable(&self.inner.watch(&id, &watch).to_json()))
+    }
+
+    pub fn reap(&self, id: String, outputs: Vec<String>) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(&self.inner.reap(&id, &outputs).to_json()))
+    }
+
+    /// `{ exitCode, signal, outputs: [[path, content]], transportLost }`.
+    pub fn reaped(
+        &self,
+        exit_code: Option<i32>,
+        signal: Option<String>,
+        killed: bool,
+        answer: Option<Vec<u8>>,
+        outputs: Vec<String>,
+    ) -> Result<JsValue, JsValue> {
+        let channel = ChannelEnd { exit_code, signal };
+        let end = self
+            .inner
+            .reaped(&channel, killed, answer.as_deref(), &outputs);
+        js_result(from_serializable(&end.to_json()))
+    }
+
+    pub fn kill(&self, id: String, signal: String) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(&self.inner.kill(&id, &signal).to_json()))
+    }
+
+    /// Ends everything of the run there and removes its folder (`null`
+    /// before the probe).
+    pub fn clean(&self) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(
+            &self.inner.clean().map(|op| op.to_json()),
+        ))
+    }
+
+    /// The command that ends the shared SSH connection, or `null`.
+    #[wasm_bindgen(js_name = endShared)]
+    pub fn end_shared(&self) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(
+            &self.inner.end_shared().map(|l| l.to_json()),
+        ))
+    }
+
+    pub fn resolve(&self, path: String) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(&self.inner.resolve(&path).to_json()))
+    }
+
+    pub fn resolved(&self, answer: Vec<u8>) -> Result<String, JsValue> {
+        js_result(self.inner.resolved(&answer))
+    }
+
+    pub fn get(&self, path: String) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(&self.inner.get(&path).to_json()))
+    }
+
+    /// `{ content }` or `{ error }`.
+    pub fn got(&self, answer: Vec<u8>) -> Result<JsValue, JsValue> {
+        let value = match self.inner.got(&answer) {
+            Ok(content) => json!({ "content": content }),
+            Err(code) => json!({ "error": code }),
+        };
+        js_result(from_serializable(&value))
+    }
+
+    /// `{ bytes }` (a Uint8Array) of a file read with `get`, or `{ size }`
+    /// when over `max` bytes, or `{ error }`.
+    #[wasm_bindgen(js_name = gotBytes)]
+    pub fn got_bytes(&self, answer: Vec<u8>, max: f64) -> Result<JsValue, JsValue> {
+        let max = if max.is_finite() && max > 0.0 {
+            max as usize
+        } else {
+            0
+        };
+        match self.inner.got_bytes(&answer, max) {
+            Ok(bytes) => {
+                let out = js_sys::Object::new();
+                js_sys::Reflect::set(&out, &"bytes".into(), &js_sys::Uint8Array::from(&bytes[..]))?;
+                Ok(out.into())
+            }
+            Err(GotBytes::Size(size)) => js_result(from_serializable(&json!({ "size": size }))),
+            Err(GotBytes::Error(code)) => js_result(from_serializable(&json!({ "error": code }))),
+        }
+    }
+
+    pub fn put(&self, path: String, content: String) -> Result<JsValue, JsValue> {
+        js_result(from_serializable(
+            &self.inner.put(&path, &content).to_json(),
+        ))
+    }
+
+    /// Whether an operation's answer came whole.
+    pub fn finished(answer: Vec<u8>) -> bool {
+        RemoteRun::finished(&answer)
+    }
+
+    /// The host's `exec` function's answer, checked: `{ via: 'spawn', command, args }`.
+    #[wasm_bindgen(js_name = execAnswer)]
+    pub fn exec_answer(answer: JsValue) -> Result<JsValue, JsValue> {
+        let answer = js_result(to_json(&answer, "options.host.exec's answer"))?;
+        js_result(remote::exec_answer(&answer).and_then(|l| from_serializable(&l.to_json())))
+    }
+}
+
+fn home_request(value: &JsValue) -> CoreResult<HomeRequest> {
+    serde_json::from_value(to_json(value, "home")?)
+        .map_err(|e| AgentContextError::invalid(format!("home is not a run's home: {e}")))
+}
