@@ -43,7 +43,17 @@ fn each_new_cli_gets_its_json_flags_and_the_prompt_on_stdin() {
     assert_eq!(copilot.args, ["--output-format", "json", "--no-ask-user"]);
     let opencode = build("opencode", None, &none);
     assert_eq!(opencode.command, "opencode");
-    assert_eq!(opencode.args, ["run", "--format", "json"]);
+    assert_eq!(
+        opencode.args,
+        [
+            "run",
+            "--format",
+            "json",
+            "--print-logs",
+            "--log-level",
+            "ERROR"
+        ]
+    );
     for run in [&qwen, &copilot, &opencode] {
         assert_eq!(run.stdin, output(None).prompt);
         assert!(run.files.is_empty());

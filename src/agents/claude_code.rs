@@ -3,7 +3,7 @@
 //! with `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`; context lines
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -156,4 +156,5 @@ pub const SIGNS: Signs = Signs {
     ],
     retry_lines: &[],
     retry_status: &[],
+    ..NO_SIGNS
 };

@@ -226,6 +226,32 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
             format!("{name} failed (exit code {})", exit.unwrap_or(0)),
         );
     }
+    // A parser that read the API's status as a number keeps it as the
+    // error's code `http_NNN` (Copilot, opencode): first, then the wording.
+    let coded = e
+        .reply
+        .errors
+        .iter()
+        .rev()
+        .filter(|err| err.fatal)
+        .find_map(|err| err.code.as_deref().and_then(status_from_code));
+    // The agent's own error says no HTTP answer came: the connection
+    // failed, whatever code it gave the failure (Claude's `server_error`,
+    // Gemini's JSON-RPC 500). Only its errors, not stderr's other lines (a
+    // telemetry upload that cannot connect offline says nothing of the API).
+    let answered = coded.is_some()
+        || fatal
+            .iter()
+            .any(|t| http_status(t, signs.status_prefixes).is_some());
+    let unreachable = (!answered)
+        .then(|| fatal.iter().find(|t| names_connection_failure(signs, t)))
+        .flatten();
+    if let Some(line) = unreachable {
+        return Failure::new(
+            AgentErrorKind::NetworkError,
+            format!("{name} could not reach the API: {line}"),
+        );
+    }
     // The latest error with a code the agent's table knows (Claude puts it
     // on the assistant message before the failed `result`).
     let codes = e.reply.errors.iter().rev();
@@ -242,15 +268,6 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
         return with(kind, format!("{name} failed ({})", kind.as_str()));
     }
     let marked = evidence().find_map(|t| marker(signs, t));
-    // A parser that read the API's status as a number keeps it as the
-    // error's code `http_NNN` (Copilot, opencode): first, then the wording.
-    let coded = e
-        .reply
-        .errors
-        .iter()
-        .rev()
-        .filter(|err| err.fatal)
-        .find_map(|err| err.code.as_deref().and_then(status_from_code));
     let status = coded
         .or_else(|| {
             fatal
@@ -275,6 +292,25 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
     if let Some(kind) = marked {
         return with(kind, format!("{name} failed ({})", kind.as_str()));
     }
+    // The API answered with an error the agent passed on without its
+    // status, in words nothing above explains: it refused the request.
+    let api_error = e
+        .reply
+        .errors
+        .iter()
+        .rev()
+        .filter(|err| err.fatal)
+        .any(|err| {
+            err.code
+                .as_deref()
+                .is_some_and(|code| signs.api_error_codes.contains(&code))
+        });
+    if api_error {
+        return with(
+            AgentErrorKind::RequestRejected,
+            format!("{name}: the API refused the request"),
+        );
+    }
     if let Some(err) = e
         .reply
         .errors
@@ -292,15 +328,36 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
             format!("{name} {} without its final event", ended(e.end)),
         );
     }
-    let what = match (exit, e.reply.status) {
-        (Some(0), _) => format!("{name} reported a failed run"),
-        (Some(code), ReplyStatus::Success) => {
+    let what = match (exit, e.reply.status, &e.end.signal) {
+        (Some(0), ..) => format!("{name} reported a failed run"),
+        (Some(code), ReplyStatus::Success, _) => {
             format!("{name} exited with code {code} after reporting success")
         }
-        (Some(code), _) => format!("{name} failed (exit code {code})"),
-        (None, _) => format!("{name} was ended by {}", signal_text(e.end)),
+        (Some(code), ..) => format!("{name} failed (exit code {code})"),
+        (None, _, Some(signal)) => format!("{name} was ended by {signal}"),
+        // Still running: it answered the turn with an error.
+        (None, _, None) => format!("{name} failed"),
     };
     with(AgentErrorKind::ProcessError, what)
+}
+
+/// Whether `text` says that no connection to the API could be made (a
+/// network marker, the agent's or the common ones) without naming an HTTP
+/// status: then no HTTP answer came, and the failure is a network error
+/// whatever code the agent put on it. A status in the words (a proxy's
+/// `502 … connection refused`) is an answer: read as that status.
+pub fn names_connection_failure(signs: &Signs, text: &str) -> bool {
+    marker(signs, text) == Some(AgentErrorKind::NetworkError)
+        && http_status(text, signs.status_prefixes).is_none()
+}
+
+/// The kind of an HTTP 4xx the API answered with (`request_rejected`),
+/// or what its words say more precisely (a bad key, a prompt too long).
+pub fn rejection(signs: &Signs, text: &str) -> AgentErrorKind {
+    match marker(signs, text) {
+        Some(kind @ (AgentErrorKind::AuthError | AgentErrorKind::ContextTooLong)) => kind,
+        _ => AgentErrorKind::RequestRejected,
+    }
 }
 
 fn marker(signs: &Signs, text: &str) -> Option<AgentErrorKind> {
@@ -318,15 +375,14 @@ fn has(text: &str, needle: &str) -> bool {
     n.len() <= t.len() && t.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
+/// How the process ended; a process still running (the agent answered the
+/// turn with an error over ACP) "reported an error".
 fn ended(end: &AttemptEnd) -> String {
-    match end.exit_code {
-        Some(code) => format!("exited with code {code}"),
-        None => format!("was ended by {}", signal_text(end)),
+    match (end.exit_code, &end.signal) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was ended by {signal}"),
+        (None, None) => "reported an error".to_owned(),
     }
-}
-
-fn signal_text(end: &AttemptEnd) -> &str {
-    end.signal.as_deref().unwrap_or("an unknown signal")
 }
 
 /// The lines that are not JSON events (stderr's, mostly).
