@@ -59,7 +59,7 @@ async function startEngine(agent, rest, { env, onPermission, onUpdate, onHostErr
   for (const message of plan.warnings ?? []) warn?.(message);
   const problem = directoryProblem(path.resolve(plan.cd));
   if (problem) engine.reject(`options.cd ${cdWhy(problem)}: ${options.cd}`, Date.now());
-  const host = new EngineHost(engine, { env, onPermission, onUpdate, onHostError, runFolder });
+  const host = new EngineHost(engine, { env, onPermission, onUpdate, onHostError, runFolder, warn });
   if (!problem) {
     const launch = await launchFor(plan.agentType, plan.command, env);
     if (!launch.found) engine.cannotLaunch(launch.kind === 'spawn_failed', launch.message, Date.now());

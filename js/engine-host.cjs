@@ -40,11 +40,13 @@ function realPath(file) {
  * `launchEnv`: the launcher's variables; `onPermission(params)`,
  * `onUpdate(update, sessionKey)`, `onHostError(err)`: the host's callbacks
  * (`sessionKey`: the session's on an engine of several);
- * `runFolder`: the run's own folder, removed when the engine closes.
+ * `runFolder`: the run's own folder, removed when the engine closes;
+ * `warn(message)`: the caller's logger, for what the engine warns of.
  */
 class EngineHost {
-  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder }) {
+  constructor(engine, { env, launchEnv, onPermission, onUpdate, onHostError, runFolder, warn }) {
     this.engine = engine;
+    this.warn = warn; // the caller's logger, for the engine's warnings
     this.runFolder = runFolder; // removed once the engine closes
     this.env = env;
     this.launchEnv = launchEnv ?? {};
@@ -148,6 +150,9 @@ class EngineHost {
         op?.resolve(action);
         return undefined;
       }
+      case 'warn':
+        this.warn?.(action.message);
+        return undefined;
       case 'closed':
         this.closed = true;
         if (this.timer) clearTimeout(this.timer);

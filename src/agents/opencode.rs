@@ -168,6 +168,9 @@ pub const SIGNS: Signs = Signs {
     retry_status: &[],
     not_retries: &["small=true"],
     first_failure_counted: true,
+    // Its model catalogue, fetched from its own host at start, fails
+    // offline: nothing to do with the endpoint.
+    chatter: &["Failed to fetch models.dev"],
     // Over ACP a failed call's JSON-RPC error names the error's class
     // (`data.errorName`): `APIError` is the API's answer.
     api_error_codes: &["APIError"],

@@ -36,9 +36,10 @@ pub struct Signs {
     /// try it was (opencode's `stream error` log lines): the first of an
     /// attempt is its first try, not counted.
     pub first_failure_counted: bool,
-    /// Other lines it prints while it waits, never counted: not progress
-    /// for the idle timeout either (Droid's telemetry it cannot send
-    /// offline).
+    /// Lines of its own side traffic (telemetry it cannot send offline,
+    /// Droid's; a catalogue it cannot fetch, opencode's): never counted,
+    /// not progress for the idle timeout, and not evidence of why a turn
+    /// failed.
     pub chatter: &'static [&'static str],
     /// Its error codes (`ReplyError.code`) that mean the API answered a
     /// model call with an error, for an agent that passes the API's message
@@ -47,6 +48,10 @@ pub struct Signs {
     /// read, so such an error that no status, code or wording explains is
     /// the API refusing the request (`request_rejected`).
     pub api_error_codes: &'static [&'static str],
+    /// Wording of a failure, and what the user can do about it, added to
+    /// the failure's message (Claude Code refusing to skip permissions as
+    /// root names `IS_SANDBOX=1`).
+    pub hints: &'static [(&'static str, &'static str)],
 }
 
 /// No signs: an agent the registry does not know (or given by its
@@ -64,4 +69,5 @@ pub const NO_SIGNS: Signs = Signs {
     first_failure_counted: false,
     chatter: &[],
     api_error_codes: &[],
+    hints: &[],
 };

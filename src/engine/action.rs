@@ -49,6 +49,9 @@ pub enum Action {
     SessionUpdate { session: u64, update: Value },
     /// Operation `op` is over.
     Done { op: u64, outcome: Outcome },
+    /// Something the caller should know, for its logger (an adapter that
+    /// is no longer maintained, once per engine).
+    Warn(String),
     /// The process is gone and the session closed: nothing more will come.
     Closed,
 }

@@ -47,6 +47,8 @@ pub struct Engine {
     pub(super) cfg: SessionConfig,
     pub(super) proc: Proc,
     pub(super) init: Init,
+    /// The warning for an adapter no longer maintained was given.
+    pub(super) warned_superseded: bool,
     pub(super) lines: LineBuffer,
     pub(super) next_id: u64,
     pub(super) pending: Vec<(u64, Pending)>,
@@ -111,6 +113,7 @@ impl Engine {
             cfg,
             proc: Proc::Down,
             init: Init::None,
+            warned_superseded: false,
             lines: LineBuffer::default(),
             next_id: 0,
             pending: Vec::new(),
@@ -487,6 +490,11 @@ impl Engine {
             .map(|s| s.setup == Setup::Ready)
             .collect();
         self.proc = Proc::Down;
+        let what = if self.init == Init::Done {
+            "its session request"
+        } else {
+            "initialize"
+        };
         self.init = Init::None;
         for s in &mut self.sessions {
             s.setup = Setup::None;
@@ -532,17 +540,16 @@ impl Engine {
             }
             return;
         }
-        let crash = |e: &Engine, s: &Session| e.end_failure(&ended(s), None);
+        let crash = |e: &Engine, s: &Session| e.early_failure(&ended(s), what);
+        let end = AttemptEnd {
+            exit_code,
+            signal: signal.map(str::to_owned),
+            ..AttemptEnd::default()
+        };
         let failure = match &init_failed {
             Some((stage, error)) => self.setup_failure(None, *stage, error),
-            None => self.end_failure(
-                &AttemptEnd {
-                    exit_code,
-                    signal: signal.map(str::to_owned),
-                    ..AttemptEnd::default()
-                },
-                None,
-            ),
+            None if what == "initialize" => self.early_failure(&end, what),
+            None => self.end_failure(&end, None),
         };
         for (op, _) in ops_in_flight {
             self.done_failed(op, failure.clone());

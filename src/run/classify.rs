@@ -72,7 +72,46 @@ pub fn classify(e: &Evidence) -> Result<(), Failure> {
     if e.reply.status == ReplyStatus::Success && exit == Some(0) {
         return Ok(());
     }
-    Err(failure(e, e.agent.signs, exit))
+    Err(with_hint(failure(e, e.agent.signs, exit), e))
+}
+
+/// The failure with the agent's hint for wording its evidence holds.
+fn with_hint(mut failure: Failure, e: &Evidence) -> Failure {
+    let said = |m: &str| {
+        e.last_lines.iter().any(|l| has(l, m)) || e.reply.errors.iter().any(|r| has(&r.message, m))
+    };
+    if let Some((_, hint)) = e.agent.signs.hints.iter().find(|(m, _)| said(m)) {
+        failure.message = format!("{} ({hint})", failure.message);
+    }
+    failure
+}
+
+/// The process ended before it answered `what` (`initialize`, the session
+/// request): as [`classify`] reads it when its words say why (a missing
+/// key, a refused folder, a connection), else a process error that says so,
+/// with what it printed last.
+pub fn ended_early(e: &Evidence, what: &str) -> Failure {
+    let failure = failure(e, e.agent.signs, e.end.exit_code);
+    if !matches!(
+        failure.kind,
+        AgentErrorKind::Incomplete | AgentErrorKind::ProcessError
+    ) {
+        return with_hint(failure, e);
+    }
+    let plain: Vec<&str> = plain_lines(e.last_lines, e.agent.signs).collect();
+    let said = match last_meaningful(&plain) {
+        Some(line) => format!(": {line}"),
+        None => " and printed nothing".to_owned(),
+    };
+    let early = Failure::new(
+        AgentErrorKind::ProcessError,
+        format!(
+            "{} {} before it answered {what}{said}",
+            e.agent.name,
+            ended(e.end)
+        ),
+    );
+    with_hint(early, e)
 }
 
 fn stopped(stop: StopReason, e: &Evidence) -> Failure {
@@ -195,7 +234,7 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
         .filter(|err| err.fatal)
         .map(|err| err.message.as_str())
         .collect();
-    let plain: Vec<&str> = plain_lines(e.last_lines).collect();
+    let plain: Vec<&str> = plain_lines(e.last_lines, e.agent.signs).collect();
     let said = fatal
         .last()
         .copied()
@@ -386,11 +425,15 @@ fn ended(end: &AttemptEnd) -> String {
 }
 
 /// The lines that are not JSON events (stderr's, mostly).
-fn plain_lines(lines: &[String]) -> impl Iterator<Item = &str> {
-    lines
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| !l.is_empty() && !l.starts_with('{') && !l.starts_with("at ") && *l != "}")
+fn plain_lines<'a>(lines: &'a [String], signs: &'a Signs) -> impl Iterator<Item = &'a str> {
+    lines.iter().map(|l| l.trim()).filter(|l| {
+        !l.is_empty()
+            && !l.starts_with('{')
+            && !l.starts_with("at ")
+            && *l != "}"
+            // What it says of its own side traffic is not the turn's failure.
+            && !signs.chatter.iter().any(|c| l.contains(c))
+    })
 }
 
 fn last_meaningful<'a>(plain: &[&'a str]) -> Option<&'a str> {
@@ -430,5 +473,104 @@ pub fn status_from_exit(exit: Option<i32>) -> Option<u16> {
     match exit {
         Some(code @ 144..=255) => Some(code as u16 + 256),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exited_before_answering(agent_type: &str, stderr: &[&str], code: i32) -> Failure {
+        let end = AttemptEnd {
+            exit_code: Some(code),
+            ..AttemptEnd::default()
+        };
+        let reply = crate::agent_output::parse_agent_output(agent_type, b"");
+        let lines: Vec<String> = stderr.iter().map(|l| (*l).to_owned()).collect();
+        ended_early(
+            &Evidence {
+                agent: crate::agents::find(agent_type).unwrap(),
+                end: &end,
+                reply: &reply,
+                last_lines: &lines,
+                command: "agent",
+                requested_session: None,
+                idle_timeout_s: 300,
+                max_duration_s: 1800,
+                platform: None,
+            },
+            "initialize",
+        )
+    }
+
+    #[test]
+    fn an_agent_that_exits_before_initialize_says_what_it_printed() {
+        let failure =
+            exited_before_answering("opencode", &["Error: this build needs a newer glibc"], 1);
+        assert_eq!(failure.kind, AgentErrorKind::ProcessError);
+        assert_eq!(
+            failure.message,
+            "opencode exited with code 1 before it answered initialize: Error: this build needs a newer glibc"
+        );
+        let silent = exited_before_answering("cline", &[], 3);
+        assert_eq!(
+            silent.message,
+            "Cline exited with code 3 before it answered initialize and printed nothing"
+        );
+        // Words that say more keep their kind.
+        let refused = exited_before_answering(
+            "openai-codex",
+            &["error sending request for url (http://127.0.0.1:9/v1/responses)"],
+            1,
+        );
+        assert_eq!(refused.kind, AgentErrorKind::NetworkError);
+    }
+
+    #[test]
+    fn side_traffic_that_cannot_connect_is_not_why_the_turn_failed() {
+        let failure = exited_before_answering(
+            "factory-droid",
+            &["Error flushing telemetry events to web: {\"code\":\"ConnectionRefused\",\"path\":\"https://telemetry.factory.ai/api/ingest\"}", "Error: the agent stopped"],
+            1,
+        );
+        assert_ne!(
+            failure.kind,
+            AgentErrorKind::NetworkError,
+            "{}",
+            failure.message
+        );
+        let failure = exited_before_answering(
+            "opencode",
+            &["timestamp=… level=ERROR message=\"Failed to fetch models.dev\" cause=\"Unable to connect. Is the computer able to access the url?\""],
+            1,
+        );
+        assert_ne!(
+            failure.kind,
+            AgentErrorKind::NetworkError,
+            "{}",
+            failure.message
+        );
+    }
+
+    #[test]
+    fn claude_refusing_to_skip_permissions_as_root_names_is_sandbox() {
+        let failure = exited_before_answering(
+            "claude-code",
+            &["--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"],
+            1,
+        );
+        assert_eq!(failure.kind, AgentErrorKind::ProcessError);
+        assert!(
+            failure.message.contains("IS_SANDBOX=1"),
+            "{}",
+            failure.message
+        );
+        assert!(
+            failure
+                .message
+                .contains("cannot be used with root/sudo privileges"),
+            "{}",
+            failure.message
+        );
     }
 }

@@ -84,6 +84,7 @@ pub(super) fn action_json(action: Action) -> Value {
             Outcome::Ok(value) => json!({"kind": "done", "op": op, "ok": value}),
             Outcome::Failed(f) => json!({"kind": "done", "op": op, "failed": failure_json(&f)}),
         },
+        Action::Warn(message) => json!({"kind": "warn", "message": message}),
         Action::Closed => json!({"kind": "closed"}),
     }
 }
