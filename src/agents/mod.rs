@@ -44,7 +44,7 @@ pub use spec::{
     HeaderRoute, McpShape, OutputFormat, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg,
     SettingsPlace, SettingsRoute, SystemPromptArg,
 };
-pub use superseded::superseded_warning;
+pub use superseded::{save_wait_ms, superseded_warning};
 
 use serde::Serialize;
 

@@ -49,6 +49,9 @@ pub struct Engine {
     pub(super) init: Init,
     /// The warning for an adapter no longer maintained was given.
     pub(super) warned_superseded: bool,
+    /// How long the agent is given to save its session, once its stdin
+    /// ended, before it is killed (an agent that ignores EOF; 0: at once).
+    pub(super) save_wait_ms: u64,
     pub(super) lines: LineBuffer,
     pub(super) next_id: u64,
     pub(super) pending: Vec<(u64, Pending)>,
@@ -114,6 +117,7 @@ impl Engine {
             proc: Proc::Down,
             init: Init::None,
             warned_superseded: false,
+            save_wait_ms: 0,
             lines: LineBuffer::default(),
             next_id: 0,
             pending: Vec::new(),

@@ -21,6 +21,7 @@ impl Engine {
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
         self.info.agent_info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
+        self.save_wait_ms = crate::agents::save_wait_ms(&self.info.agent_info);
         // An adapter no longer maintained: said once, whatever restarts.
         if !self.warned_superseded {
             if let Some(warning) = crate::agents::superseded_warning(&self.info.agent_info) {

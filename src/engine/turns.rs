@@ -584,14 +584,21 @@ impl Engine {
     }
 
     /// `session/close` answered (or not advertised): stdin ends; an agent
-    /// that ignores EOF is killed now.
+    /// that ignores EOF is killed now, or once it had the time to save its
+    /// session (`save_wait_ms`: Zed's frozen Claude adapter).
     pub(super) fn after_close(&mut self) {
         if self.proc == Proc::Down {
             return;
         }
         self.push(Action::CloseStdin);
-        if !self.cfg.launch.exits_on_eof {
-            self.push(Action::Kill);
+        if self.cfg.launch.exits_on_eof {
+            return;
+        }
+        let at = self.now.saturating_add(self.save_wait_ms);
+        match (self.save_wait_ms, &mut self.closing) {
+            (1.., Some((_, kill))) => *kill = Some(at),
+            (1.., None) if self.suspend_kill_at.is_some() => self.suspend_kill_at = Some(at),
+            _ => self.push(Action::Kill),
         }
     }
 }

@@ -39,7 +39,7 @@ const LIMIT_MS = Number(process.env.FAST_FAILURE_LIMIT_S || 60) * 1000;
 /** A case that misses the bound is aborted this much later, so a failing test ends too. */
 const ABORT_AFTER_MS = LIMIT_MS + 30_000;
 const TEST_TIMEOUT_MS = ABORT_AFTER_MS + 60_000;
-const CONCURRENCY = Number(process.env.FAST_FAILURE_CONCURRENCY || 4);
+const CONCURRENCY = Number(process.env.FAST_FAILURE_CONCURRENCY || 3);
 const BASE = path.join(harness.ROOT, 'target', 'fast-failure'); // Codex refuses a CODEX_HOME under /tmp
 const PROMPT = 'What UI framework should we use, and why?';
 
@@ -222,6 +222,10 @@ function fastFailureSuite(name) {
           assert.equal(result.error.kind, kind, JSON.stringify(result.error));
           assert.ok(elapsed < LIMIT_MS, `${elapsed} ms`);
           if (c.failure !== 'refused') assert.ok(ctx.mock.requests().length >= 1, 'the mock was asked');
+          // Words that are true: no exit code for an agent that answered
+          // with an error and still ran, no HTTP status where none came.
+          if (c.protocol === 'acp') assert.doesNotMatch(result.error.message, /exit code/, result.error.message);
+          if (c.failure === 'refused') assert.doesNotMatch(result.error.message, /HTTP \d{3}/, result.error.message);
         }),
       );
     }

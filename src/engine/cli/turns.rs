@@ -315,11 +315,12 @@ impl CliEngine {
         result.end = Some(judged);
         result.events = attempt.kept;
         // A turn the host or a deadline stopped is not tried again; in a
-        // run, one stopped for its silence or past the agent's own retries
-        // is, as its kind says (the caller's abort never is).
+        // run, one stopped for its silence is, as its kind says (the
+        // caller's abort never is). One stopped past the agent's own
+        // retries is not: they spent maxRetries already (as over ACP).
         let again = match turn.stopped {
             None => true,
-            Some(StopReason::Aborted) => false,
+            Some(StopReason::Aborted | StopReason::OwnRetries(_)) => false,
             Some(_) => self.cfg.one_shot,
         };
         if let Some(failure) = failure.filter(|_| again) {
