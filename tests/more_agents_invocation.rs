@@ -153,7 +153,7 @@ fn resume_flags_per_cli() {
         ..Default::default()
     };
     assert_eq!(
-        build("opencode", None, &options).args[3..],
+        build("opencode", None, &options).args[6..],
         [
             "--model=mock/gpt-mock",
             "--session=ses_dfa91c34bffe4V0yNtxWRR97wx"

@@ -221,6 +221,39 @@ pub fn error_text(error: &Value) -> String {
     }
 }
 
+impl super::Engine {
+    /// The process ended before it answered `what` (`initialize`, the
+    /// session request): what it printed last says why.
+    pub(super) fn early_failure(&self, end: &AttemptEnd, what: &str) -> Failure {
+        self.judge_end(end, None, |evidence| {
+            crate::run::ended_early(evidence, what)
+        })
+    }
+
+    /// `judge` of what the process's end, `reply` (none: an empty one) and
+    /// its last lines tell.
+    pub(super) fn judge_end(
+        &self,
+        end: &AttemptEnd,
+        reply: Option<&crate::agent_output::AgentReply>,
+        judge: impl FnOnce(&crate::run::Evidence) -> Failure,
+    ) -> Failure {
+        let empty = crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b"");
+        let last_lines = self.tail.clone().finish();
+        judge(&crate::run::Evidence {
+            agent: self.cfg.agent,
+            end,
+            reply: reply.unwrap_or(&empty),
+            last_lines: &last_lines,
+            command: self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
+            requested_session: None,
+            idle_timeout_s: self.cfg.options.idle_timeout_ms / 1000,
+            max_duration_s: self.cfg.options.max_duration_ms / 1000,
+            platform: self.cfg.options.platform,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! What a failed ACP turn comes to, from the lines real agents sent

@@ -495,45 +495,14 @@ impl Engine {
         end: &AttemptEnd,
         reply: Option<&crate::agent_output::AgentReply>,
     ) -> Failure {
-        let empty = crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b"");
-        let reply = reply.unwrap_or(&empty);
-        let last_lines = self.tail.clone().finish();
-        let evidence = crate::run::Evidence {
-            agent: self.cfg.agent,
-            end,
-            reply,
-            last_lines: &last_lines,
-            command: self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
-            requested_session: None,
-            idle_timeout_s: self.cfg.options.idle_timeout_ms / 1000,
-            max_duration_s: self.cfg.options.max_duration_ms / 1000,
-            platform: self.cfg.options.platform,
-        };
-        crate::run::classify(&evidence).err().unwrap_or_else(|| {
-            Failure::new(
-                AgentErrorKind::ProcessError,
-                format!("{} exited before answering", self.cfg.agent.name),
-            )
+        self.judge_end(end, reply, |evidence| {
+            crate::run::classify(evidence).err().unwrap_or_else(|| {
+                Failure::new(
+                    AgentErrorKind::ProcessError,
+                    format!("{} exited before answering", self.cfg.agent.name),
+                )
+            })
         })
-    }
-
-    /// The process ended before it answered `what` (`initialize`, the
-    /// session request): what it printed last says why.
-    pub(super) fn early_failure(&self, end: &AttemptEnd, what: &str) -> Failure {
-        let empty = crate::agent_output::parse_agent_output(self.cfg.agent.agent_type, b"");
-        let last_lines = self.tail.clone().finish();
-        let evidence = crate::run::Evidence {
-            agent: self.cfg.agent,
-            end,
-            reply: &empty,
-            last_lines: &last_lines,
-            command: self.cfg.found.as_deref().unwrap_or(&self.cfg.command),
-            requested_session: None,
-            idle_timeout_s: self.cfg.options.idle_timeout_ms / 1000,
-            max_duration_s: self.cfg.options.max_duration_ms / 1000,
-            platform: self.cfg.options.platform,
-        };
-        crate::run::ended_early(&evidence, what)
     }
 
     /// No turn runs any more: every session is closed, then stdin ended.
