@@ -43,7 +43,17 @@ fn each_new_cli_gets_its_json_flags_and_the_prompt_on_stdin() {
     assert_eq!(copilot.args, ["--output-format", "json", "--no-ask-user"]);
     let opencode = build("opencode", None, &none);
     assert_eq!(opencode.command, "opencode");
-    assert_eq!(opencode.args, ["run", "--format", "json"]);
+    assert_eq!(
+        opencode.args,
+        [
+            "run",
+            "--format",
+            "json",
+            "--print-logs",
+            "--log-level",
+            "ERROR"
+        ]
+    );
     for run in [&qwen, &copilot, &opencode] {
         assert_eq!(run.stdin, output(None).prompt);
         assert!(run.files.is_empty());
@@ -143,7 +153,7 @@ fn resume_flags_per_cli() {
         ..Default::default()
     };
     assert_eq!(
-        build("opencode", None, &options).args[3..],
+        build("opencode", None, &options).args[6..],
         [
             "--model=mock/gpt-mock",
             "--session=ses_dfa91c34bffe4V0yNtxWRR97wx"

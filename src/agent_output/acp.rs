@@ -516,6 +516,16 @@ impl AcpReader {
                 out.fail("agent_message_chunk", rest, Some(&format!("http_{status}")));
                 true
             }
+            // No status, in words that say what failed (nothing answered).
+            None if self
+                .quirks
+                .error_text_words
+                .iter()
+                .any(|w| rest.contains(w)) =>
+            {
+                out.fail("agent_message_chunk", rest.trim(), None);
+                true
+            }
             None => false,
         }
     }

@@ -3,7 +3,7 @@
 //! with `[TEAM_TASK]`, `[CONTEXT]` and `[MESSAGE]`; context lines
 //! `- {from} -> {to}: {content}`. Output: `stream-json` lines.
 
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -159,4 +159,11 @@ pub const SIGNS: Signs = Signs {
     ],
     retry_lines: &[],
     retry_status: &[],
+    // 2.1 as root refuses bypassPermissions (`yolo`, sandbox
+    // `danger-full-access`) unless IS_SANDBOX is set, and exits 1.
+    hints: &[(
+        "cannot be used with root/sudo privileges",
+        "as root Claude Code skips permissions only with IS_SANDBOX=1 in its environment: run it as another user, or set IS_SANDBOX=1 in options.env where the machine is a sandbox, or leave options.yolo and sandbox 'danger-full-access' out",
+    )],
+    ..NO_SIGNS
 };

@@ -8,7 +8,7 @@
 //! HTTP status; it reports no usage.
 
 use super::openai_codex;
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
@@ -96,4 +96,9 @@ pub const SIGNS: Signs = Signs {
     ],
     retry_lines: &[],
     retry_status: &[],
+    // A failed model call answers the prompt with JSON-RPC -32603 and the
+    // API's message alone (read as the error's code when `data` names no
+    // other).
+    api_error_codes: &["-32603"],
+    ..NO_SIGNS
 };

@@ -9,7 +9,7 @@
 //! it reports no usage.
 
 use super::openai_codex;
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
@@ -53,9 +53,14 @@ pub const AGENT: AgentSpec = AgentSpec {
     }),
     mcp_tool: "droid",
     signs: &SIGNS,
-    own_retries: OwnRetries::Unbounded(
-        "no setting for its retries of a failed model call was found in its settings or variables",
-    ),
+    // No setting for its retries of a failed model call was found in its
+    // settings or variables (0.225.2 tries an overloaded call 10 times, 5
+    // to 30 s apart, and says nothing over ACP meanwhile); it logs each
+    // failed call, with its status, to the file FACTORY_LOG_FILE names.
+    own_retries: OwnRetries::LogFile {
+        env: "FACTORY_LOG_FILE",
+        file: "droid.log",
+    },
     // A custom model in its runtime settings (`--settings`, which it merges
     // over ~/.factory/settings.json for the process only), made the
     // session's default; the id it gives a custom model is
@@ -92,9 +97,15 @@ pub const SIGNS: Signs = Signs {
         ("service unavailable", UpstreamError),
         ("overloaded", UpstreamError),
     ],
-    // While it retries a failed model call in silence (over ACP it says
-    // nothing per retry), its stderr gets telemetry it cannot send
-    // offline: not progress for the idle timeout.
-    retry_lines: &["Error flushing telemetry events"],
-    retry_status: &[],
+    // Each failed model call in its log (`OwnRetries::LogFile`): `WARN:
+    // [LLM] LLM error | Context: {"attempt":2,…,"statusCode":500,…}`, the
+    // first try `"attempt":1` (its title call and the turn's are logged
+    // alike).
+    retry_lines: &["[LLM] LLM error"],
+    retry_status: &["\"statusCode\":"],
+    not_retries: &["\"attempt\":1,"],
+    // Meanwhile its stderr gets telemetry it cannot send offline: not
+    // progress for the idle timeout.
+    chatter: &["Error flushing telemetry events"],
+    ..NO_SIGNS
 };

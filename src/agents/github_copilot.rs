@@ -7,7 +7,7 @@
 //! with `mergeAgentOutputFile`). `--no-ask-user`: nobody is there to answer.
 
 use super::openai_codex;
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -82,13 +82,16 @@ pub const AGENT: AgentSpec = AgentSpec {
         mcp: AcpMcp::Launch,
         quirks: AcpQuirks {
             error_text_prefix: Some("Error: "),
+            // 1.0.102 when nothing listens on the endpoint's port, after
+            // its own retries.
+            error_text_words: &["Could not connect to"],
             ..AcpQuirks::NONE
         },
     }),
     mcp_tool: "copilot",
     signs: &SIGNS,
-    own_retries: OwnRetries::Unbounded(
-        "no setting or environment variable for its retries of a model call (5 retries over about 15 s)",
+    own_retries: OwnRetries::Counted(
+        "no setting or environment variable for its retries of a model call (5 retries over about 15 s, 60 s for a 429); over its CLI each failed call is a `model.call_failure` line",
     ),
     // Its "bring your own key" mode: no GitHub sign-in needed.
     endpoint: EndpointSpec {
@@ -151,6 +154,12 @@ pub const SIGNS: Signs = Signs {
     status_prefixes: &["Last error: ", "(HTTP "],
     unknown_session: &["No session, task, or name matched"],
     markers: &[("Authentication failed with provider", AuthError)],
-    retry_lines: &[],
-    retry_status: &[],
+    // Over its CLI each failed model call is a `model.call_failure` line
+    // with the API's `statusCode` (or, when nothing answered, an
+    // `errorMessage` naming the connection failure) and its
+    // `retryAttempt`, 0 for the first try.
+    retry_lines: &["\"type\":\"model.call_failure\""],
+    retry_status: &["\"statusCode\":"],
+    not_retries: &["\"retryAttempt\":0,"],
+    ..NO_SIGNS
 };

@@ -4,7 +4,7 @@
 //! lines. `--skip-trust`: a headless run in an untrusted folder exits 55,
 //! and the host chose the working directory.
 
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -159,4 +159,5 @@ pub const SIGNS: Signs = Signs {
     ],
     retry_lines: &["Retrying with backoff", "Retrying after "],
     retry_status: &["failed with status "],
+    ..NO_SIGNS
 };

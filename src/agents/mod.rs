@@ -29,6 +29,7 @@ mod opencode;
 mod qwen_code;
 pub mod signs;
 mod spec;
+mod superseded;
 
 pub use api_family::ApiFamily;
 pub use claude_code::CLAUDE;
@@ -43,6 +44,7 @@ pub use spec::{
     HeaderRoute, McpShape, OutputFormat, OutputSchemaArg, OwnRetries, ResumeExisting, RetryLog,
     RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
 };
+pub use superseded::{save_wait_ms, superseded_warning};
 
 use serde::Serialize;
 

@@ -4,7 +4,7 @@
 //! `--skip-git-repo-check`: outside a git repository it refuses to start,
 //! and the host chose the working directory.
 
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -135,4 +135,5 @@ pub const SIGNS: Signs = Signs {
     // experiencing high demand, …)"}` on stdout before each retry of a 5xx.
     retry_lines: &["Reconnecting... "],
     retry_status: &["unexpected status "],
+    ..NO_SIGNS
 };

@@ -7,7 +7,7 @@
 //! argument may hold any.
 
 use super::openai_codex;
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
@@ -28,7 +28,9 @@ pub const AGENT: AgentSpec = AgentSpec {
         command: "opencode",
         package: "opencode-ai",
         output: OutputFormat::OpencodeJson,
-        base_args: &["run", "--format", "json"],
+        // Its error log on stderr: a line per failed model call, which the
+        // run counts (`SIGNS.retry_lines`); it prints nothing else per retry.
+        base_args: &["run", "--format", "json", "--print-logs", "--log-level", "ERROR"],
         system_prompt: SystemPromptArg::None,
         // `provider/model`.
         model_flag: "--model",
@@ -60,7 +62,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     acp: Some(AcpLaunch {
         command: "opencode",
         package: "opencode-ai",
-        args: &["acp"],
+        args: &["acp", "--print-logs", "--log-level", "ERROR"],
         model: AcpModel::Config,
         system_prompt_meta: false,
         load_broken: None,
@@ -82,8 +84,8 @@ pub const AGENT: AgentSpec = AgentSpec {
     }),
     mcp_tool: "opencode",
     signs: &SIGNS,
-    own_retries: OwnRetries::Unbounded(
-        "its session retries 5 times (2 s, doubling to 30 s) with no setting",
+    own_retries: OwnRetries::Counted(
+        "its session retries 5 times (2 s, doubling to 30 s, or the server's retry-after) with no setting; its error log (`--print-logs --log-level ERROR`) has a `stream error` line per failed call",
     ),
     // A provider of its own configuration, made by the AI SDK package of
     // the family (each built into opencode), with the base URL that
@@ -158,6 +160,20 @@ pub const SIGNS: Signs = Signs {
         ("service unavailable", UpstreamError),
         ("overloaded", UpstreamError),
     ],
-    retry_lines: &[],
+    // Each failed model call in its error log on stderr:
+    // `level=ERROR … message="stream error" … small=false agent=build …
+    // error.error="AI_APICallError: <the API's message>"`, the first try's
+    // too, and its title call's (`small=true`, after that call's own
+    // retries); no status: the message's words say what failed.
+    retry_lines: &["message=\"stream error\""],
     retry_status: &[],
+    not_retries: &["small=true"],
+    first_failure_counted: true,
+    // Its model catalogue, fetched from its own host at start, fails
+    // offline: nothing to do with the endpoint.
+    chatter: &["Failed to fetch models.dev"],
+    // Over ACP a failed call's JSON-RPC error names the error's class
+    // (`data.errorName`): `APIError` is the API's answer.
+    api_error_codes: &["APIError"],
+    ..NO_SIGNS
 };

@@ -6,10 +6,11 @@
 //! text `[API Error: …]`). No file flag for the system prompt.
 
 use super::claude_code;
-use super::signs::Signs;
+use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::attachments::cli::{CliAttachments, CliImage};
+use crate::error_kind::AgentErrorKind::*;
 use crate::layout::Layout;
 
 pub const QWEN: Layout = Layout {
@@ -146,10 +147,13 @@ pub const SIGNS: Signs = Signs {
     error_codes: &[],
     status_prefixes: &["API Error: "],
     unknown_session: &["No saved session found"],
-    markers: &[],
+    // Its telemetry's retry record says `(status unknown)` when no HTTP
+    // answer came (`connect ECONNREFUSED` in the record's `error`).
+    markers: &[("(status unknown)", NetworkError)],
     retry_lines: &[
         "Waiting for API capacity",
         "\"_body\": \"API retry attempt ",
     ],
     retry_status: &["(status "],
+    ..NO_SIGNS
 };

@@ -1,6 +1,7 @@
 //! How an agent says why a run failed: the shape of the table each agent's
 //! file fills in (`AgentSpec::signs`), read by the run's classifier
 //! (`crate::run::signs`; the kinds are `crate::error_kind`'s), its retry counter and its idle timeout.
+//! An agent's table names what it has and ends with `..NO_SIGNS`.
 
 use crate::error_kind::AgentErrorKind;
 
@@ -24,8 +25,33 @@ pub struct Signs {
     pub retry_lines: &'static [&'static str],
     /// Text before the HTTP status in a retry line: each such line is one of
     /// the agent's own retries, counted against `maxRetries`
-    /// ([`super::retry_count`]). Empty: not counted.
+    /// (`crate::run::RetryCount`). Empty: not counted.
     pub retry_status: &'static [&'static str],
+    /// A retry line holding one of these is not one of the turn's retries,
+    /// not counted: a call's first try (Copilot's `model.call_failure` with
+    /// `"retryAttempt":0`, Droid's log record with `"attempt":1`), or a side
+    /// call's (opencode's title call, `small=true`).
+    pub not_retries: &'static [&'static str],
+    /// Its retry lines tell of every failed call and say nothing of which
+    /// try it was (opencode's `stream error` log lines): the first of an
+    /// attempt is its first try, not counted.
+    pub first_failure_counted: bool,
+    /// Lines of its own side traffic (telemetry it cannot send offline,
+    /// Droid's; a catalogue it cannot fetch, opencode's): never counted,
+    /// not progress for the idle timeout, and not evidence of why a turn
+    /// failed.
+    pub chatter: &'static [&'static str],
+    /// Its error codes (`ReplyError.code`) that mean the API answered a
+    /// model call with an error, for an agent that passes the API's message
+    /// on without the HTTP status (opencode over ACP: `APIError`). It
+    /// retries what is transient itself and says so in words the markers
+    /// read, so such an error that no status, code or wording explains is
+    /// the API refusing the request (`request_rejected`).
+    pub api_error_codes: &'static [&'static str],
+    /// Wording of a failure, and what the user can do about it, added to
+    /// the failure's message (Claude Code refusing to skip permissions as
+    /// root names `IS_SANDBOX=1`).
+    pub hints: &'static [(&'static str, &'static str)],
 }
 
 /// No signs: an agent the registry does not know (or given by its
@@ -39,4 +65,9 @@ pub const NO_SIGNS: Signs = Signs {
     markers: &[],
     retry_lines: &[],
     retry_status: &[],
+    not_retries: &[],
+    first_failure_counted: false,
+    chatter: &[],
+    api_error_codes: &[],
+    hints: &[],
 };

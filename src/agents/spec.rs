@@ -138,6 +138,17 @@ pub enum OwnRetries {
         key: &'static [&'static str],
         plus: u32,
     },
+    /// No setting reaches them, but the agent logs each failed model call
+    /// (with its HTTP status) to a file the variable `env` names: the run
+    /// names `file` in its folder, the host reads it as it grows, and the
+    /// run counts the records holding one of
+    /// [`super::signs::Signs::retry_lines`] past `maxRetries` as it counts
+    /// retry lines (Factory Droid's `FACTORY_LOG_FILE`). The agent's log of
+    /// the run goes there instead of its usual place.
+    LogFile {
+        env: &'static str,
+        file: &'static str,
+    },
     /// No setting the run can own reaches them, but each retry prints a
     /// line with the HTTP status (its output format's
     /// `Signs::retry_status`): the run counts them and stops the agent once
@@ -171,7 +182,7 @@ impl OwnRetries {
     pub fn env_name(&self) -> Option<&'static str> {
         match self {
             OwnRetries::Env { name, .. } => Some(name),
-            OwnRetries::SettingsFile { env, .. } => Some(env),
+            OwnRetries::SettingsFile { env, .. } | OwnRetries::LogFile { env, .. } => Some(env),
             OwnRetries::HomeSettings { .. } | OwnRetries::Counted(_) | OwnRetries::Unbounded(_) => {
                 None
             }
@@ -481,6 +492,10 @@ pub struct AcpQuirks {
     /// prefix and an HTTP status (`Error: 400 …`), the turn ending
     /// `end_turn`: an error, not the reply (Copilot).
     pub error_text_prefix: Option<&'static str>,
+    /// Words that, after `error_text_prefix`, make such a text an error
+    /// though it names no status (Copilot's `Error: Could not connect to
+    /// local model provider at …` when nothing listens).
+    pub error_text_words: &'static [&'static str],
     /// `usage.inputTokens` leaves the cached tokens out; the reply's input
     /// count adds them back (opencode).
     pub input_excludes_cached: bool,
@@ -496,6 +511,7 @@ impl AcpQuirks {
         informational_notices: false,
         system_error_info: false,
         error_text_prefix: None,
+        error_text_words: &[],
         input_excludes_cached: false,
         input_in_first_content: false,
     };

@@ -406,14 +406,22 @@ impl Engine {
     }
 
     /// `session/close` answered (or not advertised): stdin ends; an agent
-    /// that ignores EOF is killed now.
+    /// that ignores EOF is killed now, or once it had the time to save its
+    /// session (`save_wait_ms`: Zed's frozen Claude adapter).
     pub(super) fn after_close(&mut self) {
         if self.proc == Proc::Down {
             return;
         }
         self.push(Action::CloseStdin);
-        if !self.launch_spec().exits_on_eof {
-            self.push(Action::Kill);
+        if self.launch_spec().exits_on_eof {
+            return;
+        }
+        let at = self.now.saturating_add(self.save_wait_ms);
+        let suspending = self.timers.get(Timer::SuspendKill).is_some();
+        match (self.save_wait_ms, self.closing.is_some()) {
+            (1.., true) => self.timers.set(Timer::CloseKill, at),
+            (1.., false) if suspending => self.timers.set(Timer::SuspendKill, at),
+            _ => self.push(Action::Kill),
         }
     }
 
@@ -421,6 +429,11 @@ impl Engine {
     /// was asked is unanswered. Returns the user's operations that were in
     /// flight on it.
     pub(super) fn acp_process_gone(&mut self) -> Vec<u64> {
+        // What it had not answered yet, for a failure to start.
+        self.gone_before = match self.init {
+            Init::Done => "its session request",
+            _ => "initialize",
+        };
         self.init = Init::None;
         self.calls.clear();
         let mut in_flight = Vec::new();
@@ -445,8 +458,10 @@ impl Engine {
             s.setup = Setup::None;
         }
         let init_failed = self.init_failed.take();
+        let what = self.gone_before;
         let failure = match &init_failed {
             Some((stage, error)) => self.setup_failure(None, *stage, error),
+            None if what == "initialize" => self.early_failure(end, what),
             None => self.end_failure(end, None),
         };
         for op in in_flight {
@@ -470,7 +485,7 @@ impl Engine {
                 // for it fails (a run tries again).
                 let failure = match init_failed.is_some() {
                     true => failure.clone(),
-                    false => self.end_failure(end, None),
+                    false => self.early_failure(end, what),
                 };
                 if !(waiting && self.fail_before_sent(i, &failure, now)) {
                     self.fail_waiting(i, failure, now);

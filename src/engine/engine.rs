@@ -84,6 +84,14 @@ pub struct Engine {
     pub(super) hears_updates: bool,
     /// A failure of `initialize` (or of the start) that ends what waits.
     pub(super) init_failed: Option<(Stage, Value)>,
+    /// The warning for an adapter no longer maintained was given.
+    pub(super) warned_superseded: bool,
+    /// How long the agent is given to save its session, once its stdin
+    /// ended, before it is killed (an agent that ignores EOF; 0: at once).
+    pub(super) save_wait_ms: u64,
+    /// What the process that went had not answered yet (`initialize`, its
+    /// session request), set as it goes.
+    pub(super) gone_before: &'static str,
     // ----- over the CLI -----
     pub(super) cli: CliState,
     /// Elicitations and client terminals (`client_side.rs`).
@@ -165,6 +173,9 @@ impl Engine {
             asks_host: false,
             hears_updates: true,
             init_failed: None,
+            warned_superseded: false,
+            save_wait_ms: 0,
+            gone_before: "initialize",
             cli: CliState::default(),
             client: Default::default(),
         }

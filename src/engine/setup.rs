@@ -22,6 +22,14 @@ impl Engine {
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
         self.info.agent_info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
+        self.save_wait_ms = crate::agents::save_wait_ms(&self.info.agent_info);
+        // An adapter no longer maintained: said once, whatever restarts.
+        if !self.warned_superseded {
+            if let Some(warning) = crate::agents::superseded_warning(&self.info.agent_info) {
+                self.warned_superseded = true;
+                self.push(Action::Warn(warning));
+            }
+        }
         for s in &mut self.sessions {
             s.snapshot.capabilities = self.info.capabilities.clone();
             s.snapshot.auth_methods = self.info.auth_methods.clone();

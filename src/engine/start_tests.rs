@@ -47,7 +47,7 @@ fn each_agent_is_started_as_its_file_says_with_the_model() {
         assert_eq!(cfg.env, env, "{agent}");
     }
     let cfg = SessionConfig::read("opencode", &json!({"cd": "/w"}), "").unwrap();
-    assert_eq!(cfg.args, ["acp"]);
+    assert_eq!(cfg.args, ["acp", "--print-logs", "--log-level", "ERROR"]);
     assert_eq!(cfg.default_env[0].0, "OPENCODE_PERMISSION");
     let e = SessionConfig::read("opencode", &json!({"cd": "/w", "model": "x"}), "").unwrap_err();
     assert!(

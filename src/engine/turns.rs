@@ -8,7 +8,7 @@ use super::engine::*;
 use super::result::TurnResult;
 use super::timers::Timer;
 use super::turn::Turn;
-use crate::run::{aborted, retry_wait, AgentErrorKind, AttemptEnd, Evidence, Failure, StopReason};
+use crate::run::{aborted, retry_wait, AgentErrorKind, AttemptEnd, Failure, StopReason};
 
 /// Above this, a session's prompt is warned about (see `warn_if_large`).
 pub const LARGE_PROMPT_BYTES: usize = 1_000_000;
@@ -164,13 +164,15 @@ impl Engine {
                 }
                 r
             }
+            // No attempt of its own (the process died starting): what the
+            // process printed last.
             None => TurnResult::new(
                 agent_type,
                 Err(failure.clone()),
                 crate::agent_output::parse_agent_output(agent_type, b""),
                 None,
                 None,
-                Vec::new(),
+                self.tail.clone().finish(),
                 keep.as_deref(),
                 turn.attempts,
             ),
@@ -298,9 +300,13 @@ impl Engine {
         result.end = judged.end;
         result.events = judged.events;
         result.duration_ms = now.saturating_sub(turn.started_ms);
+        // A turn the caller stopped is not tried again, nor one stopped past
+        // the agent's own retries (they spent maxRetries already); in a
+        // run, one stopped for its silence or its deadline is, as its kind
+        // says.
         let again = match turn.stopped {
             None => true,
-            Some(StopReason::Aborted) => false,
+            Some(StopReason::Aborted | StopReason::OwnRetries(_)) => false,
             Some(_) => self.one_shot,
         };
         if let Some(failure) = outcome.err().filter(|_| again) {
@@ -398,26 +404,14 @@ impl Engine {
         end: &AttemptEnd,
         limits: Option<&super::TurnLimits>,
     ) -> Failure {
-        let agent = self.agent();
-        let empty = crate::agent_output::parse_agent_output(agent.agent_type, b"");
-        let last_lines = self.tail.clone().finish();
-        let options = self.options();
-        let evidence = Evidence {
-            agent,
-            end,
-            reply: &empty,
-            last_lines: &last_lines,
-            command: self.cfg.command_named(),
-            requested_session: None,
-            idle_timeout_s: limits.map_or(options.idle_timeout_ms, |l| l.idle_ms) / 1000,
-            max_duration_s: limits.map_or(options.max_duration_ms, |l| l.max_ms) / 1000,
-            platform: options.platform,
-        };
-        crate::run::classify(&evidence).err().unwrap_or_else(|| {
-            Failure::new(
-                AgentErrorKind::ProcessError,
-                format!("{} exited before answering", agent.name),
-            )
+        let name = self.agent().name;
+        self.judge_end(end, limits, |evidence| {
+            crate::run::classify(evidence).err().unwrap_or_else(|| {
+                Failure::new(
+                    AgentErrorKind::ProcessError,
+                    format!("{name} exited before answering"),
+                )
+            })
         })
     }
 

@@ -72,7 +72,46 @@ pub fn classify(e: &Evidence) -> Result<(), Failure> {
     if e.reply.status == ReplyStatus::Success && exit == Some(0) {
         return Ok(());
     }
-    Err(failure(e, e.agent.signs, exit))
+    Err(with_hint(failure(e, e.agent.signs, exit), e))
+}
+
+/// The failure with the agent's hint for wording its evidence holds.
+fn with_hint(mut failure: Failure, e: &Evidence) -> Failure {
+    let said = |m: &str| {
+        e.last_lines.iter().any(|l| has(l, m)) || e.reply.errors.iter().any(|r| has(&r.message, m))
+    };
+    if let Some((_, hint)) = e.agent.signs.hints.iter().find(|(m, _)| said(m)) {
+        failure.message = format!("{} ({hint})", failure.message);
+    }
+    failure
+}
+
+/// The process ended before it answered `what` (`initialize`, the session
+/// request): as [`classify`] reads it when its words say why (a missing
+/// key, a refused folder, a connection), else a process error that says so,
+/// with what it printed last.
+pub fn ended_early(e: &Evidence, what: &str) -> Failure {
+    let failure = failure(e, e.agent.signs, e.end.exit_code);
+    if !matches!(
+        failure.kind,
+        AgentErrorKind::Incomplete | AgentErrorKind::ProcessError
+    ) {
+        return with_hint(failure, e);
+    }
+    let plain: Vec<&str> = plain_lines(e.last_lines, e.agent.signs).collect();
+    let said = match last_meaningful(&plain) {
+        Some(line) => format!(": {line}"),
+        None => " and printed nothing".to_owned(),
+    };
+    let early = Failure::new(
+        AgentErrorKind::ProcessError,
+        format!(
+            "{} {} before it answered {what}{said}",
+            e.agent.name,
+            ended(e.end)
+        ),
+    );
+    with_hint(early, e)
 }
 
 fn stopped(stop: StopReason, e: &Evidence) -> Failure {
@@ -218,7 +257,7 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
         .filter(|err| err.fatal)
         .map(|err| err.message.as_str())
         .collect();
-    let plain: Vec<&str> = plain_lines(e.last_lines).collect();
+    let plain: Vec<&str> = plain_lines(e.last_lines, e.agent.signs).collect();
     let said = fatal
         .last()
         .copied()
@@ -249,6 +288,32 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
             format!("{name} failed (exit code {})", exit.unwrap_or(0)),
         );
     }
+    // A parser that read the API's status as a number keeps it as the
+    // error's code `http_NNN` (Copilot, opencode): first, then the wording.
+    let coded = e
+        .reply
+        .errors
+        .iter()
+        .rev()
+        .filter(|err| err.fatal)
+        .find_map(|err| err.code.as_deref().and_then(status_from_code));
+    // The agent's own error says no HTTP answer came: the connection
+    // failed, whatever code it gave the failure (Claude's `server_error`,
+    // Gemini's JSON-RPC 500). Only its errors, not stderr's other lines (a
+    // telemetry upload that cannot connect offline says nothing of the API).
+    let answered = coded.is_some()
+        || fatal
+            .iter()
+            .any(|t| http_status(t, signs.status_prefixes).is_some());
+    let unreachable = (!answered)
+        .then(|| fatal.iter().find(|t| names_connection_failure(signs, t)))
+        .flatten();
+    if let Some(line) = unreachable {
+        return Failure::new(
+            AgentErrorKind::NetworkError,
+            format!("{name} could not reach the API: {line}"),
+        );
+    }
     // The latest error with a code the agent's table knows (Claude puts it
     // on the assistant message before the failed `result`).
     let codes = e.reply.errors.iter().rev();
@@ -265,15 +330,6 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
         return with(kind, format!("{name} failed ({})", kind.as_str()));
     }
     let marked = evidence().find_map(|t| marker(signs, t));
-    // A parser that read the API's status as a number keeps it as the
-    // error's code `http_NNN` (Copilot, opencode): first, then the wording.
-    let coded = e
-        .reply
-        .errors
-        .iter()
-        .rev()
-        .filter(|err| err.fatal)
-        .find_map(|err| err.code.as_deref().and_then(status_from_code));
     let status = coded
         .or_else(|| {
             fatal
@@ -298,6 +354,25 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
     if let Some(kind) = marked {
         return with(kind, format!("{name} failed ({})", kind.as_str()));
     }
+    // The API answered with an error the agent passed on without its
+    // status, in words nothing above explains: it refused the request.
+    let api_error = e
+        .reply
+        .errors
+        .iter()
+        .rev()
+        .filter(|err| err.fatal)
+        .any(|err| {
+            err.code
+                .as_deref()
+                .is_some_and(|code| signs.api_error_codes.contains(&code))
+        });
+    if api_error {
+        return with(
+            AgentErrorKind::RequestRejected,
+            format!("{name}: the API refused the request"),
+        );
+    }
     if let Some(err) = e
         .reply
         .errors
@@ -315,15 +390,36 @@ fn failure(e: &Evidence, signs: &Signs, exit: Option<i32>) -> Failure {
             format!("{name} {} without its final event", ended(e.end)),
         );
     }
-    let what = match (exit, e.reply.status) {
-        (Some(0), _) => format!("{name} reported a failed run"),
-        (Some(code), ReplyStatus::Success) => {
+    let what = match (exit, e.reply.status, &e.end.signal) {
+        (Some(0), ..) => format!("{name} reported a failed run"),
+        (Some(code), ReplyStatus::Success, _) => {
             format!("{name} exited with code {code} after reporting success")
         }
-        (Some(code), _) => format!("{name} failed (exit code {code})"),
-        (None, _) => format!("{name} was ended by {}", signal_text(e.end)),
+        (Some(code), ..) => format!("{name} failed (exit code {code})"),
+        (None, _, Some(signal)) => format!("{name} was ended by {signal}"),
+        // Still running: it answered the turn with an error.
+        (None, _, None) => format!("{name} failed"),
     };
     with(AgentErrorKind::ProcessError, what)
+}
+
+/// Whether `text` says that no connection to the API could be made (a
+/// network marker, the agent's or the common ones) without naming an HTTP
+/// status: then no HTTP answer came, and the failure is a network error
+/// whatever code the agent put on it. A status in the words (a proxy's
+/// `502 … connection refused`) is an answer: read as that status.
+pub fn names_connection_failure(signs: &Signs, text: &str) -> bool {
+    marker(signs, text) == Some(AgentErrorKind::NetworkError)
+        && http_status(text, signs.status_prefixes).is_none()
+}
+
+/// The kind of an HTTP 4xx the API answered with (`request_rejected`),
+/// or what its words say more precisely (a bad key, a prompt too long).
+pub fn rejection(signs: &Signs, text: &str) -> AgentErrorKind {
+    match marker(signs, text) {
+        Some(kind @ (AgentErrorKind::AuthError | AgentErrorKind::ContextTooLong)) => kind,
+        _ => AgentErrorKind::RequestRejected,
+    }
 }
 
 fn marker(signs: &Signs, text: &str) -> Option<AgentErrorKind> {
@@ -341,23 +437,26 @@ fn has(text: &str, needle: &str) -> bool {
     n.len() <= t.len() && t.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
+/// How the process ended; a process still running (the agent answered the
+/// turn with an error over ACP) "reported an error".
 fn ended(end: &AttemptEnd) -> String {
-    match end.exit_code {
-        Some(code) => format!("exited with code {code}"),
-        None => format!("was ended by {}", signal_text(end)),
+    match (end.exit_code, &end.signal) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was ended by {signal}"),
+        (None, None) => "reported an error".to_owned(),
     }
 }
 
-fn signal_text(end: &AttemptEnd) -> &str {
-    end.signal.as_deref().unwrap_or("an unknown signal")
-}
-
 /// The lines that are not JSON events (stderr's, mostly).
-fn plain_lines(lines: &[String]) -> impl Iterator<Item = &str> {
-    lines
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| !l.is_empty() && !l.starts_with('{') && !l.starts_with("at ") && *l != "}")
+fn plain_lines<'a>(lines: &'a [String], signs: &'a Signs) -> impl Iterator<Item = &'a str> {
+    lines.iter().map(|l| l.trim()).filter(|l| {
+        !l.is_empty()
+            && !l.starts_with('{')
+            && !l.starts_with("at ")
+            && *l != "}"
+            // What it says of its own side traffic is not the turn's failure.
+            && !signs.chatter.iter().any(|c| l.contains(c))
+    })
 }
 
 fn last_meaningful<'a>(plain: &[&'a str]) -> Option<&'a str> {
@@ -397,5 +496,104 @@ pub fn status_from_exit(exit: Option<i32>) -> Option<u16> {
     match exit {
         Some(code @ 144..=255) => Some(code as u16 + 256),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exited_before_answering(agent_type: &str, stderr: &[&str], code: i32) -> Failure {
+        let end = AttemptEnd {
+            exit_code: Some(code),
+            ..AttemptEnd::default()
+        };
+        let reply = crate::agent_output::parse_agent_output(agent_type, b"");
+        let lines: Vec<String> = stderr.iter().map(|l| (*l).to_owned()).collect();
+        ended_early(
+            &Evidence {
+                agent: crate::agents::find(agent_type).unwrap(),
+                end: &end,
+                reply: &reply,
+                last_lines: &lines,
+                command: "agent",
+                requested_session: None,
+                idle_timeout_s: 300,
+                max_duration_s: 1800,
+                platform: None,
+            },
+            "initialize",
+        )
+    }
+
+    #[test]
+    fn an_agent_that_exits_before_initialize_says_what_it_printed() {
+        let failure =
+            exited_before_answering("opencode", &["Error: this build needs a newer glibc"], 1);
+        assert_eq!(failure.kind, AgentErrorKind::ProcessError);
+        assert_eq!(
+            failure.message,
+            "opencode exited with code 1 before it answered initialize: Error: this build needs a newer glibc"
+        );
+        let silent = exited_before_answering("cline", &[], 3);
+        assert_eq!(
+            silent.message,
+            "Cline exited with code 3 before it answered initialize and printed nothing"
+        );
+        // Words that say more keep their kind.
+        let refused = exited_before_answering(
+            "openai-codex",
+            &["error sending request for url (http://127.0.0.1:9/v1/responses)"],
+            1,
+        );
+        assert_eq!(refused.kind, AgentErrorKind::NetworkError);
+    }
+
+    #[test]
+    fn side_traffic_that_cannot_connect_is_not_why_the_turn_failed() {
+        let failure = exited_before_answering(
+            "factory-droid",
+            &["Error flushing telemetry events to web: {\"code\":\"ConnectionRefused\",\"path\":\"https://telemetry.factory.ai/api/ingest\"}", "Error: the agent stopped"],
+            1,
+        );
+        assert_ne!(
+            failure.kind,
+            AgentErrorKind::NetworkError,
+            "{}",
+            failure.message
+        );
+        let failure = exited_before_answering(
+            "opencode",
+            &["timestamp=… level=ERROR message=\"Failed to fetch models.dev\" cause=\"Unable to connect. Is the computer able to access the url?\""],
+            1,
+        );
+        assert_ne!(
+            failure.kind,
+            AgentErrorKind::NetworkError,
+            "{}",
+            failure.message
+        );
+    }
+
+    #[test]
+    fn claude_refusing_to_skip_permissions_as_root_names_is_sandbox() {
+        let failure = exited_before_answering(
+            "claude-code",
+            &["--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"],
+            1,
+        );
+        assert_eq!(failure.kind, AgentErrorKind::ProcessError);
+        assert!(
+            failure.message.contains("IS_SANDBOX=1"),
+            "{}",
+            failure.message
+        );
+        assert!(
+            failure
+                .message
+                .contains("cannot be used with root/sudo privileges"),
+            "{}",
+            failure.message
+        );
     }
 }

@@ -23,8 +23,8 @@ pub use crate::error_kind::AgentErrorKind;
 pub use attempt_end::{AttemptEnd, StopReason};
 pub use backoff::{backoff_ms, retry_wait, BACKOFF_MS, MIN_ATTEMPT_MS};
 pub use classify::{
-    aborted, classify, command_not_found, http_status, own_retries, status_from_exit, stop_words,
-    Evidence, Failure,
+    aborted, classify, command_not_found, ended_early, http_status, names_connection_failure,
+    own_retries, rejection, status_from_exit, stop_words, Evidence, Failure,
 };
 pub use options::{
     RunOptions, DEFAULT_MAX_DURATION_S, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, MAX_RETRIES_LIMIT,

@@ -118,7 +118,17 @@ impl RunOptions {
             max_retries: retries(&o)?,
             system_prompt_file: text("systemPromptFile")?,
             usage_file: text("usageFile")?,
-            settings_file: text("settingsFile")?,
+            // The run's own folder's, when the host names only the folder
+            // (a session over the CLI): the agent's own retries are bounded
+            // there as in a run.
+            settings_file: match (text("settingsFile")?, text("runFolder")?) {
+                (Some(file), _) => Some(file),
+                (None, Some(folder)) if !folder.is_empty() => Some(crate::endpoint::join(
+                    &folder,
+                    crate::endpoint::SETTINGS_FILE,
+                )),
+                _ => None,
+            },
             extra_args: o
                 .opt_str_list("extraArgs")?
                 .unwrap_or_default()
@@ -324,6 +334,21 @@ fn retries(o: &Obj) -> Result<u32> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_settings_file_is_the_run_folders_unless_named() {
+        let read = |v: Value| RunOptions::read(&v, "x").unwrap().settings_file;
+        assert_eq!(read(json!({"cd": "/w"})), None);
+        assert_eq!(
+            read(json!({"cd": "/w", "runFolder": "/runs/run-1"})).as_deref(),
+            Some("/runs/run-1/settings.json")
+        );
+        assert_eq!(
+            read(json!({"cd": "/w", "runFolder": "/runs/run-1", "settingsFile": "/s.json"}))
+                .as_deref(),
+            Some("/s.json")
+        );
+    }
 
     #[test]
     fn defaults_and_field_names_in_errors() {

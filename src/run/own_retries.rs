@@ -6,7 +6,9 @@
 //! environment wins: a variable it already sets is left as it is. The same
 //! settings file may turn on a file where the agent tells of each retry
 //! ([`RetryLog`]), next to it in the run's folder, which the host reads
-//! as it grows ([`OwnRetryConfig::log`]).
+//! as it grows ([`OwnRetryConfig::log`]); so may a variable naming the
+//! agent's log file (`OwnRetries::LogFile`), for an agent that has no
+//! setting but logs each failed call.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -42,11 +44,11 @@ pub struct LogWatch {
 }
 
 /// A retry is recorded within ~1 s (Qwen's telemetry batches its records
-/// each second) and the agent waits 1.5 s or more before the next: a
-/// quarter of a second adds little.
+/// each second; Droid logs each failed call as it happens) and the agent
+/// waits 1.5 s or more before the next: a quarter of a second adds little.
 const LOG_EVERY_MS: u64 = 250;
 /// Qwen's telemetry writes ~12 KB of metrics every 10 s and a few KB per
-/// API call.
+/// API call; Droid's log ~2 KB a second.
 const LOG_KEEP_BYTES: u64 = 1 << 20;
 
 /// The configuration that bounds `agent`'s own retries to `max_retries`:
@@ -58,7 +60,12 @@ pub fn own_retry_config(
     settings_path: Option<&str>,
     env: &[(String, String)],
 ) -> OwnRetryConfig {
-    let taken = |name: &str| env.iter().any(|(k, _)| k == name);
+    // The caller's own value; the run's own settings file (the endpoint's
+    // settings may name it first: both go to that one file) is not one.
+    let taken = |name: &str| {
+        env.iter()
+            .any(|(k, v)| k == name && Some(v.as_str()) != settings_path)
+    };
     match agent.own_retries {
         OwnRetries::Env { name, plus } if !taken(name) => OwnRetryConfig {
             env: vec![(name.to_owned(), (max_retries + plus).to_string())],
@@ -85,6 +92,21 @@ pub fn own_retry_config(
                 log,
             }
         }
+        OwnRetries::LogFile { env: name, file } if !taken(name) => {
+            let Some(path) = settings_path else {
+                return OwnRetryConfig::default();
+            };
+            let path = format!("{}{file}", folder_of(path));
+            OwnRetryConfig {
+                env: vec![(name.to_owned(), path.clone())],
+                log: Some(LogWatch {
+                    path,
+                    every_ms: LOG_EVERY_MS,
+                    keep_bytes: LOG_KEEP_BYTES,
+                }),
+                ..OwnRetryConfig::default()
+            }
+        }
         OwnRetries::HomeSettings { key, plus } => OwnRetryConfig {
             home_settings: Some(nested(key, Value::from(max_retries + plus))),
             ..OwnRetryConfig::default()
@@ -96,11 +118,7 @@ pub fn own_retry_config(
 /// Adds `log`'s keys to `settings`; returns how to read the file, beside
 /// the settings file at `settings_path`.
 fn retry_log(settings: &mut Value, log: &RetryLog, settings_path: &str) -> LogWatch {
-    let folder = match settings_path.rfind(['/', '\\']) {
-        Some(at) => &settings_path[..=at],
-        None => "",
-    };
-    let path = format!("{folder}{}", log.file);
+    let path = format!("{}{}", folder_of(settings_path), log.file);
     for (key, on) in log.keys {
         merge_json(settings, nested(key, Value::Bool(*on)));
     }
@@ -109,6 +127,14 @@ fn retry_log(settings: &mut Value, log: &RetryLog, settings_path: &str) -> LogWa
         path,
         every_ms: LOG_EVERY_MS,
         keep_bytes: LOG_KEEP_BYTES,
+    }
+}
+
+/// The folder of `path`, with its separator (`/run/a.json` → `/run/`).
+fn folder_of(path: &str) -> &str {
+    match path.rfind(['/', '\\']) {
+        Some(at) => &path[..=at],
+        None => "",
     }
 }
 
@@ -200,6 +226,38 @@ mod tests {
             own_retry_config(qwen, 1, None, &[]),
             OwnRetryConfig::default()
         );
+    }
+
+    #[test]
+    fn droids_log_goes_to_the_runs_folder_and_is_watched() {
+        let droid = config("factory-droid", 1, &[]);
+        assert_eq!(
+            droid.env,
+            [("FACTORY_LOG_FILE".to_owned(), "/run/droid.log".to_owned())]
+        );
+        assert_eq!(droid.log.unwrap().path, "/run/droid.log");
+        assert_eq!(droid.file, None);
+        // A log file of the caller's own: its retries are not counted.
+        assert_eq!(
+            config(
+                "factory-droid",
+                1,
+                &[("FACTORY_LOG_FILE", "/var/log/d.log")]
+            ),
+            OwnRetryConfig::default()
+        );
+    }
+
+    #[test]
+    fn the_endpoints_settings_file_is_the_runs_own_not_the_callers() {
+        // Over the CLI the endpoint's variables come first and name the
+        // same settings file: its keys and the bound go to one file.
+        let qwen = config(
+            "qwen-code",
+            1,
+            &[("QWEN_CODE_SYSTEM_SETTINGS_PATH", "/run/settings.json")],
+        );
+        assert!(qwen.file.is_some() && qwen.log.is_some(), "{qwen:?}");
     }
 
     #[test]

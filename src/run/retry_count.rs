@@ -3,7 +3,8 @@
 //! files in `src/agents/`): a line holding one of its retry lines
 //! ([`Signs::retry_lines`]) that also says what failed — an HTTP status after
 //! one of [`Signs::retry_status`], else wording of its [`Signs::markers`]
-//! that stands for a transient failure (Codex's "high demand" for a 5xx) —
+//! (then the common ones) that stands for a transient failure (Codex's
+//! "high demand" for a 5xx, "waiting for network" when nothing listens) —
 //! is one retry. Once the agent has retried more than `maxRetries` times the
 //! run stops it, and the attempt ends as that status or wording says
 //! (`upstream_error` for a 5xx) rather than waiting out the agent's backoff.
@@ -11,7 +12,7 @@
 //! telemetry, `crate::agents::RetryLog`) is read the same way, from what
 //! the host reads of that file ([`RetryCount::push_log`]).
 
-use super::signs::Signs;
+use super::signs::{Signs, COMMON_MARKERS};
 use crate::error_kind::AgentErrorKind;
 
 /// Why the agent was stopped: it retried `retries` times, the last one for
@@ -30,6 +31,9 @@ pub struct RetryCount {
     /// The retries the agent may make (`maxRetries`).
     bound: u32,
     seen: u32,
+    /// The attempt's first failed call was seen (for agents whose retry
+    /// lines count it, [`Signs::first_failure_counted`]).
+    first_failure: bool,
     /// What the last retry line said.
     last: Option<(AgentErrorKind, Option<u16>)>,
     /// Unterminated lines kept from the last chunk of stdout, of stderr and
@@ -48,6 +52,7 @@ impl RetryCount {
             signs,
             bound,
             seen: 0,
+            first_failure: false,
             last: None,
             partial: [String::new(), String::new(), String::new()],
             over: false,
@@ -85,21 +90,32 @@ impl RetryCount {
     }
 
     fn line(&mut self, line: &str) -> bool {
-        if self.over || !self.signs.retry_lines.iter().any(|l| contains(line, l)) {
+        if self.over
+            || !self.signs.retry_lines.iter().any(|l| contains(line, l))
+            || self.signs.not_retries.iter().any(|f| line.contains(f))
+        {
             return false;
         }
         let what = match super::http_status(line, self.signs.retry_status) {
             Some(status) => Some((AgentErrorKind::from_http_status(status), Some(status))),
+            // The agent's wording first, then what every agent may say
+            // (Codex's `Reconnecting... waiting for network (Connection
+            // failed: error sending request)` when nothing listens).
             None => self
                 .signs
                 .markers
                 .iter()
+                .chain(COMMON_MARKERS)
                 .find(|(m, kind)| kind.is_retryable() && contains(line, m))
                 .map(|(_, kind)| (*kind, None)),
         };
         let Some(what) = what else {
             return false;
         };
+        if self.signs.first_failure_counted && !self.first_failure {
+            self.first_failure = true;
+            return false;
+        }
         self.seen += 1;
         self.last = Some(what);
         self.over = self.seen > self.bound;
@@ -193,6 +209,78 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn codex_waiting_for_network_counts_as_a_network_retry() {
+        let codex = crate::agents::find("openai-codex").unwrap().signs;
+        // Over its CLI, then over ACP (the details apart from the message).
+        let cli = b"{\"type\":\"error\",\"message\":\"Reconnecting... waiting for network (Connection failed: error sending request)\"}\n";
+        let acp = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update","_meta":{"codex":{"error":{"message":"Reconnecting... waiting for network","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":null}},"additionalDetails":"Connection failed: error sending request","willRetry":true}}}}}}
+"#;
+        for line in [&cli[..], &acp[..]] {
+            let mut count = RetryCount::new(codex, 1);
+            assert!(!count.push(false, line));
+            assert!(count.push(false, line));
+            assert_eq!(
+                count.exceeded(),
+                over(AgentErrorKind::NetworkError, None, 2)
+            );
+        }
+    }
+
+    #[test]
+    fn copilot_call_failures_count_from_the_first_retry() {
+        let copilot = crate::agents::find("github-copilot").unwrap().signs;
+        let failure = |attempt: u32, what: &str| {
+            format!("{{\"type\":\"model.call_failure\",\"data\":{{\"model\":\"gpt-mock\",{what}\"durationMs\":5,\"apiEndpoint\":\"/chat/completions\",\"retryAttempt\":{attempt},\"failureKind\":\"api\"}}}}\n")
+        };
+        let mut count = RetryCount::new(copilot, 1);
+        // The first try failing is no retry.
+        assert!(!count.push(false, failure(0, "\"statusCode\":429,").as_bytes()));
+        assert!(!count.push(false, failure(1, "\"statusCode\":429,").as_bytes()));
+        assert!(count.push(false, failure(2, "\"statusCode\":429,").as_bytes()));
+        assert_eq!(
+            count.exceeded(),
+            over(AgentErrorKind::QuotaExceeded, Some(429), 2)
+        );
+        // Nothing answered: its error message names the connection failure.
+        let refused = "\"errorMessage\":\"error sending request for url (http://127.0.0.1:1/v1/chat/completions): tcp connect error: Connection refused (os error 111) [ECONNREFUSED]\",";
+        let mut count = RetryCount::new(copilot, 0);
+        assert!(!count.push(false, failure(0, refused).as_bytes()));
+        assert!(count.push(false, failure(1, refused).as_bytes()));
+        assert_eq!(
+            count.exceeded(),
+            over(AgentErrorKind::NetworkError, None, 1)
+        );
+    }
+
+    #[test]
+    fn droid_log_records_count_from_the_second_attempt_and_its_telemetry_never() {
+        let droid = crate::agents::find("factory-droid").unwrap().signs;
+        let record = |attempt: u32, id: &str| {
+            format!("[2026-11-27T15:25:56.804Z] WARN: [LLM] LLM error | Context: {{\"attempt\":{attempt},\"modelId\":\"gpt-mock\",\"providerType\":\"generic_chat_completion\",\"errorName\":\"Error\",\"failureReason\":\"overloaded\",\"statusCode\":500,\"assistantMessageId\":\"{id}\"}}\n[2026-11-27T15:25:56.804Z] WARN: Retry attempt failed\nError: 500 Mock server error: the model is unavailable.\n")
+        };
+        let mut count = RetryCount::new(droid, 1);
+        // Its title call and the turn fail their first try together.
+        assert!(!count.push_log(record(1, "oneshot-assistant-1").as_bytes()));
+        assert!(!count.push_log(record(1, "ce0f5637").as_bytes()));
+        assert!(!count.push_log(record(2, "oneshot-assistant-1").as_bytes()));
+        assert!(count.push_log(record(2, "ce0f5637").as_bytes()));
+        assert_eq!(
+            count.exceeded(),
+            over(AgentErrorKind::UpstreamError, Some(500), 2)
+        );
+        // The telemetry it cannot send offline is neither a retry nor progress.
+        let telemetry = b"Error flushing telemetry events to web: {\"code\":\"ConnectionRefused\",\"path\":\"https://telemetry.factory.ai/api/ingest\",\"errno\":0}\n";
+        let mut count = RetryCount::new(droid, 0);
+        assert!(!count.push(true, telemetry));
+        assert!(!count.push(true, telemetry));
+        assert!(!crate::run::signs::is_progress(droid, telemetry));
+        assert!(crate::run::signs::is_progress(
+            droid,
+            b"{\"jsonrpc\":\"2.0\"}\n"
+        ));
+    }
+
     /// Qwen Code 0.24.4's telemetry record of a retry, as its file exporter
     /// writes it (pretty-printed; trimmed to the lines that matter).
     fn qwen_retry_record(n: u32, status: &str) -> String {
@@ -221,13 +309,14 @@ mod tests {
             count.exceeded(),
             over(AgentErrorKind::UpstreamError, Some(500), 2)
         );
-        // A retry whose status Qwen did not know names none: not counted.
-        let mut count = RetryCount::new(qwen, 0);
+        // A retry whose status Qwen did not know: no HTTP answer came
+        // (`connect ECONNREFUSED`), a network error.
+        let mut count = RetryCount::new(qwen, 1);
         assert!(!count.push_log(qwen_retry_record(1, "unknown").as_bytes()));
-        assert!(count.push_log(qwen_retry_record(2, "429").as_bytes()));
+        assert!(count.push_log(qwen_retry_record(2, "unknown").as_bytes()));
         assert_eq!(
             count.exceeded(),
-            over(AgentErrorKind::QuotaExceeded, Some(429), 1)
+            over(AgentErrorKind::NetworkError, None, 2)
         );
     }
 

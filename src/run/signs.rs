@@ -18,6 +18,14 @@ pub const COMMON_MARKERS: &[(&str, AgentErrorKind)] = &[
     ("socket hang up", NetworkError),
     ("error sending request", NetworkError),
     ("UND_ERR_", NetworkError),
+    // What the agents' HTTP clients say when no connection could be made
+    // (Bun's `ConnectionRefused`, the OpenAI SDK's `Connection error.`).
+    ("Connection refused", NetworkError),
+    ("ConnectionRefused", NetworkError),
+    ("Connection error", NetworkError),
+    ("Unable to connect", NetworkError),
+    ("Could not connect", NetworkError),
+    ("waiting for network", NetworkError),
     ("context_length_exceeded", ContextTooLong),
     ("maximum context length", ContextTooLong),
     ("prompt is too long", ContextTooLong),
@@ -36,15 +44,19 @@ pub const COMMON_MARKERS: &[(&str, AgentErrorKind)] = &[
 /// Whether a chunk of the agent's output (stdout or stderr) is progress,
 /// which restarts the idle timeout: not when it holds one of the agent's
 /// retry lines (Gemini CLI's `Attempt 1 failed with status 500. Retrying
-/// with backoff...` and the error printed with it), or a stalled API would
-/// keep a run alive for as long as the agent retries.
+/// with backoff...` and the error printed with it) or of its chatter while
+/// it waits, or a stalled API would keep a run alive for as long as the
+/// agent retries.
 pub fn is_progress(signs: &Signs, chunk: &[u8]) -> bool {
-    let lines = signs.retry_lines;
-    if lines.is_empty() {
+    if signs.retry_lines.is_empty() && signs.chatter.is_empty() {
         return true;
     }
     let text = String::from_utf8_lossy(chunk);
-    !lines.iter().any(|l| text.contains(l))
+    !signs
+        .retry_lines
+        .iter()
+        .chain(signs.chatter)
+        .any(|l| text.contains(l))
 }
 
 #[cfg(test)]

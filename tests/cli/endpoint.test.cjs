@@ -122,20 +122,7 @@ async function setUp(name, homeFiles = {}) {
     fs.writeFileSync(path.join(home, rel), content);
   }
   const mock = await startMock(agent, dir);
-  const dead = 'http://127.0.0.1:9';
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    TMPDIR: tmp,
-    LANG: 'C.UTF-8',
-    TERM: 'dumb',
-    HTTP_PROXY: dead,
-    HTTPS_PROXY: dead,
-    http_proxy: dead,
-    https_proxy: dead,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-  };
+  const env = harness.offlineEnv(home, tmp);
   return { name, agent, dir, home, cwd: fs.realpathSync(work), env, mock, before: tree(home) };
 }
 

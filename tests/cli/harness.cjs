@@ -96,6 +96,30 @@ function stopPid(pid, signal = 'SIGTERM') {
   }
 }
 
+/** Where anything but loopback goes: a port nothing listens on. */
+const DEAD_PROXY = 'http://127.0.0.1:9';
+
+/**
+ * An environment naming nothing of any agent's: PATH, HOME, TMPDIR, the
+ * locale, and a dead proxy for anything but loopback (both spellings:
+ * Cline's runtime reads the exceptions from `no_proxy` only).
+ */
+function offlineEnv(home, tmp) {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: tmp,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    HTTP_PROXY: DEAD_PROXY,
+    HTTPS_PROXY: DEAD_PROXY,
+    http_proxy: DEAD_PROXY,
+    https_proxy: DEAD_PROXY,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
+}
+
 /**
  * A fresh sandbox for one CLI run: `home/` (HOME, with the CLI's settings),
  * `work/` (the working directory, with the notes file the tool scenario
@@ -111,23 +135,7 @@ function sandbox(cli, mock, dir, { geminiSettings = {} } = {}) {
   for (const d of [home, work, tmp]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(work, 'notes.txt'), require('./mocks/common.cjs').NOTES_TEXT);
 
-  const deadProxy = 'http://127.0.0.1:9';
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    TMPDIR: tmp,
-    LANG: 'C.UTF-8',
-    TERM: 'dumb',
-    NO_COLOR: '1',
-    HTTP_PROXY: deadProxy,
-    HTTPS_PROXY: deadProxy,
-    ALL_PROXY: deadProxy,
-    http_proxy: deadProxy,
-    https_proxy: deadProxy,
-    all_proxy: deadProxy,
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-  };
+  const env = { ...offlineEnv(home, tmp), NO_COLOR: '1', ALL_PROXY: DEAD_PROXY, all_proxy: DEAD_PROXY };
   if (cli === 'claude') {
     Object.assign(env, {
       ANTHROPIC_API_KEY: FAKE_KEYS.claude,
@@ -224,4 +232,4 @@ function tempDir(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `agent-context-${label}-`));
 }
 
-module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, run, tempDir, readRequests };
+module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, offlineEnv, run, tempDir, readRequests };

@@ -8,9 +8,9 @@
 //
 // Each test has its own folder, HOME and mock (stopped by its PID) and checks
 // that no process with its HOME is left running, so tests run side by side.
-// The CLIs' own retries stay on where they have no knob (Copilot, opencode):
-// a 500 takes 15-90 s. Qwen's SDK retries follow maxRetries and its outer
-// loop is stopped on the first retry its telemetry records (maxRetries 0).
+// The CLIs' own retries are counted where they tell of them (Qwen's
+// telemetry, Copilot's `model.call_failure` lines, opencode's error log):
+// with maxRetries 0 each is stopped on its first retry.
 'use strict';
 const { after, describe, test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -102,27 +102,22 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
     const leftovers = require('./processes.cjs').runFolders();
     assert.deepEqual(leftovers, []);
   });
-  // The HTTP 500 runs first: they mostly wait out the CLIs' own retries
-  // (15-90 s) while the others run beside them.
+  // The HTTP 500 runs first: they wait for the CLIs' first retry while
+  // the others run beside them.
   for (const cli of Object.keys(agents.AGENTS)) {
     const name = `${cli} ${agents.AGENTS[cli].version}`;
-    test(`${name}: HTTP 500 is upstream_error after the CLI's own retries`, { timeout: TEST_TIMEOUT_MS }, () =>
+    test(`${name}: HTTP 500 is upstream_error on the CLI's first retry`, { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'error500', async (ctx) => {
         const result = await run(ctx);
         failedWith(result, 'upstream_error');
-        assert.match(result.error.message, /HTTP 500/);
         assert.equal(result.attempts, 1);
-        if (cli === 'qwen') {
-          // Its telemetry, written to the run's own file and read as it
-          // grows, records each retry: the first is more than maxRetries 0.
-          assert.match(result.error.message, /^Qwen Code retried a failed API call 1 times \(HTTP 500\), more than maxRetries allows/);
-          assert.equal(result.error.exitCode, null, 'stopped by the run');
-          assert.ok(mainCalls(ctx).length >= 1, 'the mock was asked');
-          return;
-        }
-        assert.ok(result.error.message.includes(chat.ERROR_500.error.message), result.error.message);
-        assert.equal(result.error.exitCode, 1);
-        assert.ok(mainCalls(ctx).length >= 2, 'the CLI retried on its own');
+        // Qwen's telemetry and Copilot's call_failure lines name the
+        // status; opencode's error log only the API's words.
+        const what = cli === 'opencode' ? 'upstream_error' : 'HTTP 500';
+        assert.match(result.error.message, new RegExp(`retried a failed API call 1 times \\(${what}\\), more than maxRetries allows`));
+        assert.equal(result.error.exitCode, null, 'stopped by the run');
+        // Qwen's record of its retry may come before the retried call.
+        assert.ok(mainCalls(ctx).length >= (cli === 'qwen' ? 1 : 2), 'the CLI retried on its own');
       }));
   }
 
@@ -180,7 +175,9 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
         const result = await run(ctx);
         failedWith(result, 'auth_error');
         assert.match(result.error.message, /HTTP 401/);
-        assert.equal(result.error.exitCode, 1);
+        // Copilot retries a 401 (`transient_auth_error`): stopped on that
+        // retry, counted from its call_failure lines (maxRetries 0).
+        assert.equal(result.error.exitCode, cli === 'copilot' ? null : 1);
         assert.equal(result.attempts, 1);
       }));
 

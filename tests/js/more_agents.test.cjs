@@ -135,7 +135,7 @@ test('the command lines: prompt on stdin, Copilot without -p and with its usage 
 
   const opencode = pkg.buildCliInvocation('opencode', pkg.assemble('opencode', input), { model: 'mock/gpt-mock' });
   assert.deepEqual(pkg.assemble('opencode', input), codex);
-  assert.deepEqual(opencode.args, ['run', '--format', 'json', '--model=mock/gpt-mock']);
+  assert.deepEqual(opencode.args, ['run', '--format', 'json', '--print-logs', '--log-level', 'ERROR', '--model=mock/gpt-mock']);
   assert.equal('outputs' in opencode, false);
   assert.throws(
     () => pkg.buildCliInvocation('opencode', codex, { extraArgs: ['--title=two words'] }),

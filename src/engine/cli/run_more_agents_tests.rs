@@ -412,12 +412,13 @@ fn qwen_retries_read_from_its_telemetry_file_stop_the_attempt() {
         signal: Some("SIGTERM".into()),
         ..Default::default()
     };
-    assert!(run.end_attempt(&end, 1_000).is_some(), "ours follow");
-    run.start_attempt();
-    run.push_retry_log(record(1).as_bytes());
-    run.push_retry_log(record(2).as_bytes());
-    assert_eq!(run.end_attempt(&end, 2_000), None);
-    let result = serde_json::to_value(run.result(2_000).unwrap()).unwrap();
+    assert_eq!(
+        run.end_attempt(&end, 1_000),
+        None,
+        "no retry of ours: its own spent maxRetries"
+    );
+    let result = serde_json::to_value(run.result(1_000).unwrap()).unwrap();
+    assert_eq!(result["attempts"], 1, "{result}");
     assert_eq!(kind(&result), "upstream_error", "{result}");
     let message = result["error"]["message"].as_str().unwrap();
     assert!(message.contains("2 times (HTTP 503)"), "{message}");

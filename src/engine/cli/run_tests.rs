@@ -730,17 +730,10 @@ fn own_retries_past_max_retries_stop_the_attempt() {
             signal: Some("SIGTERM".into()),
             ..Default::default()
         };
-        // Our own retry follows, as for any upstream_error.
-        assert_eq!(run.end_attempt(&end, 1_000), Some(500));
-        run.start_attempt();
-        assert!(
-            !run.stopped_for_own_retries(),
-            "{agent}: counted per attempt"
-        );
-        push(&mut run, stdout(1));
-        push(&mut run, stdout(2));
-        assert_eq!(run.end_attempt(&end, 2_000), None);
-        let result = serde_json::to_value(run.result(2_000).unwrap()).unwrap();
+        // No retry of ours follows: the agent's own spent maxRetries.
+        assert_eq!(run.end_attempt(&end, 1_000), None);
+        let result = serde_json::to_value(run.result(1_000).unwrap()).unwrap();
+        assert_eq!(result["attempts"], 1, "{result}");
         assert_eq!(kind(&result), "upstream_error", "{result}");
         let message = result["error"]["message"].as_str().unwrap();
         assert!(message.contains(says), "{message}");

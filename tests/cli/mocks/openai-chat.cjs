@@ -162,7 +162,11 @@ function respond(req, res, scenario, notesPath) {
     return json(res, 500, ERROR_500);
   }
   if (scenario === 'error401') return json(res, 401, ERROR_401);
-  if (scenario === 'error429') return json(res, 429, ERROR_429);
+  if (scenario === 'error429') {
+    // When to try again, in seconds, as a rate-limited API says it.
+    res.setHeader('retry-after', '1');
+    return json(res, 429, ERROR_429);
+  }
   const main = isMainCall(body);
   if (main) mainCalls += 1;
   if (scenario === 'stallOnce' && main && mainCalls === 1) return stall(res);
