@@ -24,6 +24,7 @@ const FAMILIES = [
   ['session', 'scenarios/session.mjs', []],
   ['turn-two', 'scenarios/turn-two.mjs', []],
   ['team', 'scenarios/team.mjs', []],
+  ['record', 'scenarios/record.mjs', []],
 ];
 
 const rows = [];

@@ -264,6 +264,19 @@ pub enum Relation {
 }
 
 impl Relation {
+    /// The relation as the record writes it.
+    pub fn parse(name: &str) -> Option<Relation> {
+        Some(match name {
+            "handedOffTo" => Relation::HandedOffTo,
+            "handedOffFrom" => Relation::HandedOffFrom,
+            "forkedTo" => Relation::ForkedTo,
+            "forkedFrom" => Relation::ForkedFrom,
+            "rebuiltTo" => Relation::RebuiltTo,
+            "rebuiltFrom" => Relation::RebuiltFrom,
+            _ => return None,
+        })
+    }
+
     /// Whether the other session came first (this one continues it).
     pub fn is_from(self) -> bool {
         matches!(

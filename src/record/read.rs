@@ -6,7 +6,8 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
+use agent_context_scan::json_check::check_object;
+use serde_json::Value;
 
 use super::entry::{Header, FORMAT, MAJOR};
 use crate::error::{AgentContextError, Result};
@@ -40,42 +41,19 @@ pub struct RecordRead<'a> {
     pub cursor: u64,
 }
 
-/// An entry's fields every kind has; the rest of the line is checked as
-/// JSON and skipped.
-#[derive(Deserialize)]
-struct Head<'a> {
-    seq: u64,
-    at: u64,
-    #[serde(borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default)]
-    turn: Option<u64>,
-}
-
-/// The header's fields, any of them missing.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct HeaderProbe {
-    format: Option<String>,
-    version: Option<String>,
-    session_id: Option<String>,
-    agent_type: Option<String>,
-    created_at: Option<u64>,
-}
-
 /// The entries of `record` (its bytes) that `options` asks for. `record`
 /// may be any part of a record that starts at a line: the header is
 /// optional.
 pub fn read_record(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
-    read(record, options, false)
+    read(record, options)
 }
 
 /// [`read_record`] of text already known to be UTF-8.
 pub fn read_record_str(record: &str, options: ReadOptions) -> Result<RecordRead<'_>> {
-    read(record.as_bytes(), options, true)
+    read(record.as_bytes(), options)
 }
 
-fn read(record: &[u8], options: ReadOptions, utf8: bool) -> Result<RecordRead<'_>> {
+fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
     let mut out = RecordRead {
         header: None,
         lines: Vec::new(),
@@ -106,7 +84,7 @@ fn read(record: &[u8], options: ReadOptions, utf8: bool) -> Result<RecordRead<'_
                 continue;
             }
         }
-        let Some(line) = entry_of(text, utf8) else {
+        let Some(line) = entry_of(text) else {
             continue;
         };
         if line.seq <= floor {
@@ -130,27 +108,53 @@ fn seq_prefix(text: &[u8]) -> Option<u64> {
     std::str::from_utf8(&digits[..end]).ok()?.parse().ok()
 }
 
-/// `text` as an entry's line: a JSON object with a whole-number `seq`
-/// above 0, a whole-number `at` and a string `kind`, all of it valid JSON
-/// (and UTF-8).
-fn entry_of(text: &[u8], utf8: bool) -> Option<Line<'_>> {
-    if text.first() != Some(&b'{') {
+/// The top-level fields of an entry the reader reads.
+const KEYS: [&[u8]; 4] = [b"seq", b"at", b"kind", b"turn"];
+
+/// `text` as an entry's line: a JSON object (as `JSON.parse` takes it,
+/// UTF-8) with a whole-number `seq` above 0, a whole-number `at` and a
+/// string `kind`. Checked whole without building it: `JSON.parse` builds it.
+fn entry_of(text: &[u8]) -> Option<Line<'_>> {
+    let mut found = [None; 4];
+    if !check_object(text, &KEYS, &mut found) {
         return None;
     }
-    if !utf8 && std::str::from_utf8(text).is_err() {
+    let raw = |i: usize| found[i].map(|(start, end)| &text[start..end]);
+    let seq = whole_number(raw(0)?)?;
+    if seq == 0 {
         return None;
     }
-    let head: Head = serde_json::from_slice(text).ok()?;
-    if head.seq == 0 {
-        return None;
-    }
+    let turn = match raw(3) {
+        None => None,
+        Some(b"null") => None,
+        Some(turn) => Some(whole_number(turn)?),
+    };
     Some(Line {
-        seq: head.seq,
-        at: head.at,
-        turn: head.turn,
-        kind: head.kind,
+        seq,
+        at: whole_number(raw(1)?)?,
+        turn,
+        kind: string_of(raw(2)?)?,
         text,
     })
+}
+
+/// A JSON number that is a whole number `>= 0` written without a fraction
+/// or an exponent, within `u64`.
+fn whole_number(raw: &[u8]) -> Option<u64> {
+    if raw.is_empty() || raw.len() > 20 || !raw.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(raw).ok()?.parse().ok()
+}
+
+/// A JSON string's text (`raw` with its quotes, checked already).
+fn string_of(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if !inner.contains(&b'\\') {
+        return std::str::from_utf8(inner).ok().map(Cow::Borrowed);
+    }
+    let value: Value = serde_json::from_str(std::str::from_utf8(raw).ok()?).ok()?;
+    value.as_str().map(|s| Cow::Owned(s.to_owned()))
 }
 
 /// The header, when `text` is one: a JSON object whose `format` is this
@@ -159,13 +163,23 @@ fn header_of(text: &[u8]) -> Result<Option<Header>> {
     if memchr::memmem::find(text, FORMAT.as_bytes()).is_none() {
         return Ok(None);
     }
-    let Ok(probe) = serde_json::from_slice::<HeaderProbe>(text) else {
+    let Some(probe) = std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+    else {
         return Ok(None);
     };
-    if probe.format.as_deref() != Some(FORMAT) {
+    if probe.get("format").and_then(Value::as_str) != Some(FORMAT) {
         return Ok(None);
     }
-    let version = probe.version.unwrap_or_default();
+    let text_of = |key: &str| {
+        probe
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let version = text_of("version");
     let major = version
         .split('.')
         .next()
@@ -181,8 +195,11 @@ fn header_of(text: &[u8]) -> Result<Option<Header>> {
     Ok(Some(Header {
         format: FORMAT.to_owned(),
         version,
-        session_id: probe.session_id.unwrap_or_default(),
-        agent_type: probe.agent_type.unwrap_or_default(),
-        created_at: probe.created_at.unwrap_or_default(),
+        session_id: text_of("sessionId"),
+        agent_type: text_of("agentType"),
+        created_at: probe
+            .get("createdAt")
+            .and_then(Value::as_u64)
+            .unwrap_or_default(),
     }))
 }

@@ -1,8 +1,9 @@
 //! A session at a glance, from its record: what a store's `list()` shows.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
-use super::entry::{Link, Opened, Relation};
+use super::entry::Relation;
 use super::read::{read_record, ReadOptions, RecordRead};
 use crate::agent_output::Usage;
 use crate::error::Result;
@@ -52,17 +53,6 @@ pub struct SessionSummary {
     pub team_id: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct TextOf {
-    text: String,
-}
-
-#[derive(Deserialize)]
-struct UsageOf {
-    #[serde(default)]
-    usage: Option<Usage>,
-}
-
 /// The summary of the record `record`; `writing` says whether a writer
 /// still holds it (a turn it has not ended yet is then running, not
 /// interrupted).
@@ -94,44 +84,58 @@ pub fn summarize_read(read: &RecordRead<'_>, writing: bool) -> SessionSummary {
         team_id: None,
     };
     let (mut closed, mut unfinished) = (false, false);
+    // Only the kinds a summary reads are parsed.
+    let parsed = |text: &[u8]| -> Value {
+        std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null)
+    };
+    let text_of =
+        |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
     for line in &read.lines {
         match &*line.kind {
             "opened" => {
                 closed = false;
-                if let Ok(opened) = serde_json::from_slice::<Opened>(line.text) {
-                    summary.agent_type = opened.agent_type;
-                    summary.protocol = opened.protocol;
-                    summary.cd = opened.cd;
-                    if opened.team_id.is_some() {
-                        summary.team_id = opened.team_id;
-                    }
+                let opened = parsed(line.text);
+                summary.agent_type = text_of(&opened, "agentType").unwrap_or_default();
+                summary.protocol = text_of(&opened, "protocol").unwrap_or_default();
+                summary.cd = text_of(&opened, "cd").unwrap_or_default();
+                if let Some(team) = text_of(&opened, "teamId") {
+                    summary.team_id = Some(team);
                 }
             }
             "request" => {
                 summary.turns += 1;
                 unfinished = true;
                 if summary.title.is_empty() {
-                    if let Ok(request) = serde_json::from_slice::<TextOf>(line.text) {
-                        summary.title = title_of(&request.text);
+                    if let Some(text) = text_of(&parsed(line.text), "text") {
+                        summary.title = title_of(&text);
                     }
                 }
             }
             "turnEnd" => {
                 unfinished = false;
-                if let Ok(UsageOf { usage: Some(usage) }) = serde_json::from_slice(line.text) {
-                    summary.usage.add(&usage);
+                if let Some(usage) = parsed(line.text).get("usage") {
+                    summary.usage.add(&usage_of(usage));
                 }
             }
             "interrupted" => unfinished = false,
             "closed" => (closed, unfinished) = (true, false),
             "resumed" | "loaded" | "restarted" => closed = false,
             "link" if summary.linked_from.is_none() => {
-                if let Ok(link) = serde_json::from_slice::<Link>(line.text) {
-                    if link.relation.is_from() {
+                let link = parsed(line.text);
+                let relation = link
+                    .get("relation")
+                    .and_then(Value::as_str)
+                    .and_then(Relation::parse);
+                if let (Some(relation), Some(session_id)) = (relation, text_of(&link, "sessionId"))
+                {
+                    if relation.is_from() {
                         summary.linked_from = Some(LinkedFrom {
-                            session_id: link.session_id,
-                            agent_type: link.agent_type,
-                            relation: link.relation,
+                            session_id,
+                            agent_type: text_of(&link, "agentType").unwrap_or_default(),
+                            relation,
                         });
                     }
                 }
@@ -145,6 +149,35 @@ pub fn summarize_read(read: &RecordRead<'_>, writing: bool) -> SessionSummary {
         (false, false) => Status::Open,
     };
     summary
+}
+
+/// A usage as an entry holds it (`Usage`'s fields, camelCase).
+pub fn usage_of(value: &Value) -> Usage {
+    let count = |key: &str| value.get(key).and_then(Value::as_u64);
+    Usage {
+        input_tokens: count("inputTokens"),
+        cached_input_tokens: count("cachedInputTokens"),
+        output_tokens: count("outputTokens"),
+        total_tokens: count("totalTokens"),
+        duration_ms: count("durationMs"),
+        cost_usd: value.get("costUsd").and_then(Value::as_f64),
+        reasoning_output_tokens: count("reasoningOutputTokens"),
+        cache_write_input_tokens: count("cacheWriteInputTokens"),
+        models: value
+            .get("models")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|m| {
+                Some(crate::agent_output::ModelUsage {
+                    model: m.get("model")?.as_str()?.to_owned(),
+                    usage: usage_of(m.get("usage")?),
+                })
+            })
+            .collect(),
+        context_tokens: count("contextTokens"),
+        context_window: count("contextWindow"),
+    }
 }
 
 /// `text` on one line (every run of white space one space), at most

@@ -1040,3 +1040,61 @@ fn a_turns_record_is_within_one_and_a_half_times_what_it_holds() {
         }
     }
 }
+
+#[test]
+fn a_usage_reads_back_whole() {
+    let usage = Usage {
+        input_tokens: Some(1),
+        cached_input_tokens: Some(2),
+        output_tokens: Some(3),
+        total_tokens: Some(4),
+        duration_ms: Some(5),
+        cost_usd: Some(0.125),
+        reasoning_output_tokens: Some(6),
+        cache_write_input_tokens: Some(7),
+        models: vec![crate::agent_output::ModelUsage {
+            model: "m".into(),
+            usage: Usage {
+                output_tokens: Some(8),
+                ..Usage::default()
+            },
+        }],
+        context_tokens: Some(9),
+        context_window: Some(10),
+    };
+    let value = serde_json::to_value(&usage).unwrap();
+    assert_eq!(summary::usage_of(&value), usage);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod line_check {
+    use proptest::prelude::*;
+
+    /// What the reader's line check takes is what a JSON parser takes as an
+    /// object (lone surrogate escapes, which JSON.parse takes, left out).
+    fn agrees(line: &str) {
+        let ours = agent_context_scan::json_check::check_object(line.as_bytes(), &[], &mut []);
+        let serde = matches!(
+            serde_json::from_str::<serde_json::Value>(line),
+            Ok(serde_json::Value::Object(_))
+        );
+        assert_eq!(ours, serde, "{line:?}");
+    }
+
+    proptest! {
+        #[test]
+        fn the_line_check_agrees_with_a_json_parser(pieces in proptest::collection::vec(
+            prop_oneof![
+                Just("{"), Just("}"), Just("["), Just("]"), Just(":"), Just(","), Just("\""),
+                Just("\"a\""), Just("\"seq\""), Just("1"), Just("-0.5e3"), Just("01"), Just("1."),
+                Just("true"), Just("nul"), Just(" "), Just("\\n"), Just("\\u00e9"), Just("\\x"),
+                Just("é"), Just("\t"), Just("\u{1}"), Just("{\"k\":\"v\"}"), Just("[1,2]"),
+            ],
+            0..24,
+        )) {
+            agrees(&pieces.concat());
+            agrees(&format!("{{\"a\":{}}}", pieces.concat()));
+            agrees(&format!("{{\"a\":\"{}\"}}", pieces.concat()));
+        }
+    }
+}
