@@ -256,9 +256,9 @@ function openSessionStore(dir) {
   const lockFile = (id) => path.join(dir, `${stemOf(id)}${LOCK}`);
   /** This process's writers' lock tokens. */
   const held = new Set();
-  /** Whether a writer (of any process) holds `id`'s record now. */
-  const writing = (id) => {
-    const lock = readLock(lockFile(id));
+  /** Whether a writer (of any process) holds the record of file stem `stem` now. */
+  const writing = (stem) => {
+    const lock = readLock(path.join(dir, `${stem}${LOCK}`));
     if (!lock) return false;
     return lock.pid === process.pid ? held.has(lock.token) : processAlive(lock);
   };
@@ -318,7 +318,7 @@ function openSessionStore(dir) {
         }
         fresh[stem] = entry;
         const summary = { ...entry.summary };
-        if (summary.status === 'interrupted' && writing(summary.sessionId)) summary.status = 'open';
+        if (summary.status === 'interrupted' && writing(stem)) summary.status = 'open';
         if (matches(summary, filter)) summaries.push(summary);
       }
       if (changed || Object.keys(cached).length !== Object.keys(fresh).length) await saveIndex(fresh);
@@ -344,7 +344,7 @@ function openSessionStore(dir) {
       checkSessionId(sessionId);
       const lock = lockFile(sessionId);
       const current = readLock(lock);
-      if (current && writing(sessionId)) throw lockedError(sessionId, current.pid === process.pid ? 'a writer of this process' : `process ${current.pid}`);
+      if (current && writing(stemOf(sessionId))) throw lockedError(sessionId, current.pid === process.pid ? 'a writer of this process' : `process ${current.pid}`);
       await fsp.rm(recordFile(sessionId), { force: true });
       await fsp.rm(lock, { force: true });
     },

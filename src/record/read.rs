@@ -160,7 +160,12 @@ fn string_of(raw: &[u8]) -> Option<Cow<'_, str>> {
 /// The header, when `text` is one: a JSON object whose `format` is this
 /// format's. A newer major version is refused.
 fn header_of(text: &[u8]) -> Result<Option<Header>> {
-    if memchr::memmem::find(text, FORMAT.as_bytes()).is_none() {
+    let mut format = [None];
+    if !check_object(text, &[b"format"], &mut format) {
+        return Ok(None);
+    }
+    let quoted = format[0].map(|(start, end)| &text[start..end]);
+    if quoted.and_then(string_of).as_deref() != Some(FORMAT) {
         return Ok(None);
     }
     let Some(probe) = std::str::from_utf8(text)

@@ -454,7 +454,8 @@ impl Recorder {
                 let opened = self.open_tools.swap_remove(i);
                 (opened.input != tool.input).then(|| tool.input.clone())
             }
-            None => Some(tool.input.clone()),
+            // An input not given yet (`null`) is left out.
+            None => (!tool.input.is_null()).then(|| tool.input.clone()),
         };
         if tool.status == ToolStatus::Pending {
             self.open_tools.push(OpenTool {

@@ -1098,3 +1098,27 @@ mod line_check {
         }
     }
 }
+
+#[test]
+fn a_tool_call_opened_without_its_input_gets_it_when_it_ends() {
+    let mut r = Recorder::new();
+    r.request(1, "go", &[]);
+    let mut out = r.event(2, &tool("t", ToolStatus::Pending, Value::Null, None));
+    out += &r.event(
+        3,
+        &tool("t", ToolStatus::Success, json!({"path": "a"}), Some("x")),
+    );
+    let v = values(&out);
+    assert!(v[0].get("input").is_none());
+    assert_eq!(v[1]["input"], json!({"path": "a"}));
+}
+
+#[test]
+fn only_this_formats_header_is_one() {
+    let other = "{\"format\":\"another/format\",\"version\":\"9.0\"}\n{\"seq\":1,\"at\":1,\"kind\":\"closed\"}\n";
+    let read = read_record(other.as_bytes(), ReadOptions::default()).unwrap();
+    assert_eq!((read.header, read.lines.len()), (None, 1));
+    // A header written with an escape is still the header.
+    let escaped = "{\"format\":\"agent-context\\/session-record\",\"version\":\"3.0\"}\n";
+    assert!(read_record(escaped.as_bytes(), ReadOptions::default()).is_err());
+}

@@ -87,7 +87,7 @@ for (const [name, make] of [
     assert.equal(all.entries.length, record.lines.length);
     assert.deepEqual(all.entries, record.lines.map((l) => JSON.parse(l)));
     assert.equal(all.cursor, all.entries.at(-1).seq);
-    assert.deepEqual(all.entries.map((e) => e.kind).slice(0, 4), ['opened', 'request', 'toolCall', 'toolCall']);
+    assert.deepEqual(all.entries.map((e) => e.kind).slice(0, 6), ['opened', 'request', 'text', 'toolCall', 'toolCall', 'text']);
     // Pages through the cursor.
     const first = await store.read('s-1', { limit: 5 });
     const rest = await store.read('s-1', { after: first.cursor });
