@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use agent_context_scan::json_check::check_object;
+use agent_context_scan::json_check::{check_line, check_object, line_end};
 use serde_json::Value;
 
 use super::entry::{Header, FORMAT, MAJOR};
@@ -68,23 +68,33 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
         Some(end) => &record[..end],
         None => return Ok(out),
     };
-    for text in whole.split(|&b| b == b'\n') {
+    let mut start = 0;
+    while start <= whole.len() && out.lines.len() < limit {
+        let rest = &whole[start..];
         if std::mem::take(&mut first) {
-            if let Some(header) = header_of(text)? {
+            let end = line_end(whole, start);
+            if let Some(header) = header_of(&whole[start..end])? {
                 out.header = Some(header);
+                start = end + 1;
                 continue;
             }
-        }
-        if out.lines.len() >= limit {
-            break;
         }
         // An entry at or below the floor is never read, whatever it holds.
-        if let Some(seq) = seq_prefix(text) {
+        if let Some(seq) = seq_prefix(rest) {
             if seq <= floor {
+                start = line_end(whole, start) + 1;
                 continue;
             }
         }
-        let Some(line) = entry_of(text) else {
+        let mut found = [None; 4];
+        let (end, ok) = check_line(whole, start, &KEYS, &mut found);
+        let line = if ok {
+            entry_of(whole, start..end, &found)
+        } else {
+            None
+        };
+        start = end + 1;
+        let Some(line) = line else {
             continue;
         };
         if line.seq <= floor {
@@ -101,24 +111,28 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
 /// parsing the rest.
 fn seq_prefix(text: &[u8]) -> Option<u64> {
     let digits = text.strip_prefix(b"{\"seq\":")?;
-    let end = digits.iter().position(|b| !b.is_ascii_digit())?;
-    if end == 0 || end > 19 || digits[end] != b',' {
+    let mut end = 0;
+    while end < digits.len() && digits[end].is_ascii_digit() {
+        end += 1;
+    }
+    if digits.get(end) != Some(&b',') {
         return None;
     }
-    std::str::from_utf8(&digits[..end]).ok()?.parse().ok()
+    whole_number(&digits[..end])
 }
 
 /// The top-level fields of an entry the reader reads.
 const KEYS: [&[u8]; 4] = [b"seq", b"at", b"kind", b"turn"];
 
-/// `text` as an entry's line: a JSON object (as `JSON.parse` takes it,
-/// UTF-8) with a whole-number `seq` above 0, a whole-number `at` and a
-/// string `kind`. Checked whole without building it: `JSON.parse` builds it.
-fn entry_of(text: &[u8]) -> Option<Line<'_>> {
-    let mut found = [None; 4];
-    if !check_object(text, &KEYS, &mut found) {
-        return None;
-    }
+/// The line `line` of `text` as an entry, its top-level fields `found`
+/// (checked whole already): a whole-number `seq` above 0, a whole-number
+/// `at` and a string `kind`. Checked without building it: `JSON.parse`
+/// builds it.
+fn entry_of<'a>(
+    text: &'a [u8],
+    line: std::ops::Range<usize>,
+    found: &[Option<(usize, usize)>; 4],
+) -> Option<Line<'a>> {
     let raw = |i: usize| found[i].map(|(start, end)| &text[start..end]);
     let seq = whole_number(raw(0)?)?;
     if seq == 0 {
@@ -134,17 +148,24 @@ fn entry_of(text: &[u8]) -> Option<Line<'_>> {
         at: whole_number(raw(1)?)?,
         turn,
         kind: string_of(raw(2)?)?,
-        text,
+        text: &text[line],
     })
 }
 
 /// A JSON number that is a whole number `>= 0` written without a fraction
 /// or an exponent, within `u64`.
 fn whole_number(raw: &[u8]) -> Option<u64> {
-    if raw.is_empty() || raw.len() > 20 || !raw.iter().all(u8::is_ascii_digit) {
+    if raw.is_empty() {
         return None;
     }
-    std::str::from_utf8(raw).ok()?.parse().ok()
+    let mut n = 0u64;
+    for &digit in raw {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+    }
+    Some(n)
 }
 
 /// A JSON string's text (`raw` with its quotes, checked already).

@@ -8,7 +8,7 @@ pub use reader::*;
 
 #[cfg(feature = "api")]
 mod reader {
-    use js_sys::{Object, Reflect, Uint8Array, JSON};
+    use js_sys::{Object, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
 
@@ -78,7 +78,26 @@ mod reader {
         })
     }
 
-    /// The entries' lines as one JSON array, parsed once by the engine.
+    #[wasm_bindgen]
+    extern "C" {
+        /// The engine's UTF-8 decoder (`TextDecoder`, in Node too).
+        #[wasm_bindgen(js_name = TextDecoder)]
+        type Utf8Decoder;
+        #[wasm_bindgen(constructor, js_class = "TextDecoder")]
+        fn new() -> Utf8Decoder;
+        #[wasm_bindgen(method, js_class = "TextDecoder")]
+        fn decode(this: &Utf8Decoder, bytes: &[u8]) -> js_sys::JsString;
+        #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+        fn parse_json(text: &js_sys::JsString) -> std::result::Result<JsValue, JsValue>;
+    }
+
+    thread_local! {
+        static DECODER: Utf8Decoder = Utf8Decoder::new();
+    }
+
+    /// The entries' lines as one JSON array, decoded and parsed once by the
+    /// engine: the core checked every line whole (UTF-8 included), so it
+    /// neither checks their text again nor builds them.
     fn entries_of(read: &record::RecordRead<'_>) -> Result<JsValue> {
         let size = read.lines.iter().map(|l| l.text.len() + 1).sum::<usize>() + 2;
         let mut array = Vec::with_capacity(size);
@@ -90,10 +109,8 @@ mod reader {
             array.extend_from_slice(line.text);
         }
         array.push(b']');
-        let text = String::from_utf8(array).map_err(|_| {
-            AgentContextError::new(ErrorCode::Internal, "a record line read is not UTF-8")
-        })?;
-        JSON::parse(&text).map_err(|thrown| {
+        let text = DECODER.with(|decoder| decoder.decode(&array));
+        parse_json(&text).map_err(|thrown| {
             AgentContextError::new(
                 ErrorCode::Internal,
                 format!(

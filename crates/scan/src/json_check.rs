@@ -1,21 +1,63 @@
-//! A JSON object checked whole, as `JSON.parse` reads it (RFC 8259 in
-//! UTF-8, a lone surrogate escape allowed), at the speed of the string scan:
-//! the session record's reader hands `JSON.parse` only lines this accepts,
-//! and reads the few top-level fields it needs from where this found them.
+//! A line of JSON checked whole, as `JSON.parse` reads it (RFC 8259 in
+//! UTF-8, a lone surrogate escape allowed), at the speed of the string scan,
+//! and found in one pass with its end: the session record's reader hands
+//! `JSON.parse` only lines this accepts, and reads the few top-level fields
+//! it needs from where this found them.
 
 use crate::unit::Unit;
 
 /// The deepest nesting checked; a deeper line is refused.
 pub const MAX_DEPTH: usize = 512;
 
-/// Whether `line` is one JSON object (white space around it allowed), and
-/// in `found[i]` where the value of its top-level key `keys[i]` is (the
-/// last one, as `JSON.parse` keeps it): its first and its end index. A
-/// top-level key written with an escape refuses the line (a key would read
-/// differently here than there).
+/// Whether `line` is one JSON object (white space around it allowed, no
+/// `\n`), and in `found[i]` where the value of its top-level key `keys[i]`
+/// is (the last one, as `JSON.parse` keeps it): its first and its end
+/// index. A top-level key written with an escape refuses the line (a key
+/// would read differently here than there).
 #[inline(never)]
 pub fn check_object(line: &[u8], keys: &[&[u8]], found: &mut [Option<(usize, usize)>]) -> bool {
-    check(line, keys, found).is_some()
+    let (end, ok) = check_line(line, 0, keys, found);
+    ok && end == line.len()
+}
+
+/// The line of `text` that starts at `start`: where it ends (its `\n`, or
+/// the end of `text`), and whether it is one JSON object as
+/// [`check_object`] takes it; `found` as there, indices into `text`.
+#[inline(never)]
+pub fn check_line(
+    text: &[u8],
+    start: usize,
+    keys: &[&[u8]],
+    found: &mut [Option<(usize, usize)>],
+) -> (usize, bool) {
+    match check(text, start, keys, found) {
+        // After the object: blanks, then the line's end.
+        Some(i) => {
+            let i = ws(text, i);
+            match text.get(i) {
+                None | Some(b'\n') => (i, true),
+                Some(_) => (line_end(text, i), false),
+            }
+        }
+        // Nothing checked crosses a `\n`: the line ends at the next one.
+        None => (line_end(text, start), false),
+    }
+}
+
+/// The index of the first `\n` at or after `i` (the end of `text` when none).
+#[inline(never)]
+pub fn line_end(text: &[u8], mut i: usize) -> usize {
+    use crate::unit::lane_is;
+    while let Some(bytes) = text.get(i..i + 8) {
+        if lane_is::<u8>(u8::word(bytes), b'\n') {
+            break;
+        }
+        i += 8;
+    }
+    text[i.min(text.len())..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |at| i + at)
 }
 
 #[derive(Clone, Copy)]
@@ -52,12 +94,18 @@ impl Stack {
     }
 }
 
-fn check(line: &[u8], keys: &[&[u8]], found: &mut [Option<(usize, usize)>]) -> Option<()> {
+/// Where the object at `start` ends, when it is one.
+fn check(
+    line: &[u8],
+    start: usize,
+    keys: &[&[u8]],
+    found: &mut [Option<(usize, usize)>],
+) -> Option<usize> {
     let mut stack = Stack {
         bits: [0; MAX_DEPTH / 64],
         depth: 0,
     };
-    let mut i = ws(line, 0);
+    let mut i = ws(line, start);
     if *line.get(i)? != b'{' {
         return None;
     }
@@ -128,7 +176,10 @@ fn check(line: &[u8], keys: &[&[u8]], found: &mut [Option<(usize, usize)>]) -> O
                         return None;
                     }
                     let key = &line[i + 1..end - 1];
-                    field = keys.iter().position(|k| *k == key).map(|k| (k, 0));
+                    field = keys
+                        .iter()
+                        .position(|k| k.len() == key.len() && k.first() == key.first() && *k == key)
+                        .map(|k| (k, 0));
                 }
                 i = ws(line, end);
                 if *line.get(i)? != b':' {
@@ -139,7 +190,7 @@ fn check(line: &[u8], keys: &[&[u8]], found: &mut [Option<(usize, usize)>]) -> O
             }
             Next::AfterValue => {
                 if stack.depth == 0 {
-                    return (ws(line, i) == line.len()).then_some(());
+                    return Some(i);
                 }
                 if stack.depth == 1 {
                     if let Some((k, start)) = field.take() {
@@ -160,9 +211,10 @@ fn check(line: &[u8], keys: &[&[u8]], found: &mut [Option<(usize, usize)>]) -> O
     }
 }
 
-/// The first index at or after `i` that is not JSON white space.
+/// The first index at or after `i` that is not JSON white space (a `\n`
+/// ends the line: it is not taken).
 fn ws(line: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = line.get(i) {
+    while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
         i += 1;
     }
     i
@@ -366,6 +418,35 @@ mod tests {
     }
 
     #[test]
+    fn lines_are_found_with_their_end() {
+        let text =
+            b"{\"a\":1}\n{\"b\":\n2}\n  {} \r\ngarbage {\"c\":3}\n{\"s\":\"x\ny\"}\n{\"d\":4}";
+        let mut at = 0;
+        let mut lines = Vec::new();
+        while at <= text.len() {
+            let (end, ok) = check_line(text, at, &[], &mut []);
+            lines.push((std::str::from_utf8(&text[at..end]).unwrap(), ok));
+            at = end + 1;
+        }
+        assert_eq!(
+            lines,
+            [
+                ("{\"a\":1}", true),
+                ("{\"b\":", false),
+                ("2}", false),
+                ("  {} \r", true),
+                ("garbage {\"c\":3}", false),
+                ("{\"s\":\"x", false),
+                ("y\"}", false),
+                ("{\"d\":4}", true),
+            ]
+        );
+        assert_eq!(line_end(b"0123456789abcdef\n", 3), 16);
+        assert_eq!(line_end(b"0123456789abcdef", 3), 16);
+        assert_eq!(line_end(b"", 0), 0);
+    }
+
+    #[test]
     fn any_bytes_never_panic() {
         let mut seed = 7u64;
         for _ in 0..20_000 {
@@ -374,10 +455,17 @@ mod tests {
                 seed = seed
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                let pick = b"{}[]\":,\\u0123456789-+.eEtrufalsn \x80\xc3\xa9\x1f";
+                let pick = b"{}[]\":,\\u0123456789-+.eEtrufalsn \x80\xc3\xa9\x1f\n";
                 bytes.push(pick[(seed >> 33) as usize % pick.len()]);
             }
             let _ = check_object(&bytes, &[b"a"], &mut [None]);
+            let mut at = 0;
+            while at <= bytes.len() {
+                let (end, _) = check_line(&bytes, at, &[b"a"], &mut [None]);
+                assert!(end >= at && end <= bytes.len());
+                assert!(end == bytes.len() || bytes[end] == b'\n');
+                at = end + 1;
+            }
         }
     }
 }
