@@ -70,7 +70,7 @@ fn opened() -> Opened {
     Opened {
         agent_type: "claude-code".into(),
         protocol: "acp".into(),
-        cd: "/work/app".into(),
+        cd: "/home/u/app".into(),
         model: Some("sonnet".into()),
         mode: Some("default".into()),
         agent_session_id: Some("s-1".into()),
@@ -865,7 +865,7 @@ fn the_summary_of_a_session() {
     assert_eq!(
         serde_json::to_value(&summary).unwrap(),
         json!({
-            "sessionId": "s-1", "agentType": "claude-code", "protocol": "acp", "cd": "/work/app",
+            "sessionId": "s-1", "agentType": "claude-code", "protocol": "acp", "cd": "/home/u/app",
             "title": "Read the notes", "createdAt": 1000, "updatedAt": 1010, "turns": 2,
             "usage": {"inputTokens": 20, "outputTokens": 10}, "status": "open"
         })

@@ -200,7 +200,7 @@ pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: Str
         Opened {
             agent_type: agent_type.clone(),
             protocol: "acp".into(),
-            cd: "/work".into(),
+            cd: "/home/u/project".into(),
             ..Opened::default()
         },
     );
