@@ -29,6 +29,7 @@ const FAMILIES = [
   ['turn-two', 'scenarios/turn-two.mjs', []],
   ['team', 'scenarios/team.mjs', []],
   ['remote', 'scenarios/remote.mjs', []],
+  ['record', 'scenarios/record.mjs', []],
 ];
 
 const unknown = (only ?? []).filter((name) => !FAMILIES.some(([family]) => family === name));

@@ -288,11 +288,49 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
   idleClose?: number;
   /** Session updates outside a turn's reply: modes, commands, options, and anything between turns. */
   onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;
+  /**
+   * Where the session's record is kept as it goes (`openSessionStore(dir)`,
+   * `memorySessionStore()` or a store of your own). With `sessionId`, the
+   * session's record is taken first (`SESSION_LOCKED` when another host
+   * writes it) and goes on.
+   */
+  store?: SessionStore;
+  /**
+   * With `store` and `sessionId`: when the agent cannot resume or load the
+   * session (`session_not_found`), open a new one whose first turn carries
+   * the recorded conversation (`rebuiltFrom` names the old id).
+   */
+  rebuild?: boolean;
+  /**
+   * Agents to go on with when a turn ends `quota_exceeded`, `auth_error`,
+   * `command_not_found` or `upstream_error` (or the session cannot be opened
+   * for one of those): the turn runs again on the next, by a handoff; the
+   * session's fields and methods are then the new agent's. A fallback
+   * keeps `cd`, `env`, `systemPrompt`, `mcpServers`, the handlers, the
+   * limits, `host` and `store`; its own `options` add to them.
+   */
+  fallback?: Array<KnownAgentType | AgentDefinition | { agent: KnownAgentType | AgentDefinition; options?: SessionOptions }>;
+}
+
+/** A turn moved to the next agent of `fallback`, and why. */
+export interface HandoffEvent {
+  type: 'handoff';
+  reason: 'quota_exceeded' | 'auth_error' | 'command_not_found' | 'upstream_error';
+  from: { agentType: string; sessionId: string | undefined };
+  to: { agentType: string; sessionId: string | undefined };
 }
 
 /** One turn's result: an AgentRun, with the agent's stopReason. */
 export interface AgentTurn extends AgentRun {
   stopReason?: string;
+  /**
+   * The first turn of a rebuilt, handed-off or forked session: the
+   * conversation it carried, assembled for the agent (`kind` 'full'),
+   * `carried` messages, `dropped` for the budget, and the trim report.
+   */
+  context?: { kind: 'full'; carried: number; dropped: number; report: TrimReport };
+  /** The turn ran again on a fallback agent: the session it runs in now. */
+  handedOffTo?: { agentType: string; sessionId: string | undefined };
 }
 
 /** A content block of a prompt, as the Agent Client Protocol defines it. */
@@ -324,7 +362,8 @@ export interface AgentSession {
   prompt(
     request: string | AssemblerInput | AssemblerOutput | ContentBlock[],
     turn?: {
-      onEvent?: (event: AgentOutputEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number;
+      /** The reply's events; with `fallback`, also a `handoff` when the turn moves to the next agent. */
+      onEvent?: (event: AgentOutputEvent | HandoffEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number;
       /** This turn's images and resources, after the prompt (ACP sessions; over 'cli' the turn fails `invalid_params`). */
       attachments?: Attachment[];
       /** A JSON Schema this turn's reply must match (stated in the prompt; see RunAgentOptions.outputSchema). */
@@ -335,12 +374,31 @@ export interface AgentSession {
   ): Promise<AgentTurn>;
   /**
    * A new session in the same agent process holding this one's history
-   * (ACP `session/fork`, where the agent advertises it; rejects
-   * `INVALID_INPUT` naming the agent otherwise). This session is untouched;
+   * (ACP `session/fork`, where the agent advertises it), or, up to an
+   * earlier turn (`atTurn`) or where the agent does not fork, a new session
+   * of the same agent rebuilt from the record. This session is untouched;
    * closing it ends the process (and the fork) when it was opened with
    * openAgentSession.
    */
-  fork(): Promise<AgentSession & { readonly forkedFrom: string | undefined }>;
+  fork(options?: { atTurn?: number }): Promise<AgentSession & { readonly forkedFrom: string | undefined }>;
+  /**
+   * The session's record: the entries after `after` (default 0), at most
+   * `limit`, and the cursor to read on from. Kept in memory whether or not
+   * a store was given.
+   */
+  history(options?: { after?: number; limit?: number }): SessionRecordPage;
+  /** Calls `onEntry` with each record entry after `after`, now and as they come, until `unwatch()`. */
+  watch(options: { after?: number }, onEntry: (entry: RecordEntry) => void): () => void;
+  /**
+   * A new session on `agent` whose first turn carries this conversation
+   * (assembled for it within its budget); both records link. This session
+   * stays open (`handedOffTo` names the new one).
+   */
+  handoff(agent: KnownAgentType | AgentDefinition, options?: SessionOptions): Promise<AgentSession>;
+  /** Set once handed off: the session the conversation went on in. */
+  readonly handedOffTo?: AgentSession;
+  /** A session rebuilt from a record: the old session's id. */
+  readonly rebuiltFrom?: string;
   setMode(id: string): Promise<void>;
   setConfigOption(id: string, value: string | boolean): Promise<void>;
   /** Through the agent's model option, else its older set_model; else rejects naming the agent. Over 'cli': the next turns' model. */
@@ -370,7 +428,7 @@ export interface AcpSession extends AgentSession {
 }
 
 /** `openAgent`'s options: openAgentSession's for the process, less `protocol` and `sessionId`. */
-export type AgentProcessOptions = Omit<SessionOptions, 'protocol' | 'sessionId'>;
+export type AgentProcessOptions = Omit<SessionOptions, 'protocol' | 'sessionId' | 'rebuild' | 'fallback'>;
 
 /** A session's own options on an agent's process; the rest is the process's. */
 export interface NewSessionOptions {

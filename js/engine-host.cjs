@@ -49,6 +49,7 @@ class EngineHost {
     this.onUpdate = onUpdate;
     this.onHostError = onHostError ?? (() => {});
     this.ops = new Map(); // op → { resolve, onEvent }
+    this.records = new Map(); // session key → its SessionRecord (./session-record.cjs)
     this.child = null;
     this.timer = null;
     this.closed = false;
@@ -134,6 +135,9 @@ class EngineHost {
       }
       case 'warn':
         (this.warn ?? console.warn)(action.message);
+        return undefined;
+      case 'record':
+        this.records.get(action.session)?.add(action.header, action.lines);
         return undefined;
       case 'update':
         if (this.onUpdate) {

@@ -10,7 +10,8 @@ const path = require('node:path');
 const { inputError, directoryProblem } = require('./agent-process.cjs');
 const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy } = require('./run.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
-const { makeSession, openStarted, agentError, describe, checkFunction } = require('./session.cjs');
+const { makeSession, openStarted, agentError, describe, checkFunction, secretsOf } = require('./session.cjs');
+const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
 
 /**
  * Starts `agentType` (an agent type, an AgentDefinition or an ACP registry
@@ -25,7 +26,8 @@ async function openAgent(api, agentType, options) {
   const onUpdate = checkFunction(options.onUpdate, 'options.onUpdate');
   const warn = loggerOf(options);
   warnUnknownKeys('openAgent options', options, warn);
-  const { env: givenEnv, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, protocol, sessionId, ...rest } = options;
+  const { env: givenEnv, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, protocol, sessionId, store: givenStore, ...rest } = options;
+  const store = checkStore(givenStore, 'options.store');
   if (protocol != null && protocol !== 'acp') throw inputError(`options.protocol: openAgent runs the agent over ACP only, got ${JSON.stringify(protocol)}`);
   if (sessionId != null) throw inputError('options.sessionId: give the session to reopen to loadSession(sessionId)');
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
@@ -72,14 +74,21 @@ async function openAgent(api, agentType, options) {
       own.cd = fs.realpathSync(full);
     }
     if (sessionId !== undefined) own.sessionId = sessionId;
+    // A session reopened from the store: its record is taken (a lock) first.
+    const taken = store && sessionId !== undefined ? await takeRecord(store, sessionId, plan.agentType) : undefined;
     const key = host.engine.addSession(own);
     if (sessionUpdate) updates.set(key, sessionUpdate);
     const done = await host.run((now) => host.engine.openSession(key, now));
     if (done.failed) {
       updates.delete(key);
       await host.run((now) => host.engine.closeSession(key, now));
+      await taken?.writer?.close();
       throw agentError(done.failed);
     }
+    const record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn });
+    const secrets = secretsOf(givenEnv, rest.endpoint);
+    host.records.set(key, record);
+    host.feed((e, now) => e.record(key, record.text ? Buffer.from(record.text) : undefined, secrets, now));
     const session = makeSession(api, host, plan, {
       defined: agentType !== null && typeof agentType === 'object',
       protocol: 'acp',
@@ -89,6 +98,8 @@ async function openAgent(api, agentType, options) {
       takeHostError,
       key,
       sessionTrace: rest.traceparent ?? undefined,
+      record,
+      secrets,
     });
     const close = session.close;
     session.close = async () => {

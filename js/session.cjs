@@ -10,6 +10,7 @@ const { startEngine, release, checkPermissionHandler, checkElicitationHandler } 
 const { readOutputSchema, answer } = require('./structured.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
+const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
@@ -95,7 +96,10 @@ async function openAgentSession(api, agentType, options) {
   const warn = loggerOf(options);
   warnUnknownKeys('openAgentSession options', options, warn);
   warnEndpointKeys(options, warn);
-  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, ...rest } = options;
+  const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, store: givenStore, rebuild, fallback, ...rest } = options;
+  const store = checkStore(givenStore, 'options.store');
+  if (rebuild != null && typeof rebuild !== 'boolean') throw inputError(`options.rebuild must be a boolean, got ${describe(rebuild)}`);
+  if (fallback != null) return require('./session-carry.cjs').withFallback(api, agentType, options);
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
   const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');
   if (badEnv) throw inputError(badEnv);
@@ -110,9 +114,35 @@ async function openAgentSession(api, agentType, options) {
     if (rest.traceparent != null) env = { ...env, TRACEPARENT: require('./agent_context_node.js').__checkTraceparent(rest.traceparent, 'options.traceparent') };
   }
   let hostError = null;
-  const started = await startEngine(agentType, rest, { env, onPermission, onElicitation, onUpdate, onHostError: (err) => (hostError ??= err), warn });
-  const { host, plan, opened } = await openStarted(started);
-  return makeSession(api, host, plan, {
+  // A session restored from the store: its record is taken (a lock) before its agent starts.
+  const agentName = typeof agentType === 'string' ? agentType : String(agentType?.id ?? agentType?.name ?? 'agent');
+  const taken = store && rest.sessionId != null ? await takeRecord(store, String(rest.sessionId), agentName) : undefined;
+  const start = (opts) => startEngine(agentType, opts, { env, onPermission, onElicitation, onUpdate, onHostError: (err) => (hostError ??= err), warn });
+  let started;
+  let rebuilt;
+  try {
+    started = await openStarted(await start(rest));
+  } catch (err) {
+    // An agent that cannot resume: a new session carrying the recorded conversation.
+    if (!(rebuild === true && err?.kind === 'session_not_found' && taken?.writer)) {
+      await taken?.writer?.close();
+      throw err;
+    }
+    const { sessionId: _old, ...fresh } = rest;
+    try {
+      started = await openStarted(await start(fresh));
+    } catch (again) {
+      await taken.writer?.close();
+      throw again;
+    }
+    rebuilt = taken;
+  }
+  const { host, plan, opened } = started;
+  const secrets = secretsOf(givenEnv, rest.endpoint);
+  const record = new SessionRecord({ store, writer: rebuilt ? undefined : taken?.writer, prior: rebuilt ? '' : (taken?.prior ?? ''), warn });
+  host.records.set(0, record);
+  host.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
+  const session = makeSession(api, host, plan, {
     defined: agentType !== null && typeof agentType === 'object',
     protocol,
     persistent: protocol === 'acp' || plan.persistent === true,
@@ -124,7 +154,24 @@ async function openAgentSession(api, agentType, options) {
       hostError = null;
       return err;
     },
+    record,
+    secrets,
+    reopen: (overrides) => openAgentSession(api, agentType, { ...options, sessionId: undefined, rebuild: undefined, fallback: undefined, ...overrides }),
   });
+  session.__carry.options = options;
+  if (rebuilt) await require('./session-carry.cjs').carryInto(session, rebuilt, 'rebuilt');
+  return session;
+}
+
+/** Values never written in a record: the endpoint's key and headers, the environment given. */
+function secretsOf(env, endpoint) {
+  const values = [];
+  for (const v of Object.values(env ?? {})) if (typeof v === 'string') values.push(v);
+  if (endpoint && typeof endpoint === 'object') {
+    if (typeof endpoint.apiKey === 'string') values.push(endpoint.apiKey);
+    for (const v of Object.values(endpoint.headers ?? {})) if (typeof v === 'string') values.push(v);
+  }
+  return values;
 }
 
 /**
@@ -133,8 +180,10 @@ async function openAgentSession(api, agentType, options) {
  * several (openAgent), undefined for the engine's only one; its `close()`
  * closes that session only, the only one's the process too.
  */
-function makeSession(api, host, plan, { defined, protocol, persistent, snapshot: opened, warn, takeHostError, key, sessionTrace }) {
+function makeSession(api, host, plan, { defined, protocol, persistent, snapshot: opened, warn, takeHostError, key, sessionTrace, record, reopen, secrets }) {
   let snapshot = opened;
+  // What the next turn carries (a rebuilt, handed-off or forked session's first): `{ messages, linkBack }`.
+  let carry = null;
   let closed = false;
   const gone = () => host.closed || closed;
   const refresh = () => {
@@ -191,7 +240,9 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       let attachments;
       let schema;
       let traceparent;
+      let context;
       try {
+        if (carry) ({ request, context } = require('./session-carry.cjs').carried(plan.agentType, carry.messages, request, warn));
         blocks = blocksOf(api, plan.agentType, request, warn, defined);
         // A turn's schema is stated in its prompt (the process's command line is the session's).
         schema = readOutputSchema(turn.outputSchema, plan.agentType, 'session', 'turn.outputSchema');
@@ -228,6 +279,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       const send = async (text, turnTrace, n) => {
         const done = await host.run((now) => {
           const sent = n === 0 ? blocksWith(text) : [{ type: 'text', text }];
+          if (n === 0 && context) host.engine.recordNextAs(key ?? 0, context.userText);
           op = host.engine.prompt(sent, { ...limits, traceparent: turnTrace }, now, key, n === 0 ? attachments : undefined);
           if (signal?.aborted) host.engine.abort(op, now);
           else signal?.addEventListener('abort', onAbort, { once: true });
@@ -241,6 +293,13 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       const trace = { agent: plan.agentType, model: snapshot.model ?? undefined, traceparent: traceparent ?? sessionTrace };
       const result = await answer({ schema, text: at >= 0 ? blocks[at].text : '', send, trace, maxRetries: plan.maxRetries, sessionCost: protocol === 'acp' });
       refresh();
+      if (context) {
+        const { userText: _u, ...shown } = context;
+        result.context = shown;
+        const linkBack = carry?.linkBack;
+        carry = null;
+        if (linkBack && session.sessionId) await linkBack(session.sessionId);
+      }
       return result;
     },
     /**
@@ -248,17 +307,39 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
      * `session/fork`, where the agent advertises it; `INVALID_INPUT`
      * otherwise). Its `forkedFrom` names this session.
      */
-    async fork() {
+    async fork(options = {}) {
       open_();
-      if (protocol !== 'acp') throw inputError(`fork: a session over the CLI cannot be forked here (${plan.agentName} over ACP can, where it advertises session/fork)`);
+      if (options === null || typeof options !== 'object') throw inputError(`fork options must be an object, got ${describe(options)}`);
+      const turns = record ? record.history().entries.filter((e) => e.kind === 'request').length : 0;
+      const atTurn = options.atTurn ?? undefined;
+      if (atTurn !== undefined && (!Number.isInteger(atTurn) || atTurn < 1 || atTurn > turns)) {
+        throw inputError(`fork: options.atTurn must be a turn of this session (1 to ${turns}), got ${describe(atTurn)}`);
+      }
+      const caps = Object.keys(snapshot.capabilities ?? {}).length > 0 ? snapshot.capabilities : host.engine.processInfo()?.capabilities;
+      const forksItself = protocol === 'acp' && caps?.sessionCapabilities?.fork != null;
+      if (!forksItself || (atTurn !== undefined && atTurn < turns)) {
+        // The agent's own fork shares its whole history: up to an earlier turn, or without one, a session rebuilt from the record.
+        if (!reopen || !record) throw inputError(`fork: ${plan.agentName} does not fork sessions, and this session has no record to rebuild one from`);
+        return require('./session-carry.cjs').forkFromRecord(session, atTurn);
+      }
       const next = host.engine.addSession({});
       const done = await host.run((now) => host.engine.forkSession(key ?? 0, next, now));
       if (done.failed) {
         await host.run((now) => host.engine.closeSession(next, now));
         throw agentError(done.failed);
       }
-      const forked = makeSession(api, host, plan, { defined, protocol, persistent, snapshot: done.opened, warn, takeHostError, key: next, sessionTrace });
+      let forkRecord;
+      if (record) {
+        forkRecord = new SessionRecord({ store: record.store, warn });
+        host.records.set(next, forkRecord);
+        host.feed((e, now) => {
+          e.record(next, undefined, secrets ?? [], now);
+          e.recordLink(next, 'forkedFrom', session.sessionId ?? '', plan.agentType, now);
+        });
+      }
+      const forked = makeSession(api, host, plan, { defined, protocol, persistent, snapshot: done.opened, warn, takeHostError, key: next, sessionTrace, record: forkRecord, secrets });
       forked.forkedFrom = session.sessionId;
+      if (record && forked.sessionId) session.__carry.link('forkedTo', forked.sessionId, plan.agentType);
       return forked;
     },
     async setMode(id) {
@@ -278,18 +359,43 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       if (gone()) return;
       host.feed((e, now) => e.cancel(now, key));
     },
-    /** The session, then (its only one) its process tree. */
+    /** The session, then (its only one) its process tree; its record let go. */
     async close() {
-      if (gone()) return;
+      if (gone()) return record?.close();
       if (key !== undefined) {
         await host.run((now) => host.engine.closeSession(key, now));
         closed = true;
-        return;
+        return record?.close();
       }
       await host.run((now) => host.engine.close(now));
       await host.closedPromise;
+      return record?.close();
+    },
+    /** The session's record: `{ entries, cursor }` after `after` (0: all), at most `limit`. */
+    history(options) {
+      if (!record) throw inputError('history: this session is not recorded');
+      return record.history(options);
+    },
+    /** Calls `onEntry` with each record entry after `after`, now and as they come; returns `unwatch()`. */
+    watch(options, onEntry) {
+      if (!record) throw inputError('watch: this session is not recorded');
+      return record.watch(options, onEntry);
+    },
+    /** A new session on `agent` whose first turn carries this conversation. */
+    async handoff(agent, options) {
+      open_();
+      return require('./session-carry.cjs').handoff(api, session, agent, options);
     },
   };
+  Object.defineProperty(session, '__carry', {
+    value: {
+      plan,
+      record,
+      reopen,
+      set: (next) => (carry = next),
+      link: (relation, id, agentType) => !gone() && host.feed((e, now) => e.recordLink(key ?? 0, relation, id, agentType, now)),
+    },
+  });
 
   /** Operations after close() are refused (the engine is gone). */
   function open_() {
@@ -305,4 +411,4 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
   return session;
 }
 
-module.exports = { openAgentSession, openStarted, makeSession, agentError, describe, checkFunction };
+module.exports = { openAgentSession, openStarted, makeSession, agentError, describe, checkFunction, secretsOf };

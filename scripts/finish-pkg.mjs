@@ -9,7 +9,8 @@
 //    (js/engine-host.cjs), js/agent-process.cjs, the platform layer
 //    (js/agent-platform.cjs with `resolveAgentCommand` and the core's platform
 //    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
-//    copied into pkg/node, with AgentTeam's class (js/team.cjs); `runAgent`, `runGeminiTool`,
+//    copied into pkg/node, with AgentTeam's class (js/team.cjs) and the session stores
+//    (js/session-store.cjs, js/memory-session-store.cjs); `runAgent`, `runGeminiTool`,
 //    `readEngineeringContext` and `resolveAgentCommand` on the Node entry (the runner is required on
 //    the first call of either, and it requires the Node-only module,
 //    agent_context_node.js, on the first call that needs it) and their
@@ -95,7 +96,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs', 'terminals.cjs', 'structured.cjs', 'tracing.cjs', 'remote-channel.cjs', 'remote-start.cjs']) {
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs', 'terminals.cjs', 'structured.cjs', 'tracing.cjs', 'remote-channel.cjs', 'remote-start.cjs', 'session-store.cjs', 'memory-session-store.cjs', 'session-record.cjs', 'session-carry.cjs']) {
   copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 }
 appendFileSync(
@@ -120,6 +121,11 @@ appendFileSync(
     '  return AgentTeam;',
     '} });',
     '',
+    '// Session stores (Node only): ./session-store.cjs keeps records as files in a folder,',
+    '// ./memory-session-store.cjs in memory; both read them through this module. Required on first use.',
+    "exports.openSessionStore = function openSessionStore(dir) { return require('./session-store.cjs').openSessionStore(dir); };",
+    "exports.memorySessionStore = function memorySessionStore() { return require('./memory-session-store.cjs').memorySessionStore(); };",
+    '',
     '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
     "// core's platform functions in the second module, required on first use.",
     "exports.resolveAgentCommand = function resolveAgentCommand(agentType, options) { return require('./agent-platform.cjs').resolveAgentCommand(agentType, options); };",
@@ -134,6 +140,7 @@ appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/node-only.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
 appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/team.d.ts`, 'utf8'));
+appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/session-store.d.ts`, 'utf8'));
 
 // AgentContextError, a runtime class in both builds: the module's errors get
 // its prototype (src/wasm/js_error.rs), handed over once the module is

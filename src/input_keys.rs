@@ -97,6 +97,9 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "onElicitation",
     "terminals",
     "traceparent",
+    "store",
+    "rebuild",
+    "fallback",
 ];
 
 /// A session turn's options (`session.prompt(request, turn)`).
@@ -162,6 +165,7 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "onElicitation",
     "terminals",
     "traceparent",
+    "store",
 ];
 
 /// `newSession` / `loadSession`'s options on an agent's process.

@@ -45,6 +45,7 @@ pub mod layout;
 pub mod mcp_servers;
 pub mod output;
 pub mod platform;
+pub mod record;
 pub mod remote;
 pub mod run;
 pub mod run_home;

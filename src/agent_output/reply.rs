@@ -1,7 +1,7 @@
 //! The parse result (`AgentReply`) and the events the incremental parser
 //! hands out.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How the run ended, as the CLI's own output says.
@@ -70,8 +70,8 @@ pub struct ToolUse {
 /// Token counts and cost, when the CLI reports them. `inputTokens` counts
 /// every prompt token, cached ones included; `cachedInputTokens` is the
 /// cached part.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Usage {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
@@ -107,7 +107,8 @@ pub struct Usage {
 }
 
 /// One model's share of the usage (its `models` empty).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ModelUsage {
     pub model: String,
     pub usage: Usage,

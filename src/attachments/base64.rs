@@ -1,7 +1,8 @@
 //! Just enough base64 (RFC 4648, standard alphabet, padded) to check an
 //! image's data: whether it is base64, how many bytes it holds, and its
-//! first bytes (the image type's signature). The host encodes; nothing
-//! here copies the whole.
+//! first bytes (the image type's signature), and its bytes a piece at a
+//! time (the session record's digest). The host encodes; nothing here
+//! copies the whole.
 
 fn value(c: u8) -> Option<u8> {
     match c {
@@ -52,6 +53,32 @@ pub fn decode_head(text: &str, n: usize) -> Vec<u8> {
     out
 }
 
+/// Hands `text`'s bytes to `each`, a few KiB at a time, without holding
+/// them all; `text` is checked apart ([`decoded_len`]).
+pub fn decode_pieces(text: &str, mut each: impl FnMut(&[u8])) {
+    let mut out = [0u8; 3 * 1024];
+    let mut filled = 0;
+    for chunk in text.as_bytes().chunks(4) {
+        let mut bits = 0u32;
+        let mut got = 0;
+        for (i, &c) in chunk.iter().enumerate() {
+            let Some(v) = value(c) else { break };
+            bits |= u32::from(v) << (18 - 6 * i);
+            got = i;
+        }
+        let bytes = bits.to_be_bytes();
+        out[filled..filled + got].copy_from_slice(&bytes[1..1 + got]);
+        filled += got;
+        if filled + 3 > out.len() {
+            each(&out[..filled]);
+            filled = 0;
+        }
+    }
+    if filled > 0 {
+        each(&out[..filled]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +95,40 @@ mod tests {
         assert_eq!(decode_head("aGVsbG8=", 12), b"hello");
         assert_eq!(decode_head("aGVsbG8gd29ybGQh", 7), b"hello w");
         assert_eq!(decode_head("iVBORw0KGgo=", 8), b"\x89PNG\r\n\x1a\n");
+    }
+
+    #[test]
+    fn pieces_make_the_whole() {
+        let whole = |text: &str| {
+            let mut all = Vec::new();
+            decode_pieces(text, |piece| all.extend_from_slice(piece));
+            all
+        };
+        assert_eq!(whole("aGVsbG8="), b"hello");
+        assert_eq!(whole("aGVsbA=="), b"hell");
+        assert_eq!(whole("aGVsbG8h"), b"hello!");
+        // Longer than one piece: 3 KiB + 3 bytes.
+        let bytes: Vec<u8> = (0..3 * 1024 + 3).map(|i| (i * 7 % 251) as u8).collect();
+        let text = encode(&bytes);
+        assert_eq!(whole(&text), bytes);
+    }
+
+    fn encode(bytes: &[u8]) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |acc, (i, &b)| acc | (u32::from(b) << (16 - 8 * i)));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
     }
 }

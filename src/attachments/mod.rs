@@ -25,7 +25,7 @@
 //! ```
 
 pub mod acp;
-mod base64;
+pub(crate) mod base64;
 pub mod cli;
 
 use serde_json::Value;

@@ -244,6 +244,7 @@ impl Engine {
 
     /// Sends session `i`'s running turn's prompt (a new attempt).
     pub(super) fn send_prompt(&mut self, i: usize, now: u64) {
+        self.record_request(i);
         let agent = self.agent();
         let s = &mut self.sessions[i];
         let session = s.snapshot.session_id.clone();

@@ -55,6 +55,14 @@ pub enum Action {
     /// Start or kill a client terminal's process
     /// ([`crate::acp::terminals::HostTerminal`]).
     Terminal(crate::acp::terminals::HostTerminal),
+    /// Lines of session `session`'s record to keep (appended in order);
+    /// `header`, once, when the agent's session id became known: the
+    /// record's first line.
+    Record {
+        session: u64,
+        header: Option<String>,
+        lines: String,
+    },
     /// The process is gone and the session closed: nothing more will come.
     Closed,
 }
@@ -161,6 +169,11 @@ impl Action {
                     "kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()}}),
             },
             Action::Warn(message) => json!({"kind": "warn", "message": message}),
+            Action::Record {
+                session,
+                header,
+                lines,
+            } => json!({"kind": "record", "session": session, "header": header, "lines": lines}),
             Action::Closed => json!({"kind": "closed"}),
         }
     }

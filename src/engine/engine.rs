@@ -92,6 +92,8 @@ pub struct Engine {
     /// What the process that went had not answered yet (`initialize`, its
     /// session request), set as it goes.
     pub(super) gone_before: &'static str,
+    /// The sessions recorded (`recording.rs`).
+    pub(super) records: Vec<SessionRecord>,
     // ----- over the CLI -----
     pub(super) cli: CliState,
     /// Elicitations and client terminals (`client_side.rs`).
@@ -176,6 +178,7 @@ impl Engine {
             warned_superseded: false,
             save_wait_ms: 0,
             gone_before: "initialize",
+            records: Vec::new(),
             cli: CliState::default(),
             client: Default::default(),
         }
@@ -432,6 +435,9 @@ impl Engine {
     }
 
     pub(super) fn push(&mut self, action: Action) {
+        if !self.records.is_empty() {
+            self.record_action(&action);
+        }
         self.actions.push_back(action);
     }
 

@@ -45,6 +45,7 @@ impl Engine {
                         self.policy_answer(key, &params, decision)
                     }
                 };
+                self.record_permission_answer(key, &params, &response);
                 self.respond(rpc_id, response);
             }
             CallKind::Elicitation(params) => {

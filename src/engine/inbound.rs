@@ -119,15 +119,20 @@ impl Engine {
         else {
             return;
         };
-        if !turn.limits.events {
+        if !turn.limits.events && !turn.recorded {
             return;
         }
-        let op = turn.op;
+        let (op, wanted, recorded) = (turn.op, turn.limits.events, turn.recorded);
         let Some(a) = turn.attempt.as_mut() else {
             return;
         };
         for event in a.parser.take_events() {
-            self.actions.push_back(Action::Event { op, event });
+            if recorded {
+                self.record_event(op, &event);
+            }
+            if wanted {
+                self.actions.push_back(Action::Event { op, event });
+            }
         }
     }
 

@@ -24,6 +24,7 @@ mod open;
 mod ops;
 mod prompt_attachments;
 mod quiet;
+mod recording;
 mod result;
 mod sessions;
 mod setup;
@@ -52,6 +53,8 @@ mod lifecycle_tests;
 mod parity_tests;
 #[cfg(test)]
 mod process_tests;
+#[cfg(test)]
+mod recording_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]

@@ -61,6 +61,9 @@ impl Engine {
         }
         let mut turn = Turn::new(op, all, limits);
         turn.attachments_from = from;
+        if self.is_recorded(key) {
+            turn.attachments = list;
+        }
         turn.trace = trace;
         self.enqueue(key, Queued::Prompt(Box::new(turn)), op, now);
         op

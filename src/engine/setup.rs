@@ -108,7 +108,9 @@ impl Engine {
                 .map(str::to_owned),
             _ => self.sessions[i].keep_session.clone(),
         };
+        let reopened = step;
         let s = &mut self.sessions[i];
+        s.opened_by = Some(step);
         s.snapshot.session_id = id.clone();
         if let (Some(id), Some(cfg)) = (&id, s.cfg.as_mut()) {
             cfg.options.session_id = Some(id.clone());
@@ -153,6 +155,7 @@ impl Engine {
                 return;
             }
         }
+        self.record_ready(i, Some(reopened));
         self.ready(i);
     }
 

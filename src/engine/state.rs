@@ -14,6 +14,7 @@ use super::judge::Stage;
 use super::turn::Turn;
 use crate::acp::session::SessionStep;
 use crate::agents::AgentSpec;
+use crate::record::Recorder;
 use crate::run::RunOptions;
 
 /// What the engine speaks, with its settings: the Agent Client Protocol
@@ -188,6 +189,8 @@ pub(crate) struct Session {
     /// `close_session` was called: its op.
     pub(super) closing: Option<u64>,
     pub(super) closed: bool,
+    /// How it was last opened over ACP (new, resumed, loaded).
+    pub(super) opened_by: Option<SessionStep>,
 }
 
 impl Session {
@@ -211,11 +214,40 @@ impl Session {
             setup_failed: None,
             closing: None,
             closed: false,
+            opened_by: None,
         }
     }
 
     /// Whether nothing of it runs or waits.
     pub(super) fn is_idle(&self) -> bool {
         self.turn.is_none() && self.queue.is_empty() && self.closing.is_none()
+    }
+}
+
+/// What the engine keeps of one recorded session.
+pub(crate) struct SessionRecord {
+    pub(super) key: u64,
+    pub(super) recorder: Recorder,
+    /// The header was handed over (or the record existed already).
+    pub(super) headed: bool,
+    pub(super) created_at: u64,
+    /// The op of the turn being recorded.
+    pub(super) op: Option<u64>,
+    /// `opened` was written by this engine.
+    pub(super) opened: bool,
+    pub(super) mode: Option<String>,
+    pub(super) model: Option<String>,
+    /// What the next request is recorded as (instead of the prompt sent:
+    /// the user's words of a turn that carries a rebuilt conversation).
+    pub(super) next_text: Option<String>,
+    pub(super) team: Option<(String, String)>,
+}
+
+impl std::fmt::Debug for SessionRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRecord")
+            .field("key", &self.key)
+            .field("headed", &self.headed)
+            .finish_non_exhaustive()
     }
 }

@@ -53,6 +53,10 @@ pub struct Turn {
     /// The turn's W3C `traceparent` (`_meta.traceparent` of its prompt;
     /// the session's when none).
     pub trace: Option<String>,
+    /// Recorded in its session's record: its reply's events are read for it.
+    pub recorded: bool,
+    /// Its attachments, until its request is recorded (their metadata).
+    pub attachments: Vec<crate::attachments::Attachment>,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
@@ -124,6 +128,8 @@ impl Turn {
             retrying: false,
             resent: false,
             trace: None,
+            recorded: false,
+            attachments: Vec::new(),
         }
     }
 
@@ -145,7 +151,7 @@ impl Turn {
             parser: AgentOutputParser::for_protocol(
                 agent.agent_type,
                 protocol,
-                self.limits.events || keep_events,
+                self.limits.events || keep_events || self.recorded,
                 TextForm::Utf8,
             ),
             tail: OutputTail::default(),

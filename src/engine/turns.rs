@@ -276,6 +276,9 @@ impl Engine {
             }
             (_, outcome) => outcome,
         };
+        if crashed && matches!(&outcome, Err(f) if f.kind == AgentErrorKind::ProcessError) {
+            self.record_crash(key, &end, &judged.last_lines);
+        }
         let auth = matches!(&outcome, Err(f) if f.kind == AgentErrorKind::AuthError);
         let mut result = TurnResult::new(
             self.agent().agent_type,
@@ -495,6 +498,7 @@ impl Engine {
 
     /// Session `i` is closed: its close is done.
     pub(super) fn session_closed(&mut self, i: usize) {
+        self.record_closed(self.sessions[i].key);
         let s = &mut self.sessions[i];
         s.closed = true;
         s.setup = Setup::None;

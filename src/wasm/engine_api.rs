@@ -389,6 +389,55 @@ impl EngineJs {
         Ok(array)
     }
 
+    /// Records session `session` from now on (`record` actions): `prior`,
+    /// the record it goes on (restored); `secrets`, values never written.
+    pub fn record(
+        &mut self,
+        session: f64,
+        prior: Option<Vec<u8>>,
+        secrets: Vec<String>,
+        now: f64,
+    ) -> Result<(), JsValue> {
+        let prior = prior.as_deref();
+        js_result(
+            self.inner
+                .record(key(Some(session)), prior, &secrets, ms(now)),
+        )
+    }
+
+    /// The record of session `session` names another session: `relation`
+    /// `handedOffTo`, `handedOffFrom`, `forkedTo`, `forkedFrom`,
+    /// `rebuiltTo` or `rebuiltFrom`.
+    #[wasm_bindgen(js_name = recordLink)]
+    pub fn record_link(
+        &mut self,
+        session: f64,
+        relation: String,
+        id: String,
+        agent_type: String,
+        now: f64,
+    ) -> Result<(), JsValue> {
+        let Some(relation) = crate::record::Relation::parse(&relation) else {
+            let message = format!("relation: unknown link \"{relation}\"");
+            return js_result(Err(AgentContextError::invalid(message)));
+        };
+        self.inner
+            .record_link(key(Some(session)), relation, &id, &agent_type, ms(now));
+        Ok(())
+    }
+
+    /// The next request of session `session` is recorded as `text`.
+    #[wasm_bindgen(js_name = recordNextAs)]
+    pub fn record_next_as(&mut self, session: f64, text: String) {
+        self.inner.record_next_as(key(Some(session)), &text);
+    }
+
+    /// The record of session `session` names its team and member.
+    #[wasm_bindgen(js_name = recordTeam)]
+    pub fn record_team(&mut self, session: f64, team: String, member: String) {
+        self.inner.record_team(key(Some(session)), &team, &member);
+    }
+
     /// When to call `timeout` next (the host's clock), or undefined.
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {

@@ -54,6 +54,7 @@ mod js_text;
 mod json_bridge;
 #[cfg(feature = "gemini-tool")]
 mod platform_api;
+mod record_api;
 #[cfg(feature = "gemini-tool")]
 mod remote_api;
 #[cfg(feature = "gemini-tool")]
@@ -97,6 +98,10 @@ pub use invocation_api::*;
 pub use option_keys_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use platform_api::*;
+#[cfg(feature = "gemini-tool")]
+pub use record_api::session_record_of_acp;
+#[cfg(feature = "api")]
+pub use record_api::*;
 #[cfg(feature = "gemini-tool")]
 pub use remote_api::*;
 #[cfg(feature = "gemini-tool")]

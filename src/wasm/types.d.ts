@@ -204,8 +204,8 @@ export interface SelectContextOptions {
   limit?: number;
 }
 
-/** Stable codes of `AgentContextError`. */
-export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL';
+/** Stable codes of `AgentContextError` (`SESSION_LOCKED`: a session store's record is being written by another process or writer). */
+export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL' | 'SESSION_LOCKED';
 
 /**
  * Every error the library throws: `err instanceof AgentContextError` holds,
@@ -489,6 +489,80 @@ export interface AgentUsage {
 export interface AgentModelUsage {
   model: string;
   usage: AgentUsage;
+}
+
+/** What the session record keeps of an attachment: never its bytes. */
+export interface RecordAttachment {
+  kind: 'image' | 'resource' | 'resource_link';
+  mimeType?: string;
+  /** Its size in bytes (an image decoded, a resource's text in UTF-8). */
+  size?: number;
+  /** SHA-256 of those bytes, in hex. */
+  sha256?: string;
+  /** The last part of its file name or URI (no query, no user, no host). */
+  name?: string;
+}
+
+/** How another session relates to this one. */
+export type RecordLinkRelation = 'handedOffTo' | 'handedOffFrom' | 'forkedTo' | 'forkedFrom' | 'rebuiltTo' | 'rebuiltFrom';
+
+/**
+ * One entry of a session record (docs/session-record.md). `seq` is the
+ * cursor (strictly increasing in a session), `at` the time in milliseconds
+ * since the epoch, `turn` the turn it belongs to. A record of a newer minor
+ * version may hold kinds not listed here; they are read as they were written.
+ */
+export type RecordEntry = { seq: number; at: number; turn?: number } & (
+  | { kind: 'opened'; agentType: string; protocol: 'acp' | 'cli'; cd: string; model?: string; mode?: string; agentSessionId?: string; teamId?: string; memberId?: string }
+  | { kind: 'request'; text: string; attachments?: RecordAttachment[] }
+  /** The reply's text between two other entries (a message, usually); a turn's `text` entries joined are its reply's text. */
+  | { kind: 'text'; text: string }
+  | { kind: 'thought'; text: string }
+  /** `pending` when the call opens, `success` or `error` when it ends (`input` again only when it changed). */
+  | { kind: 'toolCall'; id: string; name: string; status: 'pending' | 'success' | 'error'; input?: JsonValue; output?: string }
+  | { kind: 'plan'; entries: JsonValue }
+  /** Usage reported outside a turn; a turn's own is in its `turnEnd`. */
+  | { kind: 'usage'; usage: AgentUsage }
+  /** Asked (`options`) or answered (`outcome`). */
+  | { kind: 'permission'; toolCallId: string; title?: string; options?: { optionId: string; name?: string; kind?: string }[]; outcome?: 'selected' | 'cancelled'; optionId?: string }
+  | { kind: 'turnEnd'; stopReason?: string; error?: { kind: string; message: string }; usage?: AgentUsage; durationMs: number; agentSessionId?: string }
+  | { kind: 'mode'; mode: string }
+  | { kind: 'model'; model: string }
+  | { kind: 'crashed'; exitCode?: number; signal?: string; lastLines?: string[] }
+  | { kind: 'restarted' }
+  | { kind: 'resumed'; agentSessionId: string }
+  | { kind: 'loaded'; agentSessionId: string }
+  | { kind: 'link'; relation: RecordLinkRelation; sessionId: string; agentType: string }
+  | { kind: 'closed' }
+  /** The turn `turn` never ended: its writer went away. */
+  | { kind: 'interrupted' }
+);
+
+/** What `readSessionRecord` (and a store's `read`) returns. */
+export interface SessionRecordPage {
+  entries: RecordEntry[];
+  /** The last entry's `seq`; `after` when none was read: pass it as `after` to read on. */
+  cursor: number;
+}
+
+/** A session at a glance, from its record. */
+export interface SessionSummary {
+  sessionId: string;
+  agentType: string;
+  protocol: 'acp' | 'cli' | '';
+  cd: string;
+  /** The first prompt, on one line, at most 80 characters. */
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: number;
+  /** Every turn's usage, summed. */
+  usage: AgentUsage;
+  /** `interrupted`: its last turn never ended and nothing writes it any more. */
+  status: 'open' | 'closed' | 'interrupted';
+  /** The session this one was handed off, forked or rebuilt from. */
+  linkedFrom?: { sessionId: string; agentType: string; relation: RecordLinkRelation };
+  teamId?: string;
 }
 
 /** How many JSON lines of one type the parser did not know. */

@@ -16,9 +16,12 @@
 //           output), released at once; the reply gives the pid
 //   KEEP    a terminal left running; the turn waits to be cancelled
 //   PLAN    a plan with three entries, then text
+//   HANG    nothing until the turn is cancelled
 //   SCHEMA  JSON in the shape the prompt's JSON Schema asks for, but only
 //           from the corrective turn on; NEVER: never in that shape
-// Anything else: "Hello from turn N".
+// Anything else: "Hello from turn N". With CLIENT_AGENT_OVER_QUOTA set,
+// every prompt fails as a model API over its quota does (an internal error
+// naming HTTP 429).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -31,7 +34,8 @@ const cancelled = new Set();
 let next = 0;
 const newSession = (cwd) => {
   next += 1;
-  const sessionId = `client-session-${next}`;
+  // Unique across processes, as agents' session ids are.
+  const sessionId = `client-session-${process.pid}-${next}`;
   sessions.set(sessionId, { turns: 0, cwd });
   return sessionId;
 };
@@ -136,6 +140,13 @@ const app = acp
       await client.request('terminal/release', { sessionId, terminalId });
       await say(output.trim());
       return { stopReason: 'end_turn' };
+    }
+    if (process.env.CLIENT_AGENT_OVER_QUOTA) {
+      throw acp.RequestError.internalError(undefined, 'HTTP 429: You exceeded your current quota, please check your plan and billing details');
+    }
+    if (/\bHANG\b/.test(text)) {
+      await say('Working on it');
+      return waitCancel();
     }
     if (/\bPLAN\b/.test(text)) {
       const entries = [

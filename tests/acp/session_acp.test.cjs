@@ -8,73 +8,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const pkg = require('agent-context');
-const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
-const { inFreshRun, processesWithHome } = require('../cli/processes.cjs');
+const { processesWithHome } = require('../cli/processes.cjs');
 
-const TEST_TIMEOUT_MS = 180_000;
-const PLAIN_TEXT = PLAIN_PIECES.join('');
-const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
-const { ADAPTERS, CODEX_MODEL } = require('./adapters.cjs');
-const ACP_MODELS = { ...harness.MODELS, codex: CODEX_MODEL };
-const BASE = path.join(harness.ROOT, 'target', 'acp-sessions');
-
-async function setUp(cli, scenario) {
-  fs.mkdirSync(BASE, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(BASE, `${cli}-${scenario}-`));
-  const mock = await harness.startMock(harness.CLIS[cli].api, scenario, dir);
-  const box = harness.sandbox(cli, mock, dir, { geminiSettings: { general: { maxAttempts: 1 } } });
-  if (cli === 'claude') box.env.CLAUDE_CODE_MAX_RETRIES = '0';
-  if (cli === 'codex') {
-    const config = path.join(box.home, '.codex', 'config.toml');
-    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('stream_max_retries = 1', 'stream_max_retries = 0'));
-  }
-  return { cli, dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd), sessions: [] };
-}
-
-function within(cli, scenario, body) {
-  const guarded = async (ctx) => {
-    try {
-      await body(ctx);
-    } finally {
-      for (const session of ctx.sessions) await session.close();
-    }
-  };
-  return inFreshRun(() => setUp(cli, scenario), (ctx) => {
-    ctx.mock.stop();
-    fs.rmSync(ctx.dir, { recursive: true, force: true });
-  }, guarded);
-}
-
-/** Opens a session that is closed when the test ends, whatever happens. */
-async function open(ctx, options = {}) {
-  const session = await openSession(ctx, options);
-  ctx.sessions.push(session);
-  return session;
-}
-
-function openSession(ctx, options = {}) {
-  return pkg.openAgentSession(harness.CLIS[ctx.cli].agentType, {
-    cd: ctx.cwd,
-    command: ADAPTERS[ctx.cli],
-    model: ACP_MODELS[ctx.cli],
-    env: ctx.env,
-    timeout: 30,
-    maxDuration: 90,
-    maxRetries: 0,
-    ...options,
-  });
-}
-
-// Claude's calls of its agent loop offer tools: claude-agent-acp 0.101.0
-// also asks the model for a session title, in parallel, with none.
-const mainCalls = (ctx) =>
-  ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]) && (ctx.cli !== 'claude' || (Array.isArray(r.body.tools) && r.body.tools.length > 0)));
-const bodyText = (request) => JSON.stringify(request.body);
-
-function succeeded(turn) {
-  assert.equal(turn.success, true, JSON.stringify(turn.error));
-}
+const { TEST_TIMEOUT_MS, PLAIN_TEXT, within, open, mainCalls, bodyText, succeeded } = require('./live_sessions.cjs');
 
 for (const cli of ['claude', 'gemini', 'codex']) {
   describe(`sessions over ACP: ${cli}`, { concurrency: 3 }, () => {

@@ -33,7 +33,7 @@ fn special<U: Unit>(x: u64) -> bool {
 /// The top bit of each lane of `x` that is `"`, `\` or a control character
 /// (< 0x20), without a branch; lanes above the first such one may be set
 /// wrongly (a borrow), the lowest set one is always exact.
-fn specials<U: Unit>(x: u64) -> u64 {
+pub(crate) fn specials<U: Unit>(x: u64) -> u64 {
     let quote = x ^ (U::ONES * u64::from(b'"'));
     let backslash = x ^ (U::ONES * u64::from(b'\\'));
     (quote.wrapping_sub(U::ONES) & !quote

@@ -1,5 +1,6 @@
-//! The byte loops of agent-context: UTF-8 → UTF-16 transcoding and the
-//! scanning of JSON strings and Gemini CLI `message` lines.
+//! The byte loops of agent-context: UTF-8 → UTF-16 transcoding, the
+//! scanning of JSON strings and Gemini CLI `message` lines, and the check
+//! of a whole JSON line (the session record's reader).
 //!
 //! They live in a crate of their own so that the release profile can compile
 //! them for speed (`opt-level = 3`) while everything else is compiled for
@@ -13,6 +14,7 @@
 
 pub mod acp_update;
 pub mod gemini_message;
+pub mod json_check;
 pub mod json_string;
 pub mod unit;
 pub mod utf16;

@@ -161,6 +161,7 @@ impl Engine {
             true => self.cli.resumed.take(),
             false => self.sessions[0].keep_session.clone(),
         };
+        self.record_request(0);
         let text = self.take_text();
         let (agent, keep) = (self.agent(), self.cli_cfg().keep_events);
         let s = &mut self.sessions[0];
@@ -327,9 +328,14 @@ impl Engine {
         let Some(turn) = self.sessions[0].turn.as_mut() else {
             return;
         };
-        let wanted = turn.limits.events;
+        let (wanted, recorded) = (turn.limits.events, turn.recorded);
         if let Some(kept) = turn.attempt.as_mut().and_then(|a| a.cli.kept.as_mut()) {
             kept.extend(events.iter().cloned());
+        }
+        if recorded {
+            for event in &events {
+                self.record_event(op, event);
+            }
         }
         if wanted {
             for event in events {

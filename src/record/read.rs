@@ -1,0 +1,231 @@
+//! Reading a record back: a pure function of its bytes. What is read is
+//! what was appended whole, in order: a torn last line is dropped, and a
+//! line that is not an entry of this format, or whose `seq` is not above
+//! the last one's, is skipped — never an error. Only a record of a newer
+//! major version than this library's is refused.
+
+use std::borrow::Cow;
+
+use agent_context_scan::json_check::{check_line, check_object, line_end};
+use serde_json::Value;
+
+use super::entry::{Header, FORMAT, MAJOR};
+use crate::error::{AgentContextError, Result};
+
+/// Which entries to read: those after the cursor `after` (0: from the
+/// first), at most `limit` of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub after: u64,
+    pub limit: Option<usize>,
+}
+
+/// One entry's line, as read: its place, time, turn and kind, and its
+/// whole text (without the `\n`), kept as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line<'a> {
+    pub seq: u64,
+    pub at: u64,
+    pub turn: Option<u64>,
+    pub kind: Cow<'a, str>,
+    pub text: &'a [u8],
+}
+
+/// What [`read_record`] read: the header (when the record has one), the
+/// entries' lines in order, and the cursor to read on from (the last
+/// line's `seq`; `after` when none was read).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordRead<'a> {
+    pub header: Option<Header>,
+    pub lines: Vec<Line<'a>>,
+    pub cursor: u64,
+}
+
+/// The entries of `record` (its bytes) that `options` asks for. `record`
+/// may be any part of a record that starts at a line: the header is
+/// optional.
+pub fn read_record(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
+    read(record, options)
+}
+
+/// [`read_record`] of text already known to be UTF-8.
+pub fn read_record_str(record: &str, options: ReadOptions) -> Result<RecordRead<'_>> {
+    read(record.as_bytes(), options)
+}
+
+fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
+    let mut out = RecordRead {
+        header: None,
+        lines: Vec::new(),
+        cursor: options.after,
+    };
+    let limit = options.limit.unwrap_or(usize::MAX);
+    // Every entry read is above this: the last entry's seq, or `after`.
+    let mut floor = options.after;
+    let mut first = true;
+    // The last piece, without its `\n`, is torn (or empty): never read.
+    let whole = match memchr::memrchr(b'\n', record) {
+        Some(end) => &record[..end],
+        None => return Ok(out),
+    };
+    let mut start = 0;
+    while start <= whole.len() && out.lines.len() < limit {
+        let rest = &whole[start..];
+        if std::mem::take(&mut first) {
+            let end = line_end(whole, start);
+            if let Some(header) = header_of(&whole[start..end])? {
+                out.header = Some(header);
+                start = end + 1;
+                continue;
+            }
+        }
+        // An entry at or below the floor is never read, whatever it holds.
+        if let Some(seq) = seq_prefix(rest) {
+            if seq <= floor {
+                start = line_end(whole, start) + 1;
+                continue;
+            }
+        }
+        let mut found = [None; 4];
+        let (end, ok) = check_line(whole, start, &KEYS, &mut found);
+        let line = if ok {
+            entry_of(whole, start..end, &found)
+        } else {
+            None
+        };
+        start = end + 1;
+        let Some(line) = line else {
+            continue;
+        };
+        if line.seq <= floor {
+            continue;
+        }
+        floor = line.seq;
+        out.cursor = line.seq;
+        out.lines.push(line);
+    }
+    Ok(out)
+}
+
+/// The `seq` of a line the encoder wrote (`{"seq":N,`), read without
+/// parsing the rest.
+fn seq_prefix(text: &[u8]) -> Option<u64> {
+    let digits = text.strip_prefix(b"{\"seq\":")?;
+    let mut end = 0;
+    while end < digits.len() && digits[end].is_ascii_digit() {
+        end += 1;
+    }
+    if digits.get(end) != Some(&b',') {
+        return None;
+    }
+    whole_number(&digits[..end])
+}
+
+/// The top-level fields of an entry the reader reads.
+const KEYS: [&[u8]; 4] = [b"seq", b"at", b"kind", b"turn"];
+
+/// The line `line` of `text` as an entry, its top-level fields `found`
+/// (checked whole already): a whole-number `seq` above 0, a whole-number
+/// `at` and a string `kind`. Checked without building it: `JSON.parse`
+/// builds it.
+fn entry_of<'a>(
+    text: &'a [u8],
+    line: std::ops::Range<usize>,
+    found: &[Option<(usize, usize)>; 4],
+) -> Option<Line<'a>> {
+    let raw = |i: usize| found[i].map(|(start, end)| &text[start..end]);
+    let seq = whole_number(raw(0)?)?;
+    if seq == 0 {
+        return None;
+    }
+    let turn = match raw(3) {
+        None => None,
+        Some(b"null") => None,
+        Some(turn) => Some(whole_number(turn)?),
+    };
+    Some(Line {
+        seq,
+        at: whole_number(raw(1)?)?,
+        turn,
+        kind: string_of(raw(2)?)?,
+        text: &text[line],
+    })
+}
+
+/// A JSON number that is a whole number `>= 0` written without a fraction
+/// or an exponent, within `u64`.
+fn whole_number(raw: &[u8]) -> Option<u64> {
+    if raw.is_empty() {
+        return None;
+    }
+    let mut n = 0u64;
+    for &digit in raw {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+    }
+    Some(n)
+}
+
+/// A JSON string's text (`raw` with its quotes, checked already).
+fn string_of(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if !inner.contains(&b'\\') {
+        return std::str::from_utf8(inner).ok().map(Cow::Borrowed);
+    }
+    let value: Value = serde_json::from_str(std::str::from_utf8(raw).ok()?).ok()?;
+    value.as_str().map(|s| Cow::Owned(s.to_owned()))
+}
+
+/// The header, when `text` is one: a JSON object whose `format` is this
+/// format's. A newer major version is refused.
+fn header_of(text: &[u8]) -> Result<Option<Header>> {
+    let mut format = [None];
+    if !check_object(text, &[b"format"], &mut format) {
+        return Ok(None);
+    }
+    let quoted = format[0].map(|(start, end)| &text[start..end]);
+    if quoted.and_then(string_of).as_deref() != Some(FORMAT) {
+        return Ok(None);
+    }
+    let Some(probe) = std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+    else {
+        return Ok(None);
+    };
+    if probe.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Ok(None);
+    }
+    let text_of = |key: &str| {
+        probe
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let version = text_of("version");
+    let major = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse::<u64>().ok());
+    match major {
+        Some(major) if major <= MAJOR => {}
+        _ => {
+            return Err(AgentContextError::invalid(format!(
+                "the session record is version {version:?}; this library reads version {MAJOR}.x"
+            )))
+        }
+    }
+    Ok(Some(Header {
+        format: FORMAT.to_owned(),
+        version,
+        session_id: text_of("sessionId"),
+        agent_type: text_of("agentType"),
+        created_at: probe
+            .get("createdAt")
+            .and_then(Value::as_u64)
+            .unwrap_or_default(),
+    }))
+}

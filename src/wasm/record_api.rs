@@ -1,0 +1,271 @@
+//! The session record read back (the core's `record` module), in Node and
+//! the browser: `readSessionRecord` and `summarizeSessionRecord`; and, in
+//! the Node-only module, `__sessionRecordOfAcp` (a whole session recorded
+//! from an agent's ACP output, for the benchmark).
+
+#[cfg(feature = "api")]
+pub use reader::*;
+
+#[cfg(feature = "api")]
+mod reader {
+    use js_sys::{Object, Reflect, Uint8Array};
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+
+    use crate::error::{AgentContextError, ErrorCode, Result};
+    use crate::record::{self, ReadOptions};
+    use crate::wasm::js_error::describe_thrown;
+    use crate::wasm::js_input::{get, is_plain_object, optional_bool, type_name};
+    use crate::wasm::js_result;
+    use crate::wasm::js_text::utf8_pieces;
+    use crate::wasm::json_bridge::from_serializable;
+
+    /// The record's bytes (a string encoded by the engine a piece at a time).
+    fn record_bytes(value: &JsValue) -> Result<Vec<u8>> {
+        if let Some(string) = value.dyn_ref::<js_sys::JsString>() {
+            let mut bytes = Vec::with_capacity(string.length() as usize);
+            utf8_pieces(string, |piece| bytes.extend_from_slice(piece));
+            return Ok(bytes);
+        }
+        match value.dyn_ref::<Uint8Array>() {
+            Some(array) => Ok(array.to_vec()),
+            None => Err(AgentContextError::invalid(format!(
+                "record must be a string or a Uint8Array, got {}",
+                type_name(value)
+            ))),
+        }
+    }
+
+    /// A cursor or a count: a whole number `>= 0` up to 2^53, or left out.
+    fn whole(options: &JsValue, key: &str) -> Result<Option<u64>> {
+        let path = || format!("options.{key}");
+        let value = get(options, &JsValue::from_str(key), path)?;
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        match value.as_f64() {
+            Some(n) if (0.0..=9_007_199_254_740_991.0).contains(&n) && n.fract() == 0.0 => {
+                Ok(Some(n as u64))
+            }
+            _ => Err(AgentContextError::invalid(format!(
+                "options.{key} must be a whole number >= 0, got {}",
+                match value.as_f64() {
+                    Some(n) => crate::text::js_number_text(n),
+                    None => type_name(&value).to_owned(),
+                }
+            ))),
+        }
+    }
+
+    fn options_object(options: &JsValue) -> Result<()> {
+        if options.is_undefined() || options.is_null() || is_plain_object(options) {
+            return Ok(());
+        }
+        Err(AgentContextError::invalid(format!(
+            "options must be an object, got {}",
+            type_name(options)
+        )))
+    }
+
+    fn read_options(options: &JsValue) -> Result<ReadOptions> {
+        options_object(options)?;
+        if options.is_undefined() || options.is_null() {
+            return Ok(ReadOptions::default());
+        }
+        Ok(ReadOptions {
+            after: whole(options, "after")?.unwrap_or(0),
+            limit: whole(options, "limit")?.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        })
+    }
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// The engine's UTF-8 decoder (`TextDecoder`, in Node too).
+        #[wasm_bindgen(js_name = TextDecoder)]
+        type Utf8Decoder;
+        #[wasm_bindgen(constructor, js_class = "TextDecoder")]
+        fn new() -> Utf8Decoder;
+        #[wasm_bindgen(method, js_class = "TextDecoder")]
+        fn decode(this: &Utf8Decoder, bytes: &[u8]) -> js_sys::JsString;
+        #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+        fn parse_json(text: &js_sys::JsString) -> std::result::Result<JsValue, JsValue>;
+    }
+
+    thread_local! {
+        static DECODER: Utf8Decoder = Utf8Decoder::new();
+    }
+
+    /// The entries' lines as one JSON array, decoded and parsed once by the
+    /// engine: the core checked every line whole (UTF-8 included), so it
+    /// neither checks their text again nor builds them.
+    fn entries_of(read: &record::RecordRead<'_>) -> Result<JsValue> {
+        let size = read.lines.iter().map(|l| l.text.len() + 1).sum::<usize>() + 2;
+        let mut array = Vec::with_capacity(size);
+        array.push(b'[');
+        for (i, line) in read.lines.iter().enumerate() {
+            if i > 0 {
+                array.push(b',');
+            }
+            array.extend_from_slice(line.text);
+        }
+        array.push(b']');
+        let text = DECODER.with(|decoder| decoder.decode(&array));
+        parse_json(&text).map_err(|thrown| {
+            AgentContextError::new(
+                ErrorCode::Internal,
+                format!(
+                    "a record line read is not JSON: {}",
+                    describe_thrown(&thrown)
+                ),
+            )
+        })
+    }
+
+    /// Reads a session record (a record file's bytes or text, or a part of
+    /// it that starts at a line): `{ entries, cursor }`, the entries after
+    /// the cursor `after` (default 0: all), at most `limit` of them, in
+    /// order; `cursor` is the last one's `seq` (`after` when none), to read
+    /// on from. A torn last line is dropped and a line that is not an entry
+    /// is skipped, never an error; an entry of a kind this version does not
+    /// know is kept as it is. Throws `INVALID_INPUT` for a record of a newer
+    /// major version, or arguments of the wrong type.
+    ///
+    /// ```js
+    /// const { entries, cursor } = readSessionRecord(fs.readFileSync(file), { after: 0, limit: 100 });
+    /// ```
+    #[wasm_bindgen(js_name = readSessionRecord, unchecked_return_type = "SessionRecordPage")]
+    pub fn read_session_record(
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] record: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ after?: number; limit?: number }")]
+        options: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let read = || -> Result<JsValue> {
+            let options = read_options(&options)?;
+            let bytes = record_bytes(&record)?;
+            let read = record::read_record(&bytes, options)?;
+            let out = Object::new();
+            // Setting keys on a fresh plain object cannot fail.
+            let _ = Reflect::set(&out, &"entries".into(), &entries_of(&read)?);
+            let _ = Reflect::set(
+                &out,
+                &"cursor".into(),
+                &JsValue::from_f64(read.cursor as f64),
+            );
+            Ok(out.into())
+        };
+        js_result(read())
+    }
+
+    /// What a store's `list()` shows of a session, from its record:
+    /// `{ sessionId, agentType, protocol, cd, title, createdAt, updatedAt,
+    /// turns, usage, status, linkedFrom?, teamId? }`. `writing: true` says
+    /// a writer still holds the record: its last turn, unfinished, is then
+    /// running (`open`), not `interrupted`.
+    #[wasm_bindgen(js_name = summarizeSessionRecord, unchecked_return_type = "SessionSummary")]
+    pub fn summarize_session_record(
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] record: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ writing?: boolean }")] options: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let read = || -> Result<JsValue> {
+            options_object(&options)?;
+            let writing = if options.is_undefined() || options.is_null() {
+                false
+            } else {
+                let value = get(&options, &"writing".into(), || "options.writing".into())?;
+                optional_bool(value, || "options.writing".into())?.unwrap_or(false)
+            };
+            let bytes = record_bytes(&record)?;
+            let read = record::read_record(&bytes, ReadOptions::default())?;
+            from_serializable(&record::summarize_read(&read, writing))
+        };
+        js_result(read())
+    }
+}
+
+/// A whole session recorded from an agent's ACP output (each turn's
+/// `session/update` lines), as the record's text: `opened`, then per turn
+/// its request, the reply's events and its end, then `closed`. For the
+/// benchmark (bench/scenarios/record.mjs); not part of the API.
+#[cfg(feature = "gemini-tool")]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __sessionRecordOfAcp, skip_typescript)]
+pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: String) -> String {
+    use crate::agent_output::{AgentOutputParser, Protocol, TextForm};
+    use crate::record::{Header, Opened, Recorder, TurnOutcome};
+
+    let mut record = Header::new("bench-session", &agent_type, 1).line();
+    let mut recorder = Recorder::new();
+    let mut at = 1;
+    record += &recorder.opened(
+        at,
+        Opened {
+            agent_type: agent_type.clone(),
+            protocol: "acp".into(),
+            cd: "/home/u/project".into(),
+            ..Opened::default()
+        },
+    );
+    for output in &turns {
+        at += 1;
+        record += &recorder.request(at, &prompt, &[]);
+        let mut parser =
+            AgentOutputParser::for_protocol(&agent_type, Protocol::Acp, true, TextForm::Utf8);
+        for event in parser.push(output.as_bytes()) {
+            at += 1;
+            record += &recorder.event(at, &event);
+        }
+        let reply = parser.finish();
+        at += 1;
+        let outcome = TurnOutcome {
+            stop_reason: Some("end_turn".into()),
+            usage: reply.usage,
+            ..TurnOutcome::default()
+        };
+        record += &recorder.turn_end(at, &outcome);
+    }
+    record += &recorder.closed(at + 1);
+    record
+}
+
+/// The conversation a record holds (`record` a string), up to turn `upTo`
+/// (all when undefined): `{ from, content }[]`, the user's messages from
+/// `'user'` and the agent's from `agent`. What a rebuilt, handed-off or
+/// forked session's first turn carries (internal).
+#[cfg(feature = "gemini-tool")]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordConversation, skip_typescript)]
+pub fn record_conversation(
+    record: String,
+    agent: String,
+    up_to: Option<f64>,
+) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
+    let up_to = up_to.map(|n| n.max(0.0) as u64);
+    let messages = super::js_result(crate::record::conversation(
+        record.as_bytes(),
+        &agent,
+        up_to,
+    ))?;
+    super::js_result(super::json_bridge::from_serializable(&messages))
+}
+
+/// The lines that link the record `prior` (a string) to another session:
+/// `interrupted` first for a turn it left unfinished, then the `link`
+/// (`relation` as the record names it). For a record whose session is not
+/// running here (a rebuilt one's old record); internal.
+#[cfg(feature = "gemini-tool")]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordLinkLines, skip_typescript)]
+pub fn record_link_lines(
+    prior: String,
+    relation: String,
+    id: String,
+    agent_type: String,
+    now: f64,
+) -> Result<String, wasm_bindgen::JsValue> {
+    use crate::record::{Recorder, Relation};
+    let Some(relation) = Relation::parse(&relation) else {
+        let message = format!("relation: unknown link \"{relation}\"");
+        return super::js_result(Err(crate::error::AgentContextError::invalid(message)));
+    };
+    let now = now.max(0.0) as u64;
+    let (mut recorder, mut lines) = super::js_result(Recorder::continuing(prior.as_bytes(), now))?;
+    lines.push_str(&recorder.link(now, relation, &id, &agent_type));
+    Ok(lines)
+}
