@@ -50,13 +50,21 @@ function fakeChild(host, state) {
  * A turn of `agentType` over `chunks` (Buffers of recorded lines): returns
  * `{ events, last, turn }`: how many events an onEvent received (none
  * without one), the last of them and the engine's turn result. `onEvent`:
- * whether the caller passes one.
+ * whether the caller passes one; `recorded`: the session is recorded (its
+ * record's lines kept in memory, as a session's are), `{ recordBytes }`
+ * then says how many bytes they came to.
  */
-export function engineTurn(agentType, chunks, onEvent) {
+export function engineTurn(agentType, chunks, onEvent, recorded = false) {
   // No onPermission, no onUpdate: as runAgent makes it.
   const engine = Engine.session(agentType, { cd: CD }, '', false, false);
   const plan = engine.plan();
   const host = new EngineHost(engine, { env: {} });
+  let recordBytes = 0;
+  if (recorded) {
+    const kept = [];
+    host.records.set(0, { add: (header, lines) => (kept.push(lines), (recordBytes += lines.length)) });
+    engine.record(0, undefined, [], Date.now());
+  }
   const state = { promptId: undefined };
   host.spawn = () => {
     host.child = fakeChild(host, state);
@@ -65,7 +73,7 @@ export function engineTurn(agentType, chunks, onEvent) {
   let events = 0;
   let last;
   let turn;
-  // No retry: a recorded failure (codex-acp's HTTP 500) ends the turn at once.
+  // No retry: a turn that fails ends at once.
   const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: 0, events: onEvent };
   // What host.run does, with the done action kept at once rather than through a promise.
   const op = engine.prompt([{ type: 'text', text: 'hi' }], limits, Date.now());
@@ -79,5 +87,5 @@ export function engineTurn(agentType, chunks, onEvent) {
   if (host.timer) clearTimeout(host.timer);
   host.closed = true;
   engine.free();
-  return { events, last, turn };
+  return { events, last, turn, recordBytes };
 }

@@ -69,8 +69,9 @@ function hostOptions(options) {
   if (command != null && (typeof command !== 'string' || command === '')) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
-  const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, onElicitation: _el, ...rest } = options;
-  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, onElicitation: onElicitation ?? undefined, env: env ?? process.env, rest };
+  const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, onElicitation: _el, store: givenStore, ...rest } = options;
+  const store = require('./session-record.cjs').checkStore(givenStore, 'options.store');
+  return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, onElicitation: onElicitation ?? undefined, env: env ?? process.env, givenEnv: env, store, rest };
 }
 
 /**
@@ -106,7 +107,7 @@ function toOutput(api, agent, request, warn) {
  * AgentRun.
  */
 async function runAgent(api, agentType, request, options, finish) {
-  const { signal, onEvent, onPermission, onElicitation, env, rest } = hostOptions(options);
+  const { signal, onEvent, onPermission, onElicitation, env, givenEnv, store, rest } = hostOptions(options);
   const started = Date.now();
   const warn = loggerOf(options);
   const { output, problem: requestProblem } = toOutput(api, agentType, request, warn);
@@ -115,7 +116,7 @@ async function runAgent(api, agentType, request, options, finish) {
   const { schema, trace, problem } = requestProblem ? { problem: requestProblem } : answerPlan(core, agentArg(agentType), rest);
   let hostError;
   const refused = () => core.__RunResult.invalid(agentArg(agentType), problem);
-  const host = { signal, onEvent, env, onPermission, onElicitation, warn, onHostError: (err) => (hostError ??= err) };
+  const host = { signal, onEvent, env, onPermission, onElicitation, warn, onHostError: (err) => (hostError ??= err), store, givenEnv };
   if (finish || problem) {
     // `finish` (internal: the MCP tools') turns the one turn's result into their envelope.
     schema?.free();

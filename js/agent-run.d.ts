@@ -26,6 +26,12 @@ export interface RunAgentOptions {
    * is resumed with `--resume=<id> -C .`, which fails on an unknown id).
    */
   sessionId?: string;
+  /**
+   * Where the run's session record is kept (`openSessionStore(dir)`,
+   * `memorySessionStore()` or a store of your own): the run is recorded as a
+   * session's turn is; with `sessionId`, that session's record goes on.
+   */
+  store?: SessionStore;
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
   yolo?: boolean;
   /**

@@ -159,7 +159,7 @@ function release(host) {
  * `invalid_params` result; nothing rejects.
  */
 async function runOnce(agent, request, options, host) {
-  const { signal, onEvent, env, onPermission, onHostError, keepEvents = false } = host;
+  const { signal, onEvent, env, onPermission, onHostError, keepEvents = false, store } = host;
   const answer = host.answer ?? ((send) => send(request.prompt, undefined, 0));
   const { __RunResult: RunResult } = nodeModule();
   const agentType = agentArg(agent);
@@ -198,6 +198,25 @@ async function runOnce(agent, request, options, host) {
     await runHost.channel?.close();
     return notRun(RunResult.aborted(agentType));
   }
+  // A run with a store is recorded as a session is (a run resuming a
+  // recorded session goes on with its record).
+  let record;
+  if (store) {
+    const { SessionRecord, takeRecord } = require('./session-record.cjs');
+    let taken;
+    try {
+      taken = rest.sessionId != null ? await takeRecord(store, String(rest.sessionId), started.plan.agentType) : undefined;
+    } catch (err) {
+      engine.free();
+      removeRunFolder(runHost.runFolder);
+      await runHost.channel?.close();
+      throw err;
+    }
+    record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: host.warn });
+    runHost.records.set(0, record);
+    const secrets = require('./session.cjs').secretsOf(host.givenEnv, rest.endpoint);
+    runHost.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
+  }
   let op;
   const onAbort = () => runHost.feed((e, now) => e.abort(op, now));
   runHost.onHostError = (err) => {
@@ -224,6 +243,7 @@ async function runOnce(agent, request, options, host) {
     await runHost.closedPromise;
     signal?.removeEventListener('abort', onAbort);
     engine.free();
+    await record?.close();
   }
 }
 

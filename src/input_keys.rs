@@ -71,6 +71,7 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "terminals",
     "outputSchema",
     "traceparent",
+    "store",
 ];
 
 /// `openAgentSession`'s options.

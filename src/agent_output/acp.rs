@@ -10,10 +10,13 @@
 //! docs/acp-output.md lists them.
 
 use agent_context_scan::acp_update::{self, Kind, Update};
-use agent_context_scan::unit::{eq_ascii, Unit};
+use agent_context_scan::unit::eq_ascii;
 
 use serde_json::Value;
 
+use super::acp_fields::{
+    ascii, ascii_len, content_text, is_notice, new_session, starts_with_str, tool_name_meta,
+};
 use super::acp_tool::{content_output, json_value, raw_output, raw_str, ToolFields};
 use super::acp_usage::{acp_usage, find, gemini_quota, http_status_in, leading_status, usd};
 use super::builder::ReplyBuilder;
@@ -305,9 +308,7 @@ impl AcpReader {
         out: &mut ReplyBuilder,
         text: &mut Vec<u16>,
     ) -> bool {
-        self.fast
-            && acp_update::scan(line, text)
-                .is_some_and(|update| update.kind != Kind::Quiet && self.apply(&update, out, text))
+        self.read_fast_where(line, out, text, false)
     }
 
     /// [`read_fast`](Self::read_fast) for an update of the session's own
@@ -319,9 +320,22 @@ impl AcpReader {
         out: &mut ReplyBuilder,
         text: &mut Vec<u16>,
     ) -> bool {
+        self.read_fast_where(line, out, text, true)
+    }
+
+    /// An update read fast when it is (`quiet`) or is not one of the
+    /// session's own state.
+    fn read_fast_where(
+        &mut self,
+        line: &[u8],
+        out: &mut ReplyBuilder,
+        text: &mut Vec<u16>,
+        quiet: bool,
+    ) -> bool {
         self.fast
-            && acp_update::scan(line, text)
-                .is_some_and(|update| update.kind == Kind::Quiet && self.apply(&update, out, text))
+            && acp_update::scan(line, text).is_some_and(|update| {
+                (update.kind == Kind::Quiet) == quiet && self.apply(&update, out, text)
+            })
     }
 
     /// What [`update`](Self::update) does with the same line.
@@ -716,84 +730,6 @@ impl AcpReader {
             .map(str::to_owned)
             .or_else(|| rpc_code.map(|c| c.to_string()));
         out.fail("error", &message, code.as_deref());
-    }
-}
-
-/// Whether a message chunk's `_meta` marks it as Claude Code's notice
-/// (`claudeCode.kind: informational`) rather than the answer.
-fn is_notice(quirks: AcpQuirks, meta: Option<&Value>) -> bool {
-    quirks.informational_notices
-        && meta
-            .and_then(|m| m.get("claudeCode"))
-            .and_then(|c| str_field(c, "kind"))
-            == Some("informational")
-}
-
-/// The part of a tool update's `_meta` that names the tool (Claude's
-/// `claudeCode.toolName`, Qwen's `toolName`), the rest left out; all of it
-/// when that part cannot be picked from the raw text alone. `None` when it
-/// is not UTF-8.
-fn tool_name_meta(tool_name: AcpToolName, meta: &[u8]) -> Option<Value> {
-    let picked = (|| {
-        let mut object = serde_json::Map::new();
-        if tool_name == AcpToolName::ClaudeCodeMeta {
-            let Some(claude) = acp_update::field(meta, b"claudeCode")? else {
-                return Some(Some(Value::Object(object)));
-            };
-            let mut inner = serde_json::Map::new();
-            if let Some(name) = acp_update::field(claude, b"toolName")? {
-                inner.insert("toolName".to_owned(), json_value(name)?);
-            }
-            if let Some(parent) = acp_update::field(claude, b"parentToolUseId")? {
-                inner.insert("parentToolUseId".to_owned(), json_value(parent)?);
-            }
-            object.insert("claudeCode".to_owned(), Value::Object(inner));
-        } else if let Some(name) = acp_update::field(meta, b"toolName")? {
-            object.insert("toolName".to_owned(), json_value(name)?);
-        }
-        Some(Some(Value::Object(object)))
-    })();
-    match picked {
-        Some(value) => value,
-        None => json_value(meta),
-    }
-}
-
-/// The update's session id when the reply has none yet (`Some(None)` when
-/// it has one or the line names none); `None` when the id is not ASCII
-/// (the general reader decides).
-fn new_session(update: &Update<'_, u8>, out: &ReplyBuilder) -> Option<Option<String>> {
-    match update.session_id {
-        Some(id) if !out.has_session() => ascii(id).map(Some),
-        _ => Some(None),
-    }
-}
-
-/// Whether UTF-16 `text` starts with `prefix`.
-fn starts_with_str(text: &[u16], prefix: &str) -> bool {
-    let mut units = text.iter();
-    prefix.encode_utf16().all(|u| units.next() == Some(&u))
-}
-
-/// ASCII units as a string; `None` for anything else.
-fn ascii<U: Unit>(units: &[U]) -> Option<String> {
-    ascii_len(units)?;
-    Some(units.iter().map(|u| char::from(u.value() as u8)).collect())
-}
-
-fn ascii_len<U: Unit>(units: &[U]) -> Option<usize> {
-    units
-        .iter()
-        .all(|u| u.value() < 0x80)
-        .then_some(units.len())
-}
-
-/// The text of an update's `content` block (`{ type: 'text', text }`).
-fn content_text(update: &Value) -> Option<&str> {
-    let content = update.get("content")?;
-    match str_field(content, "type") {
-        Some("text") | None => str_field(content, "text"),
-        _ => None,
     }
 }
 

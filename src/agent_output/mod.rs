@@ -23,6 +23,7 @@
 //! ```
 
 mod acp;
+mod acp_fields;
 mod acp_tool;
 mod acp_usage;
 mod acp_value;

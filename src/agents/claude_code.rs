@@ -68,29 +68,23 @@ pub const AGENT: AgentSpec = AgentSpec {
     acp: Some(AcpLaunch {
         command: "claude-agent-acp",
         package: "@agentclientprotocol/claude-agent-acp",
-        args: &[],
         model: AcpModel::Env("ANTHROPIC_MODEL"),
         system_prompt_meta: true,
-        load_broken: None,
-        missing_file_is_empty: false,
         // 0.101.0 opens sessions in `auto` (Claude decides, and edits
         // without asking); `default` ("Manual") asks before edits and
         // commands. Zed's 0.23.1 opens in `default`.
         ask_mode: Some("default"),
-        ask_env: None,
-        env: &[],
-        context_as_text_with_images: false,
         exits_on_eof: false,
         // The adapter's Claude Code hides MCP tools behind its ToolSearch
         // tool too.
         mcp_env: &[("ENABLE_TOOL_SEARCH", "false")],
-        mcp: AcpMcp::Session,
         // `_meta.claudeCode` names its tools and marks its notices.
         quirks: AcpQuirks {
             tool_name: AcpToolName::ClaudeCodeMeta,
             informational_notices: true,
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "claude",
     signs: &SIGNS,
@@ -132,8 +126,6 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// on stderr and a failed `result` (exit 1); an id that is no UUID is
 /// refused on stderr.
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
     error_codes: &[
         ("authentication_error", AuthError),
         ("authentication_failed", AuthError),
@@ -157,8 +149,6 @@ pub const SIGNS: Signs = Signs {
         ("Credit balance is too low", QuotaExceeded),
         ("Prompt is too long", ContextTooLong),
     ],
-    retry_lines: &[],
-    retry_status: &[],
     // 2.1 as root refuses bypassPermissions (`yolo`, sandbox
     // `danger-full-access`) unless IS_SANDBOX is set, and exits 1.
     hints: &[(

@@ -32,24 +32,19 @@ pub const AGENT: AgentSpec = AgentSpec {
         // The model is its provider settings' (the endpoint's); over ACP it
         // takes a model its provider's catalog lists.
         model: AcpModel::Config,
-        system_prompt_meta: false,
-        load_broken: None,
         // It reads files itself, never through the client.
         missing_file_is_empty: false,
         // Its default mode, `act`, asks before reads and commands.
         ask_mode: None,
-        ask_env: None,
         // In its default (`auto`) backend a session with a tool call starts
         // `cline --cline-hub-daemon`, reparented to PID 1, which outlives
         // the run; `local` keeps every session in the ACP process.
         env: &[("CLINE_SESSION_BACKEND_MODE", "local")],
-        context_as_text_with_images: false,
         exits_on_eof: false,
-        mcp_env: &[],
         // Neither advertises mcpCapabilities; a stdio server goes in
         // `session/new` as for any agent (not tried).
         mcp: AcpMcp::Session,
-        quirks: AcpQuirks::NONE,
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "cline",
     signs: &SIGNS,
@@ -84,18 +79,11 @@ pub const AGENT: AgentSpec = AgentSpec {
 /// prompt with JSON-RPC `-32603 Internal error: <the API's message>`, no
 /// status; a 5xx body's usual wording makes it an upstream error.
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
-    error_codes: &[],
-    status_prefixes: &[],
-    unknown_session: &[],
     markers: &[
         ("server error", UpstreamError),
         ("service unavailable", UpstreamError),
         ("overloaded", UpstreamError),
     ],
-    retry_lines: &[],
-    retry_status: &[],
     // A failed model call answers the prompt with JSON-RPC -32603 and the
     // API's message alone (read as the error's code when `data` names no
     // other).

@@ -345,19 +345,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
         acp: Some(AcpLaunch {
             command: install,
             package: install,
-            args: &[],
-            model: AcpModel::Config,
-            system_prompt_meta: false,
-            load_broken: None,
-            missing_file_is_empty: false,
-            ask_mode: None,
-            ask_env: None,
-            env: &[],
-            context_as_text_with_images: false,
-            exits_on_eof: true,
-            mcp_env: &[],
-            mcp: AcpMcp::Session,
-            quirks: AcpQuirks::NONE,
+            ..AcpLaunch::DEFAULT
         }),
         mcp_tool: "",
         endpoint: EndpointSpec {

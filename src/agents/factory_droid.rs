@@ -32,17 +32,10 @@ pub const AGENT: AgentSpec = AgentSpec {
         args: &["exec", "--output-format", "acp"],
         // Its settings' session default (the endpoint's custom model).
         model: AcpModel::Config,
-        system_prompt_meta: false,
-        load_broken: None,
         // It reads files itself, never through the client.
         missing_file_is_empty: false,
         // Its default autonomy, `normal`, asks before commands and edits.
         ask_mode: None,
-        ask_env: None,
-        env: &[],
-        context_as_text_with_images: false,
-        exits_on_eof: true,
-        mcp_env: &[],
         // Neither advertises mcpCapabilities; a stdio server goes in
         // `session/new` as for any agent (not tried).
         mcp: AcpMcp::Session,
@@ -50,6 +43,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             error_text_prefix: Some("Error: "),
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "droid",
     signs: &SIGNS,
@@ -87,11 +81,7 @@ pub const AGENT: AgentSpec = AgentSpec {
 /// JSON-RPC error `-32603 Internal error: Agent error` with
 /// `data: "<status> <message>"`.
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
-    error_codes: &[],
     status_prefixes: &["Agent error: ", "Error: "],
-    unknown_session: &[],
     markers: &[
         ("server error", UpstreamError),
         ("service unavailable", UpstreamError),

@@ -67,15 +67,6 @@ pub const AGENT: AgentSpec = AgentSpec {
         package: "@github/copilot",
         args: &["--acp"],
         model: AcpModel::Flag("--model"),
-        system_prompt_meta: false,
-        load_broken: None,
-        missing_file_is_empty: false,
-        ask_mode: None,
-        ask_env: None,
-        env: &[],
-        context_as_text_with_images: false,
-        exits_on_eof: true,
-        mcp_env: &[],
         // 1.0.102 offers the model no tool of a server given in
         // `session/new` (seen: none even 8 s after it opened), and the
         // tools of `--additional-mcp-config` at once.
@@ -87,6 +78,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             error_text_words: &["Could not connect to"],
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "copilot",
     signs: &SIGNS,
@@ -148,8 +140,6 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// task, or name matched '<id>'.` on stderr, exit 1, before any API call;
 /// `--session-id` would have created that session.
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
     error_codes: &[("authentication", AuthError), ("rate_limit", QuotaExceeded)],
     status_prefixes: &["Last error: ", "(HTTP "],
     unknown_session: &["No session, task, or name matched"],

@@ -60,28 +60,23 @@ pub const AGENT: AgentSpec = AgentSpec {
         package: "@google/gemini-cli",
         args: &["--acp"],
         model: AcpModel::Flag("-m"),
-        system_prompt_meta: false,
         load_broken: Some(
             "Gemini CLI 0.61 erases the session's history when asked to load it after a restart",
         ),
         missing_file_is_empty: true,
-        ask_mode: None,
-        ask_env: None,
-        env: &[],
         context_as_text_with_images: ACP_CONTEXT_AS_TEXT_WITH_IMAGES,
-        exits_on_eof: true,
         // 0.61 starts no MCP server in a folder it does not trust (folder
         // trust is on by default; seen: the model was offered no tool of
         // the server), and over ACP nothing asks: the run's servers are the
         // caller's, so the folder is trusted for the run, as `--skip-trust`
         // does over its CLI.
         mcp_env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
-        mcp: AcpMcp::Session,
         quirks: AcpQuirks {
             tool_name: AcpToolName::IdPrefix("__"),
             input_in_first_content: true,
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "gemini",
     signs: &SIGNS,
@@ -150,7 +145,6 @@ pub const ACP_CONTEXT_AS_TEXT_WITH_IMAGES: bool = true;
 pub const SIGNS: Signs = Signs {
     exit_codes: &[(41, AuthError), (55, UntrustedFolder)],
     exit_is_http_status: true,
-    error_codes: &[],
     status_prefixes: &["\"code\":", "\\\"code\\\":", "status: "],
     unknown_session: &["Error resuming session"],
     markers: &[

@@ -16,11 +16,8 @@ pub const CODEX: Layout = Layout {
     instructions: InstructionPlacement::Inline {
         header: "[SYSTEM]\n",
     },
-    team_header: "[TEAM_TASK]\n",
-    context_header: "[CONTEXT]\n",
-    line_prefix: "- ",
-    line_shows_recipient: true,
-    message_header: "[MESSAGE]\n",
+    // Claude Code's sections and lines.
+    ..super::claude_code::CLAUDE
 };
 
 pub const AGENT: AgentSpec = AgentSpec {
@@ -50,21 +47,13 @@ pub const AGENT: AgentSpec = AgentSpec {
     acp: Some(AcpLaunch {
         command: "codex-acp",
         package: "@agentclientprotocol/codex-acp",
-        args: &[],
         model: AcpModel::CodexConfig,
-        system_prompt_meta: false,
-        load_broken: None,
-        missing_file_is_empty: false,
         // 2.6.0 opens sessions in `agent` ("Auto review": it edits inside
         // the folder unasked); `read-only` asks before every edit and
         // command outside its read-only sandbox. Zed's 0.16.0 opens in
         // `read-only`.
         ask_mode: Some("read-only"),
-        ask_env: None,
-        env: &[],
-        context_as_text_with_images: false,
         exits_on_eof: false,
-        mcp_env: &[],
         // 2.6.0 (its Codex 0.166) offers the servers' tools to a model it
         // knows only through its client-side `tool_search` tool (seen with
         // gpt-5.5: the request offers `tool_search`, and the tools come in
@@ -79,6 +68,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             system_error_info: true,
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "codex",
     signs: &SIGNS,
@@ -117,9 +107,6 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// for thread id`, exit 1), while one that is no UUID silently starts a new
 /// thread (caught by the session id check, not here).
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
-    error_codes: &[],
     status_prefixes: &["unexpected status "],
     unknown_session: &["no rollout found", "thread/resume failed"],
     markers: &[

@@ -63,24 +63,15 @@ pub const AGENT: AgentSpec = AgentSpec {
         command: "opencode",
         package: "opencode-ai",
         args: &["acp", "--print-logs", "--log-level", "ERROR"],
-        model: AcpModel::Config,
-        system_prompt_meta: false,
-        load_broken: None,
-        missing_file_is_empty: false,
-        ask_mode: None,
         ask_env: Some((
             "OPENCODE_PERMISSION",
             r#"{"edit":"ask","bash":"ask","external_directory":"ask","webfetch":"ask"}"#,
         )),
-        env: &[],
-        context_as_text_with_images: false,
-        exits_on_eof: true,
-        mcp_env: &[],
-        mcp: AcpMcp::Session,
         quirks: AcpQuirks {
             input_excludes_cached: true,
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "opencode",
     signs: &SIGNS,
@@ -144,13 +135,10 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// is the parser's `incomplete`. `ProviderAuthError` and
 /// `ContextOverflowError` are error names in its binary, not seen offline.
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
     error_codes: &[
         ("ProviderAuthError", AuthError),
         ("ContextOverflowError", ContextTooLong),
     ],
-    status_prefixes: &[],
     unknown_session: &["Session not found"],
     // Over ACP a failed call is a JSON-RPC `Internal error: <the API's
     // message>` with no status: a 5xx body's usual wording, as opencode's
@@ -166,7 +154,6 @@ pub const SIGNS: Signs = Signs {
     // too, and its title call's (`small=true`, after that call's own
     // retries); no status: the message's words say what failed.
     retry_lines: &["message=\"stream error\""],
-    retry_status: &[],
     not_retries: &["small=true"],
     first_failure_counted: true,
     // Its model catalogue, fetched from its own host at start, fails

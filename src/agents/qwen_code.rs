@@ -55,14 +55,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         package: "@qwen-code/qwen-code",
         args: &["--acp"],
         model: AcpModel::Flag("--model"),
-        system_prompt_meta: false,
-        load_broken: None,
-        missing_file_is_empty: false,
         ask_mode: Some("default"),
-        ask_env: None,
-        env: &[],
-        context_as_text_with_images: false,
-        exits_on_eof: true,
         // 0.24 starts the servers after answering `session/new` and does
         // not wait for them before the first prompt (seen: the first model
         // call offered none of their tools); this makes it start them
@@ -76,6 +69,7 @@ pub const AGENT: AgentSpec = AgentSpec {
             tool_name: AcpToolName::MetaToolName,
             ..AcpQuirks::NONE
         },
+        ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "qwen",
     // Its SDK's and rate-limit retries; an outer loop of 7 attempts
@@ -142,9 +136,6 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// the quotes unescaped, so a prompt quoted in another record never
 /// matches.
 pub const SIGNS: Signs = Signs {
-    exit_codes: &[],
-    exit_is_http_status: false,
-    error_codes: &[],
     status_prefixes: &["API Error: "],
     unknown_session: &["No saved session found"],
     // Its telemetry's retry record says `(status unknown)` when no HTTP

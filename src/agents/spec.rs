@@ -458,6 +458,33 @@ pub struct AcpLaunch {
     pub quirks: AcpQuirks,
 }
 
+impl AcpLaunch {
+    /// What an agent's launch is when its table says nothing else: started
+    /// with no fixed arguments, its model from its own settings, the
+    /// instructions opening the prompt, loads trusted where advertised, a
+    /// missing file `resourceNotFound`, its own default mode and
+    /// environment, images beside other context, exiting when its stdin
+    /// ends, MCP servers in `session/new`, no quirks. `command` and
+    /// `package` are always the agent's own.
+    pub const DEFAULT: AcpLaunch = AcpLaunch {
+        command: "",
+        package: "",
+        args: &[],
+        model: AcpModel::Config,
+        system_prompt_meta: false,
+        load_broken: None,
+        missing_file_is_empty: false,
+        ask_mode: None,
+        ask_env: None,
+        env: &[],
+        context_as_text_with_images: false,
+        exits_on_eof: true,
+        mcp_env: &[],
+        mcp: AcpMcp::Session,
+        quirks: AcpQuirks::NONE,
+    };
+}
+
 /// Where an agent started for ACP gets the run's MCP servers
 /// (`docs/mcp-servers.md`), each seen on a real run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -153,7 +153,6 @@ impl Engine {
         now: u64,
     ) {
         let keep = i.and_then(|i| self.sessions[i].keep_session.clone());
-        let agent_type = self.agent().agent_type;
         let mut result = match &turn.last {
             Some(last) => {
                 let mut r = last.clone();
@@ -166,16 +165,7 @@ impl Engine {
             }
             // No attempt of its own (the process died starting): what the
             // process printed last.
-            None => TurnResult::new(
-                agent_type,
-                Err(failure.clone()),
-                crate::agent_output::parse_agent_output(agent_type, b""),
-                None,
-                None,
-                self.tail.clone().finish(),
-                keep.as_deref(),
-                turn.attempts,
-            ),
+            None => self.unheard_result(&failure, keep.as_deref(), turn.attempts),
         };
         result.success = false;
         if failure.kind == AgentErrorKind::Aborted {
@@ -371,18 +361,8 @@ impl Engine {
             self.sessions[i].turn = Some(turn);
             return false;
         };
-        let agent_type = self.agent().agent_type;
         let keep = self.sessions[i].keep_session.clone();
-        let mut last = TurnResult::new(
-            agent_type,
-            Err(failure.clone()),
-            crate::agent_output::parse_agent_output(agent_type, b""),
-            None,
-            None,
-            self.tail.clone().finish(),
-            keep.as_deref(),
-            turn.attempts,
-        );
+        let mut last = self.unheard_result(failure, keep.as_deref(), turn.attempts);
         last.duration_ms = now.saturating_sub(turn.started_ms);
         turn.last = Some(last);
         turn.retrying = true;
@@ -542,6 +522,25 @@ impl Engine {
                 Queued::Other(op, _) => self.done_failed(op, failure.clone()),
             }
         }
+    }
+}
+
+impl Engine {
+    /// The result of a turn that failed with no attempt of its own heard
+    /// (the process died starting): `failure`, and what the process printed
+    /// last.
+    fn unheard_result(&self, failure: &Failure, keep: Option<&str>, attempts: u32) -> TurnResult {
+        let agent_type = self.agent().agent_type;
+        TurnResult::new(
+            agent_type,
+            Err(failure.clone()),
+            crate::agent_output::parse_agent_output(agent_type, b""),
+            None,
+            None,
+            self.tail.clone().finish(),
+            keep,
+            attempts,
+        )
     }
 }
 

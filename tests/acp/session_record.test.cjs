@@ -223,3 +223,18 @@ test('failover: a turn over its quota runs again on the next agent of fallback, 
     t.done();
   }
 });
+
+test('runAgent with a store records its run as a session turn', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const t = setUp();
+  try {
+    const store = pkg.memorySessionStore();
+    const run = await pkg.runAgent(t.def('agent-a'), { contextMessages: [], currentMessage: 'one question' }, { cd: t.dir, store, env: { LONG_SECRET: 'secret-value-0042' } });
+    assert.equal(run.success, true, JSON.stringify(run.error));
+    const [summary] = await store.list();
+    assert.deepEqual([summary.sessionId, summary.turns, summary.status, summary.title], [run.sessionId, 1, 'closed', 'one question']);
+    assert.deepEqual((await store.read(run.sessionId)).entries.map((e) => e.kind), ['opened', 'request', 'text', 'turnEnd', 'closed']);
+    await assert.rejects(pkg.runAgent(t.def('agent-a'), 'x', { cd: t.dir, store: {} }), (err) => err.code === 'INVALID_INPUT' && /options\.store/.test(err.message));
+  } finally {
+    t.done();
+  }
+});
