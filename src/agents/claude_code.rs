@@ -62,6 +62,8 @@ pub const AGENT: AgentSpec = AgentSpec {
             // The model answers through a tool Claude Code checks against
             // the schema (retrying itself); `result.structured_output`.
             output_schema: Some(OutputSchemaArg::Inline("--json-schema")),
+            // The process keeps a turn's prompt when its model call fails.
+            failed_prompt: FailedPrompt::Kept,
             ..CliExtras::NONE
         },
     }),
@@ -82,6 +84,8 @@ pub const AGENT: AgentSpec = AgentSpec {
         quirks: AcpQuirks {
             tool_name: AcpToolName::ClaudeCodeMeta,
             informational_notices: true,
+            // The session keeps a turn's prompt when its model call fails.
+            failed_prompt: FailedPrompt::Kept,
             ..AcpQuirks::NONE
         },
         ..AcpLaunch::DEFAULT

@@ -53,7 +53,12 @@ pub const AGENT: AgentSpec = AgentSpec {
             shape: McpShape::Gemini,
         },
         attachments: Some(ATTACHMENTS),
-        extras: CliExtras::NONE,
+        extras: CliExtras {
+            // A session resumed after a failed turn holds no trace of its
+            // prompt: the retry sends it again.
+            failed_prompt: FailedPrompt::Dropped,
+            ..CliExtras::NONE
+        },
     }),
     acp: Some(AcpLaunch {
         command: "gemini",
@@ -74,6 +79,8 @@ pub const AGENT: AgentSpec = AgentSpec {
         quirks: AcpQuirks {
             tool_name: AcpToolName::IdPrefix("__"),
             input_in_first_content: true,
+            // Its chat forgets a turn's prompt when its model call fails.
+            failed_prompt: FailedPrompt::Dropped,
             ..AcpQuirks::NONE
         },
         ..AcpLaunch::DEFAULT

@@ -41,6 +41,9 @@ pub const AGENT: AgentSpec = AgentSpec {
         // message's text is the JSON.
         extras: CliExtras {
             output_schema: Some(OutputSchemaArg::File("--output-schema")),
+            // `exec resume` of a session whose turn failed finds its prompt
+            // in the session.
+            failed_prompt: FailedPrompt::Kept,
             ..CliExtras::NONE
         },
     }),
@@ -66,6 +69,8 @@ pub const AGENT: AgentSpec = AgentSpec {
             // `rawInput` `{server, tool, arguments}`.
             tool_name: AcpToolName::McpTitle("mcp."),
             system_error_info: true,
+            // The thread keeps a turn's prompt when its model call fails.
+            failed_prompt: FailedPrompt::Kept,
             ..AcpQuirks::NONE
         },
         ..AcpLaunch::DEFAULT

@@ -322,6 +322,23 @@ pub struct CliExtras {
     /// How the CLI holds its last answer to a JSON Schema (`outputSchema`
     /// on a run); `None`: the schema is stated in the prompt.
     pub output_schema: Option<OutputSchemaArg>,
+    /// What the session it resumes (or its one process) keeps of a prompt
+    /// whose turn failed.
+    pub failed_prompt: FailedPrompt,
+}
+
+/// What an agent's session keeps of a prompt whose turn failed (its model
+/// call answered HTTP 500, say), each seen in a real agent's model requests
+/// (`docs/sessions.md`): what a session's retry of the turn sends. The
+/// default, [`FailedPrompt::Dropped`], sends the prompt again: a message
+/// the model sees twice is better than one it never sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailedPrompt {
+    /// The history holds no trace of it: the retry sends it again.
+    Dropped,
+    /// The history holds it (and whatever the turn did before it failed):
+    /// the retry asks the agent to answer it, without sending it again.
+    Kept,
 }
 
 /// The CLI's own way to hold its answer to a JSON Schema
@@ -355,6 +372,7 @@ impl CliExtras {
         stream_input: None,
         install_dirs: &[],
         output_schema: None,
+        failed_prompt: FailedPrompt::Dropped,
     };
 }
 
@@ -530,6 +548,8 @@ pub struct AcpQuirks {
     /// its first sight, when it is a JSON object, is its input (Gemini CLI:
     /// an MCP server's tool shows its arguments so).
     pub input_in_first_content: bool,
+    /// What its session keeps of a prompt whose turn failed.
+    pub failed_prompt: FailedPrompt,
 }
 
 impl AcpQuirks {
@@ -541,6 +561,7 @@ impl AcpQuirks {
         error_text_words: &[],
         input_excludes_cached: false,
         input_in_first_content: false,
+        failed_prompt: FailedPrompt::Dropped,
     };
 }
 

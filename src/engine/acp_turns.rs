@@ -253,10 +253,13 @@ impl Engine {
         };
         turn.start_attempt(agent, Protocol::Acp, false, now);
         let (idle, deadline) = (turn.limits.idle_ms, turn.deadline());
-        let mut blocks = turn.blocks.clone();
-        if s.system_inline {
-            // Said once: the session holds it from then on.
+        let mut blocks = turn.attempt_blocks();
+        // Said once: the session holds it from then on (or the prompt it
+        // opened, sent again, carries it again).
+        let inline = s.system_inline || (turn.system_carried && !turn.continues);
+        if inline {
             s.system_inline = false;
+            turn.system_carried = true;
             if let Some(system) = s.cfg.as_ref().and_then(|c| c.system_prompt.as_ref()) {
                 let first_is_text = blocks[0]["type"] == "text";
                 match blocks.pointer_mut("/0/text") {

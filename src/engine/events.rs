@@ -223,6 +223,9 @@ impl Engine {
     pub(super) fn end_turn_on_exit(&mut self, i: usize, end: &AttemptEnd, now: u64) {
         let key = self.sessions[i].key;
         let closing = self.closing.is_some() || self.sessions[i].closing.is_some();
+        // A new process over the CLI with no session to resume: a prompt
+        // its session kept is gone with it.
+        let fresh = !self.cfg.is_acp() && self.sessions[i].keep_session.is_none();
         let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
@@ -231,6 +234,7 @@ impl Engine {
         };
         if attempt.undelivered && turn.stopped.is_none() && !closing && !turn.resent {
             turn.resent = true;
+            turn.continues &= !fresh;
             turn.attempt = None;
             turn.attempts -= 1;
             self.timers.clear(Timer::Idle(key));

@@ -26,6 +26,7 @@ mod prompt_attachments;
 mod quiet;
 mod recording;
 mod result;
+mod retry_prompt;
 mod sessions;
 mod setup;
 mod state;
@@ -55,6 +56,8 @@ mod parity_tests;
 mod process_tests;
 #[cfg(test)]
 mod recording_tests;
+#[cfg(test)]
+mod retry_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]

@@ -50,6 +50,14 @@ pub struct Turn {
     /// Sent again once already, its prompt having provably never reached
     /// the process it was written to.
     pub resent: bool,
+    /// The agent's session holds its prompt from a failed attempt: the next
+    /// attempt asks it to answer that instead of sending it again
+    /// ([`super::retry_prompt`]).
+    pub continues: bool,
+    /// An attempt of it carried the session's system prompt (said once, at
+    /// the head of the first prompt): a retry that sends the prompt again
+    /// carries it again.
+    pub system_carried: bool,
     /// The turn's W3C `traceparent` (`_meta.traceparent` of its prompt;
     /// the session's when none).
     pub trace: Option<String>,
@@ -127,6 +135,8 @@ impl Turn {
             stopped: None,
             retrying: false,
             resent: false,
+            continues: false,
+            system_carried: false,
             trace: None,
             recorded: false,
             attachments: Vec::new(),
@@ -170,6 +180,22 @@ impl Turn {
     /// When the turn's deadline (`maxDuration`) passes.
     pub fn deadline(&self) -> u64 {
         self.started_ms.saturating_add(self.limits.max_ms)
+    }
+
+    /// The content blocks its next attempt sends (over ACP).
+    pub fn attempt_blocks(&self) -> Value {
+        match self.continues {
+            true => super::retry_prompt::continue_blocks(),
+            false => self.blocks.clone(),
+        }
+    }
+
+    /// The text its next attempt sends (over the CLI).
+    pub fn attempt_text(&self) -> &str {
+        match self.continues {
+            true => super::retry_prompt::CONTINUE_TEXT,
+            false => &self.text,
+        }
     }
 
     /// Whether its prompt was handed to the agent (over ACP its request

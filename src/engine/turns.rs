@@ -243,6 +243,7 @@ impl Engine {
         self.timers.clear(Timer::Idle(key));
         self.timers.clear(Timer::Kill(key));
         let at_result = end.is_none();
+        let undelivered = attempt.undelivered;
         let end = AttemptEnd {
             stopped: turn.stopped,
             ..end.cloned().unwrap_or_default()
@@ -251,6 +252,7 @@ impl Engine {
             true => self.acp_judge(i, &turn, attempt, &end),
             false => self.cli_judge(&turn, attempt, &end, at_result),
         };
+        let kept = self.failed_prompt_kept(i, judged.requested.as_deref(), undelivered);
         let name = self.agent().name;
         let crashed = self.persistent() && !at_result && end.stopped.is_none();
         let outcome = match (turn.stopped, judged.outcome) {
@@ -311,6 +313,7 @@ impl Engine {
             );
             if let Some(wait) = wait {
                 turn.retrying = true;
+                turn.continues = kept;
                 turn.stopped = None;
                 turn.last = Some(result);
                 self.timers.set(Timer::Retry(key), now + wait);

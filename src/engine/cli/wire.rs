@@ -169,7 +169,9 @@ impl Engine {
         let Some(turn) = s.turn.as_mut() else {
             return;
         };
-        turn.text.clone_from(&text);
+        if !turn.continues {
+            turn.text.clone_from(&text);
+        }
         turn.start_attempt(agent, Protocol::Cli, keep, now)
             .cli
             .requested = requested;
@@ -186,8 +188,11 @@ impl Engine {
     /// when the CLI takes none apart.
     fn take_text(&mut self) -> String {
         let s = &mut self.sessions[0];
-        let text = s.turn.as_ref().map(|t| t.text.clone()).unwrap_or_default();
-        if !s.system_inline {
+        let Some(turn) = s.turn.as_ref() else {
+            return String::new();
+        };
+        let text = turn.attempt_text().to_owned();
+        if !s.system_inline || turn.continues {
             return text;
         }
         s.system_inline = false;
@@ -210,7 +215,7 @@ impl Engine {
             .turn
             .as_ref()
             .filter(|t| !persistent && t.attempt.is_some())
-            .map(|t| t.text.clone());
+            .map(|t| t.attempt_text().to_owned());
         let cfg = self.cli_cfg();
         let model = self.cli.model.as_deref();
         match cfg.invocation(session.as_deref(), model, prompt.as_deref()) {
@@ -263,7 +268,7 @@ impl Engine {
                 .attempt
                 .as_ref()
                 .and_then(|a| a.cli.stdin.clone())
-                .unwrap_or_else(|| turn.text.clone());
+                .unwrap_or_else(|| turn.attempt_text().to_owned());
             self.push(Action::Write(text));
             self.push(Action::CloseStdin);
         }

@@ -2,7 +2,7 @@
 // event stream (message_start … message_stop); without it, one JSON message.
 'use strict';
 const path = require('node:path');
-const { valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { failsMarked, valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 /** The question of the `ask` scenario. */
 const ASK_QUESTION = {
@@ -89,6 +89,9 @@ function respond(req, res, scenario) {
     return json(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Mock is overloaded, try again.' } });
   }
   if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) {
+    return json(res, 500, { type: 'error', error: { type: 'api_error', message: 'Mock internal error, please retry.' } });
+  }
+  if (scenario === 'marked500' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0)) {
     return json(res, 500, { type: 'error', error: { type: 'api_error', message: 'Mock internal error, please retry.' } });
   }
   if (scenario === 'auth') {

@@ -90,4 +90,28 @@ function stall(res) {
   res.flushHeaders();
 }
 
-module.exports = { valueFor, MCP_TOOL_SUFFIX, MCP_NOTE, mcpToolName, answerAfterNote, stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };
+/** How often each mark of the `marked500` scenario has failed a call. */
+const failedMarks = new Map();
+
+/**
+ * The `marked500` scenario: a call of the agent loop (`loopCall`: one that
+ * offers tools, not a side call such as a session title) fails with HTTP 500
+ * while its body holds a mark `FAIL_500_TIMES_<n>_<id>` that has failed
+ * fewer than n calls; every call holding it fails it once more. A prompt
+ * names how often its own turn's model call fails, whatever calls came
+ * before it or the history the agent sends again.
+ */
+function failsMarked(body, loopCall) {
+  if (!loopCall) return false;
+  const marks = new Set(JSON.stringify(body ?? {}).match(/FAIL_500_TIMES_\d+_[A-Za-z0-9]+/g) ?? []);
+  for (const mark of marks) {
+    const failed = failedMarks.get(mark) ?? 0;
+    if (failed < Number(mark.split('_')[3])) {
+      failedMarks.set(mark, failed + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+module.exports = { failsMarked, valueFor, MCP_TOOL_SUFFIX, MCP_NOTE, mcpToolName, answerAfterNote, stall, NOTES_FILE, NOTES_TEXT, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse };

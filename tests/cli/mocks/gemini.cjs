@@ -9,7 +9,7 @@
 //   error500     every call fails with HTTP 500
 //   flaky500     the first call fails with HTTP 500, later calls answer `plain`
 'use strict';
-const { mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { failsMarked, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let mainCalls = 0;
 const TRICKLE_MS = 200;
@@ -68,6 +68,7 @@ function respond(req, res, scenario) {
     return json(res, 503, { error: { code: 503, message: 'Mock is overloaded, try again.', status: 'UNAVAILABLE' } });
   }
   if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) return serverError(res);
+  if (scenario === 'marked500' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0)) return serverError(res);
   if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1)) return stall(res);
   if (scenario === 'reject') return json(res, 400, { error: { code: 400, message: 'Mock rejects this request: temperature is out of range.', status: 'INVALID_ARGUMENT' } });
   if (scenario === 'auth') {

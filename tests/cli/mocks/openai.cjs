@@ -2,7 +2,7 @@
 // event stream (response.created … response.completed); GET /v1/models lists
 // one model.
 'use strict';
-const { valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
+const { failsMarked, valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
 let mainCalls = 0;
@@ -96,6 +96,9 @@ function respond(req, res, scenario) {
     return json(res, 503, { error: { message: 'Mock is overloaded, try again.', type: 'server_error', code: 'server_error' } });
   }
   if (scenario === 'flaky500' && mainCalls === 1) {
+    return json(res, 500, { error: { message: 'Mock internal error, please retry.', type: 'server_error', code: 'server_error' } });
+  }
+  if (scenario === 'marked500' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0)) {
     return json(res, 500, { error: { message: 'Mock internal error, please retry.', type: 'server_error', code: 'server_error' } });
   }
   if (scenario === 'auth') {
