@@ -26,7 +26,7 @@ function linesOf(entries) {
 
 /** The header of a record the store already holds (the store keeps its own first line). */
 function headerFor(sessionId, agentType, createdAt) {
-  return { format: 'agent-context/session-record', version: '1.0', sessionId, agentType, createdAt };
+  return { format: 'agent-context/session-record', version: '1.1', sessionId, agentType, createdAt };
 }
 
 /**

@@ -4,7 +4,7 @@
 /** The first line of a session record: what `SessionStore.open` is given. */
 export interface SessionRecordHeader {
   format: 'agent-context/session-record';
-  /** `major.minor`; this library writes `'1.0'` and reads every `1.x`. */
+  /** `major.minor`; this library writes `'1.1'` and reads every `1.x`. */
   version: string;
   sessionId: string;
   agentType: string;

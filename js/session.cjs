@@ -86,9 +86,10 @@ async function openStarted(started) {
  * ACP registry entry) over ACP and resolves an AgentSession
  * once the agent is started and the session is open. `options` are
  * runAgent's (`cd` required) plus `systemPrompt`, `mcpServers`,
- * `onPermission`, `onUpdate`.
+ * `onPermission`, `onUpdate`. `member` (internal, AgentTeam's): `{ teamId,
+ * memberId }`, the team whose member the session is, for its record.
  */
-async function openAgentSession(api, agentType, options) {
+async function openAgentSession(api, agentType, options, member) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
   const onPermission = checkPermissionHandler(options);
   const onElicitation = checkElicitationHandler(options);
@@ -141,7 +142,7 @@ async function openAgentSession(api, agentType, options) {
   const secrets = secretsOf(givenEnv, rest.endpoint);
   const record = new SessionRecord({ store, writer: rebuilt ? undefined : taken?.writer, prior: rebuilt ? '' : (taken?.prior ?? ''), warn });
   host.records.set(0, record);
-  host.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
+  host.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now, member?.teamId, member?.memberId));
   const session = makeSession(api, host, plan, {
     defined: agentType !== null && typeof agentType === 'object',
     protocol,

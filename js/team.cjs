@@ -21,7 +21,24 @@ function describe(value) {
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The session options a member may have of its own, beside its identity (`host`: the machine it runs on). */
-const OWN = ['endpoint', 'env', 'model', 'command', 'host'];
+const OWN = ['endpoint', 'env', 'model', 'command', 'host', 'fallback'];
+
+/** The options of `fallback[i]` (an agent type, a definition, or `{ agent, options }`). */
+function fallbackOptions(entry) {
+  return isObject(entry) && 'agent' in entry && isObject(entry.options) ? entry.options : {};
+}
+
+/** Values a team's record never holds: the environments' values, the endpoints' keys and headers. */
+function secretsOf(run, members) {
+  const { secretsOf: of } = require('./session.cjs');
+  const out = of(run.env, run.endpoint);
+  for (const m of Array.isArray(members) ? members : []) {
+    if (!isObject(m)) continue;
+    out.push(...of(m.env, m.endpoint));
+    for (const f of Array.isArray(m.fallback) ? m.fallback : []) out.push(...of(fallbackOptions(f).env, fallbackOptions(f).endpoint));
+  }
+  return out;
+}
 
 /** Defines the class over the Node entry's exports (`api`). */
 function defineAgentTeam(api) {
@@ -65,10 +82,12 @@ function defineAgentTeam(api) {
     return (message) => console.log(message);
   }
 
-  /** What `fromJSON` hands the constructor (no caller can make one). */
+  /** What `fromJSON` and `open` hand the constructor (no caller can make one); `taken`: the team's record, reopened. */
   class Restoring {
-    constructor(data) {
+    constructor(data, teamId, taken) {
       this.data = data;
+      this.teamId = teamId;
+      this.taken = taken;
     }
   }
 
@@ -85,6 +104,11 @@ function defineAgentTeam(api) {
     #thrown = new Map();
     /** Ask id → `{ resolve, reject, turnOptions, turn }`. */
     #asks = new Map();
+    /** Member id → `{ from, action }`: the session a failed turn left, until the next agent's opens. */
+    #handoffs = new Map();
+    /** The team's own record (with a store). */
+    #record;
+    #teamId;
 
     /**
      * `options`: `{ teamTask, cd, members, ...sessionOptions }`; the session
@@ -100,6 +124,8 @@ function defineAgentTeam(api) {
       checks().warnEndpointKeys(options, this.#warn);
       const { teamTask, members, ...run } = options;
       this.#run = run;
+      const { checkStore } = require('./session-record.cjs');
+      const store = checkStore(run.store, 'options.store');
       const debug = /^(1|true)$/.test(process.env.DEBUG ?? '');
       const picked = { endpoint: run.endpoint, protocol: run.protocol, model: run.model };
       if (typeof run.cd !== 'string' || run.cd === '') throw inputError(`options.cd must be a non-empty string, got ${describe(run.cd)}`);
@@ -111,12 +137,29 @@ function defineAgentTeam(api) {
           if (typeof m.id === 'string') this.#own.set(m.id, own);
         });
         this.#machine = core().__TeamMachine.fromJSON(restoring.data, run.cd, picked, given, debug);
+        if (store) this.#recordIn(store, restoring.teamId, restoring.taken, secretsOf(run, given));
         return;
       }
       const task = optionalString(teamTask, 'options.teamTask') ?? undefined;
       if (!Array.isArray(members)) throw inputError(`options.members must be an array, got ${describe(members)}`);
       this.#machine = new (core().__TeamMachine)(task, run.cd, picked, debug);
+      if (store) this.#recordIn(store, undefined, undefined, secretsOf(run, members));
       members.forEach((m, i) => this.#join(m, `options.members[${i}]`));
+    }
+
+    /** Keeps the team's record in `store` (`taken`: the one it goes on). */
+    #recordIn(store, teamId, taken, secrets) {
+      const { SessionRecord } = require('./session-record.cjs');
+      this.#teamId = teamId ?? require('node:crypto').randomUUID();
+      this.#record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: this.#warn });
+      const prior = taken?.prior ? Buffer.from(taken.prior) : undefined;
+      this.#machine.record(this.#teamId, prior, secrets, Date.now());
+      this.#drain();
+    }
+
+    /** The id of the team's record in its store (with `store`), for `AgentTeam.open`. */
+    get teamId() {
+      return this.#teamId;
     }
 
     #join(member, path) {
@@ -165,12 +208,15 @@ function defineAgentTeam(api) {
         if (!isObject(options)) throw inputError(`options must be an object, got ${describe(options)}`);
         checks().warnUnknownKeys('team.ask options', options, this.#warn);
         const { message, replyTo, ...turnOptions } = options;
-        const ask = this.#machine.feed({
-          type: 'ask',
-          member: String(memberId),
-          message: optionalString(message, 'options.message'),
-          replyTo: optionalString(replyTo, 'options.replyTo'),
-        });
+        const ask = this.#machine.feed(
+          {
+            type: 'ask',
+            member: String(memberId),
+            message: optionalString(message, 'options.message'),
+            replyTo: optionalString(replyTo, 'options.replyTo'),
+          },
+          Date.now(),
+        );
         this.#asks.set(ask, { resolve, reject, turnOptions, turn: undefined });
         this.#drain();
       });
@@ -178,7 +224,7 @@ function defineAgentTeam(api) {
 
     /** Feeds an event, then executes what the machine says; returns its answer. */
     #feed(event) {
-      const answer = this.#machine.feed(event);
+      const answer = this.#machine.feed(event, Date.now());
       this.#drain();
       return answer;
     }
@@ -203,10 +249,19 @@ function defineAgentTeam(api) {
         }
         case 'done': {
           const ask = this.#settle(action.ask);
-          ask?.resolve({ ...ask.turn, context: action.context });
+          const { handedOffTo, ...context } = action.context;
+          const to = handedOffTo && { agentType: handedOffTo.agentType, sessionId: ask?.turn?.sessionId };
+          ask?.resolve({ ...ask.turn, ...(to ? { handedOffTo: to } : {}), context });
           break;
         }
+        case 'handoff':
+          this.#handoff(action);
+          break;
+        case 'record':
+          this.#record?.add(action.header ?? undefined, action.lines);
+          break;
         case 'fail': {
+          this.#closeHandoff(action.member);
           const ask = this.#settle(action.ask);
           const opening = this.#thrown.get(action.member);
           this.#thrown.delete(action.member);
@@ -227,16 +282,61 @@ function defineAgentTeam(api) {
       return ask;
     }
 
-    /** The team's session options, the member's own over them, then the machine's. */
+    /**
+     * A member's turn failed and goes on with the next agent of its
+     * fallback: the session it had is kept until the new one opens (to link
+     * the two records), then closed.
+     */
+    #handoff(action) {
+      this.#closeHandoff(action.member);
+      const from = this.#sessions.get(action.member);
+      this.#sessions.delete(action.member);
+      this.#thrown.delete(action.member);
+      this.#handoffs.set(action.member, { from, action });
+    }
+
+    /** The new agent's session is open: both records linked, the turn's `onEvent` told, the old session closed. */
+    #handedOff(member, to) {
+      const handoff = this.#handoffs.get(member);
+      if (!handoff) return;
+      this.#handoffs.delete(member);
+      const { from, action } = handoff;
+      if (from) {
+        from.__carry?.link('handedOffTo', to.sessionId ?? '', to.agentType);
+        to.__carry?.link('handedOffFrom', from.sessionId ?? '', from.agentType);
+        from.close().catch(() => {});
+      }
+      const event = {
+        type: 'handoff',
+        reason: action.reason,
+        from: { agentType: from?.agentType ?? action.from, sessionId: from?.sessionId },
+        to: { agentType: to.agentType, sessionId: to.sessionId },
+      };
+      try {
+        this.#asks.get(action.ask)?.turnOptions?.onEvent?.(event);
+      } catch (err) {
+        process.emitWarning(`onEvent threw on a handoff: ${err?.message ?? err}`);
+      }
+    }
+
+    #closeHandoff(member) {
+      const handoff = this.#handoffs.get(member);
+      this.#handoffs.delete(member);
+      handoff?.from?.close().catch(() => {});
+    }
+
+    /** The team's session options, the member's own over them (or those of the fallback it went on with), then the machine's. */
     #sessionOptions(action) {
-      const { endpoint, ...options } = this.#run;
-      const own = this.#own.get(action.member) ?? {};
+      const { endpoint, store: _s, ...options } = this.#run;
+      const mine = this.#own.get(action.member) ?? {};
+      const own = action.fallback > 0 ? fallbackOptions(mine.fallback?.[action.fallback - 1]) : mine;
       for (const key of ['env', 'model', 'command', 'host']) if (own[key] != null) options[key] = own[key];
       if (action.endpoint === 'team') options.endpoint = endpoint;
       if (action.endpoint === 'own') options.endpoint = own.endpoint;
       options.protocol = action.protocol;
       if (action.sessionId != null) options.sessionId = action.sessionId;
       if (action.systemPrompt != null) options.systemPrompt = action.systemPrompt;
+      if (this.#record) options.store = this.#record.store;
       return options;
     }
 
@@ -244,13 +344,15 @@ function defineAgentTeam(api) {
       const { openAgentSession } = require('./session.cjs');
       let session;
       try {
-        session = await openAgentSession(api, action.agent, this.#sessionOptions(action));
+        const member = this.#record ? { teamId: this.#teamId, memberId: action.member } : undefined;
+        session = await openAgentSession(api, action.agent, this.#sessionOptions(action), member);
       } catch (err) {
         this.#thrown.set(action.member, err);
         this.#feed({ type: 'openFailed', member: action.member, kind: typeof err?.kind === 'string' ? err.kind : undefined });
         return;
       }
       this.#sessions.set(action.member, session);
+      this.#handedOff(action.member, session);
       this.#feed({ type: 'opened', member: action.member, sessionId: session.sessionId });
     }
 
@@ -295,12 +397,38 @@ function defineAgentTeam(api) {
       return new AgentTeam({ cd: data.cd, ...rest }, new Restoring(data));
     }
 
+    /**
+     * The team recorded in `store` under `teamId` (`team.teamId`), brought
+     * back as `fromJSON` brings back its data, and recorded there on;
+     * `options` as `fromJSON`'s. A record another process writes is
+     * `SESSION_LOCKED`; an id with no team's record, `INVALID_INPUT`.
+     */
+    static async open(store, teamId, options = {}) {
+      const { checkStore, takeRecord } = require('./session-record.cjs');
+      checkStore(store, 'store');
+      if (store == null) throw inputError('store must be a session store, got ' + describe(store));
+      if (typeof teamId !== 'string' || teamId === '') throw inputError(`teamId must be a non-empty string, got ${describe(teamId)}`);
+      if (!isObject(options)) throw inputError(`options must be an object, got ${describe(options)}`);
+      const taken = await takeRecord(store, teamId, 'agent-team');
+      if (!taken.writer) throw inputError(`the store has no team "${teamId}"`);
+      try {
+        const data = core().__teamRecordJSON(taken.prior);
+        const { teamTask: _t, store: _s, ...rest } = options;
+        return new AgentTeam({ cd: data.cd, ...rest, store }, new Restoring(data, teamId, taken));
+      } catch (err) {
+        await taken.writer.close();
+        throw err;
+      }
+    }
+
     /** Closes every member's session (a later `fromJSON` resumes them where the agent can). */
     async close() {
-      const open = [...this.#sessions.values()];
+      const open = [...this.#sessions.values(), ...[...this.#handoffs.values()].map((h) => h.from).filter(Boolean)];
       this.#sessions.clear();
+      this.#handoffs.clear();
       this.#feed({ type: 'close' });
       await Promise.allSettled(open.map((s) => s.close()));
+      await this.#record?.close();
     }
 
     async [Symbol.asyncDispose]() {

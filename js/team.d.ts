@@ -19,6 +19,14 @@ export interface TeamMemberSessionOptions {
   command?: string;
   /** The machine its agent runs on (in place of the team's `host`). */
   host?: RemoteHost;
+  /**
+   * Agents it goes on with when its turn ends `quota_exceeded`,
+   * `auth_error`, `command_not_found` or `upstream_error` (or its session
+   * cannot be opened for one of those): the turn runs again on the next,
+   * a new session sent the full prompt for the member, and the member stays
+   * on that agent (an entry's `options`: its session options there).
+   */
+  fallback?: Array<KnownAgentType | AgentDefinition | { agent: KnownAgentType | AgentDefinition; options?: TeamMemberSessionOptions }>;
 }
 
 /** A member of an `AgentTeam`: an agent with its instructions and budget, and its own session options. */
@@ -48,7 +56,7 @@ export interface TeamMember extends TeamMemberSessionOptions {
  * one API family (its `api`, else the one every member taking it calls by
  * default), and a member whose agent cannot call it is `INVALID_INPUT`.
  */
-export interface AgentTeamOptions extends Omit<SessionOptions, 'sessionId' | 'systemPrompt'> {
+export interface AgentTeamOptions extends Omit<SessionOptions, 'sessionId' | 'systemPrompt' | 'fallback' | 'rebuild'> {
   teamTask?: string | null;
   members: TeamMember[];
 }
@@ -67,8 +75,10 @@ export interface TeamTurnContext {
 }
 
 /** One member's turn: the session's turn, and what was sent. */
-export interface TeamTurn extends AgentTurn {
+export interface TeamTurn extends Omit<AgentTurn, 'context'> {
   context: TeamTurnContext;
+  /** The turn went on with an agent of the member's `fallback`: the last one it ran on, and its session. */
+  handedOffTo?: { agentType: string; sessionId: string | undefined };
 }
 
 /** `team.toJSON()`: plain data that brings the team back with `AgentTeam.fromJSON`. */
@@ -87,6 +97,8 @@ export interface TeamMemberData extends Omit<TeamMember, keyof TeamMemberSession
   sessionOptions?: (keyof TeamMemberSessionOptions)[];
   sessionId?: string;
   mark: number | null;
+  /** How many agents of its `fallback` it went on with (its `agentType` is the last one's). */
+  fallbackUsed?: number;
 }
 
 /**
@@ -97,7 +109,14 @@ export interface TeamMemberData extends Omit<TeamMember, keyof TeamMemberSession
  * turns only the messages since its last turn that concern it.
  */
 export class AgentTeam {
+  /**
+   * With `store`, each member's session is recorded there (its `teamId`
+   * and `memberId` in the record), and so is the team itself, under
+   * `teamId`: `AgentTeam.open(store, teamId)` brings it back.
+   */
   constructor(options: AgentTeamOptions);
+  /** The id of the team's record in its `store` (a random UUID); undefined without a store. */
+  readonly teamId: string | undefined;
   readonly teamTask: string | null;
   /** Copies: each member with its session id and mark (how many transcript messages its session went through). */
   readonly members: TeamMemberData[];
@@ -114,7 +133,7 @@ export class AgentTeam {
       /** This turn's message (the prompt's message section); not part of the transcript. */
       message?: string;
       replyTo?: string;
-      onEvent?: (event: AgentOutputEvent) => void;
+      onEvent?: (event: AgentOutputEvent | HandoffEvent) => void;
       signal?: AbortSignal;
       timeout?: number;
       maxDuration?: number;
@@ -130,6 +149,17 @@ export class AgentTeam {
     json: AgentTeamJSON | (Omit<AgentTeamJSON, 'version'> & { version: 1 }) | string,
     options?: Partial<Omit<AgentTeamOptions, 'teamTask' | 'members'>> & { members?: (TeamMemberSessionOptions & { id: string })[] },
   ): AgentTeam;
+  /**
+   * The team recorded in `store` under `teamId`, brought back as `fromJSON`
+   * brings back its data (`options` as there) and recorded there on.
+   * `SESSION_LOCKED` while another process has it open; `INVALID_INPUT`
+   * for an id with no team's record.
+   */
+  static open(
+    store: SessionStore,
+    teamId: string,
+    options?: Partial<Omit<AgentTeamOptions, 'teamTask' | 'members' | 'store'>> & { members?: (TeamMemberSessionOptions & { id: string })[] },
+  ): Promise<AgentTeam>;
   /** Closes every member's session; `fromJSON(toJSON())` continues the team, resuming them where the agent can. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

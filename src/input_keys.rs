@@ -142,6 +142,7 @@ pub const TEAM_OPTIONS: &[&str] = &[
     "onElicitation",
     "terminals",
     "traceparent",
+    "store",
 ];
 
 /// `openAgent`'s options: the process's (each session's own come with it).
@@ -186,6 +187,7 @@ pub const TEAM_MEMBER: &[&str] = &[
     "model",
     "command",
     "host",
+    "fallback",
 ];
 
 /// `team.ask(memberId, options)`'s options.

@@ -32,6 +32,19 @@ impl Engine {
         secrets: &[String],
         now: u64,
     ) -> Result<()> {
+        self.record_member(key, prior, secrets, None, now)
+    }
+
+    /// [`Engine::record`] of a team member's session: `team`, the team's
+    /// id and the member's, written in its `opened` entry.
+    pub fn record_member(
+        &mut self,
+        key: u64,
+        prior: Option<&[u8]>,
+        secrets: &[String],
+        team: Option<(String, String)>,
+        now: u64,
+    ) -> Result<()> {
         self.now = now;
         let (recorder, first) = match prior {
             Some(bytes) => Recorder::continuing(bytes, now)?,
@@ -49,7 +62,7 @@ impl Engine {
             mode: None,
             model: None,
             next_text: None,
-            team: None,
+            team,
         });
         self.emit_record(key, first);
         // Recording a session already open: it is written as opened now

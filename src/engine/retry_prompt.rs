@@ -2,20 +2,11 @@
 //! sees the user's message once: the prompt again where the agent's
 //! session holds no trace of it, or, where the session kept it (the
 //! agent's [`FailedPrompt::Kept`], in the session the retry goes on in), a
-//! short message asking the agent to answer the message it holds.
-
-use serde_json::{json, Value};
+//! short message asking the agent to answer the message it holds
+//! ([`super::turn::CONTINUE_TEXT`]).
 
 use super::engine::*;
 use crate::agents::FailedPrompt;
-
-/// What a retry sends in place of a prompt the agent's session kept.
-pub const CONTINUE_TEXT: &str = "Your reply to my last message was interrupted by an error. Please answer that message now, going on from where you stopped.";
-
-/// [`CONTINUE_TEXT`] as a prompt's content blocks.
-pub(super) fn continue_blocks() -> Value {
-    json!([{"type": "text", "text": CONTINUE_TEXT}])
-}
 
 impl Engine {
     /// Whether the next attempt at session `i`'s turn finds the prompt of

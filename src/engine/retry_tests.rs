@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::retry_prompt::CONTINUE_TEXT;
 use super::tests::{drain, engine, open, say, turn_of, written, LIMITS};
+use super::turn::CONTINUE_TEXT;
 use super::*;
 use crate::run::AgentErrorKind;
 

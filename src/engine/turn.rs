@@ -14,6 +14,10 @@ use crate::run::{OutputTail, RetryCount, StopReason};
 use super::judge::Stage;
 use super::result::TurnResult;
 
+/// What a session's retry sends in place of a prompt the agent's session
+/// kept (`retry_prompt.rs` decides when).
+pub const CONTINUE_TEXT: &str = "Your reply to my last message was interrupted by an error. Please answer that message now, going on from where you stopped.";
+
 /// Per-turn settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TurnLimits {
@@ -52,7 +56,7 @@ pub struct Turn {
     pub resent: bool,
     /// The agent's session holds its prompt from a failed attempt: the next
     /// attempt asks it to answer that instead of sending it again
-    /// ([`super::retry_prompt`]).
+    /// (`retry_prompt.rs`).
     pub continues: bool,
     /// An attempt of it carried the session's system prompt (said once, at
     /// the head of the first prompt): a retry that sends the prompt again
@@ -185,7 +189,7 @@ impl Turn {
     /// The content blocks its next attempt sends (over ACP).
     pub fn attempt_blocks(&self) -> Value {
         match self.continues {
-            true => super::retry_prompt::continue_blocks(),
+            true => serde_json::json!([{"type": "text", "text": CONTINUE_TEXT}]),
             false => self.blocks.clone(),
         }
     }
@@ -193,7 +197,7 @@ impl Turn {
     /// The text its next attempt sends (over the CLI).
     pub fn attempt_text(&self) -> &str {
         match self.continues {
-            true => super::retry_prompt::CONTINUE_TEXT,
+            true => CONTINUE_TEXT,
             false => &self.text,
         }
     }

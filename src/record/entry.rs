@@ -12,7 +12,7 @@ use crate::agent_output::Usage;
 pub const FORMAT: &str = "agent-context/session-record";
 /// The format's version, `major.minor`: a reader takes every minor version
 /// of its major one (the kinds it does not know are kept as they are).
-pub const VERSION: &str = "1.0";
+pub const VERSION: &str = "1.1";
 /// The major part of [`VERSION`].
 pub const MAJOR: u64 = 1;
 
@@ -111,6 +111,22 @@ pub enum Entry {
     Closed,
     /// The turn (`turn`) never ended: its writer went away.
     Interrupted,
+    /// A team's record: the team (its task and folder), first.
+    Team {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        team_task: Option<String>,
+        cd: String,
+    },
+    /// A team's record: a member as the team holds it (who it is, its
+    /// session, its mark), written whenever that changes.
+    Member { member: Value },
+    /// A team's record: a message joined the transcript.
+    Message {
+        from: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<String>,
+        content: String,
+    },
 }
 
 impl Entry {
@@ -135,6 +151,9 @@ impl Entry {
             Entry::Link(_) => "link",
             Entry::Closed => "closed",
             Entry::Interrupted => "interrupted",
+            Entry::Team { .. } => "team",
+            Entry::Member { .. } => "member",
+            Entry::Message { .. } => "message",
         }
     }
 }

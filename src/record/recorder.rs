@@ -379,6 +379,12 @@ impl Recorder {
         out
     }
 
+    /// An entry of a team's record (`team`, `member`, `message`), its
+    /// secrets redacted.
+    pub fn team_entry(&mut self, at: u64, entry: Entry) -> String {
+        self.write(at, entry)
+    }
+
     /// Writes what is held, then `entry` (of the running turn, if any).
     fn write(&mut self, at: u64, entry: Entry) -> String {
         let mut out = self.flush_all();

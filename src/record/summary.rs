@@ -105,6 +105,16 @@ pub fn summarize_read(read: &RecordRead<'_>, writing: bool) -> SessionSummary {
                     summary.team_id = Some(team);
                 }
             }
+            "team" => {
+                // A team's own record: its task is its title.
+                let team = parsed(line.text);
+                summary.cd = text_of(&team, "cd").unwrap_or_default();
+                summary.title = text_of(&team, "teamTask")
+                    .map(|t| title_of(&t))
+                    .unwrap_or_default();
+                summary.team_id = Some(summary.session_id.clone());
+            }
+            "member" | "message" => closed = false,
             "request" => {
                 summary.turns += 1;
                 unfinished = true;

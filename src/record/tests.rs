@@ -150,7 +150,7 @@ fn an_entry_is_one_line_seq_at_kind_turn_first() {
     let header = Header::new("s-1", "codex", 7).line();
     assert_eq!(
         header,
-        "{\"format\":\"agent-context/session-record\",\"version\":\"1.0\",\"sessionId\":\"s-1\",\"agentType\":\"codex\",\"createdAt\":7}\n"
+        "{\"format\":\"agent-context/session-record\",\"version\":\"1.1\",\"sessionId\":\"s-1\",\"agentType\":\"codex\",\"createdAt\":7}\n"
     );
 }
 
@@ -162,6 +162,20 @@ fn every_kind() -> Vec<RecordEntry> {
         ..Usage::default()
     };
     let bodies = vec![
+        Entry::Team {
+            team_task: Some("Ship it".into()),
+            cd: "/w".into(),
+        },
+        Entry::Member {
+            member: json!({"id": "carol", "agentType": "codex", "systemInstruction": "Be brief",
+                "instructionFileText": "Rules", "protocol": "acp", "maxBytes": 4096,
+                "sessionOptions": ["env"], "sessionId": "s-2", "mark": 3, "fallbackUsed": 1}),
+        },
+        Entry::Message {
+            from: "kailai".into(),
+            to: Some("carol".into()),
+            content: "Write the parser".into(),
+        },
         Entry::Opened(Opened {
             team_id: Some("team".into()),
             member_id: Some("carol".into()),
@@ -310,6 +324,17 @@ fn no_field_could_hold_a_secret() {
         "lastLines",
         "relation",
         "sessionId",
+        "teamTask",
+        "member",
+        "systemInstruction",
+        "instructionFileText",
+        "maxBytes",
+        "sessionOptions",
+        "mark",
+        "fallbackUsed",
+        "from",
+        "to",
+        "content",
     ];
     fn keys(value: &Value, out: &mut Vec<String>) {
         match value {
@@ -535,7 +560,7 @@ fn seq_gaps_are_read_as_they_are() {
 fn kinds_of_a_newer_minor_version_are_kept_and_a_newer_major_is_refused() {
     let mut record = Header::new("s", "codex", 1)
         .line()
-        .replace("\"1.0\"", "\"1.7\"");
+        .replace("\"1.1\"", "\"1.7\"");
     record += "{\"seq\":1,\"at\":2,\"kind\":\"hologram\",\"turn\":1,\"depth\":3}\n";
     let read = read_record(record.as_bytes(), ReadOptions::default()).unwrap();
     assert_eq!(read.lines.len(), 1);

@@ -73,6 +73,9 @@ pub enum Action {
         member: String,
         /// Its agent type, or the definition it was given by.
         agent: Value,
+        /// Whose session options it takes: 0, the member's own; `n`, those
+        /// of its `fallback[n - 1]` (the agent it went on with).
+        fallback: usize,
         protocol: &'static str,
         /// `'own'`, `'team'` or `'none'`.
         endpoint: &'static str,
@@ -98,6 +101,23 @@ pub enum Action {
     },
     /// A line for the logger (`'warn'` or `'debug'`).
     Log { level: &'static str, text: String },
+    /// Ask `ask`'s turn failed (`reason`, an error kind) on the member's
+    /// agent, and goes on with `to`, the next agent of its `fallback`: the
+    /// host keeps the session it had (to link the two records once the
+    /// new one is open, then close it) and tells the turn's `onEvent`.
+    Handoff {
+        member: String,
+        ask: u64,
+        reason: String,
+        from: String,
+        to: String,
+    },
+    /// Lines to append to the team's record (`header` first, the first
+    /// time).
+    Record {
+        header: Option<String>,
+        lines: String,
+    },
 }
 
 impl Action {
@@ -108,12 +128,14 @@ impl Action {
             Action::Open {
                 member,
                 agent,
+                fallback,
                 protocol,
                 endpoint,
                 session_id,
                 system_prompt,
-            } => json!({"type": "open", "member": member, "agent": agent, "protocol": protocol,
-                "endpoint": endpoint, "sessionId": session_id, "systemPrompt": system_prompt}),
+            } => json!({"type": "open", "member": member, "agent": agent, "fallback": fallback,
+                "protocol": protocol, "endpoint": endpoint, "sessionId": session_id,
+                "systemPrompt": system_prompt}),
             Action::Prompt {
                 member,
                 ask,
@@ -132,6 +154,17 @@ impl Action {
                 }})
             }
             Action::Log { level, text } => json!({"type": "log", "level": level, "text": text}),
+            Action::Handoff {
+                member,
+                ask,
+                reason,
+                from,
+                to,
+            } => json!({"type": "handoff", "member": member, "ask": ask, "reason": reason,
+                "from": from, "to": to}),
+            Action::Record { header, lines } => {
+                json!({"type": "record", "header": header, "lines": lines})
+            }
         }
     }
 

@@ -29,11 +29,13 @@ use crate::input_keys::TEAM_MEMBER;
 use crate::output::AssemblerOutput;
 
 use super::events::{Action, Cause, Event};
-use super::members::{
-    check_team_family, decide_runs, MemberRecord, Runs, TeamConfig, SESSION_OPTIONS,
-};
+use super::members::{check_team_family, MemberRecord, Runs, TeamConfig, SESSION_OPTIONS};
+use super::record::TeamRecorder;
 use super::state::{message_json, read_message, Seat, TeamState};
 use super::turn::{plan_turn, TeamTurn, TurnKind, TurnRequest};
+
+mod fallback;
+use fallback::Fallback;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Session {
@@ -63,6 +65,8 @@ struct Turn {
     system_given: bool,
     /// A new session was started after one was lost in this ask.
     retried: bool,
+    /// The agent it went on with after its own failed (`fallback`).
+    handed_off: Option<String>,
 }
 
 /// A member's live side (never stored).
@@ -78,10 +82,12 @@ struct Live {
     flag_instructions: Option<String>,
     queue: VecDeque<Ask>,
     turn: Option<Turn>,
+    /// The agents it goes on with when its own fails (its `fallback`).
+    fallback: Vec<Fallback>,
 }
 
 /// A team conversation's machine.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TeamMachine {
     state: TeamState,
     live: Vec<Live>,
@@ -90,6 +96,10 @@ pub struct TeamMachine {
     closed: bool,
     debug: bool,
     actions: VecDeque<Action>,
+    /// The team's own record, when it is kept in a store.
+    recorder: Option<TeamRecorder>,
+    /// The host's clock, as of the last event.
+    now: u64,
 }
 
 const CLOSED: &str = "the team is closed (AgentTeam.fromJSON(team.toJSON(), options) continues it)";
@@ -110,6 +120,8 @@ impl TeamMachine {
             closed: false,
             debug,
             actions: VecDeque::new(),
+            recorder: None,
+            now: 0,
         }
     }
 
@@ -193,8 +205,55 @@ impl TeamMachine {
         self.actions.drain(..).collect()
     }
 
-    /// Feeds one event; answers a posted message's index, an ask's id, or null.
+    /// Keeps the team's record from now on (`Action::Record`): `prior`,
+    /// the record so far (a team reopened); `secrets`, values never
+    /// written. What the team holds now is written first.
+    pub fn record(
+        &mut self,
+        team_id: &str,
+        prior: Option<&[u8]>,
+        secrets: &[String],
+        now: u64,
+    ) -> Result<()> {
+        self.now = now;
+        self.recorder = Some(TeamRecorder::new(team_id, prior, secrets, now)?);
+        self.write_record(false);
+        Ok(())
+    }
+
+    /// The team's record id, when it is recorded.
+    pub fn team_id(&self) -> Option<&str> {
+        self.recorder.as_ref().map(TeamRecorder::team_id)
+    }
+
+    /// Feeds one event at `now` (the host's clock, for the record); answers
+    /// a posted message's index, an ask's id, or null.
+    pub fn handle_at(&mut self, event: Event, now: u64) -> Result<Value> {
+        self.now = now;
+        self.handle(event)
+    }
+
+    /// What changed in the team since its record was last written.
+    fn write_record(&mut self, closed: bool) {
+        let Some(recorder) = self.recorder.as_mut() else {
+            return;
+        };
+        let (header, lines) = recorder.changes(&self.state, closed, self.now);
+        if header.is_some() || !lines.is_empty() {
+            self.actions.push_back(Action::Record { header, lines });
+        }
+    }
+
+    /// Feeds one event (at the time of the last one); answers a posted
+    /// message's index, an ask's id, or null.
     pub fn handle(&mut self, event: Event) -> Result<Value> {
+        let closing = event == Event::Close;
+        let answer = self.handle_event(event);
+        self.write_record(closing);
+        answer
+    }
+
+    fn handle_event(&mut self, event: Event) -> Result<Value> {
         match event {
             Event::Post { message } => {
                 let message = read_message(&message, "message")?;
@@ -274,7 +333,8 @@ impl TeamMachine {
                 seat.record.id
             )));
         }
-        let runs = decide_runs(&mut seat.record, own, path, &self.config)?;
+        let fallback = fallback::read(own, path)?;
+        let runs = fallback::runs(&mut seat.record, own, &fallback, path, &self.config)?;
         let mut takers: Vec<(&str, _)> = self
             .state
             .members
@@ -295,6 +355,7 @@ impl TeamMachine {
             flag_instructions: None,
             queue: VecDeque::new(),
             turn: None,
+            fallback,
         });
         Ok(())
     }
@@ -348,6 +409,7 @@ impl TeamMachine {
                 bytes: 0,
                 system_given: false,
                 retried: false,
+                handed_off: None,
             });
             match (self.live[i].session, &self.state.members[i].session_id) {
                 (Session::Open, _) => self.send(i),
@@ -372,6 +434,7 @@ impl TeamMachine {
         Action::Open {
             member: self.state.members[i].record.id.clone(),
             agent: self.member_json(i),
+            fallback: self.state.members[i].record.fallback_used,
             protocol: live.runs.protocol,
             endpoint: live.runs.endpoint.as_str(),
             session_id,
@@ -552,6 +615,9 @@ impl TeamMachine {
             return;
         }
         self.live[i].session = Session::None;
+        if self.fail_over(i, kind) {
+            return;
+        }
         if was == Session::Resuming && kind == Some("session_not_found") && !self.closed {
             // The agent no longer has it: a new session, with the whole view.
             self.lose(i);
@@ -585,6 +651,9 @@ impl TeamMachine {
         let Some(plan) = self.live[i].turn.as_ref().and_then(|t| t.plan.clone()) else {
             return;
         };
+        if !success && self.fail_over(i, kind) {
+            return;
+        }
         if kind == Some("session_not_found") {
             self.lose(i);
             let retry = self.live[i].turn.as_ref().is_some_and(|t| !t.retried);
@@ -626,13 +695,16 @@ impl TeamMachine {
                 plan.report.max_bytes
             ));
         }
-        let context = json!({
+        let mut context = json!({
             "kind": plan.kind.as_str(),
             "bytes": turn.bytes,
             "messages": plan.sent.len(),
             "dropped": dropped,
             "report": serde_json::to_value(&plan.report).unwrap_or(Value::Null),
         });
+        if let Some(agent_type) = &turn.handed_off {
+            context["handedOffTo"] = json!({ "agentType": agent_type });
+        }
         self.actions.push_back(Action::Done {
             ask: turn.ask.id,
             context,

@@ -122,6 +122,25 @@ fn actions(m: &mut TeamMachine) -> Vec<String> {
                     other => format!("fail #{ask} {other:?}"),
                 },
                 Action::Log { level, text } => format!("log {level} {text}"),
+                Action::Handoff { .. } => format!(
+                    "handoff #{} {} {} {}->{}",
+                    v["ask"],
+                    s("member"),
+                    s("reason"),
+                    s("from"),
+                    s("to")
+                ),
+                Action::Record { lines, .. } => format!(
+                    "record {}",
+                    lines
+                        .lines()
+                        .map(|l| serde_json::from_str::<Value>(l).unwrap()["kind"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
             }
         })
         .collect()
@@ -728,7 +747,7 @@ fn version_1_is_read_and_bad_json_names_the_field() {
     );
     bad(
         json!({"members": [{"id": "carol", "agentType": "claude-code", "sessionOptions": ["apiKey"]}]}),
-        "json.members[0].sessionOptions may name endpoint, env, model, command, got \"apiKey\"",
+        "json.members[0].sessionOptions may name endpoint, env, model, command, fallback, got \"apiKey\"",
     );
 }
 
@@ -745,4 +764,125 @@ fn instructions_of_blanks_are_no_system_prompt_on_a_reopened_session() {
         actions(&mut m),
         ["open carol acp session=s1 system=- endpoint=none"]
     );
+}
+
+#[test]
+fn a_turn_over_quota_goes_on_with_the_next_agent_of_the_fallback_from_a_full_prompt() {
+    let mut m = team_with(
+        json!({}),
+        json!([{"id": "carol", "agentType": "claude-code", "systemInstruction": CAROL,
+            "fallback": ["nope-agent", {"agent": "openai-codex", "options": {"model": "gpt-5"}}]}]),
+    );
+    post(&mut m, "kailai", Some("carol"), "Write the parser");
+    ask(&mut m, "carol", "");
+    opened(&mut m, "carol", "s-1");
+    m.take_actions();
+    turn_done(&mut m, "carol", "", Some("quota_exceeded"), "s-1");
+    let out = actions(&mut m);
+    assert!(
+        out[0].starts_with(
+            "log warn [agent-context] member \"carol\".fallback[0] could not take the member"
+        ),
+        "{out:?}"
+    );
+    assert_eq!(
+        out[1],
+        "handoff #1 carol quota_exceeded claude-code->openai-codex"
+    );
+    assert_eq!(out[2], "open carol acp session=- system=- endpoint=none");
+    assert_eq!(m.take_actions().len(), 0);
+    let carol = seat(&m, "carol");
+    assert_eq!(
+        (carol["agentType"].as_str(), carol["fallbackUsed"].as_u64()),
+        (Some("openai-codex"), Some(2))
+    );
+    assert_eq!(carol["mark"], Value::Null);
+    opened(&mut m, "carol", "s-2");
+    let out = actions(&mut m);
+    assert_eq!(out, vec![format!("prompt #1 carol system=- | [SYSTEM]/{CAROL}//[TEAM_TASK]/Ship//[CONTEXT]/- kailai -> carol: Write the parser")]);
+    turn_done(&mut m, "carol", "Done", None, "s-2");
+    let done = m.take_actions();
+    let Action::Done { context, .. } = &done[0] else {
+        panic!("{done:?}")
+    };
+    assert_eq!(context["handedOffTo"], json!({"agentType": "openai-codex"}));
+    assert_eq!(context["kind"], "full");
+    // Its next turn is a delta on the new agent's session; no agent is left for another failure.
+    ask(&mut m, "carol", "Next");
+    assert!(actions(&mut m)[0].starts_with("prompt #2 carol"));
+    turn_done(&mut m, "carol", "", Some("quota_exceeded"), "s-2");
+    assert!(actions(&mut m)[0].starts_with("done #2 delta"));
+}
+
+#[test]
+fn bad_input_is_never_handed_off() {
+    let mut m = team_with(
+        json!({}),
+        json!([{"id": "carol", "agentType": "claude-code", "fallback": ["openai-codex"]}]),
+    );
+    post(&mut m, "kailai", Some("carol"), "Write the parser");
+    ask(&mut m, "carol", "");
+    opened(&mut m, "carol", "s-1");
+    m.take_actions();
+    turn_done(&mut m, "carol", "", Some("invalid_params"), "s-1");
+    assert!(actions(&mut m)[0].starts_with("done #1 full"));
+    assert_eq!(seat(&m, "carol")["agentType"], "claude-code");
+    let bad = TeamMachine::new(None, "/w".into(), TeamConfig::default(), false);
+    let mut bad = bad;
+    let err = bad
+        .handle(Event::AddMember {
+            member: json!({"id": "x", "agentType": "openai-codex", "fallback": [3]}),
+            path: "options.members[0]".into(),
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert!(
+        err.message()
+            .contains("options.members[0].fallback[0] must be"),
+        "{}",
+        err.message()
+    );
+}
+
+#[test]
+fn a_team_recorded_reads_back_as_its_json_and_goes_on() {
+    let mut m = team();
+    m.record("team-1", None, &["sk-secret-123456".to_owned()], 5)
+        .unwrap();
+    post(
+        &mut m,
+        "kailai",
+        Some("carol"),
+        "Write the parser with sk-secret-123456",
+    );
+    ask(&mut m, "carol", "");
+    opened(&mut m, "carol", "s-1");
+    turn_done(&mut m, "carol", "Done", None, "s-1");
+    let mut text = String::new();
+    for a in m.take_actions() {
+        if let Action::Record { header, lines } = a {
+            text += &header.unwrap_or_default();
+            text += &lines;
+        }
+    }
+    assert!(text.starts_with("{\"format\":\"agent-context/session-record\",\"version\":\"1.1\",\"sessionId\":\"team-1\",\"agentType\":\"agent-team\""), "{text}");
+    assert!(!text.contains("sk-secret-123456"));
+    let data = crate::team::team_json(text.as_bytes()).unwrap();
+    let mut expected = m.state().to_json();
+    expected["transcript"][0]["content"] = json!("Write the parser with [redacted]");
+    assert_eq!(data, expected);
+    let summary = crate::record::summarize(text.as_bytes(), true).unwrap();
+    assert_eq!(
+        (summary.team_id.as_deref(), summary.title.as_str()),
+        (Some("team-1"), "Ship")
+    );
+    // It goes on: only what changes is written, numbered after what is there.
+    let mut back = TeamMachine::restore(&data, None, TeamConfig::default(), &[], false).unwrap();
+    back.record("team-1", Some(text.as_bytes()), &[], 9)
+        .unwrap();
+    assert_eq!(actions(&mut back), Vec::<String>::new());
+    post(&mut back, "kailai", None, "Standup");
+    back.handle_at(Event::Close, 10).unwrap();
+    let out = actions(&mut back);
+    assert_eq!(out, vec!["record message", "record closed"]);
 }

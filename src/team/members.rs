@@ -29,7 +29,7 @@ use crate::json_read::{type_name, Obj};
 use super::turn::Member;
 
 /// The session options a member may have of its own (besides `protocol`).
-pub const SESSION_OPTIONS: [&str; 4] = ["endpoint", "env", "model", "command"];
+pub const SESSION_OPTIONS: [&str; 5] = ["endpoint", "env", "model", "command", "fallback"];
 
 /// A member as the team stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +45,9 @@ pub struct MemberRecord {
     pub max_bytes: Option<u64>,
     /// The names of its own session options (their values are the host's).
     pub session_options: Vec<String>,
+    /// How many agents of its `fallback` it went on with (its agent type is
+    /// then the last one's).
+    pub fallback_used: usize,
 }
 
 impl MemberRecord {
@@ -102,6 +105,7 @@ impl MemberRecord {
             protocol: o.opt_str("protocol")?.map(str::to_owned),
             max_bytes,
             session_options: Vec::new(),
+            fallback_used: 0,
         })
     }
 
@@ -235,14 +239,7 @@ pub fn decide_runs(
             spec.cli(&format!("member \"{}\" over its CLI", record.id))?;
         }
     }
-    record.session_options = SESSION_OPTIONS
-        .iter()
-        .filter(|k| {
-            own.get(**k)
-                .is_some_and(|v| !v.is_null() || **k == "endpoint")
-        })
-        .map(|k| (*k).to_owned())
-        .collect();
+    record.session_options = own_option_names(own);
     let model = o.opt_str("model")?.or(team.model.as_deref());
     let wire = if protocol == "cli" {
         Protocol::Cli
@@ -299,6 +296,18 @@ pub fn decide_runs(
         },
         team_family,
     })
+}
+
+/// The names of the session options `own` gives (`endpoint: null` is one).
+pub fn own_option_names(own: &Value) -> Vec<String> {
+    SESSION_OPTIONS
+        .iter()
+        .filter(|k| {
+            own.get(**k)
+                .is_some_and(|v| !v.is_null() || **k == "endpoint")
+        })
+        .map(|k| (*k).to_owned())
+        .collect()
 }
 
 /// The built-in agent a member is (a definition whose id is an agent type

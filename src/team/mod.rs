@@ -57,6 +57,7 @@ mod machine;
 #[cfg(test)]
 mod machine_tests;
 mod members;
+mod record;
 mod state;
 mod turn;
 mod view;
@@ -64,6 +65,7 @@ mod view;
 pub use events::{Action, Cause, Event};
 pub use machine::TeamMachine;
 pub use members::{EndpointChoice, MemberRecord, Runs, TeamConfig, SESSION_OPTIONS};
+pub use record::{team_json, TeamRecorder, TEAM_AGENT_TYPE};
 pub use state::{message_json, read_message, Seat, TeamState, JSON_VERSION};
 pub use turn::{plan_turn, Member, TeamTurn, TurnKind, TurnRequest};
 pub use view::{concerns, Selected};

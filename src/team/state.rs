@@ -89,6 +89,10 @@ impl Seat {
                 Some(json!(r.session_options)).filter(|_| !r.session_options.is_empty()),
             ),
             ("sessionId", self.session_id.as_ref().map(|s| json!(s))),
+            (
+                "fallbackUsed",
+                Some(json!(r.fallback_used)).filter(|_| r.fallback_used > 0),
+            ),
         ];
         for (key, value) in optional {
             if let Some(value) = value {
@@ -160,6 +164,17 @@ impl TeamState {
                         )))
                     }
                 },
+            };
+            record.fallback_used = match s.get("fallbackUsed") {
+                None => 0,
+                Some(v) => v
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| {
+                        AgentContextError::invalid(format!(
+                            "{path}.fallbackUsed must be a whole number, got {v}"
+                        ))
+                    })?,
             };
             members.push(Seat {
                 record,

@@ -63,15 +63,32 @@ impl TeamMachineJs {
         })
     }
 
-    /// Feeds one event (`{ type, … }`); returns its answer (a message's
-    /// index, an ask's id, or null). Bad input throws `AgentContextError`.
-    pub fn feed(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
+    /// Keeps the team's record from now on (`record` actions): `prior`,
+    /// the record so far (a team reopened); `secrets`, values never written.
+    pub fn record(
+        &mut self,
+        team_id: String,
+        prior: Option<Vec<u8>>,
+        secrets: Vec<String>,
+        now: f64,
+    ) -> Result<(), JsValue> {
+        js_result(
+            self.inner
+                .record(&team_id, prior.as_deref(), &secrets, now.max(0.0) as u64),
+        )
+    }
+
+    /// Feeds one event (`{ type, … }`) at `now` (the clock, for the
+    /// record); returns its answer (a message's index, an ask's id, or
+    /// null). Bad input throws `AgentContextError`.
+    pub fn feed(&mut self, event: JsValue, now: Option<f64>) -> Result<JsValue, JsValue> {
         let event = js_result(to_json(&event, "event"))?;
         let event: Event =
             js_result(serde_json::from_value(event).map_err(|e| {
                 AgentContextError::invalid(format!("not an event of the team: {e}"))
             }))?;
-        let answer = js_result(self.inner.handle(event))?;
+        let now = now.unwrap_or(0.0).max(0.0) as u64;
+        let answer = js_result(self.inner.handle_at(event, now))?;
         js_result(from_serializable(&answer))
     }
 
@@ -94,4 +111,11 @@ impl TeamMachineJs {
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
         js_result(from_serializable(&self.inner.state().to_json()))
     }
+}
+
+/// `toJSON()`'s data from a team's record (its lines), read by the core.
+#[wasm_bindgen(js_name = __teamRecordJSON, skip_typescript)]
+pub fn team_record_json(record: String) -> Result<JsValue, JsValue> {
+    let data = js_result(crate::team::team_json(record.as_bytes()))?;
+    js_result(from_serializable(&data))
 }
