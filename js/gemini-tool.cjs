@@ -10,7 +10,7 @@
 // command line, what an attempt came to, whether and when to retry. Those
 // classes live in the Node-only second WebAssembly module
 // (pkg/node/agent_context_node.js and _bg.wasm, built with the
-// crate's `gemini-tool` feature), compiled on the first runGeminiTool call,
+// crate's `node` feature), compiled on the first runGeminiTool call,
 // so the main module and the browsers never carry it.
 'use strict';
 

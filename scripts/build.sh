@@ -20,7 +20,7 @@ build() { cargo build --quiet --release --lib --target wasm32-unknown-unknown "$
 # under its own name, which is also the name wasm-bindgen gives its output.
 # The runners' module is Node only, where size matters less than the speed
 # of reading a long stream (runAgent's benchmark): compiled for speed.
-build --no-default-features --features gemini-tool --config 'profile.release.opt-level=3'
+build --no-default-features --features node --config 'profile.release.opt-level=3'
 cp "$release/$crate.wasm" "$release/$tool.wasm"
 build
 raw="$release/$crate.wasm"

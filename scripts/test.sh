@@ -22,8 +22,8 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 # The binding with each module's feature set (scripts/build.sh builds both),
 # and both at once, as the wasm tests in Node build it.
 cargo clippy --quiet --workspace --all-targets --target wasm32-unknown-unknown -- -D warnings
-cargo clippy --quiet --all-targets --target wasm32-unknown-unknown --no-default-features --features gemini-tool -- -D warnings
-cargo clippy --quiet --all-targets --target wasm32-unknown-unknown --features gemini-tool -- -D warnings
+cargo clippy --quiet --all-targets --target wasm32-unknown-unknown --no-default-features --features node -- -D warnings
+cargo clippy --quiet --all-targets --target wasm32-unknown-unknown --features node -- -D warnings
 
 step "native tests (cargo test)"
 cargo test --workspace
@@ -33,7 +33,7 @@ bash scripts/build.sh
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 step "wasm tests in Node (wasm-bindgen-test), the Gemini tool runner's binding included"
-cargo test --target wasm32-unknown-unknown --test node --features gemini-tool
+cargo test --target wasm32-unknown-unknown --test node --features node
 
 step "wasm tests in headless Chrome (wasm-bindgen-test)"
 CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \

@@ -4,7 +4,7 @@
 //!
 //! The crate is a pure core (every module but `wasm`) and one binding layer,
 //! `wasm`, compiled only for `wasm32` and the only place that knows about
-//! JavaScript. Its Cargo features (`api`, the default, and `gemini-tool`)
+//! JavaScript. Its Cargo features (`api`, the default, and `node`)
 //! choose which bindings a WebAssembly module gets; the core is always all
 //! there.
 //!

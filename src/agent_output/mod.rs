@@ -33,7 +33,7 @@ mod claude;
 // Typed reading of Claude's assistant lines: in the runners' Node-only
 // module (runAgent's speed) and natively, not in the main `.wasm` (its size:
 // +38 KB); the reply is the same either way.
-#[cfg(any(not(target_arch = "wasm32"), feature = "gemini-tool"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "node"))]
 mod claude_scan;
 mod codex;
 mod codex_legacy;
@@ -381,7 +381,7 @@ impl LineReader<'_> {
             OutputFormat::GeminiStreamJson => {
                 gemini_scan::read_message_line(line, self.reply, self.scratch)
             }
-            #[cfg(any(not(target_arch = "wasm32"), feature = "gemini-tool"))]
+            #[cfg(any(not(target_arch = "wasm32"), feature = "node"))]
             OutputFormat::ClaudeStreamJson => {
                 claude_scan::read_assistant_text_bytes(line, self.reply)
             }

@@ -2,7 +2,7 @@
 //! `js/gemini-tool.cjs` uses around a run of Gemini CLI on the CLI session
 //! engine (`js/cli-run.cjs`, `__CliEngine`): the parameters read into the
 //! run's request and options, and the envelope written from the run's
-//! result (`__RunResult`). Compiled with the `gemini-tool` feature into the
+//! result (`__RunResult`). Compiled with the `node` feature into the
 //! Node-only second module (pkg/node/agent_context_node_bg.wasm),
 //! loaded on the first `runGeminiTool` call, so the main module (and every
 //! browser) does without this code.

@@ -18,7 +18,7 @@ pub fn current_platform() -> Platform {
 
 /// A child's environment (`{ KEY: value }`) as pairs; what is not a string
 /// (an `undefined` left in a copy of `process.env`) is not passed on.
-#[cfg(feature = "gemini-tool")]
+#[cfg(feature = "node")]
 pub fn env_pairs(value: &wasm_bindgen::JsValue) -> crate::error::Result<Vec<(String, String)>> {
     let json = super::json_bridge::to_json(value, "options.env")?;
     let serde_json::Value::Object(map) = json else {

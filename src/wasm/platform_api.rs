@@ -3,7 +3,7 @@
 //! limits, Windows quoting and shims, where to look for an executable and
 //! how to launch it, how to kill the tree (`crate::platform::requests`).
 //!
-//! Node only: compiled into the second module (feature `gemini-tool`,
+//! Node only: compiled into the second module (feature `node`,
 //! `agent_context_node_bg.wasm`), which the Node entry loads on first
 //! use, so the main module (Node and web) does not carry them.
 

@@ -186,7 +186,7 @@ mod reader {
 /// `session/update` lines), as the record's text: `opened`, then per turn
 /// its request, the reply's events and its end, then `closed`. For the
 /// benchmark (bench/scenarios/record.mjs); not part of the API.
-#[cfg(feature = "gemini-tool")]
+#[cfg(feature = "node")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = __sessionRecordOfAcp, skip_typescript)]
 pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: String) -> String {
     use crate::agent_output::{AgentOutputParser, Protocol, TextForm};
@@ -230,7 +230,7 @@ pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: Str
 /// (all when undefined): `{ from, content }[]`, the user's messages from
 /// `'user'` and the agent's from `agent`. What a rebuilt, handed-off or
 /// forked session's first turn carries (internal).
-#[cfg(feature = "gemini-tool")]
+#[cfg(feature = "node")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordConversation, skip_typescript)]
 pub fn record_conversation(
     record: String,
@@ -250,7 +250,7 @@ pub fn record_conversation(
 /// `interrupted` first for a turn it left unfinished, then the `link`
 /// (`relation` as the record names it). For a record whose session is not
 /// running here (a rebuilt one's old record); internal.
-#[cfg(feature = "gemini-tool")]
+#[cfg(feature = "node")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordLinkLines, skip_typescript)]
 pub fn record_link_lines(
     prior: String,

@@ -3,9 +3,9 @@
 //! reads the parameters into the run's request and options,
 //! `__Engine.run` runs them (fed recorded output, the host's actions
 //! read back from `pollAll()`), and the envelope is written from the run's
-//! `__RunResult`. Compiled with the `gemini-tool` feature only (the Node-only
+//! `__RunResult`. Compiled with the `node` feature only (the Node-only
 //! module of the package): `scripts/test.sh` runs the Node suite with
-//! `--features gemini-tool`.
+//! `--features node`.
 
 use agent_context::wasm::{EngineJs, GeminiToolCallJs, RunResultJs};
 use js_sys::Array;
