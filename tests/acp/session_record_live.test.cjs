@@ -18,7 +18,9 @@ const PKG = path.dirname(require.resolve('agent-context/package.json'));
 
 /** The options of a session of `ctx`'s agent. */
 function optionsOf(ctx, more = {}) {
-  return { cd: ctx.cwd, command: ADAPTERS[ctx.cli], model: ACP_MODELS[ctx.cli], env: ctx.env, timeout: 30, maxDuration: 90, maxRetries: 0, ...more };
+  const command = more.protocol === 'cli' ? harness.executable(ctx.cli) : ADAPTERS[ctx.cli];
+  const model = more.protocol === 'cli' ? harness.MODELS[ctx.cli] : ACP_MODELS[ctx.cli];
+  return { cd: ctx.cwd, command, model, env: ctx.env, timeout: 30, maxDuration: 90, maxRetries: 0, ...more };
 }
 
 /** Runs `script` in a new Node process (the package as an app has it); resolves its stdout. */
@@ -53,14 +55,15 @@ async function withCtx(cli, scenario, body) {
   }
 }
 
-test('Claude Code: three turns, then the session restored in a new process with the whole history', { timeout: TEST_TIMEOUT_MS }, () =>
+for (const protocol of ['acp', 'cli']) {
+test(`Claude Code over ${protocol}: three turns, then the session restored in a new process with the whole history`, { timeout: TEST_TIMEOUT_MS }, () =>
   withCtx('claude', 'plain', async (ctx) => {
     const storeDir = path.join(ctx.dir, 'sessions');
     const prompts = ['Remember the word heron.', 'And the number 31.', 'What were they?'];
     const out = await inOtherProcess(`
       const pkg = require('agent-context');
       (async () => {
-        const s = await pkg.openAgentSession('claude-code', { ...${JSON.stringify(optionsOf(ctx))}, store: pkg.openSessionStore(${JSON.stringify(storeDir)}) });
+        const s = await pkg.openAgentSession('claude-code', { ...${JSON.stringify(optionsOf(ctx, { protocol }))}, store: pkg.openSessionStore(${JSON.stringify(storeDir)}) });
         for (const p of ${JSON.stringify(prompts)}) { const t = await s.prompt(p); if (!t.success) throw new Error(JSON.stringify(t.error)); }
         console.log('id=' + s.sessionId);
         await s.close();
@@ -68,9 +71,12 @@ test('Claude Code: three turns, then the session restored in a new process with 
     const id = /id=(\S+)/.exec(out)[1];
     const store = pkg.openSessionStore(storeDir);
     const [summary] = await store.list();
-    assert.deepEqual([summary.sessionId, summary.turns, summary.status, summary.agentType, summary.protocol], [id, 3, 'closed', 'claude-code', 'acp']);
+    assert.deepEqual([summary.sessionId, summary.turns, summary.status, summary.agentType, summary.protocol], [id, 3, 'closed', 'claude-code', protocol]);
+    const read = (await store.read(id)).entries;
+    assert.deepEqual(read.filter((e) => e.kind === 'request').map((e) => e.text), prompts);
+    assert.equal(read.filter((e) => e.kind === 'text').length, 3, 'the replies are in the record');
     const summaryCursor = (await store.read(id)).cursor;
-    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx, { store, sessionId: id }));
+    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx, { store, sessionId: id, protocol }));
     try {
       assert.equal(session.sessionId, id, 'loaded, not rebuilt');
       const before = session.history().entries.filter((e) => e.seq <= summaryCursor);
@@ -83,6 +89,7 @@ test('Claude Code: three turns, then the session restored in a new process with 
       for (const p of prompts) assert.ok(bodyText(last).includes(p), `the model still sees "${p}"`);
       const after = session.history({ after: before.at(-1).seq }).entries.map((e) => e.kind);
       assert.ok(['loaded', 'resumed'].includes(after[0]), after.join());
+      assert.equal(session.history().entries.filter((e) => e.kind === 'request').length, 4);
       assert.deepEqual(after.filter((k) => k === 'request' || k === 'turnEnd'), ['request', 'turnEnd']);
     } finally {
       await session.close();
@@ -90,6 +97,7 @@ test('Claude Code: three turns, then the session restored in a new process with 
     const text = fs.readFileSync(path.join(storeDir, fs.readdirSync(storeDir).find((n) => n.endsWith('.jsonl'))), 'utf8');
     for (const secret of Object.values(harness.FAKE_KEYS)) assert.ok(!text.includes(secret), 'no key in the record');
   }));
+}
 
 test('Gemini CLI: a session rebuilt from its record carries the conversation to the model', { timeout: TEST_TIMEOUT_MS }, () =>
   withCtx('gemini', 'plain', async (ctx) => {
@@ -152,5 +160,39 @@ test('Claude Code handed off to Codex, and failed over to Codex when over its qu
       assert.ok(bodyText(mainCalls(codex2).at(-1)).includes('Summarise the plan.'));
     } finally {
       await failing.close();
+    }
+  }));
+
+test('Claude Code: fork after two turns (the adapter’s own session/fork) and fork at turn 1 (rebuilt from the record)', { timeout: TEST_TIMEOUT_MS }, () =>
+  withCtx('claude', 'plain', async (ctx) => {
+    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx));
+    try {
+      succeeded(await session.prompt('First: the colour is teal.'));
+      succeeded(await session.prompt('Second: the animal is an otter.'));
+      assert.ok(session.capabilities.sessionCapabilities?.fork, 'the maintained adapter advertises session/fork');
+      const whole = await session.fork();
+      try {
+        succeeded(await whole.prompt('Fork question one.'));
+        const body = bodyText(mainCalls(ctx).at(-1));
+        assert.ok(body.includes('teal') && body.includes('otter') && body.includes('Fork question one.'), 'the fork holds both turns');
+      } finally {
+        await whole.close();
+      }
+      succeeded(await session.prompt('Original again.'));
+      assert.ok(!bodyText(mainCalls(ctx).at(-1)).includes('Fork question one.'), "the original does not hold the fork's turn");
+      const early = await session.fork({ atTurn: 1 });
+      try {
+        const turn = await early.prompt('Fork question two.');
+        succeeded(turn);
+        assert.equal(turn.context.carried, 2);
+        const body = bodyText(mainCalls(ctx).at(-1));
+        assert.ok(body.includes('teal') && !body.includes('otter'), 'turn 1 and not turn 2');
+      } finally {
+        await early.close();
+      }
+      const links = session.history().entries.filter((e) => e.kind === 'link').map((e) => e.relation);
+      assert.deepEqual(links, ['forkedTo', 'forkedTo']);
+    } finally {
+      await session.close();
     }
   }));
