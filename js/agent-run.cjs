@@ -10,16 +10,10 @@
 // main module's `assemble`.
 'use strict';
 
-const { inputError } = require('./agent-process.cjs');
+const { inputError, describe } = require('./agent-process.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 
 
-function describe(value) {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
 
 /** Whether the agent is given by its definition (an AgentDefinition or an ACP registry entry), which runs over ACP. */
 function isDefinition(agent) {

@@ -10,6 +10,8 @@
 // requires it on the first call.
 'use strict';
 
+const { describe } = require('./agent-process.cjs');
+
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const os = require('node:os');
@@ -29,12 +31,6 @@ function core() {
   return require('./agent_context.js');
 }
 
-function describe(value) {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 

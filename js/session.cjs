@@ -5,19 +5,13 @@
 // entry requires it on the first call.
 'use strict';
 
-const { inputError } = require('./agent-process.cjs');
+const { inputError, describe } = require('./agent-process.cjs');
 const { startEngine, release, checkPermissionHandler, checkElicitationHandler } = require('./run.cjs');
 const { readOutputSchema, answer } = require('./structured.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 const { materialize } = require('./attachments.cjs');
 const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
 
-function describe(value) {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
 
 function checkFunction(value, name) {
   if (value != null && typeof value !== 'function') throw inputError(`${name} must be a function, got ${describe(value)}`);

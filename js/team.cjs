@@ -11,12 +11,8 @@
 // is made).
 'use strict';
 
-function describe(value) {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
+const { describe } = require('./agent-process.cjs');
+
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
