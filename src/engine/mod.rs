@@ -59,6 +59,8 @@ mod recording_tests;
 #[cfg(test)]
 mod retry_tests;
 #[cfg(test)]
+mod session_state_tests;
+#[cfg(test)]
 mod start_tests;
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,10 @@ pub use wire::prompt_text;
 pub(in crate::engine) use wire::CliRefusal;
 
 #[cfg(test)]
+mod per_turn_tests;
+#[cfg(test)]
+mod run_launch_tests;
+#[cfg(test)]
 mod run_more_agents_tests;
 #[cfg(test)]
 pub(crate) mod run_script;
