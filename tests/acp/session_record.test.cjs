@@ -217,6 +217,16 @@ test('failover: a turn over its quota runs again on the next agent of fallback, 
     assert.equal((await session.prompt('again')).success, true);
     assert.deepEqual(session.history().entries.filter((e) => e.kind === 'link').map((e) => e.relation), ['handedOffFrom']);
     await session.close();
+    // An attachment that is not an image is the turn's invalid_params: refused, never handed off.
+    fs.writeFileSync(path.join(t.dir, 'notes.txt'), 'plain text');
+    const refusing = await pkg.openAgentSession(t.def('agent-a', { CLIENT_AGENT_OVER_QUOTA: '1' }), { cd: t.dir, maxRetries: 0, fallback: [t.def('agent-b')] });
+    const seen = [];
+    const refused = await refusing.prompt('look', { attachments: [{ type: 'image', path: 'notes.txt' }], onEvent: (e) => seen.push(e.type) });
+    assert.equal(refused.error.kind, 'invalid_params', JSON.stringify(refused.error));
+    assert.equal(refused.handedOffTo, undefined);
+    assert.ok(!seen.includes('handoff'));
+    assert.equal(refusing.agentType, 'agent-a');
+    await refusing.close();
     // Bad input is never handed off.
     await assert.rejects(pkg.openAgentSession(t.def('agent-a'), { cd: t.dir, fallback: 'agent-b' }), (err) => err.code === 'INVALID_INPUT');
   } finally {
