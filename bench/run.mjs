@@ -30,6 +30,7 @@ const FAMILIES = [
   ['team', 'scenarios/team.mjs', []],
   ['remote', 'scenarios/remote.mjs', []],
   ['record', 'scenarios/record.mjs', []],
+  ['handoff', 'scenarios/handoff.mjs', []],
 ];
 
 const unknown = (only ?? []).filter((name) => !FAMILIES.some(([family]) => family === name));

@@ -6,8 +6,10 @@
 // each time), and `session/prompt` answered at once with one
 // `agent_message_chunk` and `end_turn`; any other request gets `{}`. When
 // STUB_PID_DIR is set, it writes an empty file named by its PID there, so
-// that the benchmark can check that it is gone after close(). It exits when
-// its stdin ends.
+// that the benchmark can check that it is gone after close(). When the file
+// STUB_QUOTA_FILE names exists, a prompt fails as a model API over its quota
+// does (an internal error naming HTTP 429), for bench/scenarios/handoff.mjs.
+// It exits when its stdin ends.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -31,6 +33,8 @@ process.stdin.on('data', (data) => {
     } else if (message.method === 'session/new') {
       sessions += 1;
       send({ jsonrpc: '2.0', id: message.id, result: { sessionId: `stub-${process.pid}-${sessions}` } });
+    } else if (message.method === 'session/prompt' && process.env.STUB_QUOTA_FILE && fs.existsSync(process.env.STUB_QUOTA_FILE)) {
+      send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Internal error: HTTP 429: You exceeded your current quota' } });
     } else if (message.method === 'session/prompt') {
       const { sessionId } = message.params;
       send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'ok' } } } });
