@@ -399,7 +399,7 @@ fn a_watched_file_is_read_as_it_grows_until_the_process_ends() {
     let agent = start(&op, &place.home(), "", false);
     let watch = run.watch(
         &id,
-        &agent_context::run::LogWatch {
+        &agent_context::attempt::LogWatch {
             path: log.clone(),
             every_ms: 100,
             keep_bytes: 1 << 20,

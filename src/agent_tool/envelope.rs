@@ -6,8 +6,8 @@
 use serde_json::{json, Map, Value};
 
 use super::params::ToolCall;
+use crate::attempt::AgentRun;
 use crate::gemini_tool::{format_duration, Metrics};
-use crate::run::AgentRun;
 
 /// The envelope of `run` (not yet bounded: see [`super::bound_envelope`]);
 /// `all_messages` are the run's events when `return_all_messages` kept them.

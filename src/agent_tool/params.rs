@@ -190,7 +190,7 @@ impl ToolCall {
 
     /// A finished run's `{ envelope, metricsLine? }` (not yet bounded);
     /// `all_messages`: the run's events when the call asked for them.
-    pub fn finished(&self, run: &crate::run::AgentRun, all_messages: Option<Value>) -> Value {
+    pub fn finished(&self, run: &crate::attempt::AgentRun, all_messages: Option<Value>) -> Value {
         let envelope = super::run_envelope(self, run, all_messages);
         let line = super::metrics_line(self, run);
         serde_json::json!({ "envelope": envelope, "metricsLine": line })

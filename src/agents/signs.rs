@@ -1,6 +1,6 @@
 //! How an agent says why a run failed: the shape of the table each agent's
 //! file fills in (`AgentSpec::signs`), read by the run's classifier
-//! (`crate::run::signs`; the kinds are `crate::error_kind`'s), its retry counter and its idle timeout.
+//! (`crate::attempt::signs`; the kinds are `crate::error_kind`'s), its retry counter and its idle timeout.
 //! An agent's table names what it has and ends with `..NO_SIGNS`.
 
 use crate::error_kind::AgentErrorKind;
@@ -25,7 +25,7 @@ pub struct Signs {
     pub retry_lines: &'static [&'static str],
     /// Text before the HTTP status in a retry line: each such line is one of
     /// the agent's own retries, counted against `maxRetries`
-    /// (`crate::run::RetryCount`). Empty: not counted.
+    /// (`crate::attempt::RetryCount`). Empty: not counted.
     pub retry_status: &'static [&'static str],
     /// A retry line holding one of these is not one of the turn's retries,
     /// not counted: a call's first try (Copilot's `model.call_failure` with

@@ -152,7 +152,7 @@ pub enum OwnRetries {
     /// No setting the run can own reaches them, but each retry prints a
     /// line with the HTTP status (its output format's
     /// `Signs::retry_status`): the run counts them and stops the agent once
-    /// it retried more than `maxRetries` times (`crate::run::RetryCount`);
+    /// it retried more than `maxRetries` times (`crate::attempt::RetryCount`);
     /// why no setting (`docs/agents.md`).
     Counted(&'static str),
     /// No setting the run can own reaches them; why (`docs/agents.md`).
@@ -165,7 +165,7 @@ pub enum OwnRetries {
 /// it as it grows and hands it to the run, which counts the records holding
 /// one of [`super::signs::Signs::retry_lines`] with an HTTP status after one
 /// of `Signs::retry_status` and stops the agent past `maxRetries`
-/// (`crate::run::RetryCount`). Nothing of the file is the agent's output.
+/// (`crate::attempt::RetryCount`). Nothing of the file is the agent's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetryLog {
     /// Keys set to `true` or `false` (`telemetry.enabled`).

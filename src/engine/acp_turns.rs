@@ -14,7 +14,7 @@ use super::turn::Turn;
 use super::turns::Judged;
 use crate::acp::PROTOCOL_VERSION;
 use crate::agent_output::Protocol;
-use crate::run::{AgentErrorKind, AttemptEnd, Failure, OutputTail};
+use crate::attempt::{AgentErrorKind, AttemptEnd, Failure, OutputTail};
 
 impl Engine {
     pub(super) fn acp_pump(&mut self, now: u64) {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent_output::AgentEvent;
-use crate::run::Failure;
+use crate::attempt::Failure;
 
 use super::result::TurnResult;
 
@@ -28,7 +28,7 @@ pub enum Action {
         outputs: Vec<String>,
         /// A file the agent tells of its own retries in: read while the
         /// process runs, each new part handed to `retry_log`.
-        retry_log: Option<crate::run::LogWatch>,
+        retry_log: Option<crate::attempt::LogWatch>,
     },
     /// Write these bytes (whole JSON-RPC lines) to the agent's stdin.
     Write(String),

@@ -159,7 +159,7 @@ fn a_cancelled_turn_cancels_its_pending_elicitations() {
         32,
     );
     let result = turn_of(&drain(&mut e), op).unwrap();
-    assert_eq!(result.kind(), Some(crate::run::AgentErrorKind::Aborted));
+    assert_eq!(result.kind(), Some(crate::attempt::AgentErrorKind::Aborted));
 }
 
 #[test]
@@ -473,7 +473,7 @@ fn a_fork_is_refused_where_the_agent_does_not_advertise_it() {
         _ => None,
     });
     let failed = failed.expect("failed");
-    assert_eq!(failed.kind, crate::run::AgentErrorKind::InvalidParams);
+    assert_eq!(failed.kind, crate::attempt::AgentErrorKind::InvalidParams);
     assert!(
         failed.message.contains("does not fork sessions"),
         "{}",

@@ -11,12 +11,12 @@ use crate::mcp_servers::cli;
 
 use crate::agents::definition::{self, Agent};
 use crate::agents::{AcpLaunch, AcpMcp, AcpModel, AgentSpec};
+use crate::attempt::RunOptions;
 use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
 use crate::json_read::type_name;
 use crate::platform::limits::{self, CommandLine};
 use crate::platform::Platform;
-use crate::run::RunOptions;
 use crate::toml_text::toml_string;
 
 /// The command the host resolved: `file` is spawned with `prefix` first
@@ -57,7 +57,7 @@ pub struct SessionConfig {
     pub own_files: Vec<crate::invocation::InvocationFile>,
     /// The file the agent tells of its own retries in, read by the host
     /// while the process runs (`Engine::retry_log`).
-    pub retry_log: Option<crate::run::LogWatch>,
+    pub retry_log: Option<crate::attempt::LogWatch>,
     /// Appended to the agent's system prompt where it takes one at
     /// `session/new`; otherwise it opens the first prompt.
     pub system_prompt: Option<String>,
@@ -221,7 +221,7 @@ impl SessionConfig {
             .filter(|folder| !folder.is_empty())
             .map(|folder| crate::endpoint::join(folder, crate::endpoint::SETTINGS_FILE));
         let own =
-            crate::run::own_retry_config(agent, options.max_retries, settings.as_deref(), &[]);
+            crate::attempt::own_retry_config(agent, options.max_retries, settings.as_deref(), &[]);
         default_env.extend(own.env);
         let mcp_servers = read_mcp_servers(&mcp)?;
         if !mcp_servers.is_empty() {

@@ -29,7 +29,7 @@ pub(super) use super::state::*;
 use super::timers::{Timer, TimerTable};
 use crate::agent_output::lines::LineBuffer;
 use crate::agents::{AcpLaunch, AgentSpec};
-use crate::run::{command_not_found, AgentErrorKind, Failure, OutputTail, RunOptions};
+use crate::attempt::{command_not_found, AgentErrorKind, Failure, OutputTail, RunOptions};
 
 /// After a stop (`session/cancel`, an interrupt), how long the turn may
 /// take to end before the process tree is killed.
@@ -326,10 +326,10 @@ impl Engine {
                 }
                 (Timer::Kill(_), Some(_)) => self.push(Action::Kill),
                 (Timer::Deadline(_), Some(i)) => {
-                    self.stop_turn(i, crate::run::StopReason::MaxDuration, now)
+                    self.stop_turn(i, crate::attempt::StopReason::MaxDuration, now)
                 }
                 (Timer::Idle(_), Some(i)) => {
-                    self.stop_turn(i, crate::run::StopReason::IdleTimeout, now)
+                    self.stop_turn(i, crate::attempt::StopReason::IdleTimeout, now)
                 }
                 _ => {}
             }

@@ -6,7 +6,7 @@
 
 use super::engine::*;
 use super::timers::Timer;
-use crate::run::{AttemptEnd, StopReason, Stream};
+use crate::attempt::{AttemptEnd, StopReason, Stream};
 
 impl Engine {
     pub fn spawned(&mut self, now: u64) {
@@ -95,7 +95,7 @@ impl Engine {
     /// not told apart by session: with several sessions prompting at once,
     /// each counts every line.)
     fn output_seen(&mut self, chunk: &[u8], stderr: bool, now: u64) {
-        if crate::run::signs::is_progress(self.agent().signs, chunk) {
+        if crate::attempt::signs::is_progress(self.agent().signs, chunk) {
             self.touch(now);
         }
         let stream = if stderr {

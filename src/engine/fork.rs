@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::engine::*;
 use crate::acp::session::SessionStep;
-use crate::run::{AgentErrorKind, Failure};
+use crate::attempt::{AgentErrorKind, Failure};
 
 impl Engine {
     /// Opens session `new` (added, not yet opened) as a fork of session

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::agent_output::{AgentReply, ReplyError, ReplyStatus};
 use crate::agents::AgentSpec;
-use crate::run::{
+use crate::attempt::{
     classify, names_connection_failure, rejection, AgentErrorKind, AttemptEnd, Evidence, Failure,
     RunOptions,
 };
@@ -226,7 +226,7 @@ impl super::Engine {
     /// session request): what it printed last says why.
     pub(super) fn early_failure(&self, end: &AttemptEnd, what: &str) -> Failure {
         self.judge_end(end, None, |evidence| {
-            crate::run::ended_early(evidence, what)
+            crate::attempt::ended_early(evidence, what)
         })
     }
 
@@ -236,13 +236,13 @@ impl super::Engine {
         &self,
         end: &AttemptEnd,
         limits: Option<&super::TurnLimits>,
-        judge: impl FnOnce(&crate::run::Evidence) -> Failure,
+        judge: impl FnOnce(&crate::attempt::Evidence) -> Failure,
     ) -> Failure {
         let agent = self.agent();
         let empty = crate::agent_output::parse_agent_output(agent.agent_type, b"");
         let last_lines = self.tail.clone().finish();
         let options = self.options();
-        judge(&crate::run::Evidence {
+        judge(&crate::attempt::Evidence {
             agent,
             end,
             reply: &empty,

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::tests::{chunk, drain, engine, open, say, turn, turn_of, written, LIMITS};
 use super::*;
-use crate::run::AgentErrorKind;
+use crate::attempt::AgentErrorKind;
 
 #[test]
 fn a_crash_between_turns_resumes_the_same_session() {

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::action::{Action, Outcome};
 use super::engine::*;
-use crate::run::{AgentErrorKind, Failure};
+use crate::attempt::{AgentErrorKind, Failure};
 
 impl Engine {
     /// Sends operation `op` of the process.

@@ -12,7 +12,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::run::AgentErrorKind;
+use crate::attempt::AgentErrorKind;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Side {

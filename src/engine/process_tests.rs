@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::tests::{drain, say, turn_of, written, LIMITS};
 use super::*;
-use crate::run::AgentErrorKind;
+use crate::attempt::AgentErrorKind;
 
 const CAPS: &str =
     r#"{"loadSession": true, "sessionCapabilities": {"resume": {}, "close": {}, "list": {}}}"#;

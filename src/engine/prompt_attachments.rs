@@ -9,7 +9,7 @@ use super::engine::{Engine, Queued};
 use super::turn::{Turn, TurnLimits};
 use crate::agents;
 use crate::attachments::{acp, read_attachments};
-use crate::run::{AgentErrorKind, Failure};
+use crate::attempt::{AgentErrorKind, Failure};
 
 impl Engine {
     /// Queue a prompt in session `key`: `blocks` (its content blocks), then `attachments`

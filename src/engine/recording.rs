@@ -287,7 +287,12 @@ impl Engine {
     }
 
     /// The process of session `key` ended in its turn, unasked.
-    pub(super) fn record_crash(&mut self, key: u64, end: &crate::run::AttemptEnd, last: &[String]) {
+    pub(super) fn record_crash(
+        &mut self,
+        key: u64,
+        end: &crate::attempt::AttemptEnd,
+        last: &[String],
+    ) {
         let now = self.now;
         if let Some(r) = self.rec_mut(key) {
             let lines = r

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent_output::AgentReply;
-use crate::run::{AgentErrorKind, Failure};
+use crate::attempt::{AgentErrorKind, Failure};
 
 /// What a turn resolves: `runAgent`'s `AgentRun`, and `stopReason`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -29,7 +29,7 @@ pub struct TurnResult {
     /// How the last attempt's process ended (over the CLI), for a layer
     /// that words the failure itself (the Gemini tool's envelope).
     #[serde(skip)]
-    pub end: Option<crate::run::AttemptEnd>,
+    pub end: Option<crate::attempt::AttemptEnd>,
     /// The last attempt's reply events, when the session keeps them (the
     /// Gemini tool's `all_messages`).
     #[serde(skip)]
@@ -86,14 +86,14 @@ impl TurnResult {
     }
 
     /// As `runAgent`'s `AgentRun` (what the tools' envelopes are made of).
-    pub fn as_run(&self) -> crate::run::AgentRun<'_> {
-        crate::run::AgentRun {
+    pub fn as_run(&self) -> crate::attempt::AgentRun<'_> {
+        crate::attempt::AgentRun {
             success: self.success,
             agent_type: &self.agent_type,
             session_id: self.session_id.clone(),
             requested_session_id: self.requested_session_id.as_deref(),
             reply: std::borrow::Cow::Borrowed(&self.reply),
-            error: self.error.as_ref().map(|e| crate::run::RunError {
+            error: self.error.as_ref().map(|e| crate::attempt::RunError {
                 kind: e.kind,
                 message: e.message.clone(),
                 retryable: e.retryable,

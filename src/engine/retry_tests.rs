@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::tests::{drain, engine, open, say, turn_of, written, LIMITS};
 use super::turn::CONTINUE_TEXT;
 use super::*;
-use crate::run::AgentErrorKind;
+use crate::attempt::AgentErrorKind;
 
 const RETRY: TurnLimits = TurnLimits {
     max_retries: 1,

@@ -10,8 +10,8 @@ use super::action::Snapshot;
 use super::cli::CliRefusal;
 use super::config::SessionConfig;
 use super::engine::*;
+use crate::attempt::{AgentErrorKind, Failure, StopReason};
 use crate::error::Result;
-use crate::run::{AgentErrorKind, Failure, StopReason};
 
 impl Engine {
     /// Adds a session on the process, opened by [`open_session`](Self::open_session):

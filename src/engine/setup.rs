@@ -9,7 +9,7 @@ use super::engine::*;
 use super::judge::{error_text, Stage};
 use super::timers::Timer;
 use crate::acp::session::{plan_session, SessionStep};
-use crate::run::{AgentErrorKind, Failure};
+use crate::attempt::{AgentErrorKind, Failure};
 
 impl Engine {
     pub(super) fn initialized(&mut self, result: Value) {

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::tests::{drain, engine, open, say, turn_of, written, LIMITS};
 use super::*;
-use crate::run::AgentErrorKind;
+use crate::attempt::AgentErrorKind;
 
 #[test]
 fn each_agent_is_started_as_its_file_says_with_the_model() {

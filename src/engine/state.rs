@@ -14,8 +14,8 @@ use super::judge::Stage;
 use super::turn::Turn;
 use crate::acp::session::SessionStep;
 use crate::agents::AgentSpec;
+use crate::attempt::RunOptions;
 use crate::record::Recorder;
-use crate::run::RunOptions;
 
 /// What the engine speaks, with its settings: the Agent Client Protocol
 /// (one process, any number of sessions) or the agent's own command line

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::run::AgentErrorKind;
+use crate::attempt::AgentErrorKind;
 
 pub(super) const LIMITS: TurnLimits = TurnLimits {
     idle_ms: 30_000,

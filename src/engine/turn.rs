@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::agent_output::{AgentEvent, AgentOutputParser, Protocol, TextForm};
 use crate::agents::AgentSpec;
+use crate::attempt::{OutputTail, RetryCount, StopReason};
 use crate::invocation::{InvocationOutput, OutputKind};
-use crate::run::{OutputTail, RetryCount, StopReason};
 
 use super::judge::Stage;
 use super::result::TurnResult;
@@ -101,7 +101,7 @@ pub struct AcpAttempt {
     /// A failed request: where, and its `{ code, message, data }`.
     pub failed: Option<(Stage, Value)>,
     /// Decided without the agent's answer (the session cannot be reopened).
-    pub decided: Option<crate::run::Failure>,
+    pub decided: Option<crate::attempt::Failure>,
     /// Permission requests the policy or the host rejected.
     pub rejected: u32,
 }

@@ -8,7 +8,7 @@ use super::engine::*;
 use super::result::TurnResult;
 use super::timers::Timer;
 use super::turn::Turn;
-use crate::run::{aborted, retry_wait, AgentErrorKind, AttemptEnd, Failure, StopReason};
+use crate::attempt::{aborted, retry_wait, AgentErrorKind, AttemptEnd, Failure, StopReason};
 
 /// Above this, a session's prompt is warned about (see `warn_if_large`).
 pub const LARGE_PROMPT_BYTES: usize = 1_000_000;
@@ -264,7 +264,7 @@ impl Engine {
             (Some(StopReason::Aborted), Err(_)) => Err(stopped_as(aborted(name), &end)),
             // Past maxRetries of its own retries: whatever it said after.
             (Some(StopReason::OwnRetries(over)), _) => {
-                Err(stopped_as(crate::run::own_retries(name, over), &end))
+                Err(stopped_as(crate::attempt::own_retries(name, over), &end))
             }
             (_, outcome) => outcome,
         };
@@ -392,7 +392,7 @@ impl Engine {
     ) -> Failure {
         let name = self.agent().name;
         self.judge_end(end, limits, |evidence| {
-            crate::run::classify(evidence).err().unwrap_or_else(|| {
+            crate::attempt::classify(evidence).err().unwrap_or_else(|| {
                 Failure::new(
                     AgentErrorKind::ProcessError,
                     format!("{name} exited before answering"),
@@ -562,6 +562,6 @@ fn crashed_failure(name: &str, end: &AttemptEnd) -> Failure {
 
 /// `failure` of a turn the engine stopped, saying what became of the process.
 fn stopped_as(mut failure: Failure, end: &AttemptEnd) -> Failure {
-    failure.message = format!("{}; {}", failure.message, crate::run::stop_words(end));
+    failure.message = format!("{}; {}", failure.message, crate::attempt::stop_words(end));
     failure
 }

@@ -201,7 +201,7 @@ impl GeminiToolCall {
             platform: None,
         };
         let mut failure = describe(
-            &crate::run::Failure::new(error.kind, error.message.clone()),
+            &crate::attempt::Failure::new(error.kind, error.message.clone()),
             &evidence,
         );
         if let (ErrorKind::CommandNotFound, Some(searched)) = (failure.kind, &self.searched) {

@@ -1,9 +1,9 @@
 //! What one run of Gemini CLI came to, in the tool's words. The kind is not
-//! decided here: it is the runner's ([`crate::run::classify`] with Gemini
-//! CLI's signs, [`crate::run::signs`]), so that `runGeminiTool`'s
+//! decided here: it is the runner's ([`crate::attempt::classify`] with Gemini
+//! CLI's signs, [`crate::attempt::signs`]), so that `runGeminiTool`'s
 //! `error_kind` and `runAgent('google-gemini', …)`'s `error.kind` are the
 //! same for the same output and end (one taxonomy, [`ErrorKind`] being
-//! [`crate::run::AgentErrorKind`]). This module writes the envelope's
+//! [`crate::attempt::AgentErrorKind`]). This module writes the envelope's
 //! one-line summary (`error`) and the most specific message seen
 //! (`error_detail.message`) for that kind.
 //!
@@ -20,9 +20,9 @@
 
 use crate::agent_output::{AgentReply, ReplyStatus};
 use crate::agents::GOOGLE_GEMINI;
+use crate::attempt;
+pub use crate::attempt::{AgentErrorKind as ErrorKind, AttemptEnd, StopReason};
 use crate::platform::Platform;
-use crate::run;
-pub use crate::run::{AgentErrorKind as ErrorKind, AttemptEnd, StopReason};
 
 use super::params::{shown, Limits};
 use super::search::contains;
@@ -72,11 +72,11 @@ pub struct Evidence<'a> {
     pub platform: Option<Platform>,
 }
 
-/// The runner's verdict on the attempt ([`crate::run::classify`] for
+/// The runner's verdict on the attempt ([`crate::attempt::classify`] for
 /// Gemini CLI), in the tool's words: success only when the CLI reported
 /// success, exited 0 and answered in the session asked for.
 pub fn classify(e: &Evidence) -> Verdict {
-    let outcome = run::classify(&run::Evidence {
+    let outcome = attempt::classify(&attempt::Evidence {
         agent: &GOOGLE_GEMINI,
         end: e.end,
         reply: e.reply,
@@ -98,7 +98,7 @@ pub fn classify(e: &Evidence) -> Verdict {
 
 /// The envelope's summary and message for the run's `failure` (its kind
 /// kept).
-pub fn describe(failure: &run::Failure, e: &Evidence) -> Failure {
+pub fn describe(failure: &attempt::Failure, e: &Evidence) -> Failure {
     let kind = failure.kind;
     let said = said(e);
     let status = http_status_of(e);
@@ -282,7 +282,7 @@ fn http_status_of(e: &Evidence) -> Option<u16> {
         .map(|err| err.message.as_str())
         .chain(plain_lines(e.last_lines))
         .find_map(http_status)
-        .or_else(|| run::status_from_exit(e.end.exit_code))
+        .or_else(|| attempt::status_from_exit(e.end.exit_code))
 }
 
 fn exit_text(end: &AttemptEnd) -> String {
@@ -326,7 +326,7 @@ fn meaningful_lines(lines: &[String], n: usize) -> Vec<&str> {
 /// possibly escaped) or `status: 500` — Gemini CLI's signs in the runner's
 /// table.
 pub fn http_status(message: &str) -> Option<u16> {
-    run::http_status(message, GOOGLE_GEMINI.signs.status_prefixes)
+    attempt::http_status(message, GOOGLE_GEMINI.signs.status_prefixes)
 }
 
 #[cfg(test)]

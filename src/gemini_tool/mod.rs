@@ -19,8 +19,8 @@ mod params;
 mod prompt_template;
 mod search;
 
-pub use crate::run::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
-pub use crate::run::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
+pub use crate::attempt::{backoff_ms, BACKOFF_MS, MIN_ATTEMPT_MS};
+pub use crate::attempt::{OutputTail, Stream, LAST_LINES, LINE_MAX_CHARS};
 pub use call::{GeminiToolCall, GEMINI_AGENT};
 pub use classify::{
     classify, describe, http_status, AttemptEnd, ErrorKind, Evidence, Failure, StopReason, Verdict,

@@ -4,13 +4,13 @@
 //! channel cut while the agent ran (its process group then ended through a
 //! new connection). A lost transport reaches the engine as a last line of
 //! the agent's stderr that starts with [`TRANSPORT_LOST`], which the run's
-//! judgement reads as a crash (`process_error`, `crate::run::transport_lost`).
+//! judgement reads as a crash (`process_error`, `crate::attempt::transport_lost`).
 
 use serde_json::{json, Value};
 
 use super::wire::Frame;
 
-pub use crate::run::{transport_lost_in, TRANSPORT_LOST};
+pub use crate::attempt::{transport_lost_in, TRANSPORT_LOST};
 
 /// How the channel's local process (`ssh`, `docker`, …) ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

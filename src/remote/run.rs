@@ -10,10 +10,10 @@ use super::channel::{end_shared_connection, inner_argv, local_command, Local};
 use super::end::{ChannelEnd, ProcessEnd};
 use super::host::RemoteHost;
 use super::wire::{is_variable_name, read_frames, Frame, Preamble};
+use crate::attempt::LogWatch;
 use crate::error::{AgentContextError, Result};
 use crate::invocation::InvocationFile;
 use crate::json_read::type_name;
-use crate::run::LogWatch;
 use crate::run_home::{Entry, HomePlan};
 
 /// One operation: what the host starts locally, and the bytes it writes

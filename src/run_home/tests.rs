@@ -2,8 +2,8 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::agents;
+use crate::attempt::RunOptions;
 use crate::endpoint::Protocol;
-use crate::run::RunOptions;
 
 fn gemini_request(keys: Value) -> HomeRequest {
     home_request(agents::find("google-gemini").unwrap(), "/run/r1", keys).unwrap()

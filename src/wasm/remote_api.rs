@@ -202,7 +202,7 @@ impl RemoteRunJs {
     /// Reads a spawn's `retryLog` as it grows until process `id` ends.
     pub fn watch(&self, id: String, log: JsValue) -> Result<JsValue, JsValue> {
         let log = js_result(to_json(&log, "retryLog"))?;
-        let watch = crate::run::LogWatch {
+        let watch = crate::attempt::LogWatch {
             path: text(&log, "path"),
             every_ms: log.get("everyMs").and_then(Value::as_u64).unwrap_or(250),
             keep_bytes: log

@@ -74,7 +74,7 @@ impl RunResultJs {
         let agent = to_json(&agent, "agentType").unwrap_or_default();
         RunResultJs::new(TurnResult::not_run(
             &agent_label(&agent),
-            crate::run::aborted,
+            crate::attempt::aborted,
         ))
     }
 

@@ -62,7 +62,7 @@ impl OutputSchemaJs {
         max_retries: Option<u32>,
     ) -> Result<JsValue, JsValue> {
         let mut turn = js_result(to_json(&turn, "turn"))?;
-        let max = max_retries.unwrap_or(crate::run::DEFAULT_MAX_RETRIES);
+        let max = max_retries.unwrap_or(crate::attempt::DEFAULT_MAX_RETRIES);
         let correct = judge::judge_turn(&self.inner.schema, &mut turn, corrections, max);
         js_result(from_serializable(
             &serde_json::json!({"turn": turn, "correct": correct}),

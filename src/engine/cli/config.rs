@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::agents::{self, AgentSpec, CliSpec, SystemPromptArg};
+use crate::attempt::RunOptions;
 use crate::endpoint::Protocol;
 use crate::engine::config::Resolved;
 use crate::error::{AgentContextError, Result};
@@ -15,7 +16,6 @@ use crate::invocation::{build_cli_invocation, CliInvocation};
 use crate::json_read::type_name;
 use crate::output::AssemblerOutput;
 use crate::platform::limits::{self, CommandLine};
-use crate::run::RunOptions;
 
 /// A session's settings over the CLI, with the defaults filled in.
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ pub struct CliSessionConfig {
     /// What bounds the agent's own retries by `maxRetries`, once launched
     /// (the caller's environment wins): variables every process gets, and
     /// a settings file written before it starts.
-    pub own_retries: crate::run::OwnRetryConfig,
+    pub own_retries: crate::attempt::OwnRetryConfig,
 }
 
 impl CliSessionConfig {
@@ -211,7 +211,7 @@ impl CliSessionConfig {
         crate::endpoint::merge_env(&mut env, self.options.endpoint_env());
         // The agent's own retries bounded by maxRetries, unless the
         // caller's environment already says.
-        let own = crate::run::own_retry_config(
+        let own = crate::attempt::own_retry_config(
             self.agent,
             self.options.max_retries,
             self.options.settings_file.as_deref(),

@@ -4,8 +4,8 @@
 
 use super::tests::*;
 use super::*;
+use crate::attempt::AgentErrorKind;
 use crate::engine::{Action, Engine, Outcome, TurnLimits};
-use crate::run::AgentErrorKind;
 use serde_json::{json, Value};
 
 pub(super) fn codex_answer(e: &mut Engine, thread: &str, reply: &str, now: u64) {

@@ -5,7 +5,7 @@
 
 use super::run_script::ScriptedRun;
 use super::run_tests::*;
-use crate::run::AttemptEnd;
+use crate::attempt::AttemptEnd;
 use serde_json::{json, Value};
 
 #[test]

@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use super::run_script::ScriptedRun;
-use crate::run::AttemptEnd;
+use crate::attempt::AttemptEnd;
 
 const QWEN: &str = "qwen-code";
 const COPILOT: &str = "github-copilot";

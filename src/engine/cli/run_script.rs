@@ -6,13 +6,13 @@
 use serde_json::{json, Value};
 
 use super::CliSessionConfig;
+use crate::attempt::{AgentErrorKind, AttemptEnd, StopReason};
 use crate::engine::Engine;
 use crate::engine::{Action, Outcome, TurnLimits, TurnResult};
 use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::invocation::{CliInvocation, InvocationFile, InvocationOutput};
 use crate::output::AssemblerOutput;
 use crate::platform::Platform;
-use crate::run::{AgentErrorKind, AttemptEnd, StopReason};
 
 /// What the first process of the run is started with.
 #[derive(Debug)]
@@ -67,7 +67,7 @@ impl ScriptedRun {
                 run.prompt = prompt;
             }
             Err(e) => {
-                let failure = crate::run::Failure::new(
+                let failure = crate::attempt::Failure::new(
                     AgentErrorKind::InvalidParams,
                     format!("invalid parameters: {}", e.message()),
                 );
@@ -243,7 +243,7 @@ impl ScriptedRun {
 
     /// The file the first process's spawn asks the host to read while it
     /// runs.
-    pub fn retry_log(&self) -> Option<crate::run::LogWatch> {
+    pub fn retry_log(&self) -> Option<crate::attempt::LogWatch> {
         self.engine
             .as_ref()?
             .cli_config()
@@ -339,13 +339,13 @@ impl ScriptedRun {
             Some(op) => self.engine().abort(op, now),
             None => {
                 let name = crate::agents::find(&self.agent_type).map_or("the agent", |a| a.name);
-                self.reject_with(crate::run::aborted(name));
+                self.reject_with(crate::attempt::aborted(name));
             }
         }
         self.drain();
     }
 
-    fn reject_with(&mut self, failure: crate::run::Failure) {
+    fn reject_with(&mut self, failure: crate::attempt::Failure) {
         self.refused = Some(TurnResult::new(
             &self.agent_type,
             Err(failure),

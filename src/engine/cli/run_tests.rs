@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use super::run_script::ScriptedRun;
-use crate::run::{retry_wait, AgentErrorKind, AttemptEnd, StopReason};
+use crate::attempt::{retry_wait, AgentErrorKind, AttemptEnd, StopReason};
 
 pub(super) const CLAUDE: &str = "claude-code";
 pub(super) const CODEX: &str = "openai-codex";

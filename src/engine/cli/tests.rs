@@ -5,10 +5,10 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::attempt::AgentErrorKind;
 use crate::engine::{
     Action, Engine, Outcome, TurnLimits, TurnResult, CANCEL_GRACE_MS, CLOSE_GRACE_MS,
 };
-use crate::run::AgentErrorKind;
 
 pub(super) const LIMITS: TurnLimits = TurnLimits {
     idle_ms: 30_000,

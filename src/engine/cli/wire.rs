@@ -9,12 +9,12 @@ use serde_json::{json, Value};
 
 use super::stream_input::{control_line, line_kind, user_line, LineKind};
 use crate::agent_output::{AgentEvent, Protocol, ReplyStatus};
+use crate::attempt::{classify, AgentErrorKind, AttemptEnd, Evidence, Failure, OutputTail};
 use crate::engine::action::{Action, Outcome};
 use crate::engine::engine::*;
 use crate::engine::timers::Timer;
 use crate::engine::turn::{Attempt, Turn};
 use crate::engine::turns::Judged;
-use crate::run::{classify, AgentErrorKind, AttemptEnd, Evidence, Failure, OutputTail};
 
 impl Engine {
     /// Opens the session: one process, started now (done once it runs);

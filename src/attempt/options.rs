@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::agents::AgentSpec;
 use crate::attachments::{read_attachments, Attachment};
+use crate::attempt::own_retry_config;
 use crate::endpoint::{endpoint_setup, join, merge_json, Endpoint, EndpointSetup, Protocol};
 use crate::error::{AgentContextError, Result};
 use crate::invocation::{InvocationFile, InvocationOptions, Sandbox};
@@ -13,7 +14,6 @@ use crate::json_read::{type_name, Obj};
 use crate::mcp_servers::cli::cli_settings;
 use crate::mcp_servers::{read_mcp_servers, McpServer};
 use crate::platform::Platform;
-use crate::run::own_retry_config;
 use crate::run_home::{home_request, HomeRequest};
 
 /// `timeout`: seconds without any output before the run is stopped.

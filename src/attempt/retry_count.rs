@@ -274,8 +274,8 @@ mod tests {
         let mut count = RetryCount::new(droid, 0);
         assert!(!count.push(true, telemetry));
         assert!(!count.push(true, telemetry));
-        assert!(!crate::run::signs::is_progress(droid, telemetry));
-        assert!(crate::run::signs::is_progress(
+        assert!(!crate::attempt::signs::is_progress(droid, telemetry));
+        assert!(crate::attempt::signs::is_progress(
             droid,
             b"{\"jsonrpc\":\"2.0\"}\n"
         ));

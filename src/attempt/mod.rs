@@ -1,5 +1,5 @@
-//! What running an agent is made of (SPEC §10), for the session engines
-//! that run every agent ([`crate::engine`]: over ACP, and over the CLI for
+//! What every attempt at a turn is made of, for the session engine that
+//! runs every agent ([`crate::engine`]: over ACP, and over the CLI for
 //! sessions, `runAgent` and the Gemini tool): the options and defaults
 //! ([`RunOptions`]), what an attempt came to (one taxonomy,
 //! [`AgentErrorKind`], with each agent's signs as data in [`signs`]:
