@@ -13,8 +13,6 @@
 const { inputError, describe } = require('./agent-process.cjs');
 const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
 
-
-
 /** Whether the agent is given by its definition (an AgentDefinition or an ACP registry entry), which runs over ACP. */
 function isDefinition(agent) {
   return agent !== null && typeof agent === 'object' && !Array.isArray(agent);

@@ -31,7 +31,6 @@ function core() {
   return require('./agent_context.js');
 }
 
-
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function inputError(message) {

@@ -12,7 +12,6 @@ const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./o
 const { materialize } = require('./attachments.cjs');
 const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
 
-
 function checkFunction(value, name) {
   if (value != null && typeof value !== 'function') throw inputError(`${name} must be a function, got ${describe(value)}`);
   return value ?? undefined;
@@ -291,9 +290,14 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       if (context) {
         const { userText: _u, ...shown } = context;
         result.context = shown;
+        // The link back once the session's id is known (over a CLI: its
+        // first turn); the conversation is carried until a turn succeeds.
         const linkBack = carry?.linkBack;
-        carry = null;
-        if (linkBack && session.sessionId) await linkBack(session.sessionId);
+        if (linkBack && session.sessionId) {
+          carry.linkBack = undefined;
+          await linkBack(session.sessionId);
+        }
+        if (result.success) carry = null;
       }
       return result;
     },

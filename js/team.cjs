@@ -11,8 +11,8 @@
 // is made).
 'use strict';
 
-const { describe } = require('./agent-process.cjs');
-
+// Required when a message needs it (this file is loaded with the entry).
+const describe = (value) => require('./agent-process.cjs').describe(value);
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
