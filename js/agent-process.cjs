@@ -45,12 +45,6 @@ async function launchFor(agentType, command, env) {
   return resolveAgentCommand(agentType, { command, env });
 }
 
-/** A value as a message names it: `null`, `an array`, `an object`, `a string`, … */
-function describe(value) {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
+const { describe } = require('./describe.cjs');
 
 module.exports = { directoryProblem, launchFor, inputError, describe };

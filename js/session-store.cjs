@@ -10,7 +10,7 @@
 // requires it on the first call.
 'use strict';
 
-const { describe } = require('./agent-process.cjs');
+const { describe } = require('./describe.cjs');
 
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');

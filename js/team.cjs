@@ -11,8 +11,7 @@
 // is made).
 'use strict';
 
-// Required when a message needs it (this file is loaded with the entry).
-const describe = (value) => require('./agent-process.cjs').describe(value);
+const { describe } = require('./describe.cjs');
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 

@@ -96,7 +96,7 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs', 'terminals.cjs', 'structured.cjs', 'tracing.cjs', 'remote-channel.cjs', 'remote-start.cjs', 'session-store.cjs', 'memory-session-store.cjs', 'session-record.cjs', 'session-carry.cjs']) {
+for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs', 'terminals.cjs', 'structured.cjs', 'tracing.cjs', 'remote-channel.cjs', 'remote-start.cjs', 'session-store.cjs', 'memory-session-store.cjs', 'session-record.cjs', 'session-carry.cjs', 'describe.cjs']) {
   copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
 }
 appendFileSync(
