@@ -63,6 +63,14 @@ install_locked() {
   fi
 }
 [ "$agents" = 1 ] && install_locked tests/agents "the agent CLIs for the live tests"
+# The registry entry's live test runs Gemini CLI through `npx` offline: npx
+# resolves the package from the npm cache, which `npm ci` fills with
+# tarballs but not with the registry's metadata. Cached here (quick when it
+# is there already).
+if [ "$agents" = 1 ]; then
+  gemini_version=$(node -p "require('./tests/agents/node_modules/@google/gemini-cli/package.json').version")
+  npm cache add "@google/gemini-cli@$gemini_version" --loglevel=error >&2 || log "could not cache @google/gemini-cli@$gemini_version for npx"
+fi
 # Qwen Code, Copilot and opencode for the live tests, outside the project
 # (see the script for why); nothing to do once installed.
 [ "$agents" = 1 ] && bash tests/cli/install_openai_chat_agents.sh
