@@ -204,6 +204,10 @@ describe('sessions over ACP: Copilot, opencode, Qwen Code', { concurrency: 3 }, 
             }
           }
           assert.ok(await waitFor(() => processesWithHome(ctx.home).length === 0, 50), 'the agent is gone');
+          // Between turns: the host has seen the exit before the next prompt
+          // (gone from the process table is not yet reaped by the host; a
+          // process dying as a prompt is written is that turn's crash).
+          await new Promise((r) => setTimeout(r, 500));
           const next = await session.prompt('What did I ask you to remember (mark 8812)?');
           assert.equal(reopens(session.capabilities), ADVERTISES_REOPEN[cli], JSON.stringify(session.capabilities));
           if (reopens(session.capabilities)) {
