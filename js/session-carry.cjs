@@ -13,8 +13,8 @@ const { inputError } = require('./agent-process.cjs');
 const node = () => require('./agent_context_node.js');
 const core = () => require('./agent_context.js');
 
-/** What a turn ending this way hands over to the next agent of `fallback`. */
-const FAILOVER_KINDS = new Set(['quota_exceeded', 'auth_error', 'command_not_found', 'upstream_error']);
+/** Whether a turn ending with error kind `kind` goes on with the next agent of `fallback` (the core decides). */
+const handsOff = (kind) => typeof kind === 'string' && node().__handsOff(kind);
 
 /** The options a handed-off session keeps: the app's, not the agent's own (model, command, endpoint, session). */
 const CARRIED_OPTIONS = ['cd', 'env', 'systemPrompt', 'mcpServers', 'onPermission', 'onElicitation', 'onUpdate', 'logger', 'timeout', 'maxDuration', 'maxRetries', 'host', 'store'];
@@ -159,7 +159,7 @@ async function withFallback(api, agentType, options) {
   try {
     current = await openAgentSession(api, agentType, first);
   } catch (err) {
-    if (!FAILOVER_KINDS.has(err?.kind) || queue.length === 0) throw err;
+    if (!handsOff(err?.kind) || queue.length === 0) throw err;
     reason = err;
   }
   while (!current) {
@@ -167,12 +167,12 @@ async function withFallback(api, agentType, options) {
     try {
       current = await openAgentSession(api, next.agent, { ...first, ...(next.options ?? {}), sessionId: undefined, model: next.options?.model });
     } catch (err) {
-      if (!FAILOVER_KINDS.has(err?.kind) || queue.length === 0) throw err ?? reason;
+      if (!handsOff(err?.kind) || queue.length === 0) throw err ?? reason;
     }
   }
   async function prompt(request, turn = {}) {
     let result = await current.prompt(request, turn);
-    while (!result.success && FAILOVER_KINDS.has(result.error?.kind) && queue.length > 0) {
+    while (!result.success && handsOff(result.error?.kind) && queue.length > 0) {
       const next = queue.shift();
       const from = current;
       let to;
@@ -213,4 +213,4 @@ async function withFallback(api, agentType, options) {
   );
 }
 
-module.exports = { carried, carryInto, handoff, forkFromRecord, withFallback, FAILOVER_KINDS };
+module.exports = { carried, carryInto, handoff, forkFromRecord, withFallback };

@@ -24,11 +24,6 @@ function linesOf(entries) {
   return entries.map((e) => `${JSON.stringify(e)}\n`).join('');
 }
 
-/** The header of a record the store already holds (the store keeps its own first line). */
-function headerFor(sessionId, agentType, createdAt) {
-  return { format: 'agent-context/session-record', version: '1.1', sessionId, agentType, createdAt };
-}
-
 /**
  * One session's record. `store` (optional): where it is appended;
  * `writer`: a writer already held (a restored session's, taken before its
@@ -116,7 +111,9 @@ async function takeRecord(store, sessionId, agentType) {
   const { entries } = await store.read(sessionId);
   if (entries.length === 0) return { prior: '', writer: null, entries };
   const prior = linesOf(entries);
-  const writer = await store.open(sessionId, headerFor(sessionId, agentType, entries[0]?.at ?? Date.now()));
+  // The header as the core writes it (the store keeps the one it has).
+  const header = JSON.parse(require('./agent_context_node.js').__recordHeader(sessionId, agentType, entries[0]?.at ?? Date.now()));
+  const writer = await store.open(sessionId, header);
   return { prior, writer, entries };
 }
 

@@ -105,6 +105,25 @@ impl AgentErrorKind {
         )
     }
 
+    /// The kind named `name` (`as_str`'s words).
+    pub fn from_name(name: &str) -> Option<AgentErrorKind> {
+        AgentErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// Whether a session's `fallback` takes a turn that ended this way (its
+    /// retries spent) to the next agent: a failure another agent may not
+    /// have — out of quota, refused credentials, not installed, the API
+    /// failing. Bad input, a timeout or an abort would be the same there.
+    pub fn hands_off(self) -> bool {
+        matches!(
+            self,
+            AgentErrorKind::QuotaExceeded
+                | AgentErrorKind::AuthError
+                | AgentErrorKind::CommandNotFound
+                | AgentErrorKind::UpstreamError
+        )
+    }
+
     /// The kind an HTTP status stands for.
     pub fn from_http_status(status: u16) -> AgentErrorKind {
         match status {
@@ -120,6 +139,28 @@ impl AgentErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_read_back_and_four_kinds_hand_off() {
+        for kind in AgentErrorKind::ALL {
+            assert_eq!(AgentErrorKind::from_name(kind.as_str()), Some(kind));
+        }
+        assert_eq!(AgentErrorKind::from_name("quota"), None);
+        let handed: Vec<&str> = AgentErrorKind::ALL
+            .iter()
+            .filter(|k| k.hands_off())
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(
+            handed,
+            [
+                "command_not_found",
+                "auth_error",
+                "quota_exceeded",
+                "upstream_error"
+            ]
+        );
+    }
 
     #[test]
     fn names_are_the_specs_and_only_transient_kinds_retry() {

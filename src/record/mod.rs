@@ -25,4 +25,8 @@ pub use sha256::{sha256_hex, Sha256};
 pub use summary::{summarize, summarize_read, title_of, SessionSummary, Status};
 
 #[cfg(test)]
+mod read_tests;
+#[cfg(test)]
+mod recorder_tests;
+#[cfg(test)]
 mod tests;

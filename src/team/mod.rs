@@ -55,6 +55,8 @@
 mod events;
 mod machine;
 #[cfg(test)]
+mod machine_restore_tests;
+#[cfg(test)]
 mod machine_tests;
 mod members;
 mod record;

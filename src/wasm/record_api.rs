@@ -269,3 +269,21 @@ pub fn record_link_lines(
     lines.push_str(&recorder.link(now, relation, &id, &agent_type));
     Ok(lines)
 }
+
+/// The header line (as an object) of session `sessionId`'s record, as the
+/// engine writes it: what a store's `open` is given for a record it holds
+/// already (internal).
+#[cfg(feature = "node")]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordHeader, skip_typescript)]
+pub fn record_header(session_id: String, agent_type: String, created_at: f64) -> String {
+    crate::record::Header::new(&session_id, &agent_type, created_at.max(0.0) as u64).line()
+}
+
+/// Whether a turn that ended with error kind `kind` goes on with the next
+/// agent of a session's `fallback` (internal).
+#[cfg(feature = "node")]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __handsOff, skip_typescript)]
+pub fn hands_off(kind: String) -> bool {
+    crate::error_kind::AgentErrorKind::from_name(&kind)
+        .is_some_and(crate::error_kind::AgentErrorKind::hands_off)
+}

@@ -12,6 +12,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
+use crate::error_kind::AgentErrorKind;
 use crate::json_read::type_name;
 
 use super::super::members::{
@@ -19,14 +20,6 @@ use super::super::members::{
 };
 use super::{Session, TeamMachine};
 use crate::team::events::Action;
-
-/// The error kinds a member's turn goes on with its next agent after.
-const FAILOVER_KINDS: [&str; 4] = [
-    "quota_exceeded",
-    "auth_error",
-    "command_not_found",
-    "upstream_error",
-];
 
 /// One agent of a member's `fallback`, and its session options.
 #[derive(Clone, Debug, PartialEq)]
@@ -150,7 +143,9 @@ impl TeamMachine {
     /// can take the member, the turn goes on there (a new session, the full
     /// prompt) and this says true.
     pub(super) fn fail_over(&mut self, i: usize, kind: Option<&str>) -> bool {
-        let Some(kind) = kind.filter(|k| FAILOVER_KINDS.contains(k)) else {
+        let hands_off =
+            |k: &&str| AgentErrorKind::from_name(k).is_some_and(AgentErrorKind::hands_off);
+        let Some(kind) = kind.filter(hands_off) else {
             return false;
         };
         if self.closed || self.live[i].turn.is_none() {
