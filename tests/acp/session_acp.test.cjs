@@ -13,6 +13,29 @@ const { processesWithHome } = require('../cli/processes.cjs');
 
 const { TEST_TIMEOUT_MS, PLAIN_TEXT, within, open, mainCalls, bodyText, succeeded } = require('./live_sessions.cjs');
 
+/** Whether a session file (`.jsonl`) the agent keeps under `home` holds `text`. */
+function savedIn(home, text) {
+  const walk = (dir, depth) => {
+    let entries = [];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    return entries.some((e) => {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) return depth > 0 && walk(full, depth - 1);
+      if (!e.name.endsWith('.jsonl')) return false;
+      try {
+        return fs.readFileSync(full, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    });
+  };
+  return walk(home, 6);
+}
+
 for (const cli of ['claude', 'gemini', 'codex']) {
   describe(`sessions over ACP: ${cli}`, { concurrency: 3 }, () => {
     test('three turns in one process and one session; each model request holds the earlier turns', { timeout: TEST_TIMEOUT_MS }, () =>
@@ -143,6 +166,11 @@ for (const cli of ['claude', 'gemini', 'codex']) {
           const pending = session.prompt('Remember: kappa-7781.');
           for (let i = 0; i < 300 && mainCalls(ctx).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
           assert.ok(mainCalls(ctx).length > 0, 'the model was called');
+          // Killed once the agent has saved the turn's prompt in its own
+          // session files (killed before, it has no session to resume: an
+          // agent's matter, not this test's).
+          for (let i = 0; i < 100 && !savedIn(ctx.home, 'kappa-7781'); i += 1) await new Promise((r) => setTimeout(r, 100));
+          assert.ok(savedIn(ctx.home, 'kappa-7781'), 'the agent saved the prompt in its session files');
           for (const pid of processesWithHome(ctx.home)) {
             try {
               process.kill(pid, 'SIGKILL');
