@@ -6,7 +6,8 @@
 // what is new while the model still sees the earlier turns through the
 // session; a team stored and brought back goes on with a delta on the
 // resumed session; a member whose session the agent lost gets the whole
-// view again on a new one.
+// view again on a new one; a member whose agent is over its quota goes on
+// with the agent of its fallback, from the whole view, and the team with it.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -25,14 +26,15 @@ const BASE = path.join(harness.ROOT, 'target', 'acp-team');
 // installation would have them.
 const COMMANDS = { 'claude-agent-acp': ADAPTERS.claude, 'codex-acp': ADAPTERS.codex, gemini: ADAPTERS.gemini };
 
-async function setUp() {
+/** `scenarios`: a mock's scenario other than `plain` (by cli). */
+async function setUp(scenarios = {}) {
   fs.mkdirSync(BASE, { recursive: true });
   const dir = fs.mkdtempSync(path.join(BASE, 'team-'));
   const mocks = {};
   let env = {};
   let box;
   for (const cli of ['claude', 'codex', 'gemini']) {
-    mocks[cli] = await harness.startMock(harness.CLIS[cli].api, 'plain', dir);
+    mocks[cli] = await harness.startMock(harness.CLIS[cli].api, scenarios[cli] ?? 'plain', dir);
     // One HOME for the team: each agent's settings are its own files and variables.
     box = harness.sandbox(cli, mocks[cli], dir, { geminiSettings: { general: { maxAttempts: 1 } } });
     env = { ...env, ...box.env };
@@ -88,13 +90,18 @@ function requestFor(ctx, cli, needle) {
 
 const everything = (body) => JSON.stringify(body);
 
+/** The first messages of the team: one to Carol, one to Max, one to everyone. */
+function postOpening(team) {
+  team.post({ from: 'kailai', to: 'carol', content: 'Write the parser, carol-8131' });
+  team.post({ from: 'kailai', to: 'max', content: 'Review the tests, max-4471' });
+  team.post({ from: 'kailai', content: 'Standup at ten, all-2290' });
+}
+
 test('a team of Claude Code, Codex and Gemini CLI: full first turns, deltas after, replies shared', { timeout: TEST_TIMEOUT_MS }, () =>
   inFreshRun(setUp, cleanUp, async (ctx) => {
     const team = new AgentTeam({ teamTask: 'Ship the parser', cd: ctx.cwd, members, ...runOptions(ctx) });
     try {
-      team.post({ from: 'kailai', to: 'carol', content: 'Write the parser, carol-8131' });
-      team.post({ from: 'kailai', to: 'max', content: 'Review the tests, max-4471' });
-      team.post({ from: 'kailai', content: 'Standup at ten, all-2290' });
+      postOpening(team);
 
       // Carol's first turn: the task, her instructions, what concerns her.
       const one = await team.ask('carol');
@@ -200,5 +207,92 @@ test('stored and brought back: a delta on the resumed session; a session the age
       await team.close();
       await back?.close();
       await again?.close();
+    }
+  }));
+
+test('a member over its quota mid-conversation goes on with Codex from the whole view, and the team keeps going', { timeout: TEST_TIMEOUT_MS }, (t) =>
+  // Claude's mock answers HTTP 429 to a call of its agent loop that holds
+  // the mark the second exchange carries (mocks/common.cjs), else `plain`.
+  inFreshRun(() => setUp({ claude: 'marked429' }), cleanUp, async (ctx) => {
+    const team = new AgentTeam({
+      teamTask: 'Ship the parser',
+      cd: ctx.cwd,
+      members: [{ ...members[0], fallback: ['openai-codex'] }, members[1]],
+      ...runOptions(ctx),
+    });
+    try {
+      // First exchange: Carol answers on Claude Code, Max on Codex.
+      postOpening(team);
+      const one = await team.ask('carol');
+      assert.equal(one.success, true, JSON.stringify(one.error));
+      assert.equal(one.handedOffTo, undefined);
+      assert.equal(one.reply.text, REPLY);
+      const two = await team.ask('max', { message: 'Any risks? risks-5120' });
+      assert.equal(two.success, true, JSON.stringify(two.error));
+      assert.ok(userTurns('codex', requestFor(ctx, 'codex', 'risks-5120')).at(-1).includes(`carol: ${REPLY}`), "Claude's reply reaches Max");
+
+      // Second exchange: Claude's API is over its quota for Carol's turn.
+      const MARK = 'FAIL_429_TIMES_9_failover';
+      team.post({ from: 'kailai', to: 'carol', content: `Add error recovery, carol-3318 ${MARK}` });
+      const events = [];
+      const started = Date.now();
+      const three = await team.ask('carol', { onEvent: (e) => e.type === 'handoff' && events.push(e) });
+      const elapsed = Date.now() - started;
+      assert.equal(three.success, true, JSON.stringify(three.error));
+      assert.ok(elapsed < 60_000, `the failover turn took ${elapsed} ms`);
+      t.diagnostic(`the failover turn took ${elapsed} ms`);
+      const carol = team.members.find((m) => m.id === 'carol');
+      assert.deepEqual([carol.agentType, carol.fallbackUsed], ['openai-codex', 1]);
+      assert.deepEqual(three.handedOffTo, { agentType: 'openai-codex', sessionId: carol.sessionId });
+      assert.notEqual(carol.sessionId, one.sessionId);
+      assert.equal(three.sessionId, carol.sessionId);
+      assert.equal(three.context.kind, 'full');
+      assert.equal(three.reply.text, REPLY);
+      assert.deepEqual(
+        events.map((e) => [e.reason, e.from.agentType, e.from.sessionId, e.to.agentType, e.to.sessionId]),
+        [['quota_exceeded', 'claude-code', one.sessionId, 'openai-codex', carol.sessionId]],
+      );
+      // Claude was asked (a delta on its session) and answered 429.
+      const refused = modelCalls(ctx, 'claude').filter((r) => userTurns('claude', r.body).at(-1).includes(MARK));
+      assert.ok(refused.length >= 1, 'Claude was sent the turn');
+      assert.ok(!userTurns('claude', refused[0].body).at(-1).includes('carol-8131'), 'as a delta');
+      // Codex's first request for Carol: the whole view, Claude's reply in it.
+      const carolOnCodex = modelCalls(ctx, 'codex').filter((r) => everything(r.body).includes('carol-8131'));
+      assert.equal(carolOnCodex.length, 1, "one Codex request of Carol's so far");
+      const handed = carolOnCodex[0].body;
+      // (Codex sends its environment as a user turn of its own before the prompt.)
+      assert.ok(!handed.input.some((i) => i.role === 'assistant'), 'on a new session: no earlier answer in it');
+      const whole = userTurns('codex', handed).at(-1);
+      for (const part of ['Ship the parser', 'You are Carol, the parser author.', 'Write the parser, carol-8131', 'all-2290', `carol: ${REPLY}`, `max: ${REPLY}`, 'carol-3318']) {
+        assert.ok(whole.includes(part), `the handed-off turn holds ${part}`);
+      }
+      assert.ok(!everything(handed).includes('max-4471') && !everything(handed).includes('risks-5120'), 'nothing addressed to another member');
+
+      // The team goes on: Carol (on Codex now) with a delta on her new session…
+      team.post({ from: 'kailai', content: 'Ship it friday, all-5150' });
+      const four = await team.ask('carol', { message: 'Tests next? carol-7740' });
+      assert.equal(four.success, true, JSON.stringify(four.error));
+      assert.equal(four.handedOffTo, undefined);
+      assert.equal(four.context.kind, 'delta');
+      assert.equal(four.sessionId, carol.sessionId);
+      const later = userTurns('codex', requestFor(ctx, 'codex', 'carol-7740'));
+      assert.ok(later.at(-1).includes('all-5150'), 'what is new reaches Carol');
+      for (const old of ['Ship the parser', 'carol-8131', 'all-2290', 'carol-3318']) {
+        assert.ok(!later.at(-1).includes(old), `the delta does not send ${old} again`);
+      }
+      assert.ok(later.slice(0, -1).some((t) => t.includes('carol-8131') && t.includes('carol-3318')), 'the handed-off turn is in the session');
+      // …and Max with a delta on his: Carol's replies from Codex, the new message.
+      const five = await team.ask('max', { message: 'Still fine? max-6161' });
+      assert.equal(five.success, true, JSON.stringify(five.error));
+      assert.equal(five.context.kind, 'delta');
+      assert.equal(five.sessionId, two.sessionId);
+      const maxLater = userTurns('codex', requestFor(ctx, 'codex', 'max-6161')).at(-1);
+      for (const part of ['all-5150', `carol: ${REPLY}`]) assert.ok(maxLater.includes(part), `max's delta holds ${part}`);
+      for (const other of ['carol-3318', 'carol-7740', MARK]) assert.ok(!maxLater.includes(other), `max is not sent ${other}`);
+
+      assert.deepEqual(team.members.map((m) => [m.id, m.agentType]), [['carol', 'openai-codex'], ['max', 'openai-codex']]);
+      assert.deepEqual(team.transcript.filter((m) => m.content === REPLY).map((m) => m.from), ['carol', 'max', 'carol', 'carol', 'max']);
+    } finally {
+      await team.close();
     }
   }));

@@ -13,7 +13,8 @@
 // the agent loop), `error500` (every call fails with HTTP 500), `flaky500`
 // (the first call fails with 500, then `plain`), `marked500` (a call of the
 // agent loop holding a mark `FAIL_500_TIMES_<n>_<id>` fails with 500 the
-// first n times, mocks/common.cjs; else `plain`), `auth` (HTTP 401),
+// first n times, mocks/common.cjs; else `plain`), `marked429` (the same
+// with HTTP 429 and marks `FAIL_429_TIMES_<n>_<id>`), `auth` (HTTP 401),
 // `quota` (HTTP 429) or `reject` (HTTP 400, a request the model refuses), `write` / `writeOutside` (a
 // tool call writing a file in the folder / above it, then an answer quoting
 // the tool's result), `mcp` (a call of the tool whose name ends in
@@ -48,7 +49,7 @@ const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'marked429', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {

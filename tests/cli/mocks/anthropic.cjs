@@ -97,7 +97,7 @@ function respond(req, res, scenario) {
   if (scenario === 'auth') {
     return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
   }
-  if (scenario === 'quota') {
+  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0, 429))) {
     return json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Mock rate limit: too many requests.' } });
   }
   // stallOnce: the first call of the agent loop (one that offers tools);

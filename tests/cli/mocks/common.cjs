@@ -90,20 +90,22 @@ function stall(res) {
   res.flushHeaders();
 }
 
-/** How often each mark of the `marked500` scenario has failed a call. */
+/** How often each mark of the `marked500` and `marked429` scenarios has failed a call. */
 const failedMarks = new Map();
 
 /**
- * The `marked500` scenario: a call of the agent loop (`loopCall`: one that
- * offers tools, not a side call such as a session title) fails with HTTP 500
- * while its body holds a mark `FAIL_500_TIMES_<n>_<id>` that has failed
- * fewer than n calls; every call holding it fails it once more. A prompt
- * names how often its own turn's model call fails, whatever calls came
- * before it or the history the agent sends again.
+ * The `marked500` scenario (`status` 500) and the `marked429` one (`status`
+ * 429): a call of the agent loop (`loopCall`: one that offers tools, not a
+ * side call such as a session title) fails with HTTP `status` while its
+ * body holds a mark `FAIL_<status>_TIMES_<n>_<id>` that has failed fewer
+ * than n calls; every call holding it fails it once more. A prompt names
+ * how often its own turn's model call fails, whatever calls came before it
+ * or the history the agent sends again.
  */
-function failsMarked(body, loopCall) {
+function failsMarked(body, loopCall, status = 500) {
   if (!loopCall) return false;
-  const marks = new Set(JSON.stringify(body ?? {}).match(/FAIL_500_TIMES_\d+_[A-Za-z0-9]+/g) ?? []);
+  const pattern = new RegExp(`FAIL_${status}_TIMES_\\d+_[A-Za-z0-9]+`, 'g');
+  const marks = new Set(JSON.stringify(body ?? {}).match(pattern) ?? []);
   for (const mark of marks) {
     const failed = failedMarks.get(mark) ?? 0;
     if (failed < Number(mark.split('_')[3])) {

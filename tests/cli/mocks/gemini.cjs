@@ -74,7 +74,7 @@ function respond(req, res, scenario) {
   if (scenario === 'auth') {
     return json(res, 401, { error: { code: 401, message: 'Mock: request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
   }
-  if (scenario === 'quota') {
+  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0, 429))) {
     return json(res, 429, { error: { code: 429, message: 'Mock: resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } });
   }
   if (scenario === 'trickle') return trickle(res);

@@ -104,7 +104,7 @@ function respond(req, res, scenario) {
   if (scenario === 'auth') {
     return json(res, 401, { error: { message: 'Incorrect API key provided: sk-mock.', type: 'invalid_request_error', code: 'invalid_api_key' } });
   }
-  if (scenario === 'quota') {
+  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0, 429))) {
     return json(res, 429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' } });
   }
   if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1) || (scenario === 'stallSecond' && mainCalls === 2)) return stall(res);
