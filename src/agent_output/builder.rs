@@ -81,6 +81,14 @@ impl ReplyBuilder {
         self.events.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// The events recorded since the last call, swapped into `out` (empty),
+    /// whose buffer the next events fill: no allocation per call.
+    pub fn swap_events(&mut self, out: &mut Vec<AgentEvent>) {
+        if let Some(events) = &mut self.events {
+            std::mem::swap(events, out);
+        }
+    }
+
     /// UTF-16 form: the code-unit length of each text event since the last
     /// call, and those events' text (their units, in order).
     pub fn take_text_units(&mut self) -> (Vec<u32>, &[u16]) {

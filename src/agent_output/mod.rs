@@ -301,6 +301,12 @@ impl AgentOutputParser {
     pub fn take_events(&mut self) -> Vec<AgentEvent> {
         self.reply.take_events()
     }
+
+    /// [`take_events`](Self::take_events) into `out` (empty), whose buffer
+    /// the next events fill.
+    pub fn swap_events(&mut self, out: &mut Vec<AgentEvent>) {
+        self.reply.swap_events(out);
+    }
 }
 
 impl AgentOutputParser {

@@ -94,6 +94,8 @@ pub struct Engine {
     pub(super) gone_before: &'static str,
     /// The sessions recorded (`recording.rs`).
     pub(super) records: Vec<SessionRecord>,
+    /// A parser's events are swapped out into this (see `drain_events`).
+    pub(super) event_buffer: Vec<crate::agent_output::AgentEvent>,
     // ----- over the CLI -----
     pub(super) cli: CliState,
     /// Elicitations and client terminals (`client_side.rs`).
@@ -178,6 +180,7 @@ impl Engine {
             warned_superseded: false,
             save_wait_ms: 0,
             gone_before: "initialize",
+            event_buffer: Vec::new(),
             records: Vec::new(),
             cli: CliState::default(),
             client: Default::default(),

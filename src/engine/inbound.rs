@@ -126,7 +126,10 @@ impl Engine {
         let Some(a) = turn.attempt.as_mut() else {
             return;
         };
-        for event in a.parser.take_events() {
+        // The events, in a buffer the engine keeps (it goes back empty).
+        let mut events = std::mem::take(&mut self.event_buffer);
+        a.parser.swap_events(&mut events);
+        for event in events.drain(..) {
             if recorded {
                 self.record_event(op, &event);
             }
@@ -134,6 +137,7 @@ impl Engine {
                 self.actions.push_back(Action::Event { op, event });
             }
         }
+        self.event_buffer = events;
     }
 
     pub(super) fn agent_notification(&mut self, method: &str, message: &Value) {

@@ -129,6 +129,10 @@ impl Engine {
     /// Hands `lines` to the host, with the header first when the session's
     /// id just became known.
     fn emit_record(&mut self, key: u64, lines: String) {
+        // Most of a turn's events write nothing (text is held): no lookup.
+        if lines.is_empty() && self.records.iter().any(|r| r.key == key && r.headed) {
+            return;
+        }
         let id = self
             .at(key)
             .and_then(|i| self.sessions[i].snapshot.session_id.clone());
