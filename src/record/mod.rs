@@ -19,7 +19,9 @@ pub use entry::{
     AttachmentMeta, Entry, Header, Link, Opened, Permission, PermissionOption, RecordEntry,
     Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
 };
-pub use read::{read_record, read_record_str, Line, ReadOptions, RecordRead};
+pub use read::{
+    read_record, read_record_by_seq, read_record_str, Line, LinesBySeq, ReadOptions, RecordRead,
+};
 pub use recorder::{Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};
 pub use summary::{summarize, summarize_read, title_of, SessionSummary, Status};

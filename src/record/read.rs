@@ -107,6 +107,79 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
     Ok(out)
 }
 
+/// What [`read_record_by_seq`] read: each line's `seq` (from its prefix)
+/// and text, and the cursor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinesBySeq<'a> {
+    pub lines: Vec<(u64, &'a [u8])>,
+    pub cursor: u64,
+}
+
+/// [`read_record`] of a record every line of which the recorder wrote,
+/// taken at its word: each line is placed by its `seq` and must begin as
+/// the recorder begins an entry (`{"seq":N,"at":N,"kind":"word"`, a turn
+/// or not); nothing after that is checked. `None` when the record is not
+/// UTF-8, its first line is a header this reader refuses or a line begins
+/// otherwise (a blank or torn line, garbage, a line written by hand): then
+/// only [`read_record`] says what is in it. The caller parses the lines it
+/// is given and checks they are as many entries, each with its line's
+/// `seq` (else it reads with [`read_record`]).
+pub fn read_record_by_seq(record: &[u8], options: ReadOptions) -> Option<LinesBySeq<'_>> {
+    let mut out = LinesBySeq {
+        lines: Vec::new(),
+        cursor: options.after,
+    };
+    let Some(end) = memchr::memrchr(b'\n', record) else {
+        return Some(out);
+    };
+    let whole = &record[..end];
+    std::str::from_utf8(whole).ok()?;
+    let limit = options.limit.unwrap_or(usize::MAX);
+    let mut floor = options.after;
+    let mut start = 0;
+    let mut first = true;
+    while start <= whole.len() && out.lines.len() < limit {
+        let end = line_end(whole, start);
+        let line = &whole[start..end];
+        let next = end + 1;
+        if std::mem::take(&mut first) && !line.starts_with(b"{\"seq\":") {
+            header_of(line).ok()??;
+            start = next;
+            continue;
+        }
+        let seq = seq_prefix(line).filter(|&seq| seq > 0)?;
+        start = next;
+        if seq <= floor {
+            continue;
+        }
+        begins_as_recorded(line)?;
+        floor = seq;
+        out.cursor = seq;
+        out.lines.push((seq, line));
+    }
+    Some(out)
+}
+
+/// `Some` when `line` begins as the recorder writes an entry:
+/// `{"seq":N,"at":N,"kind":"word"`, then `,"turn":N` or not, then `,` or
+/// `}` (a `seq` above 0, a whole-number `at`, a string `kind`, a turn that
+/// is a whole number: what the full reader asks of an entry).
+fn begins_as_recorded(line: &[u8]) -> Option<()> {
+    let digits = |text: &[u8]| text.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = line.strip_prefix(b"{\"seq\":")?;
+    let rest = rest[digits(rest)..].strip_prefix(b",\"at\":")?;
+    let n = digits(rest);
+    let rest = rest.get(n.max(1)..).filter(|_| n > 0)?;
+    let rest = rest.strip_prefix(b",\"kind\":\"")?;
+    let word = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let mut rest = rest[word..].strip_prefix(b"\"").filter(|_| word > 0)?;
+    if let Some(turn) = rest.strip_prefix(b",\"turn\":") {
+        let n = digits(turn);
+        rest = turn.get(n..).filter(|_| n > 0)?;
+    }
+    matches!(rest.first(), Some(b',' | b'}')).then_some(())
+}
+
 /// The `seq` of a line the encoder wrote (`{"seq":N,`), read without
 /// parsing the rest.
 fn seq_prefix(text: &[u8]) -> Option<u64> {

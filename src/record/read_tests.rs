@@ -232,3 +232,79 @@ fn only_this_formats_header_is_one() {
     let escaped = "{\"format\":\"agent-context\\/session-record\",\"version\":\"3.0\"}\n";
     assert!(read_record(escaped.as_bytes(), ReadOptions::default()).is_err());
 }
+
+#[test]
+fn read_by_seq_places_the_recorders_lines_as_the_full_reader_does() {
+    let record = two_turns();
+    let pages = [
+        ReadOptions::default(),
+        ReadOptions {
+            after: 2,
+            limit: Some(3),
+        },
+        ReadOptions {
+            after: 99,
+            limit: None,
+        },
+    ];
+    for options in pages {
+        let full = read_record(record.as_bytes(), options).unwrap();
+        let by_seq = read_record_by_seq(record.as_bytes(), options).unwrap();
+        let full_lines: Vec<(u64, &[u8])> = full.lines.iter().map(|l| (l.seq, l.text)).collect();
+        assert_eq!(by_seq.lines, full_lines, "{options:?}");
+        assert_eq!(by_seq.cursor, full.cursor, "{options:?}");
+    }
+    // A torn last line is left out, as the full reader does.
+    let torn = format!("{record}{{\"seq\":99,\"at\":1,\"ki");
+    let by_seq = read_record_by_seq(torn.as_bytes(), ReadOptions::default()).unwrap();
+    assert_eq!(
+        by_seq.cursor,
+        read_record(record.as_bytes(), ReadOptions::default())
+            .unwrap()
+            .cursor
+    );
+    // What only the full reader can place: garbage, a blank line, bytes
+    // that are not UTF-8, an entry numbered 0.
+    for bad in [
+        format!("{record}garbage\n"),
+        format!("{record}\n"),
+        format!("{record}{{\"seq\":0,\"at\":1,\"kind\":\"closed\"}}\n"),
+    ] {
+        assert_eq!(
+            read_record_by_seq(bad.as_bytes(), ReadOptions::default()),
+            None,
+            "{bad:?}"
+        );
+    }
+    let mut not_utf8 = record.clone().into_bytes();
+    not_utf8.extend_from_slice(b"{\"seq\":50,\"at\":1,\"kind\":\"text\",\"text\":\"\xff\"}\n");
+    assert_eq!(read_record_by_seq(&not_utf8, ReadOptions::default()), None);
+}
+
+#[test]
+fn only_lines_that_begin_as_the_recorder_writes_are_read_by_seq() {
+    let base = entry(1, None, Entry::Closed).line();
+    // The cursor read by seq (none: only the full reader reads it).
+    let by_seq = |extra: &str| {
+        let record = format!("{base}{extra}\n");
+        read_record_by_seq(record.as_bytes(), ReadOptions::default()).map(|r| r.cursor)
+    };
+    for good in [
+        r#"{"seq":2,"at":5,"kind":"text","turn":1,"text":"x"}"#,
+        r#"{"seq":2,"at":5,"kind":"closed"}"#,
+    ] {
+        assert_eq!(by_seq(good), Some(2), "{good}");
+    }
+    for bad in [
+        r#"{"seq":2,"at":5}"#,
+        r#"{"seq":2,"kind":"text","at":5}"#,
+        r#"{"seq":2,"at":5.5,"kind":"text"}"#,
+        r#"{"seq":2,"at":5,"kind":1}"#,
+        r#"{"seq":2,"at":5,"kind":"te\u0078t"}"#,
+        r#"{"seq":2,"at":5,"kind":"text","turn":null}"#,
+        r#"{"seq":2,"at":5,"kind":"text","turn":-1}"#,
+        r#"{"seq":2,"at":5,"kind":"text"]"#,
+    ] {
+        assert_eq!(by_seq(bad), None, "{bad}");
+    }
+}

@@ -95,30 +95,62 @@ mod reader {
         static DECODER: Utf8Decoder = Utf8Decoder::new();
     }
 
-    /// The entries' lines as one JSON array, decoded and parsed once by the
-    /// engine: the core checked every line whole (UTF-8 included), so it
-    /// neither checks their text again nor builds them.
-    fn entries_of(read: &record::RecordRead<'_>) -> Result<JsValue> {
-        let size = read.lines.iter().map(|l| l.text.len() + 1).sum::<usize>() + 2;
+    /// `lines` as one JSON array, decoded and parsed once by the engine
+    /// (what it threw, when it throws).
+    fn parse_lines<'a>(
+        lines: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let size = lines.clone().map(|l| l.len() + 1).sum::<usize>() + 2;
         let mut array = Vec::with_capacity(size);
         array.push(b'[');
-        for (i, line) in read.lines.iter().enumerate() {
+        for (i, line) in lines.enumerate() {
             if i > 0 {
                 array.push(b',');
             }
-            array.extend_from_slice(line.text);
+            array.extend_from_slice(line);
         }
         array.push(b']');
         let text = DECODER.with(|decoder| decoder.decode(&array));
-        parse_json(&text).map_err(|thrown| {
-            AgentContextError::new(
-                ErrorCode::Internal,
-                format!(
-                    "a record line read is not JSON: {}",
-                    describe_thrown(&thrown)
-                ),
-            )
+        parse_json(&text)
+    }
+
+    /// Whether `array` holds one object per line of `lines`, each with its
+    /// line's `seq` (the line began as an entry, and no line held two).
+    fn entries_match(array: &JsValue, lines: &[(u64, &[u8])]) -> bool {
+        let array: &js_sys::Array = array.unchecked_ref();
+        if !js_sys::Array::is_array(array) || array.length() as usize != lines.len() {
+            return false;
+        }
+        let seq = JsValue::from_str("seq");
+        lines.iter().enumerate().all(|(i, &(line_seq, _))| {
+            let entry = array.get(i as u32);
+            entry.is_object()
+                && Reflect::get(&entry, &seq).ok().and_then(|s| s.as_f64()) == Some(line_seq as f64)
         })
+    }
+
+    /// The entries `options` asks for, as JS objects, and the cursor. A
+    /// record the recorder wrote is placed by each line's `seq` and parsed
+    /// at once; anything else (garbage, a torn or hand-written line) is read
+    /// by the core's checking reader, line by line.
+    fn page_of(bytes: &[u8], options: ReadOptions) -> Result<(JsValue, u64)> {
+        if let Some(read) = record::read_record_by_seq(bytes, options) {
+            let texts = read.lines.iter().map(|&(_, text)| text);
+            let parsed = parse_lines(texts).ok();
+            if let Some(array) = parsed.filter(|a| entries_match(a, &read.lines)) {
+                return Ok((array, read.cursor));
+            }
+        }
+        let read = record::read_record(bytes, options)?;
+        // The core checked every line whole (UTF-8 included): parsed as is.
+        let array = parse_lines(read.lines.iter().map(|l| l.text)).map_err(|thrown| {
+            let message = format!(
+                "a record line read is not JSON: {}",
+                describe_thrown(&thrown)
+            );
+            AgentContextError::new(ErrorCode::Internal, message)
+        })?;
+        Ok((array, read.cursor))
     }
 
     /// Reads a session record (a record file's bytes or text, or a part of
@@ -142,15 +174,11 @@ mod reader {
         let read = || -> Result<JsValue> {
             let options = read_options(&options)?;
             let bytes = record_bytes(&record)?;
-            let read = record::read_record(&bytes, options)?;
+            let (entries, cursor) = page_of(&bytes, options)?;
             let out = Object::new();
             // Setting keys on a fresh plain object cannot fail.
-            let _ = Reflect::set(&out, &"entries".into(), &entries_of(&read)?);
-            let _ = Reflect::set(
-                &out,
-                &"cursor".into(),
-                &JsValue::from_f64(read.cursor as f64),
-            );
+            let _ = Reflect::set(&out, &"entries".into(), &entries);
+            let _ = Reflect::set(&out, &"cursor".into(), &JsValue::from_f64(cursor as f64));
             Ok(out.into())
         };
         js_result(read())
