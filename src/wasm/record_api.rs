@@ -298,8 +298,8 @@ pub fn record_link_lines(
     Ok(lines)
 }
 
-/// The header line (as an object) of session `sessionId`'s record, as the
-/// engine writes it: what a store's `open` is given for a record it holds
+/// The header line of session `sessionId`'s record, as the engine writes
+/// it: what a store's `open` is given (parsed) for a record it holds
 /// already (internal).
 #[cfg(feature = "node")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordHeader, skip_typescript)]
