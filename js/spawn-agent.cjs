@@ -96,6 +96,41 @@ function sweepGroup(steps) {
   }
 }
 
+/**
+ * Whether a process of group `pgid` still runs. A member killed after its
+ * parent is a zombie of whatever adopted it until that reaps it, which an
+ * init that is not a shell's may do seconds later; a zombie holds nothing
+ * and runs nothing, so on Linux the group runs while one of its members is
+ * not one (`/proc/<pid>/stat`: the state, then the parent, then the group,
+ * after the command's closing parenthesis).
+ */
+function groupRuns(pgid) {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false; // none left (ESRCH), or none of ours
+  }
+  if (process.platform !== 'linux') return true;
+  let entries;
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue; // not a process: its name is no number
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
+}
+
 /** The size of the file at `file`, 0 when there is none. */
 function sizeOf(file) {
   try {
@@ -260,11 +295,7 @@ function spawnAgent(plan, handlers = {}) {
     const group = core.planKill(platform, child.pid ?? 0).steps.find((s) => s.kind === 'signalGroup');
     if (!group) return;
     for (let i = 0; i < 120; i += 1) {
-      try {
-        process.kill(-group.pid, 0);
-      } catch {
-        return; // none left (ESRCH), or none of ours
-      }
+      if (!groupRuns(group.pid)) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   };

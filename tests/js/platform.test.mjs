@@ -235,6 +235,16 @@ test('spawnAgent writes stdin, delivers output, and kills the whole process grou
     for (let i = 0; i < 40 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(pids.filter(alive), [], 'the agent and its grandchild are gone');
 
+    // Killed with its parent, the grandchild is a zombie of whatever adopts
+    // it until that reaps it (seconds, for some inits): the tree is gone.
+    const orphaning = spawnAgent({ file: process.execPath, args: [STUB, '--sleep', join(dir, 'pids2.json'), '--grandchild'], cwd: dir, env: process.env, stdin: '' });
+    for (let i = 0; i < 100 && !existsSync(join(dir, 'pids2.json')); i++) await new Promise((r) => setTimeout(r, 50));
+    await orphaning.kill();
+    await orphaning.exited;
+    const exitedAt = Date.now();
+    await orphaning.treeGone();
+    assert.ok(Date.now() - exitedAt < 500, `the tree counted gone ${Date.now() - exitedAt} ms after the agent exited`);
+
     const missing = await spawnAgent({ file: join(dir, 'nope'), args: [], cwd: dir, env: process.env }).exited;
     assert.equal(missing.error.code, 'ENOENT');
     writeFileSync(join(dir, 'plain.txt'), 'x');
