@@ -292,7 +292,9 @@ function spawnAgent(plan, handlers = {}) {
   // and the group was swept), or after a bound: what `close()` waits for.
   const treeGone = async () => {
     await exited;
-    const group = core.planKill(platform, child.pid ?? 0).steps.find((s) => s.kind === 'signalGroup');
+    // Never started: no tree (and a group of 0 would be the host's own).
+    if (child.pid === undefined) return;
+    const group = core.planKill(platform, child.pid).steps.find((s) => s.kind === 'signalGroup');
     if (!group) return;
     for (let i = 0; i < 120; i += 1) {
       if (!groupRuns(group.pid)) return;

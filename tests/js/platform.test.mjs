@@ -245,8 +245,13 @@ test('spawnAgent writes stdin, delivers output, and kills the whole process grou
     await orphaning.treeGone();
     assert.ok(Date.now() - exitedAt < 500, `the tree counted gone ${Date.now() - exitedAt} ms after the agent exited`);
 
-    const missing = await spawnAgent({ file: join(dir, 'nope'), args: [], cwd: dir, env: process.env }).exited;
+    const neverStarted = spawnAgent({ file: join(dir, 'nope'), args: [], cwd: dir, env: process.env });
+    const missing = await neverStarted.exited;
     assert.equal(missing.error.code, 'ENOENT');
+    // No process, no tree to wait for (not the host's own group).
+    const failedAt = Date.now();
+    await neverStarted.treeGone();
+    assert.ok(Date.now() - failedAt < 500, `a process never started counted gone after ${Date.now() - failedAt} ms`);
     writeFileSync(join(dir, 'plain.txt'), 'x');
     const denied = await spawnAgent({ file: join(dir, 'plain.txt'), args: [], cwd: dir, env: process.env }).exited;
     assert.equal(denied.error.code, 'EACCES');
