@@ -7,11 +7,12 @@
 #   MCP client for the tests), from package-lock.json
 #   --browser: Debian's chromium and chromium-driver
 #   --agents: Claude Code, Codex and Gemini CLI for the live tests, from their
-#     own manifest (tests/agents/package-lock.json) into tests/agents/node_modules,
-#     kept between runs until that lock file changes. `npm run demo` never
+#     own manifest (tests/agents/package-lock.json), installed once per lock
+#     file outside the clone (~/.cache/agent-context/npm) and linked from
+#     tests/agents/node_modules. `npm run demo` never
 #     passes it: no agent CLI is installed for the demo.
 #   --bundlers: Vite, esbuild, webpack and electron-vite for the bundler tests,
-#     from tests/bundlers/package-lock.json, kept the same way.
+#     from tests/bundlers/package-lock.json into tests/bundlers/node_modules.
 #   --remote: Debian's openssh-server and docker.io, for the tests of agents on
 #     other machines (tests/remote/: an sshd and a dockerd of the tests' own;
 #     neither is started here).
@@ -62,7 +63,31 @@ install_locked() {
     npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
   fi
 }
-[ "$agents" = 1 ] && install_locked tests/agents "the agent CLIs for the live tests"
+# The agent CLIs (2 GB, a minute to install): installed once per lock file
+# into the cache outside the clone, and DIR/node_modules links to it, so a
+# fresh clone of an unchanged lock file installs nothing.
+install_cached() {
+  local dir=$1 what=$2 hash keep
+  hash=$(cat "$dir/package.json" "$dir/package-lock.json" | sha256sum | cut -c1-16)
+  keep="${AGENT_CONTEXT_CACHE:-$HOME/.cache/agent-context}/npm/${dir//\//+}-$hash"
+  if [ ! -f "$keep/installed" ]; then
+    log "installing $what ($dir/package-lock.json) into $keep"
+    rm -rf "$keep"
+    mkdir -p "$keep"
+    cp "$dir/package.json" "$dir/package-lock.json" "$keep/"
+    npm ci --prefix "$keep" --no-audit --no-fund --loglevel=error >&2
+    touch "$keep/installed"
+    # Installs of older lock files of the same folder go.
+    for old in "${keep%-*}"-*; do
+      [ "$old" = "$keep" ] || rm -rf "$old"
+    done
+  fi
+  if [ "$(readlink "$dir/node_modules" 2>/dev/null)" != "$keep/node_modules" ]; then
+    rm -rf "$dir/node_modules"
+    ln -s "$keep/node_modules" "$dir/node_modules"
+  fi
+}
+[ "$agents" = 1 ] && install_cached tests/agents "the agent CLIs for the live tests"
 # The registry entry's live test runs Gemini CLI through `npx` offline: npx
 # resolves the package from the npm cache, which `npm ci` fills with
 # tarballs but not with the registry's metadata. Cached here (quick when it
