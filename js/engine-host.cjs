@@ -7,10 +7,14 @@
 'use strict';
 
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 const { spawnAgent } = require('./spawn-agent.cjs');
 const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
 const { TerminalHost } = require('./terminals.cjs');
+
+/** How long a probe of the endpoint (on this machine) waits for the connection. */
+const PROBE_MS = 2000;
 
 /** `file` with symbolic links resolved, through its nearest existing folder when it does not exist yet. */
 function realPath(file) {
@@ -122,6 +126,8 @@ class EngineHost {
         return this.host(action);
       case 'terminal':
         return this.terminals.act(action);
+      case 'probe':
+        return this.probe(action);
       case 'event': {
         const op = this.ops.get(action.op);
         if (op?.onEvent) {
@@ -170,6 +176,25 @@ class EngineHost {
       default:
         return undefined;
     }
+  }
+
+  /** Tries a connection to the endpoint and tells the engine how it went. */
+  probe({ op, host, port }) {
+    // An agent on another machine: a connection from here says nothing of there.
+    if (this.channel) return void this.feed((e, now) => e.probed(op, 'remote', now));
+    let told = false;
+    const tell = (outcome) => {
+      if (told) return;
+      told = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (!this.closed) this.feed((e, now) => e.probed(op, outcome, now));
+    };
+    const socket = net.connect({ host, port });
+    const timer = setTimeout(() => tell('ETIMEDOUT'), PROBE_MS);
+    socket.once('connect', () => tell('connected'));
+    socket.once('error', (err) => tell(err.code ?? 'EIO'));
+    return undefined;
   }
 
   spawn(action) {

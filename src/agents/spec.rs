@@ -460,11 +460,11 @@ pub struct AcpLaunch {
     /// has them (Cline's `CLINE_SESSION_BACKEND_MODE=local`: no background
     /// daemon that would outlive the run).
     pub env: &'static [(&'static str, &'static str)],
-    /// False when it keeps running after its stdin closes (Claude's and
-    /// Codex's adapters): it is killed at the end of the run.
     /// Whether, beside an image, embedded resources and file links must go
     /// as text: the agent drops a prompt's images when they come with those.
     pub context_as_text_with_images: bool,
+    /// False when it keeps running after its stdin closes (Claude's and
+    /// Codex's adapters): it is killed at the end of the run.
     pub exits_on_eof: bool,
     /// Variables set when the session is given MCP servers, unless the
     /// caller's environment has them.
@@ -474,6 +474,12 @@ pub struct AcpLaunch {
     pub mcp: AcpMcp,
     /// How what it sends differs in a way the reply cares about.
     pub quirks: AcpQuirks,
+    /// True when it retries a model server that refuses the connection for
+    /// a minute or more without a word (no output, no setting over ACP):
+    /// before each prompt, a loopback `endpoint` is asked from here first,
+    /// and nothing listening there fails the attempt `network_error` at
+    /// once.
+    pub probes_endpoint: bool,
 }
 
 impl AcpLaunch {
@@ -482,7 +488,8 @@ impl AcpLaunch {
     /// instructions opening the prompt, loads trusted where advertised, a
     /// missing file `resourceNotFound`, its own default mode and
     /// environment, images beside other context, exiting when its stdin
-    /// ends, MCP servers in `session/new`, no quirks. `command` and
+    /// ends, MCP servers in `session/new`, no quirks, its endpoint not
+    /// asked first. `command` and
     /// `package` are always the agent's own.
     pub const DEFAULT: AcpLaunch = AcpLaunch {
         command: "",
@@ -500,6 +507,7 @@ impl AcpLaunch {
         mcp_env: &[],
         mcp: AcpMcp::Session,
         quirks: AcpQuirks::NONE,
+        probes_endpoint: false,
     };
 }
 

@@ -151,6 +151,37 @@ fn check_base_url(url: &str, field: &str) -> Result<String> {
     Ok(url.trim_end_matches('/').to_owned())
 }
 
+/// Where a base URL points when that is this machine (`localhost`,
+/// `127.x.y.z`, `[::1]`): the host to connect to and the port (the
+/// scheme's when none is given). `None` for any other host.
+pub fn loopback_address(url: &str) -> Option<(String, u16)> {
+    let (rest, default_port) = match url.strip_prefix("http://") {
+        Some(rest) => (rest, 80),
+        None => (url.strip_prefix("https://")?, 443),
+    };
+    let host = rest.split('/').next()?;
+    let (name, port) = match host.strip_prefix('[') {
+        Some(v6) => {
+            let (addr, tail) = v6.split_once(']')?;
+            (addr, tail.strip_prefix(':'))
+        }
+        None => match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        },
+    };
+    let port = match port {
+        Some(port) => port.parse().ok().filter(|&p| p != 0)?,
+        None => default_port,
+    };
+    let loopback = name.eq_ignore_ascii_case("localhost")
+        || name == "::1"
+        || name
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback());
+    loopback.then(|| (name.to_ascii_lowercase(), port))
+}
+
 /// `headers`: an object of strings; names are HTTP tokens, values hold no
 /// line breaks.
 fn read_headers(value: Option<&Value>, field: &str) -> Result<Vec<(String, String)>> {

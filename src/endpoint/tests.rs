@@ -408,3 +408,27 @@ fn a_file_route_writes_the_endpoint_into_a_file_named_by_its_variable() {
         err.message()
     );
 }
+
+#[test]
+fn loopback_addresses_are_found_with_their_port() {
+    let cases = [
+        ("http://127.0.0.1:8080/v1", Some(("127.0.0.1", 8080))),
+        ("http://127.1.2.3", Some(("127.1.2.3", 80))),
+        ("https://LocalHost/v1", Some(("localhost", 443))),
+        ("http://[::1]:11434", Some(("::1", 11434))),
+        ("http://[::1]", Some(("::1", 80))),
+        ("http://10.0.0.2:8080", None),
+        ("https://api.example.com/v1", None),
+        ("http://localhost.example.com:80", None),
+        ("http://127.0.0.1:0", None),
+        ("ftp://127.0.0.1:21", None),
+    ];
+    for (url, expected) in cases {
+        let got = loopback_address(url);
+        assert_eq!(
+            got.as_ref().map(|(h, p)| (h.as_str(), *p)),
+            expected,
+            "{url}"
+        );
+    }
+}

@@ -75,9 +75,9 @@ impl Engine {
         }
         // A turn waiting for its (next) attempt.
         if let Some(turn) = s.turn.as_ref() {
-            if turn.attempt.is_none() && !turn.retrying {
+            if turn.attempt.is_none() && !turn.retrying && !turn.probing {
                 if s.setup == Setup::Ready {
-                    self.send_prompt(i, now);
+                    self.begin_attempt(i, now);
                 } else {
                     self.ensure_session(i, authenticating, now);
                 }
@@ -99,7 +99,7 @@ impl Engine {
                         continue;
                     }
                     self.sessions[i].turn = Some(turn);
-                    self.send_prompt(i, now);
+                    self.begin_attempt(i, now);
                 }
                 Some(Queued::Other(op, kind)) => self.send_op(i, op, kind),
                 None => break,

@@ -63,6 +63,12 @@ pub enum Action {
         header: Option<String>,
         lines: String,
     },
+    /// Try a TCP connection to `host:port` (the endpoint, on this
+    /// machine) and close it; answer with `probed(op, outcome)`:
+    /// `connected`, `remote` when the agent runs on another machine (a
+    /// connection from here says nothing of there), else the connection
+    /// error's code (`ECONNREFUSED`, …).
+    Probe { op: u64, host: String, port: u16 },
     /// The process is gone and the session closed: nothing more will come.
     Closed,
 }
@@ -174,6 +180,9 @@ impl Action {
                 header,
                 lines,
             } => json!({"kind": "record", "session": session, "header": header, "lines": lines}),
+            Action::Probe { op, host, port } => {
+                json!({"kind": "probe", "op": op, "host": host, "port": port})
+            }
             Action::Closed => json!({"kind": "closed"}),
         }
     }

@@ -22,6 +22,7 @@ pub mod judge;
 mod messages;
 mod open;
 mod ops;
+mod probe;
 mod prompt_attachments;
 mod quiet;
 mod recording;
@@ -52,6 +53,8 @@ mod client_tests;
 mod lifecycle_tests;
 #[cfg(test)]
 mod parity_tests;
+#[cfg(test)]
+mod probe_tests;
 #[cfg(test)]
 mod process_tests;
 #[cfg(test)]

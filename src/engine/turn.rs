@@ -69,6 +69,9 @@ pub struct Turn {
     pub recorded: bool,
     /// Its attachments, until its request is recorded (their metadata).
     pub attachments: Vec<crate::attachments::Attachment>,
+    /// Its next attempt waits for the host's answer to an
+    /// [`Action::Probe`](super::Action::Probe) of the endpoint.
+    pub probing: bool,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
@@ -144,6 +147,7 @@ impl Turn {
             trace: None,
             recorded: false,
             attachments: Vec::new(),
+            probing: false,
         }
     }
 

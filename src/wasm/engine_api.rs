@@ -309,6 +309,12 @@ impl EngineJs {
             .spawn_refused(&code, rejected.as_deref(), ms(now));
     }
 
+    /// The answer to a `probe` action of turn `op`: `connected`, `remote`,
+    /// or the connection error's code.
+    pub fn probed(&mut self, op: f64, outcome: String, now: f64) {
+        self.inner.probed(op as u64, &outcome, ms(now));
+    }
+
     pub fn stdout(&mut self, chunk: &[u8], now: f64) {
         self.inner.stdout(chunk, ms(now));
     }

@@ -8,7 +8,7 @@
 //   HTTP 429 on every call        → quota_exceeded
 //   HTTP 400 on every call        → request_rejected
 //
-// each within 60 s (one case excepted: OWN_LIMIT_MS). No maxRetries, no timeout, no maxDuration: the
+// each within 60 s. No maxRetries, no timeout, no maxDuration: the
 // agents' own retries are at their defaults and what bounds them is the
 // library's (docs/agents.md, "Every failure within a minute"). Each case has
 // its own folder, empty HOME, mock (stopped by its PID) and checks that no
@@ -36,14 +36,6 @@ const { inFreshRun } = require('./processes.cjs');
 const { ADAPTERS, CODEX_MODEL } = require('../acp/adapters.cjs');
 
 const LIMIT_MS = Number(process.env.FAST_FAILURE_LIMIT_S || 60) * 1000;
-/**
- * The one case nothing bounds within the limit, with its own: Cline
- * retries a refused connection for ~62 s in silence (no output, no file,
- * no setting over ACP), and the run tries a network_error once more
- * (docs/agents.md, "Every failure within a minute").
- */
-const OWN_LIMIT_MS = { 'cline acp refused': 150_000 };
-const limitOf = (name, c) => OWN_LIMIT_MS[`${name} ${c.protocol} ${c.failure}`] ?? LIMIT_MS;
 /** A case that misses its bound is aborted this much later, so a failing test ends too. */
 const ABORT_MARGIN_MS = 30_000;
 const CONCURRENCY = Number(process.env.FAST_FAILURE_CONCURRENCY || 3);
@@ -204,15 +196,14 @@ function fastFailureSuite(name) {
   describe(`${name}: every failure classified in time, default options`, { concurrency: CONCURRENCY, skip }, () => {
     for (const c of cases(name)) {
       const { kind } = FAILURES[c.failure];
-      const limitMs = limitOf(name, c);
-      test(`${name} over ${c.protocol}, ${c.entry}: ${c.failure === 'refused' ? 'nothing on the port' : `HTTP ${c.failure}`} → ${kind} within ${limitMs / 1000} s`, { timeout: limitMs + ABORT_MARGIN_MS + 60_000 }, (t) =>
+      test(`${name} over ${c.protocol}, ${c.entry}: ${c.failure === 'refused' ? 'nothing on the port' : `HTTP ${c.failure}`} → ${kind} within ${LIMIT_MS / 1000} s`, { timeout: LIMIT_MS + ABORT_MARGIN_MS + 60_000 }, (t) =>
         inFreshRun(() => setUp(name, c.failure), cleanUp, async (ctx) => {
-          const outcome = await runCase(ctx, c.protocol, c.entry, limitMs);
+          const outcome = await runCase(ctx, c.protocol, c.entry);
           t.diagnostic(describeResult(name, c, outcome, ctx));
           const { result, elapsed } = outcome;
           assert.equal(result.success, false, JSON.stringify(result));
           assert.equal(result.error.kind, kind, JSON.stringify(result.error));
-          assert.ok(elapsed < limitMs, `${elapsed} ms`);
+          assert.ok(elapsed < LIMIT_MS, `${elapsed} ms`);
           if (c.failure !== 'refused') assert.ok(ctx.mock.requests().length >= 1, 'the mock was asked');
           // Words that are true: no exit code for an agent that answered
           // with an error and still ran, no HTTP status where none came.
