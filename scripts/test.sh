@@ -31,6 +31,18 @@ cargo test --workspace
 step "build (npm run build)"
 bash scripts/build.sh
 
+# The Gemini tool with the real Gemini CLI (3 min, mostly waiting on its
+# timeouts and retries) runs in the background from here, beside the steps
+# up to the bundlers, which load the machine lightly or briefly; its log is
+# printed when it is waited for, before the other live files (which load it
+# fully: its timing tests failed at load 13 beside them).
+gemini_log=$(mktemp)
+node --test tests/cli/gemini_tool.test.cjs >"$gemini_log" 2>&1 &
+gemini_pid=$!
+gemini_started=$SECONDS
+# A step that fails ends the run: the background tests end with it.
+trap 'kill "$gemini_pid" 2>/dev/null || true' EXIT
+
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 step "wasm tests in Node (wasm-bindgen-test), the Gemini tool runner's binding included"
 cargo test --target wasm32-unknown-unknown --test node --features node
@@ -41,18 +53,6 @@ CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}" \
 
 step "fuzzing, briefly (npm run fuzz -- 15: the targets at once for 15 s)"
 CARGO_TARGET_DIR="$CARGO_TARGET_DIR/fuzz" bash scripts/fuzz.sh 15
-
-# The Gemini tool with the real Gemini CLI (2 min, mostly waiting on its
-# timeouts and retries) runs in the background beside the next four steps,
-# which load the machine lightly; its log is printed when it is waited for,
-# before the other live files (which load it fully: its timing tests failed
-# at load 13 beside them).
-gemini_log=$(mktemp)
-node --test tests/cli/gemini_tool.test.cjs >"$gemini_log" 2>&1 &
-gemini_pid=$!
-gemini_started=$SECONDS
-# A step that fails ends the run: the background tests end with it.
-trap 'kill "$gemini_pid" 2>/dev/null || true' EXIT
 
 step "JS tests against the built package (node --test)"
 node --test tests/js/
