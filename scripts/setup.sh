@@ -8,8 +8,8 @@
 #   --browser: Debian's chromium and chromium-driver
 #   --agents: Claude Code, Codex and Gemini CLI for the live tests, from their
 #     own manifest (tests/agents/package-lock.json), installed once per lock
-#     file outside the clone (~/.cache/agent-context/npm) and linked from
-#     tests/agents/node_modules. `npm run demo` never
+#     file outside the clone (~/.cache/agent-context/npm) and hard-linked
+#     into tests/agents/node_modules. `npm run demo` never
 #     passes it: no agent CLI is installed for the demo.
 #   --bundlers: Vite, esbuild, webpack and electron-vite for the bundler tests,
 #     from tests/bundlers/package-lock.json into tests/bundlers/node_modules.
@@ -64,8 +64,11 @@ install_locked() {
   fi
 }
 # The agent CLIs (2 GB, a minute to install): installed once per lock file
-# into the cache outside the clone, and DIR/node_modules links to it, so a
-# fresh clone of an unchanged lock file installs nothing.
+# into the cache outside the clone, and DIR/node_modules made of hard links
+# to it (a second; a copy where the two are on different file systems), so
+# a fresh clone of an unchanged lock file installs nothing. Not a symbolic
+# link: a live test runs an agent as another user, who cannot reach the
+# cache under this HOME but can the clone.
 install_cached() {
   local dir=$1 what=$2 hash keep
   hash=$(cat "$dir/package.json" "$dir/package-lock.json" | sha256sum | cut -c1-16)
@@ -82,9 +85,13 @@ install_cached() {
       [ "$old" = "$keep" ] || rm -rf "$old"
     done
   fi
-  if [ "$(readlink "$dir/node_modules" 2>/dev/null)" != "$keep/node_modules" ]; then
+  if [ "$(cat "$dir/node_modules/.installed-from" 2>/dev/null)" != "$keep" ]; then
     rm -rf "$dir/node_modules"
-    ln -s "$keep/node_modules" "$dir/node_modules"
+    cp -al "$keep/node_modules" "$dir/node_modules" 2>/dev/null || {
+      rm -rf "$dir/node_modules"
+      cp -a "$keep/node_modules" "$dir/node_modules"
+    }
+    printf '%s\n' "$keep" >"$dir/node_modules/.installed-from"
   fi
 }
 [ "$agents" = 1 ] && install_cached tests/agents "the agent CLIs for the live tests"
