@@ -474,11 +474,10 @@ pub struct AcpLaunch {
     pub mcp: AcpMcp,
     /// How what it sends differs in a way the reply cares about.
     pub quirks: AcpQuirks,
-    /// True when it retries a model server that refuses the connection for
-    /// a minute or more without a word (no output, no setting over ACP):
-    /// before each prompt, a loopback `endpoint` is asked from here first,
-    /// and nothing listening there fails the attempt `network_error` at
-    /// once.
+    /// True when, over ACP, it retries a model server that refuses the
+    /// connection without a word and with no setting for it: before each
+    /// prompt, a loopback `endpoint` is asked from here first, and nothing
+    /// listening there fails the attempt `network_error` at once.
     pub probes_endpoint: bool,
 }
 

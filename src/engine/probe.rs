@@ -1,5 +1,6 @@
 //! An endpoint asked before a prompt, for an agent that retries a model
-//! server refusing the connection for a minute or more without a word
+//! server refusing the connection without a word (Cline for a minute,
+//! Copilot CLI five times)
 //! ([`AcpLaunch::probes_endpoint`](crate::agents::AcpLaunch)): when the
 //! run's `endpoint` is on this machine, the host tries a connection first
 //! ([`Action::Probe`]); nothing listening there fails the attempt
@@ -71,7 +72,7 @@ impl Engine {
         attempt.acp.decided = Some(Failure::new(
             AgentErrorKind::NetworkError,
             format!(
-                "nothing listens on {host}:{port} (connection refused), where {field}.baseUrl points; {} would retry it for a minute without a word",
+                "nothing listens on {host}:{port} (connection refused), where {field}.baseUrl points ({} would retry it without a word)",
                 agent.name
             ),
         ));

@@ -69,7 +69,7 @@ fn nothing_listening_fails_each_attempt_at_once_and_nothing_is_sent() {
     assert!(error.retryable);
     assert_eq!(
         error.message,
-        "nothing listens on 127.0.0.1:4011 (connection refused), where options.endpoint.baseUrl points; Cline would retry it for a minute without a word"
+        "nothing listens on 127.0.0.1:4011 (connection refused), where options.endpoint.baseUrl points (Cline would retry it without a word)"
     );
     assert_eq!(result.attempts, 2);
 }
