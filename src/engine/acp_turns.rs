@@ -10,7 +10,7 @@ use super::action::Action;
 use super::engine::*;
 use super::judge::{judge, Stage};
 use super::timers::Timer;
-use super::turn::Turn;
+use super::turn::{Probe, Turn};
 use super::turns::Judged;
 use crate::acp::PROTOCOL_VERSION;
 use crate::agent_output::Protocol;
@@ -75,7 +75,7 @@ impl Engine {
         }
         // A turn waiting for its (next) attempt.
         if let Some(turn) = s.turn.as_ref() {
-            if turn.attempt.is_none() && !turn.retrying && !turn.probing {
+            if turn.attempt.is_none() && !turn.retrying && turn.probe != Probe::Asked {
                 if s.setup == Setup::Ready {
                     self.begin_attempt(i, now);
                 } else {

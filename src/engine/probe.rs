@@ -8,6 +8,7 @@
 
 use super::action::Action;
 use super::engine::*;
+use super::turn::Probe;
 use crate::agent_output::Protocol;
 use crate::attempt::{AgentErrorKind, Failure};
 
@@ -15,20 +16,23 @@ impl Engine {
     /// Session `i`'s running turn's next attempt: its prompt sent, or
     /// first its endpoint asked.
     pub(super) fn begin_attempt(&mut self, i: usize, now: u64) {
-        let Some((host, port, _)) = self.probe_target(i) else {
-            return self.send_prompt(i, now);
-        };
+        let target = self.probe_target(i);
         let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
-        turn.probing = true;
-        let op = turn.op;
-        self.push(Action::Probe { op, host, port });
+        match (std::mem::take(&mut turn.probe), target) {
+            (Probe::None, Some((host, port, _))) => {
+                turn.probe = Probe::Asked;
+                let op = turn.op;
+                self.push(Action::Probe { op, host, port });
+            }
+            _ => self.send_prompt(i, now),
+        }
     }
 
-    /// Where session `i`'s endpoint listens, when its agent's endpoint is
+    /// Where session `i`'s endpoint listens (host, port, and the
+    /// endpoint's field path for messages), when its agent's endpoint is
     /// asked first and it is on this machine.
-    /// The endpoint's field path is the third.
     fn probe_target(&self, i: usize) -> Option<(String, u16, String)> {
         if !self.cfg.is_acp() || !self.launch_spec().probes_endpoint {
             return None;
@@ -44,16 +48,16 @@ impl Engine {
 
     /// The host's answer to the [`Action::Probe`] of turn `op`: `connected`,
     /// `remote` (the agent runs on another machine), or the connection
-    /// error's code. Only a refused
-    /// connection (`ECONNREFUSED`) ends the attempt; anything else sends
-    /// the prompt and lets the agent find out.
+    /// error's code. Only a refused connection (`ECONNREFUSED`) ends the
+    /// attempt; after anything else the prompt goes (the process started
+    /// again first if it went meanwhile) and the agent finds out.
     pub fn probed(&mut self, op: u64, outcome: &str, now: u64) {
         self.now = now;
-        let Some(i) = self
-            .sessions
-            .iter()
-            .position(|s| s.turn.as_ref().is_some_and(|t| t.op == op && t.probing))
-        else {
+        let Some(i) = self.sessions.iter().position(|s| {
+            s.turn
+                .as_ref()
+                .is_some_and(|t| t.op == op && t.probe == Probe::Asked)
+        }) else {
             return; // stopped meanwhile
         };
         let target = self.probe_target(i);
@@ -61,11 +65,14 @@ impl Engine {
         let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
-        turn.probing = false;
         let (host, port, field) = match (target, outcome) {
             (Some(target), "ECONNREFUSED") => target,
-            _ => return self.send_prompt(i, now),
+            _ => {
+                turn.probe = Probe::Passed;
+                return self.pump(now);
+            }
         };
+        turn.probe = Probe::None;
         let attempt = turn.start_attempt(agent, Protocol::Acp, false, now);
         // Never written: a retry sends it as it is.
         attempt.undelivered = true;

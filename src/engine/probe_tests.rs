@@ -127,3 +127,19 @@ fn a_turn_aborted_while_its_endpoint_is_asked_ends_at_once_and_the_late_answer_i
     e.probed(op, "connected", 12);
     assert!(prompts(&drain(&mut e)).is_empty());
 }
+
+#[test]
+fn a_process_gone_while_its_endpoint_is_asked_is_started_again_before_the_prompt() {
+    let mut e = cline("http://127.0.0.1:4015");
+    let op = prompt(&mut e, 10);
+    assert!(probe_of(&drain(&mut e)).is_some());
+    e.exited(Some(1), None, 11);
+    drain(&mut e);
+    e.probed(op, "connected", 12);
+    let seen = drain(&mut e);
+    assert!(
+        seen.iter().any(|a| matches!(a, Action::Spawn { .. })),
+        "{seen:?}"
+    );
+    assert!(prompts(&seen).is_empty(), "{seen:?}");
+}

@@ -69,9 +69,22 @@ pub struct Turn {
     pub recorded: bool,
     /// Its attachments, until its request is recorded (their metadata).
     pub attachments: Vec<crate::attachments::Attachment>,
-    /// Its next attempt waits for the host's answer to an
-    /// [`Action::Probe`](super::Action::Probe) of the endpoint.
-    pub probing: bool,
+    /// Where its next attempt stands with the endpoint asked first
+    /// (`super::probe`).
+    pub probe: Probe,
+}
+
+/// A turn's next attempt and the [`Action::Probe`](super::Action::Probe)
+/// of its endpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Probe {
+    /// Not asked (or not to be).
+    #[default]
+    None,
+    /// Waiting for the host's answer.
+    Asked,
+    /// Something may listen there: the prompt goes at the next step.
+    Passed,
 }
 
 /// One attempt at a turn: the prompt sent, its answer awaited.
@@ -147,7 +160,7 @@ impl Turn {
             trace: None,
             recorded: false,
             attachments: Vec::new(),
-            probing: false,
+            probe: Probe::None,
         }
     }
 
