@@ -54,6 +54,27 @@ pub struct Assembled {
     pub decisions: Vec<String>,
 }
 
+impl Assembled {
+    /// The `[Debug]` lines of this assembly for `agent_type`: each trimming
+    /// decision (`[Debug][Trim] none: …` when there was none), then what is
+    /// sent.
+    pub fn debug_lines(&self, agent_type: &str) -> Vec<String> {
+        let r = &self.report;
+        let mut lines = Vec::with_capacity(self.decisions.len() + 3);
+        if self.decisions.is_empty() {
+            lines.push(format!(
+                "[Debug][Trim] none: {} of {} bytes",
+                r.bytes_after, r.max_bytes
+            ));
+        }
+        for decision in &self.decisions {
+            lines.push(format!("[Debug][Trim] {decision}"));
+        }
+        lines.extend(self.output.send_lines(agent_type));
+        lines
+    }
+}
+
 /// The trimmed scalar fields.
 struct Scalars<'a> {
     system: &'a str,

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use crate::error::{AgentContextError, Result};
+use crate::input_keys;
 use crate::text::js_number_text;
 
 /// 768 KiB: the budget when `maxBytes` is missing.
@@ -117,10 +118,72 @@ pub fn max_bytes_from_number(value: f64) -> Result<u64> {
     Ok((value.floor() as u64).min(MAX_SAFE_INTEGER))
 }
 
+/// A JS number as a count or a limit: a whole number `>= 0` (beyond
+/// `usize::MAX`, `usize::MAX`), else `None`.
+pub fn count_from_number(n: f64) -> Option<usize> {
+    // `as` saturates at `usize::MAX`.
+    (n >= 0.0 && n.fract() == 0.0).then_some(n as usize)
+}
+
+/// A JS number as a cursor: a whole number `>= 0` up to
+/// `Number.MAX_SAFE_INTEGER`, else `None`.
+pub fn cursor_from_number(n: f64) -> Option<u64> {
+    ((0.0..=MAX_SAFE_INTEGER as f64).contains(&n) && n.fract() == 0.0).then_some(n as u64)
+}
+
+/// The JS names of the fields an assembler reads: `AssemblerInput` and seed
+/// 002's `PromptInput` name three of them differently.
+pub struct FieldNames {
+    /// The input type's name in warnings, e.g. `AssemblerInput`.
+    pub label: &'static str,
+    /// Every key the input type knows (see `crate::input_keys`).
+    pub known_keys: &'static [&'static str],
+    pub current_message: &'static str,
+    pub team_task: &'static str,
+    pub system_instruction: &'static str,
+    pub instruction_file_text: &'static str,
+}
+
+/// `AssemblerInput`.
+pub const ASSEMBLER_INPUT: FieldNames = FieldNames {
+    label: "AssemblerInput",
+    known_keys: input_keys::ASSEMBLER_INPUT,
+    current_message: "currentMessage",
+    team_task: "teamTask",
+    system_instruction: "systemInstruction",
+    instruction_file_text: "instructionFileText",
+};
+
+/// Seed 002's `PromptInput` (plus the optional `teamTask` and `maxBytes`).
+pub const PROMPT_INPUT: FieldNames = FieldNames {
+    label: "PromptInput",
+    known_keys: input_keys::PROMPT_INPUT,
+    current_message: "message",
+    team_task: "teamTask",
+    system_instruction: "systemInstructionText",
+    instruction_file_text: "instructionFileText",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
+
+    #[test]
+    fn counts_and_cursors_are_whole_numbers_from_zero() {
+        assert_eq!(count_from_number(0.0), Some(0));
+        assert_eq!(count_from_number(5.0), Some(5));
+        assert_eq!(count_from_number(f64::MAX), Some(usize::MAX));
+        assert_eq!(
+            cursor_from_number(MAX_SAFE_INTEGER as f64),
+            Some(MAX_SAFE_INTEGER)
+        );
+        assert_eq!(cursor_from_number(2f64.powi(53)), None);
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 1.5] {
+            assert_eq!(count_from_number(bad), None, "{bad}");
+            assert_eq!(cursor_from_number(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn max_bytes_validation() {

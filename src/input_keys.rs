@@ -217,6 +217,12 @@ pub fn known_keys(what: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// [`unknown_key_warnings`] for the object `what` names ([`known_keys`]);
+/// none for an object this module has no table of.
+pub fn unknown_key_warnings_of(what: &str, keys: &[String]) -> Vec<String> {
+    known_keys(what).map_or_else(Vec::new, |known| unknown_key_warnings(what, keys, known))
+}
+
 /// One warning per key of `keys` that `known` does not hold, in the order
 /// given, each naming the nearest known key when one is close enough.
 /// `what` names the object, e.g. `assemble input` or `options`.
@@ -347,6 +353,18 @@ mod tests {
             ]
         );
         assert!(unknown_key_warnings("x", ASSEMBLER_INPUT, ASSEMBLER_INPUT).is_empty());
+    }
+
+    #[test]
+    fn warnings_of_an_object_follow_its_table_or_are_none() {
+        let keys = vec!["modle".to_owned()];
+        let warnings = unknown_key_warnings_of("runAgent options", &keys);
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("\"modle\" (did you mean \"model\"?)"),
+            "{warnings:?}"
+        );
+        assert!(unknown_key_warnings_of("no such object", &keys).is_empty());
     }
 
     #[test]

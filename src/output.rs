@@ -22,6 +22,24 @@ impl AssemblerOutput {
         })
     }
 
+    /// The `[Debug][Send]` lines of what goes to `agent_type`: the system
+    /// flag (when there is one), then the prompt, each with its size.
+    pub fn send_lines(&self, agent_type: &str) -> Vec<String> {
+        let mut lines = Vec::with_capacity(2);
+        if let Some(flag) = &self.system_flag {
+            lines.push(format!(
+                "[Debug][Send] {agent_type} systemFlag ({} bytes):\n{flag}",
+                flag.len()
+            ));
+        }
+        lines.push(format!(
+            "[Debug][Send] {agent_type} prompt ({} bytes):\n{}",
+            self.prompt.len(),
+            self.prompt
+        ));
+        lines
+    }
+
     /// UTF-8 bytes counted against the budget: `prompt` plus `systemFlag`.
     pub fn byte_len(&self) -> usize {
         self.prompt.len() + self.system_flag.as_ref().map_or(0, String::len)
@@ -63,5 +81,30 @@ impl TrimReport {
     /// Whether anything was dropped or cut.
     pub fn trimmed(&self) -> bool {
         self.bytes_after != self.bytes_before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_lines_show_the_flag_first_with_sizes() {
+        let output = AssemblerOutput {
+            prompt: "Hé".into(),
+            system_flag: Some("Be brief".into()),
+        };
+        assert_eq!(
+            output.send_lines("claude-code"),
+            [
+                "[Debug][Send] claude-code systemFlag (8 bytes):\nBe brief",
+                "[Debug][Send] claude-code prompt (3 bytes):\nHé",
+            ]
+        );
+        let inline = AssemblerOutput {
+            system_flag: None,
+            ..output
+        };
+        assert_eq!(inline.send_lines("x").len(), 1);
     }
 }

@@ -260,6 +260,26 @@ impl AgentOutputParser {
     }
 }
 
+/// How a push's events cross in UTF-16 form: `order` holds one number per
+/// event, the length in code units of a text event's text (the next of
+/// `lengths`, as [`AgentOutputParser::take_text_units`] gives them), or 0
+/// for the next of `others`, the other events in order.
+pub fn text_event_order(events: &[AgentEvent], lengths: Vec<u32>) -> (Vec<u32>, Vec<&AgentEvent>) {
+    let mut lengths = lengths.into_iter();
+    let mut order = Vec::with_capacity(events.len());
+    let mut others = Vec::new();
+    for event in events {
+        match event {
+            AgentEvent::Text { .. } => order.push(lengths.next().unwrap_or(0)),
+            _ => {
+                order.push(0);
+                others.push(event);
+            }
+        }
+    }
+    (order, others)
+}
+
 impl AgentOutputParser {
     /// ACP, for a client that splits and routes the lines itself (the
     /// session engine): one whole line read straight from its bytes when
@@ -569,6 +589,16 @@ fn json_object(line: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_events_cross_as_lengths_and_the_others_in_order() {
+        let text = |t: &str| AgentEvent::Text { text: t.into() };
+        let line = |l: &str| AgentEvent::NonJson { line: l.into() };
+        let events = [text("ab"), line("x"), text("c"), line("y")];
+        let (order, others) = text_event_order(&events, vec![2, 1]);
+        assert_eq!(order, [2, 0, 1, 0]);
+        assert_eq!(others, [&events[1], &events[3]]);
+    }
 
     #[test]
     fn agent_types_pick_formats() {

@@ -12,7 +12,8 @@ use crate::truncate::{marker_len, MARKER_CLOSE, MARKER_OPEN};
 
 /// An envelope within its limit, and the whole `result` to write to
 /// `result_file` when it was cut.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Bounded {
     pub envelope: Value,
     pub full_result: Option<String>,
@@ -124,6 +125,10 @@ mod tests {
         assert_eq!(cut_chars("héllo", 5), None);
         let e = json!({"success": true, "result": "abc"});
         assert_eq!(bound_envelope(e.clone(), 3, "/f").envelope, e);
+        // What the host is handed: the envelope, then `fullResult` (null
+        // when nothing was cut).
+        let written = serde_json::to_value(bound_envelope(e.clone(), 3, "/f")).unwrap();
+        assert_eq!(written, json!({"envelope": e, "fullResult": null}));
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub use options::{
     AgentInfo, ContextBuildOptions, PromptOptions, RunContext, SessionMode, Settings,
     ToolPolicyConfig, Transition,
 };
-pub use run_directive::{parse_run_directive, RunDirective, StepStatus};
+pub use run_directive::{parse_run_directive, parse_run_directive_with, RunDirective, StepStatus};
 pub use system_prompt::{compose_system_prompt, PART_SEPARATOR};
 pub use templates::{Templates, EMBEDDED as EMBEDDED_TEMPLATES};
 pub use window::window_start;
@@ -51,6 +51,33 @@ pub struct Selection {
     pub filtered: usize,
     /// Messages left out by `maxMessages` (`None` when it was not given).
     pub trimmed: Option<usize>,
+}
+
+/// The builder's fast path: `codes` holds each message's role (0 user,
+/// 1 assistant, 2 system, 3 tool) plus 4 when `includeInContext === false`;
+/// `max_messages` is negative when not given. Returns `[filteredCount,
+/// trimmedCount or 2^32 - 1, ...indices of the messages that go out]`.
+pub fn select_coded_messages(codes: &[u8], max_messages: f64) -> Vec<u32> {
+    let flags: Vec<(Role, bool)> = codes
+        .iter()
+        .map(|c| {
+            let role = match c & 3 {
+                0 => Role::User,
+                1 => Role::Assistant,
+                2 => Role::System,
+                _ => Role::Tool,
+            };
+            (role, c & 4 == 0)
+        })
+        .collect();
+    let max = (max_messages >= 0.0).then_some(max_messages as usize);
+    let selection = select_messages(&flags, max);
+    // Counts and indices are below the array's length, itself below 2^32.
+    let mut out = Vec::with_capacity(selection.indices.len() + 2);
+    out.push(selection.filtered as u32);
+    out.push(selection.trimmed.map_or(u32::MAX, |t| t as u32));
+    out.extend(selection.indices.iter().map(|&i| i as u32));
+    out
 }
 
 /// Seed 004's rules on `(role, includeInContext)` of each message: system

@@ -106,6 +106,21 @@ fn invalid(error: impl Into<String>, raw: &str) -> RunDirective {
     }
 }
 
+/// [`parse_run_directive`] with the run context as JSON (`None`: none),
+/// read first: a bad one is `INVALID_INPUT` naming `runContext`.
+pub fn parse_run_directive_with(
+    reply: &str,
+    context: Option<&Value>,
+) -> crate::error::Result<Option<RunDirective>> {
+    Ok(match context {
+        Some(value) => {
+            let context = RunContext::read(value, "runContext")?;
+            parse_run_directive(reply, Some(&context))
+        }
+        None => parse_run_directive(reply, None),
+    })
+}
+
 /// Finds and checks the run directive in `reply`. With `context`, the step id
 /// and the transition label are checked against the current step too.
 pub fn parse_run_directive(reply: &str, context: Option<&RunContext<'_>>) -> Option<RunDirective> {
@@ -263,6 +278,15 @@ mod tests {
             parse_run_directive(minimal, None),
             Some(valid("s", StepStatus::NeedsInput, None, &[], "Which DB?"))
         );
+    }
+
+    #[test]
+    fn a_run_context_as_json_is_read_first() {
+        let reply = "```run-directive\n{\"step\":\"s\",\"status\":\"blocked\"}\n```";
+        let parsed = parse_run_directive_with(reply, None).unwrap();
+        assert_eq!(parsed, parse_run_directive(reply, None));
+        let err = parse_run_directive_with(reply, Some(&serde_json::json!(3))).unwrap_err();
+        assert!(err.message().starts_with("runContext"), "{}", err.message());
     }
 
     #[test]

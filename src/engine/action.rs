@@ -187,3 +187,38 @@ impl Action {
         }
     }
 }
+
+/// Every queued action as the host reads it, and the turns that ended among
+/// them, taken out for the binding to write the one way.
+#[derive(Debug, Default)]
+pub struct Polled {
+    /// Each action's JSON, in order.
+    pub actions: Vec<Value>,
+    /// The turns whose `done` is in `actions`, by index (none for a run).
+    pub turns: Vec<(usize, TurnResult)>,
+    /// A run's last turn among them: a run's result is taken on its own,
+    /// not sent in its `done` (a long reply is not copied and parsed twice).
+    pub last: Option<TurnResult>,
+}
+
+impl super::Engine {
+    /// Every queued action, in order (see [`Polled`]); `run`: the engine's
+    /// turn is a run's.
+    pub fn poll_all(&mut self, run: bool) -> Polled {
+        let mut polled = Polled::default();
+        while let Some(action) = self.poll() {
+            if let Action::Done {
+                outcome: Outcome::Turn(turn),
+                ..
+            } = &action
+            {
+                match run {
+                    true => polled.last = Some((**turn).clone()),
+                    false => polled.turns.push((polled.actions.len(), (**turn).clone())),
+                }
+            }
+            polled.actions.push(action.to_json());
+        }
+        polled
+    }
+}

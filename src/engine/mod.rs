@@ -35,7 +35,7 @@ mod timers;
 mod turn;
 mod turns;
 
-pub use action::{Action, HostRequest, Outcome, Snapshot};
+pub use action::{Action, HostRequest, Outcome, Polled, Snapshot};
 pub use cli::CliSessionConfig;
 pub use config::{McpServer, Resolved, SessionConfig};
 pub use engine::{

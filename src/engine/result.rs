@@ -105,6 +105,19 @@ impl TurnResult {
         }
     }
 
+    /// A run of `agent` (an agent type, a definition or a registry entry)
+    /// that did not start: `invalid_params` with `message`.
+    pub fn invalid_run(agent: &Value, message: &str) -> TurnResult {
+        let label = crate::agents::definition::agent_label(agent);
+        TurnResult::not_run(&label, |_| super::invalid_failure(message))
+    }
+
+    /// A run of `agent` the caller aborted before anything was spawned.
+    pub fn aborted_run(agent: &Value) -> TurnResult {
+        let label = crate::agents::definition::agent_label(agent);
+        TurnResult::not_run(&label, crate::attempt::aborted)
+    }
+
     /// A run that never started, of `agent_type`: `failure` (made with the
     /// agent's name).
     pub fn not_run(agent_type: &str, failure: impl FnOnce(&str) -> Failure) -> TurnResult {
@@ -124,5 +137,26 @@ impl TurnResult {
     /// The error kind, `None` on success.
     pub fn kind(&self) -> Option<AgentErrorKind> {
         self.error.as_ref().map(|e| e.kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn runs_that_never_started_carry_the_agent_and_why() {
+        let run = TurnResult::invalid_run(&json!("claude-code"), "cd: missing");
+        assert_eq!(run.agent_type, "claude-code");
+        assert_eq!(run.kind(), Some(AgentErrorKind::InvalidParams));
+        assert_eq!(
+            run.error.unwrap().message,
+            "invalid parameters: cd: missing"
+        );
+        let run = TurnResult::aborted_run(&json!({ "id": "mine", "command": "mine" }));
+        assert_eq!(run.agent_type, "mine");
+        assert_eq!(run.kind(), Some(AgentErrorKind::Aborted));
+        assert!(run.error.unwrap().message.contains("aborted by the caller"));
     }
 }

@@ -225,3 +225,53 @@ fn a_large_prompt_into_a_session_is_warned_about_and_sent_as_it_is() {
     e.prompt(json!([{"type": "text", "text": "small"}]), LIMITS, 20);
     assert!(!drain(&mut e).iter().any(|a| matches!(a, Action::Warn(_))));
 }
+
+#[test]
+fn a_config_value_from_the_host_is_a_string_or_a_boolean() {
+    let mut e = engine("openai-codex", json!({}));
+    open(&mut e, json!({}), 0);
+    let err = e
+        .set_config_value_in(DEFAULT, "model", json!(3), 1)
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "setConfigOption's value must be a string or a boolean"
+    );
+    assert!(drain(&mut e).is_empty());
+    e.set_config_value_in(DEFAULT, "model", json!("m2"), 2)
+        .unwrap();
+    let sent = written(&drain(&mut e));
+    assert_eq!(sent[0]["method"], "session/set_config_option");
+}
+
+#[test]
+fn polled_turns_go_with_their_done_or_are_a_run_s_last() {
+    for run in [false, true] {
+        let mut e = engine("opencode", json!({}));
+        open(&mut e, json!({}), 0);
+        e.prompt(json!([{"type": "text", "text": "hi"}]), LIMITS, 10);
+        let sent = written(&drain(&mut e));
+        say(&mut e, chunk("s1", "hello"), 11);
+        say(
+            &mut e,
+            json!({"jsonrpc": "2.0", "id": sent[0]["id"], "result": {"stopReason": "end_turn"}}),
+            12,
+        );
+        let polled = e.poll_all(run);
+        assert!(e.poll().is_none());
+        let done = polled.actions.iter().position(|a| a["kind"] == "done");
+        let turn = match run {
+            true => {
+                assert!(polled.turns.is_empty());
+                polled.last.unwrap()
+            }
+            false => {
+                assert!(polled.last.is_none());
+                let (at, turn) = polled.turns.into_iter().next().unwrap();
+                assert_eq!(Some(at), done);
+                turn
+            }
+        };
+        assert_eq!(turn.reply.text, "hello");
+    }
+}

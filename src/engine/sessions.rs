@@ -53,6 +53,23 @@ impl Engine {
         self.queue_in(key, OpKind::SetMode(id.to_owned()), now)
     }
 
+    /// [`Engine::set_config_option_in`] of a value from the host, which
+    /// must be a string or a boolean (else `INVALID_INPUT`, nothing queued).
+    pub fn set_config_value_in(
+        &mut self,
+        key: u64,
+        id: &str,
+        value: Value,
+        now: u64,
+    ) -> Result<u64> {
+        if !(value.is_string() || value.is_boolean()) {
+            return Err(crate::error::AgentContextError::invalid(
+                "setConfigOption's value must be a string or a boolean",
+            ));
+        }
+        Ok(self.set_config_option_in(key, id, value, now))
+    }
+
     /// Over the CLI no option can be set: `invalid_params` naming why.
     pub fn set_config_option_in(&mut self, key: u64, id: &str, value: Value, now: u64) -> u64 {
         if !self.cfg.is_acp() {

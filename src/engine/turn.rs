@@ -30,6 +30,23 @@ pub struct TurnLimits {
     pub events: bool,
 }
 
+impl TurnLimits {
+    /// A prompt's `limits` as the host sends them: `{ idleMs, maxMs,
+    /// maxRetries, events }`, each 0 (or false) when missing.
+    pub fn read(limits: &Value) -> TurnLimits {
+        let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        TurnLimits {
+            idle_ms: get("idleMs") as u64,
+            max_ms: get("maxMs") as u64,
+            max_retries: get("maxRetries") as u32,
+            events: limits
+                .get("events")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        }
+    }
+}
+
 /// A prompt waiting for its turn, or running.
 #[derive(Debug)]
 pub struct Turn {
@@ -223,5 +240,26 @@ impl Turn {
     /// written; over the CLI the process started with it).
     pub fn sent(&self) -> bool {
         self.attempt.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_read_what_the_host_sends_and_zero_the_rest() {
+        let limits = serde_json::json!({ "idleMs": 1500.7, "maxRetries": 2, "events": true });
+        let read = TurnLimits::read(&limits);
+        assert_eq!(
+            read,
+            TurnLimits {
+                idle_ms: 1500,
+                max_ms: 0,
+                max_retries: 2,
+                events: true
+            }
+        );
+        assert!(!TurnLimits::read(&serde_json::json!({ "events": 1 })).events);
     }
 }

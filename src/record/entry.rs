@@ -296,6 +296,13 @@ impl Relation {
         })
     }
 
+    /// [`Relation::parse`], or `INVALID_INPUT` naming the unknown link.
+    pub fn read(name: &str) -> crate::error::Result<Relation> {
+        Relation::parse(name).ok_or_else(|| {
+            crate::error::AgentContextError::invalid(format!("relation: unknown link \"{name}\""))
+        })
+    }
+
     /// Whether the other session came first (this one continues it).
     pub fn is_from(self) -> bool {
         matches!(

@@ -13,6 +13,7 @@ pub mod read;
 mod recorder;
 mod sha256;
 pub mod summary;
+mod written;
 
 pub use conversation::{conversation, Message};
 pub use entry::{
@@ -20,11 +21,13 @@ pub use entry::{
     Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
 };
 pub use read::{
-    read_record, read_record_by_seq, read_record_str, Line, LinesBySeq, ReadOptions, RecordRead,
+    json_array, read_record, read_record_by_seq, read_record_str, Line, LinesBySeq, ReadOptions,
+    RecordRead,
 };
 pub use recorder::{Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};
 pub use summary::{summarize, summarize_read, title_of, SessionSummary, Status};
+pub use written::{acp_session_record, link_lines};
 
 #[cfg(test)]
 mod read_tests;

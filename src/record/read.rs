@@ -115,6 +115,22 @@ pub struct LinesBySeq<'a> {
     pub cursor: u64,
 }
 
+/// `lines` (each a JSON object) as the text of one JSON array, for a
+/// reader that parses them at once.
+pub fn json_array<'a>(lines: impl ExactSizeIterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
+    let size = lines.clone().map(|l| l.len() + 1).sum::<usize>() + 2;
+    let mut array = Vec::with_capacity(size);
+    array.push(b'[');
+    for (i, line) in lines.enumerate() {
+        if i > 0 {
+            array.push(b',');
+        }
+        array.extend_from_slice(line);
+    }
+    array.push(b']');
+    array
+}
+
 /// [`read_record`] of a record every line of which the recorder wrote,
 /// taken at its word: each line is placed by its `seq` and must begin as
 /// the recorder begins an entry (`{"seq":N,"at":N,"kind":"word"`, a turn

@@ -308,3 +308,14 @@ fn only_lines_that_begin_as_the_recorder_writes_are_read_by_seq() {
         assert_eq!(by_seq(bad), None, "{bad}");
     }
 }
+
+#[test]
+fn lines_join_into_one_json_array() {
+    let lines: [&[u8]; 2] = [br#"{"seq":1}"#, br#"{"seq":2}"#];
+    let array = crate::record::json_array(lines.iter().copied());
+    assert_eq!(array, br#"[{"seq":1},{"seq":2}]"#);
+    assert_eq!(
+        crate::record::json_array(std::iter::empty::<&[u8]>()),
+        b"[]"
+    );
+}

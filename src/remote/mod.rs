@@ -25,12 +25,14 @@
 pub mod channel;
 pub mod end;
 pub mod host;
+mod host_json;
 mod run;
 pub mod wire;
 
 pub use channel::Local;
 pub use end::{transport_lost_in, ChannelEnd, ProcessEnd, TRANSPORT_LOST};
 pub use host::RemoteHost;
+pub use host_json::string_pairs;
 pub use run::{exec_answer, GotBytes, LocalSpawn, Op, ProbeProblem, Probed, RemoteRun};
 
 #[cfg(test)]

@@ -66,6 +66,21 @@ pub struct HomeRequest {
     pub settings: Value,
 }
 
+impl HomeRequest {
+    /// A plan's `home`, as the engine wrote it.
+    pub fn read(value: Value) -> crate::error::Result<HomeRequest> {
+        serde_json::from_value(value).map_err(|e| {
+            crate::error::AgentContextError::invalid(format!("home is not a run's home: {e}"))
+        })
+    }
+}
+
+/// What the host listed of the user's folder (`[{ name, dir }]`).
+pub fn read_entries(value: Value) -> crate::error::Result<Vec<Entry>> {
+    serde_json::from_value(value)
+        .map_err(|e| crate::error::AgentContextError::invalid(format!("entries: {e}")))
+}
+
 /// One entry of the user's folder, as the host listed it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {

@@ -171,3 +171,23 @@ fn a_gemini_run_gets_the_endpoint_the_servers_and_the_retry_bound_in_its_home() 
         .unwrap();
     assert!(o.home.is_none() && o.endpoint_env().is_empty());
 }
+
+#[test]
+fn a_home_and_its_entries_are_read_or_refused_by_name() {
+    let err = HomeRequest::read(serde_json::json!({ "env": 1 })).unwrap_err();
+    assert!(
+        err.message().starts_with("home is not a run's home: "),
+        "{}",
+        err.message()
+    );
+    let entries = read_entries(serde_json::json!([{ "name": "tmp", "dir": true }])).unwrap();
+    assert_eq!(
+        entries,
+        [Entry {
+            name: "tmp".into(),
+            dir: true
+        }]
+    );
+    let err = read_entries(serde_json::json!({})).unwrap_err();
+    assert!(err.message().starts_with("entries: "), "{}", err.message());
+}

@@ -63,6 +63,21 @@ impl OutputSchema {
             .flatten()
     }
 
+    /// [`OutputSchema::own_way`] of the agent `agent` names (a definition,
+    /// not a string, has no way of its own) over `protocol` (`'cli'`, `'acp'`).
+    pub fn own_way_of(agent: Option<&str>, protocol: &str) -> Option<OutputSchemaArg> {
+        let spec = crate::agents::find(agent?)?;
+        OutputSchema::own_way(spec, protocol == "cli")
+    }
+
+    /// A finished turn (JSON) judged after `corrections` corrective turns,
+    /// at most `max`: `{ turn, correct }` — the turn judged, and the prompt
+    /// of the corrective turn that follows (`null` when none does).
+    pub fn judged(&self, mut turn: Value, corrections: u32, max: u32) -> Value {
+        let correct = judge::judge_turn(&self.schema, &mut turn, corrections, max);
+        serde_json::json!({"turn": turn, "correct": correct})
+    }
+
     /// The prompt the agent gets: `prompt` as it is when the agent holds
     /// its answer to the schema itself, else with the schema stated.
     pub fn prompt(&self, prompt: &str, own: Option<OutputSchemaArg>) -> String {
@@ -99,6 +114,17 @@ mod tests {
     use super::*;
     use crate::agents;
     use serde_json::json;
+
+    #[test]
+    fn an_agent_named_over_its_cli_has_its_own_way() {
+        let claude = agents::find("claude-code").unwrap();
+        let own = OutputSchema::own_way_of(Some("claude-code"), "cli");
+        assert_eq!(own, OutputSchema::own_way(claude, true));
+        assert!(own.is_some());
+        assert_eq!(OutputSchema::own_way_of(Some("claude-code"), "acp"), None);
+        assert_eq!(OutputSchema::own_way_of(Some("nobody"), "cli"), None);
+        assert_eq!(OutputSchema::own_way_of(None, "cli"), None);
+    }
 
     #[test]
     fn claude_and_codex_have_their_own_way_over_the_cli_only() {

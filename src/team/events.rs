@@ -53,6 +53,14 @@ pub enum Event {
     Close,
 }
 
+impl Event {
+    /// An event as the host sends it (`{ type, … }`).
+    pub fn read(value: Value) -> crate::error::Result<Event> {
+        serde_json::from_value(value)
+            .map_err(|e| AgentContextError::invalid(format!("not an event of the team: {e}")))
+    }
+}
+
 /// Why an ask failed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cause {
@@ -177,5 +185,18 @@ impl Action {
             } => Some(e),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_read_by_its_type_or_refused() {
+        let event = Event::read(json!({ "type": "close" })).unwrap();
+        assert_eq!(event, Event::Close);
+        let err = Event::read(json!({ "type": "dance" })).unwrap_err();
+        assert!(err.message().starts_with("not an event of the team: "));
     }
 }

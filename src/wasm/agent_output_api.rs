@@ -193,18 +193,7 @@ impl AgentOutputParser {
             },
         };
         let (lengths, units) = parser.take_text_units();
-        let mut lengths = lengths.into_iter();
-        let mut order = Vec::with_capacity(events.len());
-        let mut others = Vec::new();
-        for event in &events {
-            match event {
-                agent_output::AgentEvent::Text { .. } => order.push(lengths.next().unwrap_or(0)),
-                _ => {
-                    order.push(0);
-                    others.push(event);
-                }
-            }
-        }
+        let (order, others) = agent_output::text_event_order(&events, lengths);
         let others = if others.is_empty() {
             JsValue::NULL
         } else {

@@ -105,10 +105,7 @@ impl AgentToolCallJs {
     pub fn bound(&self, envelope: JsValue, result_file: String) -> Result<JsValue, JsValue> {
         let envelope = js_result(to_json(&envelope, "envelope"))?;
         let bounded = bound_envelope(envelope, self.inner.max_result_chars, &result_file);
-        js_result(from_serializable(&serde_json::json!({
-            "envelope": bounded.envelope,
-            "fullResult": bounded.full_result,
-        })))
+        js_result(from_serializable(&bounded))
     }
 
     /// `result_file` could not be written (`error`).

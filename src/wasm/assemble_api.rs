@@ -4,10 +4,11 @@
 use wasm_bindgen::prelude::*;
 
 use super::call_options::CallOptions;
-use super::js_input::{self, FieldNames, ASSEMBLER_INPUT, PROMPT_INPUT};
+use super::js_input;
 use super::{js_output, js_result};
 use crate::assemblers::{self, Layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
 use crate::budget::{self, AssembleOptions, Assembled};
+use crate::input::{FieldNames, ASSEMBLER_INPUT, PROMPT_INPUT};
 
 /// Logs `[Debug][Trim]` decisions and `[Debug][Send]` output when debugging is on.
 pub(crate) fn log_debug(
@@ -18,41 +19,10 @@ pub(crate) fn log_debug(
     if !options.debug_enabled() {
         return Ok(());
     }
-    let r = &assembled.report;
-    if assembled.decisions.is_empty() {
-        options.debug(&format!(
-            "[Debug][Trim] none: {} of {} bytes",
-            r.bytes_after, r.max_bytes
-        ))?;
+    for line in assembled.debug_lines(agent_type) {
+        options.debug(&line)?;
     }
-    for decision in &assembled.decisions {
-        options.debug(&format!("[Debug][Trim] {decision}"))?;
-    }
-    log_send(
-        options,
-        agent_type,
-        &assembled.output.prompt,
-        assembled.output.system_flag.as_deref(),
-    )
-}
-
-/// `[Debug][Send]` with the final prompt and system flag.
-pub(crate) fn log_send(
-    options: &CallOptions,
-    agent_type: &str,
-    prompt: &str,
-    flag: Option<&str>,
-) -> Result<(), JsValue> {
-    if let Some(flag) = flag {
-        options.debug(&format!(
-            "[Debug][Send] {agent_type} systemFlag ({} bytes):\n{flag}",
-            flag.len()
-        ))?;
-    }
-    options.debug(&format!(
-        "[Debug][Send] {agent_type} prompt ({} bytes):\n{prompt}",
-        prompt.len()
-    ))
+    Ok(())
 }
 
 /// The keys `AssemblerInput` and `PromptInput` know, for the fast path (an

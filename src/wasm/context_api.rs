@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use super::json_bridge::{from_serializable, pick, to_json};
 use super::{js_input, js_result};
 use crate::context_builder::{
-    build_llm_messages, compose_system_prompt, parse_run_directive, ContextBuildOptions,
-    ConversationMessage, PromptOptions, RunContext, Templates,
+    build_llm_messages, compose_system_prompt, parse_run_directive_with, ContextBuildOptions,
+    ConversationMessage, PromptOptions, Templates,
 };
 use crate::error::Result as CoreResult;
 use crate::json_read::Obj;
@@ -114,14 +114,7 @@ pub fn parse_run_directive_js(
     } else {
         Some(js_result(to_json(&run_context, "runContext"))?)
     };
-    let parsed = match &context_value {
-        Some(value) => {
-            let context = js_result(RunContext::read(value, "runContext"))?;
-            parse_run_directive(&reply, Some(&context))
-        }
-        None => parse_run_directive(&reply, None),
-    };
-    match parsed {
+    match js_result(parse_run_directive_with(&reply, context_value.as_ref()))? {
         None => Ok(JsValue::NULL),
         Some(directive) => js_result(from_serializable(&directive)),
     }

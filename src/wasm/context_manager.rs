@@ -6,11 +6,12 @@ use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::assemble_api::{assemble_agent, log_send};
+use super::assemble_api::assemble_agent;
 use super::call_options::CallOptions;
-use super::js_input::{self, get, type_name, ASSEMBLER_INPUT};
+use super::js_input::{self, get, type_name};
 use super::{js_output, js_result};
 use crate::error::AgentContextError;
+use crate::input::ASSEMBLER_INPUT;
 
 /// Picks the assembler for an agent type: one registered from JS first, then
 /// the built-in ones, then plain text with a warning.
@@ -103,8 +104,14 @@ impl ContextManager {
             let prompt = Reflect::get(&output, &"prompt".into())?
                 .as_string()
                 .unwrap_or_default();
-            let flag = Reflect::get(&output, &"systemFlag".into())?.as_string();
-            log_send(&self.options, &agent_type, &prompt, flag.as_deref())?;
+            let system_flag = Reflect::get(&output, &"systemFlag".into())?.as_string();
+            let sent = crate::output::AssemblerOutput {
+                prompt,
+                system_flag,
+            };
+            for line in sent.send_lines(&agent_type) {
+                self.options.debug(&line)?;
+            }
         }
         Ok(output)
     }

@@ -14,8 +14,7 @@ use super::js_platform::{current_platform, env_pairs};
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::{turn_js, RunResultJs};
 use super::{js_result, ms};
-use crate::engine::{Action, Engine, Outcome, Purpose, TurnLimits, TurnResult};
-use crate::error::AgentContextError;
+use crate::engine::{Engine, Purpose, TurnLimits, TurnResult};
 use crate::output::AssemblerOutput;
 
 /// One agent process and its sessions, or one run (internal). See
@@ -232,16 +231,7 @@ impl EngineJs {
         let attachments = json_or_null(&attachments, "attachments")?;
         let limits = js_result(to_json(&limits, "limits"))?;
         let trace = js_result(crate::acp::client::turn_traceparent(&limits))?;
-        let get = |k: &str| limits.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        let limits = TurnLimits {
-            idle_ms: get("idleMs") as u64,
-            max_ms: get("maxMs") as u64,
-            max_retries: get("maxRetries") as u32,
-            events: limits
-                .get("events")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        };
+        let limits = TurnLimits::read(&limits);
         Ok(self.inner.prompt_with_attachments(
             key(session),
             blocks,
@@ -274,14 +264,10 @@ impl EngineJs {
         session: Option<f64>,
     ) -> Result<f64, JsValue> {
         let value = js_result(to_json(&value, "value"))?;
-        if !(value.is_string() || value.is_boolean()) {
-            return Err(super::js_error::to_js(AgentContextError::invalid(
-                "setConfigOption's value must be a string or a boolean",
-            )));
-        }
-        Ok(self
+        let op = self
             .inner
-            .set_config_option_in(key(session), &id, value, ms(now)) as f64)
+            .set_config_value_in(key(session), &id, value, ms(now));
+        Ok(js_result(op)? as f64)
     }
 
     #[wasm_bindgen(js_name = setModel)]
@@ -368,27 +354,17 @@ impl EngineJs {
     /// takes.
     #[wasm_bindgen(js_name = pollAll)]
     pub fn poll_all(&mut self) -> Result<JsValue, JsValue> {
-        let mut list = Vec::new();
-        let mut turns = Vec::new();
-        while let Some(action) = self.inner.poll() {
-            if let Action::Done {
-                outcome: Outcome::Turn(turn),
-                ..
-            } = &action
-            {
-                match self.run {
-                    true => self.last_turn = Some((**turn).clone()),
-                    false => turns.push((list.len(), (**turn).clone())),
-                }
-            }
-            list.push(action.to_json());
+        let polled = self.inner.poll_all(self.run);
+        if polled.last.is_some() {
+            self.last_turn = polled.last;
         }
+        let list = polled.actions;
         if list.is_empty() {
             return Ok(js_sys::Array::new().into());
         }
         // One crossing for the whole batch (a turn's chunks are many).
         let array = js_result(from_serializable(&list))?;
-        for (at, mut turn) in turns {
+        for (at, mut turn) in polled.turns {
             let object = js_sys::Reflect::get_u32(&array, at as u32)?;
             js_sys::Reflect::set(&object, &"turn".into(), &turn_js(&mut turn, false)?)?;
         }
@@ -427,10 +403,7 @@ impl EngineJs {
         agent_type: String,
         now: f64,
     ) -> Result<(), JsValue> {
-        let Some(relation) = crate::record::Relation::parse(&relation) else {
-            let message = format!("relation: unknown link \"{relation}\"");
-            return js_result(Err(AgentContextError::invalid(message)));
-        };
+        let relation = js_result(crate::record::Relation::read(&relation))?;
         self.inner
             .record_link(key(Some(session)), relation, &id, &agent_type, ms(now));
         Ok(())

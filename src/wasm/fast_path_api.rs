@@ -7,15 +7,7 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-use crate::assemblers::{resolve_layout, InstructionPlacement, Layout, BUILT_IN, PLAIN_TEXT};
-use crate::cache_stable::cache_block_option;
-use crate::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
-use crate::size_plan::{plan_context, Bounds, MessageBounds, PlanStep, ScalarBounds};
-
-/// Layout ids: the built-in layouts in order, then plain text.
-fn layout_by_id(id: u32) -> &'static Layout {
-    BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
-}
+use crate::size_plan::{fast_path, PlanStep};
 
 /// What the fast path needs to know of the layout for `agent_type`, as the
 /// JSON of an object: `{ id, warning, inFlag, instructions, team, context,
@@ -26,67 +18,7 @@ fn layout_by_id(id: u32) -> &'static Layout {
 /// ` -> {to}`. Asked once per agent type.
 #[wasm_bindgen(js_name = __layoutInfo, skip_typescript)]
 pub fn layout_info(agent_type: &str) -> String {
-    let (layout, warning) = resolve_layout(agent_type);
-    let id = BUILT_IN
-        .iter()
-        .position(|l| std::ptr::eq(*l, layout))
-        .unwrap_or(BUILT_IN.len());
-    let (in_flag, header) = match layout.instructions {
-        InstructionPlacement::SystemFlag => (true, ""),
-        InstructionPlacement::Inline { header } => (false, header),
-    };
-    let mut json = String::with_capacity(256);
-    json.push_str("{\"id\":");
-    // One digit: there are four layouts (no formatting code on a first call).
-    json.push(char::from_digit(id as u32, 10).unwrap_or('0'));
-    json.push_str(",\"warning\":");
-    match &warning {
-        Some(w) => push_json_string(&mut json, w),
-        None => json.push_str("null"),
-    }
-    json.push_str(if in_flag {
-        ",\"inFlag\":true"
-    } else {
-        ",\"inFlag\":false"
-    });
-    for (name, text) in [
-        ("instructions", header),
-        ("team", layout.team_header),
-        ("context", layout.context_header),
-        ("prefix", layout.line_prefix),
-    ] {
-        json.push_str(",\"");
-        json.push_str(name);
-        json.push_str("\":");
-        push_json_string(&mut json, text);
-    }
-    json.push_str(if layout.line_shows_recipient {
-        ",\"arrow\":true,\"message\":"
-    } else {
-        ",\"arrow\":false,\"message\":"
-    });
-    push_json_string(&mut json, layout.message_header);
-    json.push('}');
-    json
-}
-
-/// `text` as a JSON string. Written here rather than with serde_json: this
-/// runs on a new process's first call, where every function run for the
-/// first time is compiled then.
-fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if u32::from(c) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", u32::from(c)));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    fast_path::layout_info(agent_type)
 }
 
 /// What `__planContext` returns: what the fast path does next. Exported to
@@ -103,14 +35,6 @@ pub enum PlanStepCode {
     Exact = 2,
     /// Run the full path (a cut, a failure, or a bad option).
     Engine = 3,
-}
-
-fn bounds(pair: &[f64]) -> Bounds {
-    // Sizes come from JS lengths: whole, non-negative and below 2^53.
-    Bounds {
-        lo: pair[0] as u64,
-        hi: pair[1] as u64,
-    }
 }
 
 /// Where the answer's two numbers are in the plan area; the sizes follow.
@@ -155,7 +79,7 @@ pub fn plan(
         let Some(sizes) = area.get(ANSWER..ANSWER + len) else {
             return PlanStepCode::Engine;
         };
-        let (code, numbers) = plan_sizes(
+        let step = fast_path::plan_sizes(
             layout_id,
             max_bytes,
             sizes,
@@ -163,62 +87,22 @@ pub fn plan(
             cache_stable,
             cache_block,
         );
+        let (code, numbers) = answer(step);
         area[..ANSWER].copy_from_slice(&numbers);
         code
     })
 }
 
-/// The step for `sizes` (as [`plan`] reads them) and its two numbers.
-fn plan_sizes(
-    layout_id: u32,
-    max_bytes: Option<f64>,
-    sizes: &[f64],
-    total: f64,
-    cache_stable: Option<bool>,
-    cache_block: Option<f64>,
-) -> (PlanStepCode, [f64; ANSWER]) {
-    let engine = (PlanStepCode::Engine, [0.0; ANSWER]);
-    if sizes.len() < 8 || (sizes.len() - 8) % 6 != 0 {
-        return engine;
-    }
-    let budget = match max_bytes.map(max_bytes_from_number) {
-        None => DEFAULT_MAX_BYTES,
-        Some(Ok(budget)) => budget,
-        Some(Err(_)) => return engine,
-    };
-    let Ok(cache_block) = cache_block_option(cache_stable, cache_block) else {
-        return engine;
-    };
-    let scalars = ScalarBounds {
-        system: bounds(&sizes[0..2]),
-        file: bounds(&sizes[2..4]),
-        team: bounds(&sizes[4..6]),
-        message: bounds(&sizes[6..8]),
-    };
-    let messages: Vec<MessageBounds> = sizes[8..]
-        .chunks_exact(6)
-        .map(|m| MessageBounds {
-            from: bounds(&m[0..2]),
-            to: bounds(&m[2..4]),
-            content: bounds(&m[4..6]),
-        })
-        .collect();
-    // `total` is a JS array's length: whole and below 2^32.
-    match plan_context(
-        layout_by_id(layout_id),
-        budget,
-        &scalars,
-        &messages,
-        total as usize,
-        cache_block,
-    ) {
+/// A step's code and its two numbers.
+fn answer(step: PlanStep) -> (PlanStepCode, [f64; ANSWER]) {
+    match step {
         PlanStep::Keep { kept } => (PlanStepCode::Keep, [kept as f64, 0.0]),
         PlanStep::More { count } => (PlanStepCode::More, [count as f64, 0.0]),
         PlanStep::Exact { scalars, messages } => (
             PlanStepCode::Exact,
             [f64::from(u8::from(scalars)), messages as f64],
         ),
-        PlanStep::Engine => engine,
+        PlanStep::Engine => (PlanStepCode::Engine, [0.0; ANSWER]),
     }
 }
 
@@ -228,25 +112,5 @@ fn plan_sizes(
 /// trimmedCount or 2^32 - 1, ...indices of the messages that go out]`.
 #[wasm_bindgen(js_name = __planMessages, skip_typescript)]
 pub fn plan_messages(codes: &[u8], max_messages: f64) -> Vec<u32> {
-    use crate::context_builder::{select_messages, Role};
-    let flags: Vec<(Role, bool)> = codes
-        .iter()
-        .map(|c| {
-            let role = match c & 3 {
-                0 => Role::User,
-                1 => Role::Assistant,
-                2 => Role::System,
-                _ => Role::Tool,
-            };
-            (role, c & 4 == 0)
-        })
-        .collect();
-    let max = (max_messages >= 0.0).then_some(max_messages as usize);
-    let selection = select_messages(&flags, max);
-    // Counts and indices are below the array's length, itself below 2^32.
-    let mut out = Vec::with_capacity(selection.indices.len() + 2);
-    out.push(selection.filtered as u32);
-    out.push(selection.trimmed.map_or(u32::MAX, |t| t as u32));
-    out.extend(selection.indices.iter().map(|&i| i as u32));
-    out
+    crate::context_builder::select_coded_messages(codes, max_messages)
 }

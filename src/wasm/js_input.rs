@@ -13,7 +13,8 @@ use wasm_bindgen::JsCast;
 use super::js_error::describe_thrown;
 use crate::error::{AgentContextError, Result};
 use crate::input::{
-    max_bytes_from_number, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES,
+    max_bytes_from_number, ContextMessage, ContextSource, FieldNames, PromptFields,
+    DEFAULT_MAX_BYTES,
 };
 use crate::input_keys;
 use crate::text::js_number_text;
@@ -177,11 +178,15 @@ impl JsContext {
 
     /// `from` and `to` of message `index`.
     pub fn route(&self, index: usize) -> Result<(String, Option<String>)> {
-        let item = self.item(index)?;
+        self.route_of(&self.item(index)?, index)
+    }
+
+    /// `from` and `to` of `item`, message `index`.
+    fn route_of(&self, item: &JsValue, index: usize) -> Result<(String, Option<String>)> {
         let array = self.name;
         let field = |name: &'static str| move || format!("{array}[{index}].{name}");
-        let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
-        let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
+        let from = required_string(get(item, &self.keys.from, field("from"))?, field("from"))?;
+        let to = optional_string(get(item, &self.keys.to, field("to"))?, field("to"))?;
         Ok((from, to))
     }
 }
@@ -193,14 +198,9 @@ impl ContextSource for JsContext {
 
     fn message(&self, index: usize) -> Result<Cow<'_, ContextMessage>> {
         let item = self.item(index)?;
-        let array = self.name;
-        let field = |name: &'static str| move || format!("{array}[{index}].{name}");
-        let from = required_string(get(&item, &self.keys.from, field("from"))?, field("from"))?;
-        let to = optional_string(get(&item, &self.keys.to, field("to"))?, field("to"))?;
-        let content = required_string(
-            get(&item, &self.keys.content, field("content"))?,
-            field("content"),
-        )?;
+        let (from, to) = self.route_of(&item, index)?;
+        let path = || format!("{}[{index}].content", self.name);
+        let content = required_string(get(&item, &self.keys.content, path)?, path)?;
         Ok(Cow::Owned(ContextMessage { from, to, content }))
     }
 
@@ -208,39 +208,6 @@ impl ContextSource for JsContext {
         JsContext::route(self, index)
     }
 }
-
-/// The JS names of the fields an assembler reads: `AssemblerInput` and seed
-/// 002's `PromptInput` name three of them differently.
-pub struct FieldNames {
-    /// The input type's name in warnings, e.g. `AssemblerInput`.
-    pub label: &'static str,
-    /// Every key the input type knows (see `crate::input_keys`).
-    pub known_keys: &'static [&'static str],
-    pub current_message: &'static str,
-    pub team_task: &'static str,
-    pub system_instruction: &'static str,
-    pub instruction_file_text: &'static str,
-}
-
-/// `AssemblerInput`.
-pub const ASSEMBLER_INPUT: FieldNames = FieldNames {
-    label: "AssemblerInput",
-    known_keys: input_keys::ASSEMBLER_INPUT,
-    current_message: "currentMessage",
-    team_task: "teamTask",
-    system_instruction: "systemInstruction",
-    instruction_file_text: "instructionFileText",
-};
-
-/// Seed 002's `PromptInput` (plus the optional `teamTask` and `maxBytes`).
-pub const PROMPT_INPUT: FieldNames = FieldNames {
-    label: "PromptInput",
-    known_keys: input_keys::PROMPT_INPUT,
-    current_message: "message",
-    team_task: "teamTask",
-    system_instruction: "systemInstructionText",
-    instruction_file_text: "instructionFileText",
-};
 
 /// The warnings for the own enumerable string keys of `value` that `known`
 /// does not hold (none when `value` is not an object); `crate::input_keys`
@@ -311,22 +278,20 @@ fn optional_count_at(value: JsValue, default: usize, path: &dyn Fn() -> String) 
     if value.is_undefined() || value.is_null() {
         return Ok(default);
     }
-    match value.as_f64() {
-        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(if n >= usize::MAX as f64 {
-            usize::MAX
-        } else {
-            n as usize
-        }),
-        _ => Err(AgentContextError::invalid(format!(
-            "{} must be a whole number >= 0, got {}",
-            path(),
-            describe_value(&value)
-        ))),
-    }
+    value
+        .as_f64()
+        .and_then(crate::input::count_from_number)
+        .ok_or_else(|| {
+            AgentContextError::invalid(format!(
+                "{} must be a whole number >= 0, got {}",
+                path(),
+                describe_value(&value)
+            ))
+        })
 }
 
 /// A number as JS prints it, or the type of anything else.
-fn describe_value(value: &JsValue) -> String {
+pub fn describe_value(value: &JsValue) -> String {
     match value.as_f64() {
         Some(n) => js_number_text(n),
         None => type_name(value).to_owned(),

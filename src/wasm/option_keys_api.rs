@@ -4,13 +4,10 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::input_keys::{known_keys, unknown_key_warnings};
+use crate::input_keys::unknown_key_warnings_of;
 
 /// The warnings for `keys` of the object `what` names (internal).
 #[wasm_bindgen(js_name = __unknownKeyWarnings, skip_typescript)]
 pub fn unknown_key_warnings_js(what: String, keys: Vec<String>) -> Vec<String> {
-    match known_keys(&what) {
-        Some(known) => unknown_key_warnings(&what, &keys, known),
-        None => Vec::new(),
-    }
+    unknown_key_warnings_of(&what, &keys)
 }

@@ -15,7 +15,7 @@ mod reader {
     use crate::error::{AgentContextError, ErrorCode, Result};
     use crate::record::{self, ReadOptions};
     use crate::wasm::js_error::describe_thrown;
-    use crate::wasm::js_input::{get, is_plain_object, optional_bool, type_name};
+    use crate::wasm::js_input::{describe_value, get, is_plain_object, optional_bool, type_name};
     use crate::wasm::js_result;
     use crate::wasm::js_text::utf8_pieces;
     use crate::wasm::json_bridge::from_serializable;
@@ -43,16 +43,11 @@ mod reader {
         if value.is_undefined() || value.is_null() {
             return Ok(None);
         }
-        match value.as_f64() {
-            Some(n) if (0.0..=9_007_199_254_740_991.0).contains(&n) && n.fract() == 0.0 => {
-                Ok(Some(n as u64))
-            }
-            _ => Err(AgentContextError::invalid(format!(
+        match value.as_f64().and_then(crate::input::cursor_from_number) {
+            Some(n) => Ok(Some(n)),
+            None => Err(AgentContextError::invalid(format!(
                 "options.{key} must be a whole number >= 0, got {}",
-                match value.as_f64() {
-                    Some(n) => crate::text::js_number_text(n),
-                    None => type_name(&value).to_owned(),
-                }
+                describe_value(&value)
             ))),
         }
     }
@@ -100,16 +95,7 @@ mod reader {
     fn parse_lines<'a>(
         lines: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
     ) -> std::result::Result<JsValue, JsValue> {
-        let size = lines.clone().map(|l| l.len() + 1).sum::<usize>() + 2;
-        let mut array = Vec::with_capacity(size);
-        array.push(b'[');
-        for (i, line) in lines.enumerate() {
-            if i > 0 {
-                array.push(b',');
-            }
-            array.extend_from_slice(line);
-        }
-        array.push(b']');
+        let array = record::json_array(lines);
         let text = DECODER.with(|decoder| decoder.decode(&array));
         parse_json(&text)
     }
@@ -217,41 +203,7 @@ mod reader {
 #[cfg(feature = "node")]
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = __sessionRecordOfAcp, skip_typescript)]
 pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: String) -> String {
-    use crate::agent_output::{AgentOutputParser, Protocol, TextForm};
-    use crate::record::{Header, Opened, Recorder, TurnOutcome};
-
-    let mut record = Header::new("bench-session", &agent_type, 1).line();
-    let mut recorder = Recorder::new();
-    let mut at = 1;
-    record += &recorder.opened(
-        at,
-        Opened {
-            agent_type: agent_type.clone(),
-            protocol: "acp".into(),
-            cd: "/home/u/project".into(),
-            ..Opened::default()
-        },
-    );
-    for output in &turns {
-        at += 1;
-        record += &recorder.request(at, &prompt, &[]);
-        let mut parser =
-            AgentOutputParser::for_protocol(&agent_type, Protocol::Acp, true, TextForm::Utf8);
-        for event in parser.push(output.as_bytes()) {
-            at += 1;
-            record += &recorder.event(at, &event);
-        }
-        let reply = parser.finish();
-        at += 1;
-        let outcome = TurnOutcome {
-            stop_reason: Some("end_turn".into()),
-            usage: reply.usage,
-            ..TurnOutcome::default()
-        };
-        record += &recorder.turn_end(at, &outcome);
-    }
-    record += &recorder.closed(at + 1);
-    record
+    crate::record::acp_session_record(&agent_type, &turns, &prompt)
 }
 
 /// The conversation a record holds (`record` a string), up to turn `upTo`
@@ -287,15 +239,9 @@ pub fn record_link_lines(
     agent_type: String,
     now: f64,
 ) -> Result<String, wasm_bindgen::JsValue> {
-    use crate::record::{Recorder, Relation};
-    let Some(relation) = Relation::parse(&relation) else {
-        let message = format!("relation: unknown link \"{relation}\"");
-        return super::js_result(Err(crate::error::AgentContextError::invalid(message)));
-    };
     let now = now.max(0.0) as u64;
-    let (mut recorder, mut lines) = super::js_result(Recorder::continuing(prior.as_bytes(), now))?;
-    lines.push_str(&recorder.link(now, relation, &id, &agent_type));
-    Ok(lines)
+    let lines = crate::record::link_lines(prior.as_bytes(), &relation, &id, &agent_type, now);
+    super::js_result(lines)
 }
 
 /// The header line of session `sessionId`'s record, as the engine writes

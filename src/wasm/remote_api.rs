@@ -3,68 +3,18 @@
 //! for each operation and hands the answers to. Node only; no decision is
 //! made here.
 
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::error::{AgentContextError, Result as CoreResult};
-use crate::invocation::InvocationFile;
-use crate::remote::{self, ChannelEnd, GotBytes, LocalSpawn, ProbeProblem, RemoteHost, RemoteRun};
-use crate::run_home::{home_plan, user_folder, HomeRequest};
+use crate::error::Result as CoreResult;
+use crate::remote::{self, string_pairs, ChannelEnd, RemoteHost, RemoteRun};
+use crate::run_home::HomeRequest;
 
 /// One run on another machine (internal). See `crate::remote::RemoteRun`.
 #[wasm_bindgen(js_name = __RemoteRun, skip_typescript)]
 pub struct RemoteRunJs {
     inner: RemoteRun,
-}
-
-fn pairs(value: &Value, what: &str) -> CoreResult<Vec<(String, String)>> {
-    match value {
-        Value::Null => Ok(Vec::new()),
-        Value::Object(map) => Ok(map
-            .iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
-            .collect()),
-        _ => Err(AgentContextError::invalid(format!(
-            "{what} must be an object of strings"
-        ))),
-    }
-}
-
-fn files(value: &Value) -> Vec<InvocationFile> {
-    value
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .filter_map(|f| {
-                    Some(InvocationFile {
-                        path: f.get("path")?.as_str()?.to_owned(),
-                        content: f.get("content")?.as_str()?.to_owned(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .map(|l| {
-            l.iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn text(value: &Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned()
 }
 
 #[wasm_bindgen(js_class = __RemoteRun)]
@@ -85,7 +35,8 @@ impl RemoteRunJs {
         let env = if env.is_null() || env.is_undefined() {
             Vec::new()
         } else {
-            js_result(to_json(&env, "options.env").and_then(|v| pairs(&v, "options.env")))?
+            let env = to_json(&env, "options.env");
+            js_result(env.and_then(|v| string_pairs(&v, "options.env")))?
         };
         Ok(RemoteRunJs {
             inner: js_result(RemoteRun::new(host, &control, env, &run_name))?,
@@ -121,27 +72,14 @@ impl RemoteRunJs {
     /// `{ ok: { runFolder, cd, env } }` or `{ problem: { kind:
     /// 'unreachable' | 'cd', message } }`.
     pub fn probed(&mut self, answer: Vec<u8>, stderr: String) -> Result<JsValue, JsValue> {
-        let value = match self.inner.probed(&answer, &stderr) {
-            Ok(probed) => json!({ "ok": {
-                "runFolder": probed.run_folder,
-                "cd": probed.cd,
-                "env": Value::Object(probed.env.into_iter().map(|(k, v)| (k, Value::String(v))).collect()),
-            }}),
-            Err(ProbeProblem::Unreachable(message)) => {
-                json!({ "problem": { "kind": "unreachable", "message": message } })
-            }
-            Err(ProbeProblem::Cd(message)) => {
-                json!({ "problem": { "kind": "cd", "message": message } })
-            }
-        };
-        js_result(from_serializable(&value))
+        js_result(from_serializable(&self.inner.probed_json(&answer, &stderr)))
     }
 
     /// Files the run writes before its processes start (`[{ path, content }]`).
     #[wasm_bindgen(js_name = stageFiles)]
     pub fn stage_files(&mut self, list: JsValue) -> Result<(), JsValue> {
         let list = js_result(to_json(&list, "files"))?;
-        self.inner.stage_files(&files(&list));
+        self.inner.stage_files_json(&list);
         Ok(())
     }
 
@@ -156,12 +94,11 @@ impl RemoteRunJs {
     #[wasm_bindgen(js_name = listHome)]
     pub fn list_home(&self, home: JsValue, env: JsValue) -> Result<JsValue, JsValue> {
         let request = js_result(home_request(&home))?;
-        let env = js_result(to_json(&env, "env").and_then(|v| pairs(&v, "env")))?;
-        let Some(user) = user_folder(&request, &env) else {
-            return Ok(JsValue::NULL);
-        };
-        let op = self.inner.list(&user, &request.settings_file).to_json();
-        js_result(from_serializable(&json!({ "user": user, "op": op })))
+        let env = js_result(to_json(&env, "env"))?;
+        match js_result(self.inner.list_home(&request, &env))? {
+            Some(listing) => js_result(from_serializable(&listing)),
+            None => Ok(JsValue::NULL),
+        }
     }
 
     /// The run's home staged from the list's answer (`user`: `null` when
@@ -174,43 +111,26 @@ impl RemoteRunJs {
         answer: Option<Vec<u8>>,
     ) -> Result<(), JsValue> {
         let request = js_result(home_request(&home))?;
-        let (entries, settings) = match answer {
-            Some(bytes) => js_result(self.inner.listed(&bytes))?,
-            None => (Vec::new(), None),
-        };
-        let plan = home_plan(&request, user.as_deref(), &entries, settings.as_deref());
-        self.inner.stage_home(&plan);
-        Ok(())
+        js_result(
+            self.inner
+                .stage_home_listed(&request, user.as_deref(), answer.as_deref()),
+        )
     }
 
     /// A `spawn` action: `{ id, op }`.
     pub fn spawn(&mut self, action: JsValue) -> Result<JsValue, JsValue> {
-        let a = js_result(to_json(&action, "spawn"))?;
-        let spawn = LocalSpawn {
-            command: text(&a, "command"),
-            args: strings(&a["args"]),
-            env: js_result(pairs(&a["env"], "env"))?,
-            default_env: js_result(pairs(&a["defaultEnv"], "defaultEnv"))?,
-            cwd: text(&a, "cwd"),
-            files: files(&a["files"]),
-            outputs: strings(&a["outputs"]),
-        };
-        let (id, op) = js_result(self.inner.spawn(&spawn))?;
-        js_result(from_serializable(&json!({ "id": id, "op": op.to_json() })))
+        let action = js_result(to_json(&action, "spawn"))?;
+        js_result(
+            self.inner
+                .spawn_json(&action)
+                .and_then(|v| from_serializable(&v)),
+        )
     }
 
     /// Reads a spawn's `retryLog` as it grows until process `id` ends.
     pub fn watch(&self, id: String, log: JsValue) -> Result<JsValue, JsValue> {
         let log = js_result(to_json(&log, "retryLog"))?;
-        let watch = crate::attempt::LogWatch {
-            path: text(&log, "path"),
-            every_ms: log.get("everyMs").and_then(Value::as_u64).unwrap_or(250),
-            keep_bytes: log
-                .get("keepBytes")
-                .and_then(Value::as_u64)
-                .unwrap_or(1 << 20),
-        };
-        js_result(from_serializable(&self.inner.watch(&id, &watch).to_json()))
+        js_result(from_serializable(&self.inner.watch_json(&id, &log)))
     }
 
     pub fn reap(&self, id: String, outputs: Vec<String>) -> Result<JsValue, JsValue> {
@@ -267,11 +187,7 @@ impl RemoteRunJs {
 
     /// `{ content }` or `{ error }`.
     pub fn got(&self, answer: Vec<u8>) -> Result<JsValue, JsValue> {
-        let value = match self.inner.got(&answer) {
-            Ok(content) => json!({ "content": content }),
-            Err(code) => json!({ "error": code }),
-        };
-        js_result(from_serializable(&value))
+        js_result(from_serializable(&self.inner.got_json(&answer)))
     }
 
     /// `{ bytes }` (a Uint8Array) of a file read with `get`, or `{ size }`
@@ -289,8 +205,7 @@ impl RemoteRunJs {
                 js_sys::Reflect::set(&out, &"bytes".into(), &js_sys::Uint8Array::from(&bytes[..]))?;
                 Ok(out.into())
             }
-            Err(GotBytes::Size(size)) => js_result(from_serializable(&json!({ "size": size }))),
-            Err(GotBytes::Error(code)) => js_result(from_serializable(&json!({ "error": code }))),
+            Err(problem) => js_result(from_serializable(&problem.to_json())),
         }
     }
 
@@ -314,6 +229,5 @@ impl RemoteRunJs {
 }
 
 fn home_request(value: &JsValue) -> CoreResult<HomeRequest> {
-    serde_json::from_value(to_json(value, "home")?)
-        .map_err(|e| AgentContextError::invalid(format!("home is not a run's home: {e}")))
+    HomeRequest::read(to_json(value, "home")?)
 }

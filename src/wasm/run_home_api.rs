@@ -6,12 +6,10 @@ use wasm_bindgen::prelude::*;
 use super::js_platform::env_pairs;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::error::AgentContextError;
-use crate::run_home::{home_plan, user_folder, Entry, HomeRequest};
+use crate::run_home::{home_plan, read_entries, user_folder, HomeRequest};
 
 fn request(value: &JsValue) -> crate::error::Result<HomeRequest> {
-    serde_json::from_value(to_json(value, "home")?)
-        .map_err(|e| AgentContextError::invalid(format!("home is not a run's home: {e}")))
+    HomeRequest::read(to_json(value, "home")?)
 }
 
 /// `home`: a plan's `home`; `env`: the child's environment. The user's
@@ -35,10 +33,7 @@ pub fn run_home_plan(
     settings: Option<String>,
 ) -> Result<JsValue, JsValue> {
     let home = js_result(request(&home))?;
-    let entries: Vec<Entry> = js_result(
-        serde_json::from_value::<Vec<Entry>>(js_result(to_json(&entries, "entries"))?)
-            .map_err(|e| AgentContextError::invalid(format!("entries: {e}"))),
-    )?;
+    let entries = js_result(to_json(&entries, "entries").and_then(read_entries))?;
     js_result(from_serializable(&home_plan(
         &home,
         user.as_deref(),

@@ -11,7 +11,6 @@ use wasm_bindgen::prelude::*;
 use super::js_long_text::js_string;
 use super::json_bridge::{from_serializable, to_json};
 use super::{js_result, ms};
-use crate::agents::definition::agent_label;
 use crate::engine::TurnResult;
 
 /// `turn` as a JS object; `as_run`: runAgent's `AgentRun`, without the
@@ -64,18 +63,13 @@ impl RunResultJs {
     /// A run that did not start: `invalid_params` with `message`.
     pub fn invalid(agent: JsValue, message: String) -> RunResultJs {
         let agent = to_json(&agent, "agentType").unwrap_or_default();
-        RunResultJs::new(TurnResult::not_run(&agent_label(&agent), |_| {
-            crate::engine::invalid_failure(&message)
-        }))
+        RunResultJs::new(TurnResult::invalid_run(&agent, &message))
     }
 
     /// A run the caller aborted before anything was spawned.
     pub fn aborted(agent: JsValue) -> RunResultJs {
         let agent = to_json(&agent, "agentType").unwrap_or_default();
-        RunResultJs::new(TurnResult::not_run(
-            &agent_label(&agent),
-            crate::attempt::aborted,
-        ))
+        RunResultJs::new(TurnResult::aborted_run(&agent))
     }
 
     /// The error kind, `undefined` on success.

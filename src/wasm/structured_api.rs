@@ -31,10 +31,7 @@ impl OutputSchemaJs {
     ) -> Result<OutputSchemaJs, JsValue> {
         let schema = js_result(to_json(&schema, &field))?;
         let inner = js_result(OutputSchema::read(&schema, &field))?;
-        let own = agent
-            .as_string()
-            .and_then(|a| crate::agents::find(&a))
-            .and_then(|spec| OutputSchema::own_way(spec, protocol == "cli"));
+        let own = OutputSchema::own_way_of(agent.as_string().as_deref(), &protocol);
         Ok(OutputSchemaJs { inner, own })
     }
 
@@ -61,12 +58,13 @@ impl OutputSchemaJs {
         corrections: u32,
         max_retries: Option<u32>,
     ) -> Result<JsValue, JsValue> {
-        let mut turn = js_result(to_json(&turn, "turn"))?;
+        let turn = js_result(to_json(&turn, "turn"))?;
         let max = max_retries.unwrap_or(crate::attempt::DEFAULT_MAX_RETRIES);
-        let correct = judge::judge_turn(&self.inner.schema, &mut turn, corrections, max);
-        js_result(from_serializable(
-            &serde_json::json!({"turn": turn, "correct": correct}),
-        ))
+        js_result(from_serializable(&self.inner.judged(
+            turn,
+            corrections,
+            max,
+        )))
     }
 
     /// The corrective turn `later` with the time, attempts and usage of

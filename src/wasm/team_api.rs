@@ -144,12 +144,9 @@ pub fn plan_team_turn(request: JsValue, options: Option<Object>) -> Result<JsVal
         for decision in &turn.decisions {
             options.debug(&format!("[Debug][Trim] {} {decision}", member.id))?;
         }
-        super::assemble_api::log_send(
-            &options,
-            &member.agent_type,
-            &turn.output.prompt,
-            turn.output.system_flag.as_deref(),
-        )?;
+        for line in turn.output.send_lines(&member.agent_type) {
+            options.debug(&line)?;
+        }
     }
     js_result(turn_object(&turn))
 }

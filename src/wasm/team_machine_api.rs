@@ -9,7 +9,6 @@ use wasm_bindgen::prelude::*;
 use super::js_error::to_js;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::error::AgentContextError;
 use crate::team::{Event, TeamConfig, TeamMachine};
 
 /// A team conversation's state machine (internal).
@@ -82,11 +81,7 @@ impl TeamMachineJs {
     /// record); returns its answer (a message's index, an ask's id, or
     /// null). Bad input throws `AgentContextError`.
     pub fn feed(&mut self, event: JsValue, now: Option<f64>) -> Result<JsValue, JsValue> {
-        let event = js_result(to_json(&event, "event"))?;
-        let event: Event =
-            js_result(serde_json::from_value(event).map_err(|e| {
-                AgentContextError::invalid(format!("not an event of the team: {e}"))
-            }))?;
+        let event = js_result(to_json(&event, "event").and_then(Event::read))?;
         let now = now.unwrap_or(0.0).max(0.0) as u64;
         let answer = js_result(self.inner.handle_at(event, now))?;
         js_result(from_serializable(&answer))

@@ -9,6 +9,8 @@
 //! a cut (the message or the instruction file) is left to the full engine
 //! ([`crate::budget::assemble`]), which makes the same decisions on text.
 
+pub mod fast_path;
+
 use std::num::NonZeroUsize;
 
 use crate::budget::{line_size, Sizer};
