@@ -4,7 +4,7 @@
 // than assembling it. So for the common case this sends the Rust core only
 // sizes — the bounds [n, 3n] on the UTF-8 size of an n-unit string, and exact
 // byte counts only when the core asks for them — and the core decides which
-// messages to keep (src/size_plan.rs). The prompt is then joined from the
+// messages to keep (src/size_plan/). The prompt is then joined from the
 // caller's own strings with the layout's literals, which also come from the
 // core, and so do the budget's default and normalisation and cache-stable
 // trimming (the core plans with the caller's `maxBytes`, `cacheStable` and

@@ -25,7 +25,8 @@ pub fn layout_info(agent_type: &str) -> String {
     let (layout, warning) = resolve_layout(agent_type);
     let id = BUILT_IN
         .iter()
-        .position(|l| std::ptr::eq(*l, layout))
+        // By name: the same constant may sit at another address.
+        .position(|l| l.agent_type == layout.agent_type)
         .unwrap_or(BUILT_IN.len());
     let (in_flag, header) = match layout.instructions {
         InstructionPlacement::SystemFlag => (true, ""),
@@ -33,7 +34,8 @@ pub fn layout_info(agent_type: &str) -> String {
     };
     let mut json = String::with_capacity(256);
     json.push_str("{\"id\":");
-    // One digit: there are four layouts (no formatting code on a first call).
+    // One digit: the built-in layouts and plain text are fewer than ten
+    // (no formatting code on a first call).
     json.push(char::from_digit(id as u32, 10).unwrap_or('0'));
     json.push_str(",\"warning\":");
     match &warning {
@@ -155,6 +157,13 @@ mod tests {
         assert_eq!(info["message"], claude.message_header);
         assert_eq!(info["warning"], serde_json::Value::Null);
         assert_eq!(info["inFlag"], true);
+        // Every agent's id names its own layout, in any build.
+        for (i, layout) in BUILT_IN.iter().enumerate() {
+            let info: serde_json::Value =
+                serde_json::from_str(&layout_info(layout.agent_type)).unwrap();
+            assert_eq!(info["id"], i, "{}", layout.agent_type);
+            assert_eq!(layout_by_id(i as u32).agent_type, layout.agent_type);
+        }
         let plain: serde_json::Value = serde_json::from_str(&layout_info("nobody")).unwrap();
         assert_eq!(plain["id"], BUILT_IN.len());
         assert!(plain["warning"].as_str().unwrap().contains("\"nobody\""));
