@@ -128,18 +128,7 @@ fn check_base_url(url: &str, field: &str) -> Result<String> {
     if host.contains('@') {
         return Err(bad("credentials go in apiKey or headers, not in the URL"));
     }
-    // `[v6]:port`, `[v6]`, `name:port` or `name`.
-    let (name, port) = match host.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some((addr, "")) => (addr, None),
-            Some((addr, tail)) => (addr, Some(tail.strip_prefix(':').unwrap_or("x"))),
-            None => return Err(bad("an IPv6 address needs its closing ]")),
-        },
-        None => match host.rsplit_once(':') {
-            Some((name, port)) => (name, Some(port)),
-            None => (host, None),
-        },
-    };
+    let (name, port) = host_and_port(host).map_err(bad)?;
     if let Some(port) = port {
         if port.is_empty() || port.len() > 5 || !port.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad("the port must be a number"));
@@ -151,6 +140,23 @@ fn check_base_url(url: &str, field: &str) -> Result<String> {
     Ok(url.trim_end_matches('/').to_owned())
 }
 
+/// A URL's host part (`[v6]:port`, `[v6]`, `name:port` or `name`) as the
+/// host's name and the port's text when one is written (what follows `]`
+/// without a `:` is no port: `x`); `Err` says what is malformed.
+fn host_and_port(host: &str) -> std::result::Result<(&str, Option<&str>), &'static str> {
+    match host.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, "")) => Ok((addr, None)),
+            Some((addr, tail)) => Ok((addr, Some(tail.strip_prefix(':').unwrap_or("x")))),
+            None => Err("an IPv6 address needs its closing ]"),
+        },
+        None => Ok(match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        }),
+    }
+}
+
 /// Where a base URL points when that is this machine (`localhost`,
 /// `127.x.y.z`, `[::1]`): the host to connect to and the port (the
 /// scheme's when none is given). `None` for any other host.
@@ -159,17 +165,7 @@ pub fn loopback_address(url: &str) -> Option<(String, u16)> {
         Some(rest) => (rest, 80),
         None => (url.strip_prefix("https://")?, 443),
     };
-    let host = rest.split('/').next()?;
-    let (name, port) = match host.strip_prefix('[') {
-        Some(v6) => {
-            let (addr, tail) = v6.split_once(']')?;
-            (addr, tail.strip_prefix(':'))
-        }
-        None => match host.rsplit_once(':') {
-            Some((name, port)) => (name, Some(port)),
-            None => (host, None),
-        },
-    };
+    let (name, port) = host_and_port(rest.split('/').next()?).ok()?;
     let port = match port {
         Some(port) => port.parse().ok().filter(|&p| p != 0)?,
         None => default_port,
