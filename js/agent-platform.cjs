@@ -1,7 +1,7 @@
 'use strict';
 // Finding an agent's executable (Node only): `resolveAgentCommand`, and the
 // core's platform functions on the Node entry. The core decides where to
-// look, in which order, and how to launch what is found (src/platform/);
+// look, in which order, and how to launch what is found (src/launch/platform/);
 // this file only looks at files, reads them, and runs the login shell.
 //
 // The platform functions live in the Node-only second WebAssembly module

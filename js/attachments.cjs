@@ -1,5 +1,5 @@
 // Attachments, Node only: the bytes moved before the core reads them
-// (src/attachments/). An image given by path is read (or its size or why
+// (src/launch/attachments/). An image given by path is read (or its size or why
 // it could not be read passed on, for the core to refuse); an image given
 // as data is written to a file in the run's own folder when the agent runs
 // over its CLI (most CLIs take image files); paths are made absolute from

@@ -4,7 +4,7 @@
 // than assembling it. So for the common case this sends the Rust core only
 // sizes — the bounds [n, 3n] on the UTF-8 size of an n-unit string, and exact
 // byte counts only when the core asks for them — and the core decides which
-// messages to keep (src/size_plan/). The prompt is then joined from the
+// messages to keep (src/prompt/size_plan/). The prompt is then joined from the
 // caller's own strings with the layout's literals, which also come from the
 // core, and so do the budget's default and normalisation and cache-stable
 // trimming (the core plans with the caller's `maxBytes`, `cacheStable` and
@@ -318,7 +318,7 @@ function createFastPath(raw) {
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
   // An input with a key the core does not know goes to the full path, where
-  // the core words the warning (src/input_keys.rs). 0: AssemblerInput, 1: PromptInput.
+  // the core words the warning (src/prompt/input_keys.rs). 0: AssemblerInput, 1: PromptInput.
   let knownKeys = null;
   function onlyKnownKeys(input, which) {
     if (knownKeys === null) knownKeys = raw.preset.knownInputKeys.map((keys) => new Set(keys));

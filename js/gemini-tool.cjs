@@ -4,7 +4,7 @@
 // on the first call of either.
 //
 // Every decision is the core's: the parameters and the envelope
-// (`__GeminiToolCall`, src/gemini_tool/), and the run between them, which is
+// (`__GeminiToolCall`, src/tools/gemini_tool/), and the run between them, which is
 // runAgent's — Gemini CLI over its command line on the session engine
 // (./run.cjs, `__Engine`, src/engine/, driven by ./engine-host.cjs): the
 // command line, what an attempt came to, whether and when to retry. Those

@@ -9,7 +9,7 @@
 //! there.
 //!
 //! ```
-//! use agent_context::{assemblers::GEMINI, AssemblerInput, ContextMessage};
+//! use agent_context::{prompt::assemblers::GEMINI, AssemblerInput, ContextMessage};
 //!
 //! let mut input = AssemblerInput::default();
 //! input.fields.current_message = "Hello Gemini".into();
@@ -22,48 +22,44 @@
 // The core is safe Rust; the binding layer's generated glue is not ours.
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
 
-pub mod acp;
-pub mod agent_output;
-pub mod agent_tool;
+// The core, by layer (docs/architecture.md): the prompt built within its
+// budget; the agents as data; what a launch needs (command line, endpoint,
+// home, MCP servers, attachments, platform); what agents print, read; an
+// attempt's rules; the session engine and what rests on it
+// (ACP's rules, structured output, the record, teams, remote hosts); the
+// tools built on runs; the errors and the one failure taxonomy, and the
+// text formats every layer reads and writes.
+pub mod prompt;
+
 pub mod agents;
-pub mod assemblers;
-pub mod attachments;
+
+pub mod launch;
+
+pub mod agent_output;
+
 pub mod attempt;
-pub mod budget;
-pub mod cache_stable;
-pub mod context_builder;
-pub mod endpoint;
 pub mod engine;
-pub mod error;
-pub mod error_kind;
-pub mod gemini_tool;
-pub mod input;
-pub mod input_keys;
-pub mod invocation;
-pub mod json_read;
-pub mod json_text;
-pub mod layout;
-pub mod mcp_servers;
-pub mod output;
-pub mod platform;
+
+pub mod acp;
 pub mod record;
 pub mod remote;
-pub mod run_home;
-pub mod sample;
-pub mod selection;
-pub mod size_plan;
 pub mod structured;
 pub mod team;
-pub mod text;
-pub mod toml_text;
-pub mod truncate;
+
+pub mod tools;
+
+pub mod error;
+pub mod error_kind;
+pub mod formats;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use assemblers::{assemble_for_agent, AgentAssembly};
-pub use budget::{AssembleOptions, Assembled};
 pub use error::{AgentContextError, ErrorCode, Result};
-pub use input::{AssemblerInput, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES};
-pub use layout::Layout;
-pub use output::{AssemblerOutput, TrimReport};
+pub use prompt::assemblers::{assemble_for_agent, AgentAssembly};
+pub use prompt::budget::{AssembleOptions, Assembled};
+pub use prompt::input::{
+    AssemblerInput, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES,
+};
+pub use prompt::layout::Layout;
+pub use prompt::output::{AssemblerOutput, TrimReport};

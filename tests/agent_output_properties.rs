@@ -7,7 +7,7 @@ use agent_context::agent_output::{
     parse_agent_output, parse_agent_output_as, strip_ansi, AgentEvent, AgentOutputParser,
     AgentReply, Output, TextForm,
 };
-use agent_context::invocation::{build_cli_invocation, InvocationOptions, MAX_ARG_BYTES};
+use agent_context::launch::invocation::{build_cli_invocation, InvocationOptions, MAX_ARG_BYTES};
 use agent_context::AssemblerOutput;
 use proptest::prelude::*;
 

@@ -10,7 +10,7 @@ use agent_context::agents::AGENTS;
 
 /// Files that may name an agent type, and why.
 const ALLOWED: &[(&str, &str)] = &[(
-    "src/gemini_tool/",
+    "src/tools/gemini_tool/",
     "the Gemini tool runs Gemini CLI and nothing else: it names the agent it runs",
 )];
 
@@ -134,7 +134,7 @@ fn the_scan_sees_what_it_looks_for() {
     }
     // And it scans real files: the Gemini tool does name its agent (in
     // the core; its Node host takes the agent type from there).
-    let call = fs::read_to_string(root().join("src/gemini_tool/call.rs")).unwrap();
+    let call = fs::read_to_string(root().join("src/tools/gemini_tool/call.rs")).unwrap();
     assert!(code_lines(&call, true)
         .iter()
         .any(|(_, l)| l.contains("\"google-gemini\"")));

@@ -1,9 +1,9 @@
 //! Properties of the byte budget over random inputs (SPEC §3), for every layout.
 #![cfg(not(target_arch = "wasm32"))]
 
-use agent_context::assemblers::{InstructionPlacement, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
-use agent_context::budget::{assemble, MESSAGE_MIN_KEEP};
-use agent_context::text::js_trim;
+use agent_context::prompt::assemblers::{InstructionPlacement, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::prompt::budget::{assemble, MESSAGE_MIN_KEEP};
+use agent_context::prompt::text::js_trim;
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, Layout, PromptFields};
 use proptest::prelude::*;
 

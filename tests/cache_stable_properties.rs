@@ -6,8 +6,8 @@
 
 use std::num::NonZeroUsize;
 
-use agent_context::assemblers::{CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
-use agent_context::budget::assemble;
+use agent_context::prompt::assemblers::{CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::prompt::budget::assemble;
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, Layout, PromptFields};
 use proptest::prelude::*;
 

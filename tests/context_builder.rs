@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use agent_context::context_builder::{
+use agent_context::prompt::context_builder::{
     build_llm_messages, compose_system_prompt, ContextBuildOptions, Templates, PART_SEPARATOR,
 };
 use agent_context::ErrorCode;

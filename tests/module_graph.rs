@@ -1,7 +1,9 @@
-//! The core's modules form no cycle (`assemblers` and `budget` do not import
-//! each other): a module's dependencies are the `crate::name` paths in its
-//! files, comments and test modules left out; `lib.rs` and the binding
-//! (`src/wasm/`) are not part of the core's graph. Nor do the files of any
+//! The core's modules form no cycle (`prompt::assemblers` and
+//! `prompt::budget` do not import each other): a module's dependencies are
+//! the `crate::name` paths in its files (`crate::layer::name` for a module
+//! of a layer folder, `LAYERS`), comments and test modules left out;
+//! `lib.rs`, the layers' own `mod.rs` and the binding (`src/wasm/`) are not
+//! part of the core's graph. Nor do the files of any
 //! one folder (`src/agent_output/codex.rs` and `codex_legacy.rs`, or
 //! `crates/scan`'s `json_string`, `unit` and `utf16`): there a file's
 //! dependencies are its `super::name` and `crate::folder::name` paths.
@@ -9,6 +11,38 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
+
+/// The folders that only group modules by layer (`src/lib.rs`): a module
+/// of the core is `layer::name` there.
+const LAYERS: [&str; 4] = ["prompt", "launch", "tools", "formats"];
+
+/// The core module a path under `src/` belongs to, from its components.
+fn module_of(components: &[String]) -> String {
+    let stem = |s: &String| s.trim_end_matches(".rs").to_owned();
+    match components {
+        [layer, inner, ..] if LAYERS.contains(&layer.as_str()) => {
+            format!("{layer}::{}", stem(inner))
+        }
+        [first, ..] => stem(first),
+        [] => String::new(),
+    }
+}
+
+/// The core module a `crate::` path names, from what follows `crate::`.
+fn module_named(rest: &str) -> String {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let first = ident(rest);
+    match rest[first.len()..].strip_prefix("::") {
+        Some(tail) if LAYERS.contains(&first.as_str()) && !ident(tail).is_empty() => {
+            format!("{first}::{}", ident(tail))
+        }
+        _ => first,
+    }
+}
 
 fn collect(dir: &Path, root: &Path, graph: &mut BTreeMap<String, BTreeSet<String>>) {
     for entry in fs::read_dir(dir).unwrap() {
@@ -21,14 +55,12 @@ fn collect(dir: &Path, root: &Path, graph: &mut BTreeMap<String, BTreeSet<String
             continue;
         }
         let relative = path.strip_prefix(root).unwrap();
-        let first = relative
+        let components: Vec<String> = relative
             .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        let module = first.trim_end_matches(".rs").to_owned();
-        if module == "lib" || module == "wasm" {
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let module = module_of(&components);
+        if module == "lib" || module == "wasm" || LAYERS.contains(&module.as_str()) {
             continue;
         }
         let deps = graph.entry(module.clone()).or_default();
@@ -39,10 +71,7 @@ fn collect(dir: &Path, root: &Path, graph: &mut BTreeMap<String, BTreeSet<String
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
             for (at, _) in line.match_indices("crate::") {
-                let name: String = line[at + 7..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
+                let name = module_named(&line[at + 7..]);
                 if !name.is_empty() && name != module {
                     deps.insert(name);
                 }
@@ -193,8 +222,9 @@ fn the_core_has_no_module_cycle() {
     let mut graph = BTreeMap::new();
     collect(&root, &root, &mut graph);
     assert!(graph.len() > 10, "read the core: {graph:?}");
-    assert!(graph["assemblers"].contains("budget"));
-    assert!(!graph["budget"].contains("assemblers"));
+    assert!(graph["prompt::assemblers"].contains("prompt::budget"));
+    assert!(!graph["prompt::budget"].contains("prompt::assemblers"));
+    assert!(graph["engine"].contains("launch::invocation"), "{graph:?}");
     if let Some(cycle) = find_cycle(&graph) {
         panic!("a module cycle: {}", cycle.join(" -> "));
     }
@@ -237,6 +267,19 @@ fn paths_in_a_use_are_read() {
         names_after("    crate::x::y(1) + crate::z", "crate::"),
         ["x", "z"]
     );
+    assert_eq!(
+        module_named("prompt::budget::assemble(x)"),
+        "prompt::budget"
+    );
+    assert_eq!(module_named("prompt;"), "prompt");
+    assert_eq!(module_named("engine::Engine"), "engine");
+    let parts = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        module_of(&parts("prompt/assemblers/mod.rs")),
+        "prompt::assemblers"
+    );
+    assert_eq!(module_of(&parts("prompt/budget.rs")), "prompt::budget");
+    assert_eq!(module_of(&parts("engine/turns.rs")), "engine");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use agent_context::agent_output::{
     merge_output_file, parse_agent_output, AgentEvent, AgentOutputParser, AgentReply, ReplyStatus,
     ToolStatus, Usage,
 };
-use agent_context::invocation::OutputKind;
+use agent_context::launch::invocation::OutputKind;
 use serde_json::Value;
 
 const QWEN: (&str, &str) = ("qwen-code", "0.24.4");

@@ -6,7 +6,7 @@
 //! a file variant.
 
 use agent_context::agents;
-use agent_context::invocation::{
+use agent_context::launch::invocation::{
     build_cli_invocation, CliInvocation, InvocationOptions, InvocationOutput, OutputKind, Sandbox,
     MAX_ARG_BYTES,
 };
@@ -254,8 +254,9 @@ fn the_registry_describes_the_new_agents() {
         );
     }
     // Layouts: Qwen is Claude's, the other two are Codex's, each under its own type.
-    let same = |a: &agent_context::layout::Layout, b: &agent_context::layout::Layout| {
-        agent_context::layout::Layout {
+    let same = |a: &agent_context::prompt::layout::Layout,
+                b: &agent_context::prompt::layout::Layout| {
+        agent_context::prompt::layout::Layout {
             agent_type: b.agent_type,
             ..*a
         } == *b

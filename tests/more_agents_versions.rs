@@ -14,7 +14,7 @@ use agent_context::agent_output::{
     merge_output_file, parse_agent_output, AgentEvent, AgentOutputParser, AgentReply, ReplyStatus,
     ToolStatus, Usage,
 };
-use agent_context::invocation::OutputKind;
+use agent_context::launch::invocation::OutputKind;
 use serde_json::Value;
 
 const PLAIN_ANSWER: &str = "Mock reply: use React for the dashboard.";

@@ -15,8 +15,8 @@
 use agent_context::attempt::AgentErrorKind;
 use agent_context::engine::cli::CliSessionConfig;
 use agent_context::engine::{Action, Engine, Outcome, TurnLimits, TurnResult};
-use agent_context::gemini_tool::{AttemptEnd, GeminiToolCall, StopReason, GEMINI_AGENT};
-use agent_context::output::AssemblerOutput;
+use agent_context::prompt::output::AssemblerOutput;
+use agent_context::tools::gemini_tool::{AttemptEnd, GeminiToolCall, StopReason, GEMINI_AGENT};
 use serde_json::{json, Value};
 
 const SESSION: &str = "b425ff71-01f0-4076-bc86-ba426f1cea0e";

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_context::invocation::InvocationFile;
+use agent_context::launch::invocation::InvocationFile;
 use agent_context::remote::{
     ChannelEnd, Local, LocalSpawn, Op, ProbeProblem, RemoteHost, RemoteRun,
 };

@@ -3,7 +3,7 @@
 
 mod common;
 
-use agent_context::assemblers::{resolve_layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::prompt::assemblers::{resolve_layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
 use agent_context::{assemble_for_agent, AssembleOptions, AssemblerInput, ContextMessage};
 use common::{golden, input, WORKED_EXAMPLES_JSON};
 use serde_json::Value;

@@ -3,9 +3,9 @@
 //! BUDGET_EXCEEDED; the instruction body survives whole whenever it fits
 //! alone; nothing panics.
 
-use agent_context::assemblers::{resolve_layout, InstructionPlacement};
-use agent_context::budget::{assemble, MESSAGE_MIN_KEEP};
-use agent_context::text::js_trim;
+use agent_context::prompt::assemblers::{resolve_layout, InstructionPlacement};
+use agent_context::prompt::budget::{assemble, MESSAGE_MIN_KEEP};
+use agent_context::prompt::text::js_trim;
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, PromptFields};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;

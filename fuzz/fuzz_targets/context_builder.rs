@@ -3,7 +3,7 @@
 //! metadata adds up, or an INVALID_INPUT error; the run-directive parser
 //! never panics on the same bytes as a reply. Nothing panics.
 
-use agent_context::context_builder::{
+use agent_context::prompt::context_builder::{
     build_llm_messages, parse_run_directive, ContextBuildOptions, Templates,
 };
 use agent_context::ErrorCode;

@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{AgentContextError, Result};
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 /// The options of the client's own features, read off a session's options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 /// `clientCapabilities.elicitation` when the app answers: both modes.
 pub fn capability() -> Value {

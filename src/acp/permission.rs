@@ -26,7 +26,7 @@
 use serde_json::{json, Value};
 
 use super::fs::inside;
-use crate::invocation::Sandbox;
+use crate::launch::invocation::Sandbox;
 
 /// What the sandbox and `yolo` allow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

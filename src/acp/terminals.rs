@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use crate::acp::fs::inside;
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 /// The most output a terminal keeps, whatever the agent asks: 1 MiB.
 pub const OUTPUT_CAP: usize = 1 << 20;

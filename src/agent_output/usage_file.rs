@@ -9,7 +9,7 @@ use super::json::count_field;
 use super::reply::{AgentReply, Usage};
 use super::OutputFormat;
 use crate::error::{AgentContextError, Result};
-use crate::invocation::OutputKind;
+use crate::launch::invocation::OutputKind;
 
 /// Merges `content`, the file of `kind` that `agent_type`'s CLI wrote, into
 /// `reply` (`mergeAgentOutputFile`): for Copilot's usage file, the token

@@ -12,7 +12,7 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::layout::Layout;
+use crate::prompt::layout::Layout;
 
 pub const CLINE: Layout = Layout {
     agent_type: "cline",

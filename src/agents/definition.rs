@@ -37,8 +37,8 @@ use serde_json::{Map, Value};
 use super::spec::*;
 use super::{find, known_list, AgentSpec};
 use crate::error::{AgentContextError, Result};
-use crate::input_keys::unknown_key_warnings;
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
+use crate::prompt::input_keys::unknown_key_warnings;
 
 /// The field every message names: the agent is given where an agent type
 /// string is.
@@ -339,7 +339,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
     AgentSpec {
         agent_type: id,
         name,
-        layout: &crate::layout::PLAIN_TEXT,
+        layout: &crate::prompt::layout::PLAIN_TEXT,
         assembler_class: None,
         cli: None,
         acp: Some(AcpLaunch {

@@ -212,7 +212,7 @@ fn a_definition_knows_nothing_of_its_agent_unless_its_id_is_built_in() {
     let launch = spec.acp.unwrap();
     assert_eq!(launch.model, AcpModel::Config);
     assert!(!launch.system_prompt_meta && launch.ask_mode.is_none() && launch.ask_env.is_none());
-    assert_eq!(spec.layout, &crate::layout::PLAIN_TEXT);
+    assert_eq!(spec.layout, &crate::prompt::layout::PLAIN_TEXT);
     // The same definition is the same table; another name another one.
     assert!(std::ptr::eq(spec, def.spec()));
     let other = AgentDefinition {

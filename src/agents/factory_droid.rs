@@ -13,7 +13,7 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::layout::Layout;
+use crate::prompt::layout::Layout;
 
 pub const DROID: Layout = Layout {
     agent_type: "factory-droid",

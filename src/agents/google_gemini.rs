@@ -7,9 +7,9 @@
 use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
-use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::error_kind::AgentErrorKind::*;
-use crate::layout::{InstructionPlacement, Layout};
+use crate::launch::attachments::cli::{CliAttachments, CliImage};
+use crate::prompt::layout::{InstructionPlacement, Layout};
 
 pub const GEMINI: Layout = Layout {
     agent_type: "google-gemini",

@@ -48,8 +48,8 @@ pub use superseded::{save_wait_ms, superseded_warning};
 
 use serde::Serialize;
 
-use crate::attachments::cli::CliAttachments;
 use crate::error::{AgentContextError, Result};
+use crate::launch::attachments::cli::CliAttachments;
 
 /// Every agent the library knows, in the order lists show them.
 pub const AGENTS: &[&AgentSpec] = &[
@@ -186,7 +186,7 @@ mod tests {
             );
             assert_eq!(find(agent.agent_type), Some(*agent));
         }
-        assert!(!types.contains(crate::layout::PLAIN_TEXT.agent_type));
+        assert!(!types.contains(crate::prompt::layout::PLAIN_TEXT.agent_type));
     }
 
     #[test]

@@ -10,9 +10,9 @@ use super::openai_codex;
 use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
-use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::error_kind::AgentErrorKind::*;
-use crate::layout::Layout;
+use crate::launch::attachments::cli::{CliAttachments, CliImage};
+use crate::prompt::layout::Layout;
 
 pub const OPENCODE: Layout = Layout {
     agent_type: "opencode",

@@ -9,9 +9,9 @@ use super::claude_code;
 use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
-use crate::attachments::cli::{CliAttachments, CliImage};
 use crate::error_kind::AgentErrorKind::*;
-use crate::layout::Layout;
+use crate::launch::attachments::cli::{CliAttachments, CliImage};
+use crate::prompt::layout::Layout;
 
 pub const QWEN: Layout = Layout {
     agent_type: "qwen-code",

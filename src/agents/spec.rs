@@ -3,7 +3,7 @@
 //! these tables instead of matching on agent types.
 
 use super::ApiFamily;
-use crate::layout::Layout;
+use crate::prompt::layout::Layout;
 
 /// Everything the library knows about one agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl AgentSpec {
 /// bound: [`SettingsPlace::Home`], [`CliMcp::HomeSettings`],
 /// [`OwnRetries::HomeSettings`]), every other entry of the user's
 /// `{folder}` is linked there, so sessions, credentials and history stay
-/// where they are (`crate::run_home`).
+/// where they are (`crate::launch::run_home`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunHome {
     /// The variable that names the home (`GEMINI_CLI_HOME`); a caller's
@@ -237,7 +237,7 @@ pub struct CliSpec {
     pub mcp: CliMcp,
     /// What only some CLIs need.
     /// How it takes attachments on its command line (`None`: it takes none).
-    pub attachments: Option<crate::attachments::cli::CliAttachments>,
+    pub attachments: Option<crate::launch::attachments::cli::CliAttachments>,
     pub extras: CliExtras,
 }
 
@@ -274,7 +274,7 @@ pub enum CliMcp {
 }
 
 /// The JSON each CLI reads one MCP server from. Which transports a shape
-/// can say is [`crate::mcp_servers::cli`]'s to know.
+/// can say is [`crate::launch::mcp_servers::cli`]'s to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum McpShape {
     /// `{type: "stdio", command, args, env}`, `{type: "http"|"sse", url, headers}`.
@@ -678,7 +678,7 @@ pub struct FileRoute {
     /// Its JSON, where `{baseUrl}`, `{apiKey}` (or [`NO_KEY`]) and
     /// `{model}` in a string are the endpoint's.
     ///
-    /// [`NO_KEY`]: crate::endpoint::NO_KEY
+    /// [`NO_KEY`]: crate::launch::endpoint::NO_KEY
     pub template: &'static str,
     /// Set with it, always; `{model}` in a value is the endpoint's model.
     pub fixed: &'static [(&'static str, &'static str)],
@@ -688,7 +688,7 @@ pub struct FileRoute {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnvRoute {
     pub base_url: &'static str,
-    /// Always set: `apiKey`, else [`crate::endpoint::NO_KEY`], so a key of
+    /// Always set: `apiKey`, else [`crate::launch::endpoint::NO_KEY`], so a key of
     /// the caller's environment meant for the vendor never goes elsewhere.
     pub api_key: &'static str,
     /// A variable that carries the model too, besides `options.model`'s

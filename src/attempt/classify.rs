@@ -10,7 +10,7 @@
 use super::attempt_end::{AttemptEnd, StopReason};
 use crate::agent_output::{AgentReply, ReplyStatus};
 use crate::agents::AgentSpec;
-use crate::platform::{limits, Platform};
+use crate::launch::platform::{limits, Platform};
 
 use super::signs::{Signs, COMMON_MARKERS};
 use crate::error_kind::AgentErrorKind;

@@ -5,16 +5,18 @@
 use serde_json::Value;
 
 use crate::agents::AgentSpec;
-use crate::attachments::{read_attachments, Attachment};
 use crate::attempt::own_retry_config;
-use crate::endpoint::{endpoint_setup, join, merge_json, Endpoint, EndpointSetup, Protocol};
 use crate::error::{AgentContextError, Result};
-use crate::invocation::{InvocationFile, InvocationOptions, Sandbox};
-use crate::json_read::{type_name, Obj};
-use crate::mcp_servers::cli::cli_settings;
-use crate::mcp_servers::{read_mcp_servers, McpServer};
-use crate::platform::Platform;
-use crate::run_home::{home_request, HomeRequest};
+use crate::formats::json_read::{type_name, Obj};
+use crate::launch::attachments::{read_attachments, Attachment};
+use crate::launch::endpoint::{
+    endpoint_setup, join, merge_json, Endpoint, EndpointSetup, Protocol,
+};
+use crate::launch::invocation::{InvocationFile, InvocationOptions, Sandbox};
+use crate::launch::mcp_servers::cli::cli_settings;
+use crate::launch::mcp_servers::{read_mcp_servers, McpServer};
+use crate::launch::platform::Platform;
+use crate::launch::run_home::{home_request, HomeRequest};
 
 /// `timeout`: seconds without any output before the run is stopped.
 pub const DEFAULT_TIMEOUT_S: f64 = 300.0;
@@ -59,7 +61,7 @@ pub struct RunOptions {
     /// What the endpoint adds, once [`RunOptions::apply_endpoint`] ran.
     pub endpoint_setup: Option<EndpointSetup>,
     /// `mcpServers`: handed to the agent as its CLI takes them
-    /// ([`crate::mcp_servers::cli`]).
+    /// ([`crate::launch::mcp_servers::cli`]).
     pub mcp_servers: Vec<McpServer>,
     /// The system the command runs on (set by the host, not read from the
     /// options): its command-line limits are counted.
@@ -70,7 +72,7 @@ pub struct RunOptions {
     /// `attachments`: images and resources after the prompt.
     pub attachments: Vec<Attachment>,
     /// The run's home for the agent, once [`RunOptions::apply_home`] ran
-    /// and when the run gives the agent settings (`crate::run_home`).
+    /// and when the run gives the agent settings (`crate::launch::run_home`).
     pub home: Option<HomeRequest>,
     /// `outputSchema`: the JSON Schema the reply must match
     /// ([`crate::structured`]); on the command line of a CLI that takes one.
@@ -123,9 +125,9 @@ impl RunOptions {
             // there as in a run.
             settings_file: match (text("settingsFile")?, text("runFolder")?) {
                 (Some(file), _) => Some(file),
-                (None, Some(folder)) if !folder.is_empty() => Some(crate::endpoint::join(
+                (None, Some(folder)) if !folder.is_empty() => Some(crate::launch::endpoint::join(
                     &folder,
-                    crate::endpoint::SETTINGS_FILE,
+                    crate::launch::endpoint::SETTINGS_FILE,
                 )),
                 _ => None,
             },

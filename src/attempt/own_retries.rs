@@ -2,7 +2,7 @@
 //! (SPEC §21), through what its file in `src/agents/` says
 //! ([`OwnRetries`]): an environment variable of the child, a settings
 //! file the run writes in a folder it creates and removes, or a key of the
-//! settings in the run's home (`crate::run_home`). The caller's
+//! settings in the run's home (`crate::launch::run_home`). The caller's
 //! environment wins: a variable it already sets is left as it is. The same
 //! settings file may turn on a file where the agent tells of each retry
 //! ([`RetryLog`]), next to it in the run's folder, which the host reads
@@ -14,8 +14,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::agents::{AgentSpec, OwnRetries, RetryLog};
-use crate::endpoint::merge_json;
-use crate::invocation::InvocationFile;
+use crate::launch::endpoint::merge_json;
+use crate::launch::invocation::InvocationFile;
 
 /// What the run adds for the agent's own retries.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

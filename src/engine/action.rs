@@ -24,7 +24,7 @@ pub enum Action {
         env: Vec<(String, String)>,
         default_env: Vec<(String, String)>,
         cwd: String,
-        files: Vec<crate::invocation::InvocationFile>,
+        files: Vec<crate::launch::invocation::InvocationFile>,
         outputs: Vec<String>,
         /// A file the agent tells of its own retries in: read while the
         /// process runs, each new part handed to `retry_log`.

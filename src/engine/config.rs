@@ -5,19 +5,19 @@
 
 use serde_json::{json, Value};
 
-pub use crate::mcp_servers::{read_mcp_servers, McpServer};
+pub use crate::launch::mcp_servers::{read_mcp_servers, McpServer};
 
-use crate::mcp_servers::cli;
+use crate::launch::mcp_servers::cli;
 
 use crate::agents::definition::{self, Agent};
 use crate::agents::{AcpLaunch, AcpMcp, AcpModel, AgentSpec};
 use crate::attempt::RunOptions;
-use crate::endpoint::Protocol;
 use crate::error::{AgentContextError, Result};
-use crate::json_read::type_name;
-use crate::platform::limits::{self, CommandLine};
-use crate::platform::Platform;
-use crate::toml_text::toml_string;
+use crate::formats::json_read::type_name;
+use crate::formats::toml_text::toml_string;
+use crate::launch::endpoint::Protocol;
+use crate::launch::platform::limits::{self, CommandLine};
+use crate::launch::platform::Platform;
 
 /// The command the host resolved: `file` is spawned with `prefix` first
 /// (`found` is named in messages), in an environment of `env` (the child's
@@ -54,7 +54,7 @@ pub struct SessionConfig {
     pub default_env: Vec<(String, String)>,
     /// The settings file in the run's folder that bounds the agent's own
     /// retries (Qwen Code's), written with the endpoint's ([`Self::files`]).
-    pub own_files: Vec<crate::invocation::InvocationFile>,
+    pub own_files: Vec<crate::launch::invocation::InvocationFile>,
     /// The file the agent tells of its own retries in, read by the host
     /// while the process runs (`Engine::retry_log`).
     pub retry_log: Option<crate::attempt::LogWatch>,
@@ -197,7 +197,7 @@ impl SessionConfig {
         // variables, which replace the caller's (merged with the model's
         // `CODEX_CONFIG`).
         args.extend(options.endpoint_args());
-        crate::endpoint::merge_env(&mut env, options.endpoint_env());
+        crate::launch::endpoint::merge_env(&mut env, options.endpoint_env());
         if let Some(tp) = &client.traceparent {
             env.push(("TRACEPARENT".to_owned(), tp.clone()));
         }
@@ -219,7 +219,9 @@ impl SessionConfig {
             .run_folder
             .as_deref()
             .filter(|folder| !folder.is_empty())
-            .map(|folder| crate::endpoint::join(folder, crate::endpoint::SETTINGS_FILE));
+            .map(|folder| {
+                crate::launch::endpoint::join(folder, crate::launch::endpoint::SETTINGS_FILE)
+            });
         let own =
             crate::attempt::own_retry_config(agent, options.max_retries, settings.as_deref(), &[]);
         default_env.extend(own.env);
@@ -235,7 +237,7 @@ impl SessionConfig {
         if launch.mcp == AcpMcp::Launch {
             // As its CLI takes them; `approve` matters to none of these.
             let approve = options.yolo == Some(true)
-                || options.sandbox == Some(crate::invocation::Sandbox::DangerFullAccess);
+                || options.sandbox == Some(crate::launch::invocation::Sandbox::DangerFullAccess);
             args.extend(cli::cli_args(agent, &mcp_servers, approve)?);
             default_env.extend(cli::cli_env(agent, &mcp_servers, &[])?);
         }
@@ -263,10 +265,10 @@ impl SessionConfig {
     /// The files to write in the run's folder before the agent starts:
     /// the endpoint's and the one that bounds its own retries, merged
     /// where they are one settings file.
-    pub fn files(&self) -> Vec<crate::invocation::InvocationFile> {
+    pub fn files(&self) -> Vec<crate::launch::invocation::InvocationFile> {
         let mut files = self.options.endpoint_files();
         files.extend(self.own_files.iter().cloned());
-        crate::endpoint::merge_json_files(files)
+        crate::launch::endpoint::merge_json_files(files)
     }
 
     /// The settings of one more session on the same process: `options`

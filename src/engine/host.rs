@@ -116,6 +116,7 @@ impl Engine {
         let cd = &self.cfg_of(key).options.cd;
         let inside_cd = crate::acp::fs::inside(cd, path).is_some();
         inside_cd
-            && !(write && self.options().sandbox == Some(crate::invocation::Sandbox::ReadOnly))
+            && !(write
+                && self.options().sandbox == Some(crate::launch::invocation::Sandbox::ReadOnly))
     }
 }

@@ -13,7 +13,7 @@ use crate::acp::fs::inside;
 use crate::acp::permission::{self, Decision, Policy};
 use crate::acp::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use crate::attempt::{AgentErrorKind, Failure};
-use crate::invocation::Sandbox;
+use crate::launch::invocation::Sandbox;
 
 impl Engine {
     /// The agent's stdout over ACP: split in lines, each read once.

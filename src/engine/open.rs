@@ -12,8 +12,8 @@ use super::config::SessionConfig;
 use super::engine::Engine;
 use super::state::Config;
 use crate::error::Result;
-use crate::invocation::InvocationFile;
-use crate::output::AssemblerOutput;
+use crate::launch::invocation::InvocationFile;
+use crate::prompt::output::AssemblerOutput;
 
 /// What an engine is made for.
 #[derive(Clone, Copy, Debug)]
@@ -52,7 +52,7 @@ pub struct Plan {
     /// Written into the run's folder before the agent starts.
     pub files: Vec<InvocationFile>,
     /// The run's home, made there before the agent starts.
-    pub home: Option<crate::run_home::HomeRequest>,
+    pub home: Option<crate::launch::run_home::HomeRequest>,
     /// One process for every turn, else a process per turn.
     pub persistent: bool,
 }

@@ -78,7 +78,7 @@ impl Sim {
                 } else {
                     "google-gemini"
                 };
-                let output = crate::output::AssemblerOutput {
+                let output = crate::prompt::output::AssemblerOutput {
                     prompt: "hi".into(),
                     system_flag: None,
                 };

@@ -42,7 +42,7 @@ impl Engine {
             .as_ref()
             .map_or(self.options(), |c| &c.options);
         let endpoint = options.endpoint.as_ref()?;
-        let (host, port) = crate::endpoint::loopback_address(&endpoint.base_url)?;
+        let (host, port) = crate::launch::endpoint::loopback_address(&endpoint.base_url)?;
         Some((host, port, endpoint.field.clone()))
     }
 

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::engine::{Engine, Queued};
 use super::turn::{Turn, TurnLimits};
 use crate::agents;
-use crate::attachments::{acp, read_attachments};
 use crate::attempt::{AgentErrorKind, Failure};
+use crate::launch::attachments::{acp, read_attachments};
 
 impl Engine {
     /// Queue a prompt in session `key`: `blocks` (its content blocks), then `attachments`

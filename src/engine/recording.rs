@@ -9,8 +9,8 @@
 
 use crate::acp::session::SessionStep;
 use crate::agent_output::AgentEvent;
-use crate::attachments::Attachment;
 use crate::error::Result;
+use crate::launch::attachments::Attachment;
 use crate::record::{Header, Opened, Recorder, Relation, TurnOutcome};
 
 use super::state::SessionRecord;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::agent_output::{AgentEvent, AgentOutputParser, Protocol, TextForm};
 use crate::agents::AgentSpec;
 use crate::attempt::{OutputTail, RetryCount, StopReason};
-use crate::invocation::{InvocationOutput, OutputKind};
+use crate::launch::invocation::{InvocationOutput, OutputKind};
 
 use super::judge::Stage;
 use super::result::TurnResult;
@@ -85,7 +85,7 @@ pub struct Turn {
     /// Recorded in its session's record: its reply's events are read for it.
     pub recorded: bool,
     /// Its attachments, until its request is recorded (their metadata).
-    pub attachments: Vec<crate::attachments::Attachment>,
+    pub attachments: Vec<crate::launch::attachments::Attachment>,
     /// Where its next attempt stands with the endpoint asked first
     /// (`super::probe`).
     pub probe: Probe,

@@ -18,9 +18,9 @@ use super::entry::{
 use super::read::{read_record, ReadOptions};
 use super::sha256::Sha256;
 use crate::agent_output::{AgentEvent, ToolStatus, ToolUse, Usage};
-use crate::attachments::{base64, Attachment};
 use crate::error::Result;
 use crate::error_kind::AgentErrorKind;
+use crate::launch::attachments::{base64, Attachment};
 
 /// A secret shorter than this is not looked for (it would match words).
 pub const MIN_SECRET_BYTES: usize = 8;

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::agent_output::{AgentEvent, ToolStatus, ToolUse, Usage};
-use crate::attachments::read_attachments;
+use crate::launch::attachments::read_attachments;
 
 pub(super) fn entry(seq: u64, turn: Option<u32>, body: Entry) -> RecordEntry {
     RecordEntry {

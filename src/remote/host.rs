@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{AgentContextError, Result};
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 /// Where the agent runs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::run::{GotBytes, LocalSpawn, ProbeProblem, RemoteRun};
 use crate::attempt::LogWatch;
 use crate::error::{AgentContextError, Result};
-use crate::invocation::InvocationFile;
-use crate::run_home::{home_plan, user_folder, HomeRequest};
+use crate::launch::invocation::InvocationFile;
+use crate::launch::run_home::{home_plan, user_folder, HomeRequest};
 
 /// Variables `{ name: value }` (`null`: none); a value that is not a
 /// string is left out. Anything else is `INVALID_INPUT` naming `what`.

@@ -12,9 +12,9 @@ use super::host::RemoteHost;
 use super::wire::{is_variable_name, read_frames, Frame, Preamble};
 use crate::attempt::LogWatch;
 use crate::error::{AgentContextError, Result};
-use crate::invocation::InvocationFile;
-use crate::json_read::type_name;
-use crate::run_home::{Entry, HomePlan};
+use crate::formats::json_read::type_name;
+use crate::launch::invocation::InvocationFile;
+use crate::launch::run_home::{Entry, HomePlan};
 
 /// One operation: what the host starts locally, and the bytes it writes
 /// to its stdin first (for a process of the agent, the agent's own stdin

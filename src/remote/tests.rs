@@ -351,7 +351,7 @@ fn a_spawn_carries_everything_on_stdin() {
     )
     .unwrap();
     run.probed(b"home 2\n/uend 0\n", "").unwrap();
-    run.stage_files(&[crate::invocation::InvocationFile {
+    run.stage_files(&[crate::launch::invocation::InvocationFile {
         path: "/u/.cache/agent-context/runs/run-1/settings.json".into(),
         content: "{}".into(),
     }]);

@@ -17,7 +17,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{AgentContextError, Result};
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 /// The JSON types `type` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

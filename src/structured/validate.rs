@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::schema::{JsonType, Keywords, Node, Schema};
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 /// At most this many mismatches are reported (the first ones found).
 pub const MAX_ERRORS: usize = 20;

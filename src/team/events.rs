@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::AgentContextError;
-use crate::output::AssemblerOutput;
+use crate::prompt::output::AssemblerOutput;
 
 /// What the host tells the machine.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -24,9 +24,9 @@ use std::collections::VecDeque;
 use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
-use crate::input::ContextMessage;
-use crate::input_keys::TEAM_MEMBER;
-use crate::output::AssemblerOutput;
+use crate::prompt::input::ContextMessage;
+use crate::prompt::input_keys::TEAM_MEMBER;
+use crate::prompt::output::AssemblerOutput;
 
 use super::events::{Action, Cause, Event};
 use super::members::{check_team_family, MemberRecord, Runs, TeamConfig, SESSION_OPTIONS};
@@ -144,7 +144,7 @@ impl TeamMachine {
         let mut own = vec![None; state.members.len()];
         for (j, value) in given.iter().enumerate() {
             let path = format!("options.members[{j}]");
-            let o = crate::json_read::Obj::new(value, &path)?;
+            let o = crate::formats::json_read::Obj::new(value, &path)?;
             let id = o.req_str("id")?;
             let Some(i) = found(id) else {
                 let ids: Vec<&str> = state.members.iter().map(|s| s.record.id.as_str()).collect();

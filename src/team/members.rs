@@ -20,11 +20,11 @@
 use serde_json::Value;
 
 use crate::agents::{self, AgentSpec, ApiFamily, SystemPromptArg};
-use crate::endpoint::{endpoint_setup, Endpoint, Protocol};
 use crate::error::{AgentContextError, Result};
-use crate::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
-use crate::input_keys::nearest_known;
-use crate::json_read::{type_name, Obj};
+use crate::formats::json_read::{type_name, Obj};
+use crate::launch::endpoint::{endpoint_setup, Endpoint, Protocol};
+use crate::prompt::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
+use crate::prompt::input_keys::nearest_known;
 
 use super::turn::Member;
 

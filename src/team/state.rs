@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{AgentContextError, Result};
-use crate::input::ContextMessage;
-use crate::json_read::{type_name, Obj};
+use crate::formats::json_read::{type_name, Obj};
+use crate::prompt::input::ContextMessage;
 
 use super::members::{MemberRecord, SESSION_OPTIONS};
 

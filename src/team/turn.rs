@@ -1,11 +1,11 @@
 //! Planning one member's turn: the full prompt or the delta, its new mark,
 //! and what the budget dropped.
 
-use crate::assemblers::assemble_for_agent;
-use crate::budget::AssembleOptions;
 use crate::error::{AgentContextError, Result};
-use crate::input::{ContextSource, PromptFields, DEFAULT_MAX_BYTES};
-use crate::output::{AssemblerOutput, TrimReport};
+use crate::prompt::assemblers::assemble_for_agent;
+use crate::prompt::budget::AssembleOptions;
+use crate::prompt::input::{ContextSource, PromptFields, DEFAULT_MAX_BYTES};
+use crate::prompt::output::{AssemblerOutput, TrimReport};
 
 use super::view::Selected;
 
@@ -178,7 +178,7 @@ pub fn plan_turn(request: &TurnRequest<'_>, transcript: &dyn ContextSource) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::ContextMessage;
+    use crate::prompt::input::ContextMessage;
 
     fn transcript() -> Vec<ContextMessage> {
         vec![

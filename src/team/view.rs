@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 
 use crate::error::Result;
-use crate::input::{ContextMessage, ContextSource};
-use crate::selection::is_visible_to;
+use crate::prompt::input::{ContextMessage, ContextSource};
+use crate::prompt::selection::is_visible_to;
 
 /// Whether a message `from` → `to` concerns `member`: addressed to it, sent
 /// by it, or sent to everyone (`to` missing, empty or `all`).

@@ -300,7 +300,7 @@ fn merge_file(agent_type: &JsValue, reply: &JsValue, file: &JsValue) -> Result<J
     let kind_value = js_sys::Reflect::get(file, &"kind".into()).unwrap_or(JsValue::UNDEFINED);
     let kind = kind_value
         .as_string()
-        .and_then(|k| crate::invocation::OutputKind::parse(&k))
+        .and_then(|k| crate::launch::invocation::OutputKind::parse(&k))
         .ok_or_else(|| {
             AgentContextError::invalid(format!(
                 "file.kind must be 'usage', got {}",

@@ -1,14 +1,14 @@
 //! The MCP tools' binding (internal, Node-only second module): the tool
 //! list (`__agentTools`) and one call (`__AgentToolCall`), which the MCP
 //! server (`js/mcp-server.cjs`) drives around `runAgent` or
-//! `runGeminiTool`. See `crate::agent_tool`.
+//! `runGeminiTool`. See `crate::tools::agent_tool`.
 
 use wasm_bindgen::prelude::*;
 
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
 use super::{js_result, ms};
-use crate::agent_tool::{
+use crate::tools::agent_tool::{
     agent_tools, bound_envelope, definition_tool, without_result_file, ToolCall,
 };
 

@@ -6,9 +6,9 @@ use wasm_bindgen::prelude::*;
 use super::call_options::CallOptions;
 use super::js_input;
 use super::{js_output, js_result};
-use crate::assemblers::{self, Layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
-use crate::budget::{self, AssembleOptions, Assembled};
-use crate::input::{FieldNames, ASSEMBLER_INPUT, PROMPT_INPUT};
+use crate::prompt::assemblers::{self, Layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use crate::prompt::budget::{self, AssembleOptions, Assembled};
+use crate::prompt::input::{FieldNames, ASSEMBLER_INPUT, PROMPT_INPUT};
 
 /// Logs `[Debug][Trim]` decisions and `[Debug][Send]` output when debugging is on.
 pub(crate) fn log_debug(
@@ -160,7 +160,7 @@ pub fn build_prompt(input: JsValue, options: Option<js_sys::Object>) -> Result<J
 /// ```
 #[wasm_bindgen(js_name = sampleInput, unchecked_return_type = "AssemblerInput")]
 pub fn sample_input() -> JsValue {
-    js_output::assembler_input(&crate::sample::demo_input())
+    js_output::assembler_input(&crate::prompt::sample::demo_input())
 }
 
 /// Assembles with a fixed layout (the assembler classes); debug lines follow `DEBUG=1`.

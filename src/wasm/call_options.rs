@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js_input::{get, is_plain_object, optional_bool, type_name};
-use crate::cache_stable::{cache_block_option, invalid_block};
 use crate::error::{AgentContextError, Result};
+use crate::prompt::cache_stable::{cache_block_option, invalid_block};
 
 #[wasm_bindgen]
 extern "C" {

@@ -7,12 +7,12 @@ use wasm_bindgen::prelude::*;
 
 use super::json_bridge::{from_serializable, pick, to_json};
 use super::{js_input, js_result};
-use crate::context_builder::{
+use crate::error::Result as CoreResult;
+use crate::formats::json_read::Obj;
+use crate::prompt::context_builder::{
     build_llm_messages, compose_system_prompt, parse_run_directive_with, ContextBuildOptions,
     ConversationMessage, PromptOptions, Templates,
 };
-use crate::error::Result as CoreResult;
-use crate::json_read::Obj;
 
 /// The fields of `ContextBuildOptions` that shape the system prompt.
 const PROMPT_KEYS: [&str; 4] = ["mode", "agent", "toolPolicy", "runContext"];

@@ -11,7 +11,7 @@ use super::call_options::CallOptions;
 use super::js_input::{self, get, type_name};
 use super::{js_output, js_result};
 use crate::error::AgentContextError;
-use crate::input::ASSEMBLER_INPUT;
+use crate::prompt::input::ASSEMBLER_INPUT;
 
 /// Picks the assembler for an agent type: one registered from JS first, then
 /// the built-in ones, then plain text with a warning.
@@ -105,7 +105,7 @@ impl ContextManager {
                 .as_string()
                 .unwrap_or_default();
             let system_flag = Reflect::get(&output, &"systemFlag".into())?.as_string();
-            let sent = crate::output::AssemblerOutput {
+            let sent = crate::prompt::output::AssemblerOutput {
                 prompt,
                 system_flag,
             };

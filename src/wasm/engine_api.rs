@@ -15,7 +15,7 @@ use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::{turn_js, RunResultJs};
 use super::{js_result, ms};
 use crate::engine::{Engine, Purpose, TurnLimits, TurnResult};
-use crate::output::AssemblerOutput;
+use crate::prompt::output::AssemblerOutput;
 
 /// One agent process and its sessions, or one run (internal). See
 /// `crate::engine::Engine`.
@@ -432,5 +432,5 @@ impl EngineJs {
 /// file bigger than this.
 #[wasm_bindgen(js_name = __attachmentMaxBytes, skip_typescript)]
 pub fn attachment_max_bytes() -> f64 {
-    crate::attachments::MAX_IMAGE_BYTES as f64
+    crate::launch::attachments::MAX_IMAGE_BYTES as f64
 }

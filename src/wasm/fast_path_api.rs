@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-use crate::size_plan::{fast_path, PlanStep};
+use crate::prompt::size_plan::{fast_path, PlanStep};
 
 /// What the fast path needs to know of the layout for `agent_type`, as the
 /// JSON of an object: `{ id, warning, inFlag, instructions, team, context,
@@ -112,5 +112,5 @@ fn answer(step: PlanStep) -> (PlanStepCode, [f64; ANSWER]) {
 /// trimmedCount or 2^32 - 1, ...indices of the messages that go out]`.
 #[wasm_bindgen(js_name = __planMessages, skip_typescript)]
 pub fn plan_messages(codes: &[u8], max_messages: f64) -> Vec<u32> {
-    crate::context_builder::select_coded_messages(codes, max_messages)
+    crate::prompt::context_builder::select_coded_messages(codes, max_messages)
 }

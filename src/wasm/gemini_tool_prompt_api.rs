@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::gemini_tool::{
+use crate::tools::gemini_tool::{
     compose_tool_prompt, format_engineering_context, read_context, tool_definition, ToolPromptInput,
 };
 
@@ -20,7 +20,7 @@ use crate::gemini_tool::{
 /// ```js
 /// const PROMPT = composeGeminiToolPrompt({
 ///   taskType: 'review', background: 'A Rust library compiled to WebAssembly.',
-///   tasks: ['Review src/budget.rs for off-by-one errors'], expectedOutput: ['A list of findings'],
+///   tasks: ['Review src/prompt/budget.rs for off-by-one errors'], expectedOutput: ['A list of findings'],
 ///   engineeringContext: readEngineeringContext(cd),
 /// });
 /// ```

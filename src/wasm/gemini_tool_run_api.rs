@@ -12,10 +12,10 @@ use wasm_bindgen::prelude::*;
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::RunResultJs;
 use super::{js_result, ms};
-use crate::gemini_tool::GeminiToolCall;
+use crate::tools::gemini_tool::GeminiToolCall;
 
 /// One call of the tool (internal: not part of the API). See
-/// `crate::gemini_tool::GeminiToolCall`.
+/// `crate::tools::gemini_tool::GeminiToolCall`.
 #[wasm_bindgen(js_name = __GeminiToolCall, skip_typescript)]
 pub struct GeminiToolCallJs {
     inner: GeminiToolCall,

@@ -6,8 +6,8 @@ use super::js_input::{self, is_plain_object, type_name};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::error::{AgentContextError, Result};
-use crate::invocation::{self, InvocationOptions};
-use crate::output::AssemblerOutput;
+use crate::launch::invocation::{self, InvocationOptions};
+use crate::prompt::output::AssemblerOutput;
 
 /// `buildCliInvocation`'s `options`, read by the core; the platform, when
 /// not given, is the one this runs on (`process.platform`).
@@ -71,7 +71,7 @@ pub fn build_cli_invocation(
     for warning in js_input::unknown_key_warnings(
         &options_value,
         "buildCliInvocation options",
-        crate::input_keys::INVOCATION_OPTIONS,
+        crate::prompt::input_keys::INVOCATION_OPTIONS,
     ) {
         super::call_options::CallOptions::default().warn(&warning)?;
     }

@@ -12,12 +12,12 @@ use wasm_bindgen::JsCast;
 
 use super::js_error::describe_thrown;
 use crate::error::{AgentContextError, Result};
-use crate::input::{
+use crate::prompt::input::{
     max_bytes_from_number, ContextMessage, ContextSource, FieldNames, PromptFields,
     DEFAULT_MAX_BYTES,
 };
-use crate::input_keys;
-use crate::text::js_number_text;
+use crate::prompt::input_keys;
+use crate::prompt::text::js_number_text;
 
 /// `typeof`-style name of a value, for error messages.
 pub fn type_name(value: &JsValue) -> &'static str {
@@ -210,7 +210,7 @@ impl ContextSource for JsContext {
 }
 
 /// The warnings for the own enumerable string keys of `value` that `known`
-/// does not hold (none when `value` is not an object); `crate::input_keys`
+/// does not hold (none when `value` is not an object); `crate::prompt::input_keys`
 /// decides and words them.
 pub fn unknown_key_warnings(value: &JsValue, label: &str, known: &[&str]) -> Vec<String> {
     if !is_plain_object(value) {
@@ -280,7 +280,7 @@ fn optional_count_at(value: JsValue, default: usize, path: &dyn Fn() -> String) 
     }
     value
         .as_f64()
-        .and_then(crate::input::count_from_number)
+        .and_then(crate::prompt::input::count_from_number)
         .ok_or_else(|| {
             AgentContextError::invalid(format!(
                 "{} must be a whole number >= 0, got {}",

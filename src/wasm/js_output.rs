@@ -5,8 +5,8 @@ use wasm_bindgen::prelude::*;
 
 use super::json_bridge::from_serializable;
 use crate::error::Result;
-use crate::input::AssemblerInput;
-use crate::output::AssemblerOutput;
+use crate::prompt::input::AssemblerInput;
+use crate::prompt::output::AssemblerOutput;
 
 fn set(target: &Object, key: &str, value: &JsValue) {
     // Defining a property on a fresh ordinary object cannot fail.
@@ -31,7 +31,7 @@ pub fn assembler_output(out: &AssemblerOutput) -> JsValue {
 /// `{ output, report }` of `assembleWithReport`.
 pub fn output_with_report(
     out: &AssemblerOutput,
-    report: &crate::output::TrimReport,
+    report: &crate::prompt::output::TrimReport,
 ) -> Result<JsValue> {
     let obj = Object::new();
     set(&obj, "output", &assembler_output(out));

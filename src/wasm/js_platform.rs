@@ -1,7 +1,7 @@
 //! The platform this runs on, for `buildCliInvocation`, the runners and the
 //! platform functions (all in Node's second module).
 
-use crate::platform::Platform;
+use crate::launch::platform::Platform;
 
 /// The platform a host runs on when it did not say: `process.platform`
 /// (Node, Electron, Deno, Bun); one without measured limits, or no

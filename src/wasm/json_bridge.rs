@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::js_error::describe_thrown;
 use super::js_input::type_name;
 use crate::error::{AgentContextError, ErrorCode, Result};
-use crate::json_text::replace_lone_surrogate_escapes;
+use crate::formats::json_text::replace_lone_surrogate_escapes;
 
 /// Reads `value` (named `what` in errors) as JSON. `undefined`, functions and
 /// symbols inside objects are left out, as `JSON.stringify` does.

@@ -1,7 +1,7 @@
 //! The platform decisions for a host that spawns agents itself (the Node
 //! entry's `resolveAgentCommand` and process layer use them): command-line
 //! limits, Windows quoting and shims, where to look for an executable and
-//! how to launch it, how to kill the tree (`crate::platform::requests`).
+//! how to launch it, how to kill the tree (`crate::launch::platform::requests`).
 //!
 //! Node only: compiled into the second module (feature `node`,
 //! `agent_context_node_bg.wasm`), which the Node entry loads on first
@@ -14,8 +14,8 @@ use super::js_platform::current_platform;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::error::Result;
-use crate::platform::kill::kill_plan;
-use crate::platform::{requests, windows_quote, Platform};
+use crate::launch::platform::kill::kill_plan;
+use crate::launch::platform::{requests, windows_quote, Platform};
 
 /// A request read, answered by `answer`, written back.
 fn answer(

@@ -43,7 +43,10 @@ mod reader {
         if value.is_undefined() || value.is_null() {
             return Ok(None);
         }
-        match value.as_f64().and_then(crate::input::cursor_from_number) {
+        match value
+            .as_f64()
+            .and_then(crate::prompt::input::cursor_from_number)
+        {
             Some(n) => Ok(Some(n)),
             None => Err(AgentContextError::invalid(format!(
                 "options.{key} must be a whole number >= 0, got {}",

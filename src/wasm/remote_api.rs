@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::error::Result as CoreResult;
+use crate::launch::run_home::HomeRequest;
 use crate::remote::{self, string_pairs, ChannelEnd, RemoteHost, RemoteRun};
-use crate::run_home::HomeRequest;
 
 /// One run on another machine (internal). See `crate::remote::RemoteRun`.
 #[wasm_bindgen(js_name = __RemoteRun, skip_typescript)]

@@ -1,4 +1,4 @@
-//! The run's home for an agent (`crate::run_home`): which folder of the
+//! The run's home for an agent (`crate::launch::run_home`): which folder of the
 //! user's the host lists and reads, then what it makes. Node only.
 
 use wasm_bindgen::prelude::*;
@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::js_platform::env_pairs;
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
-use crate::run_home::{home_plan, read_entries, user_folder, HomeRequest};
+use crate::launch::run_home::{home_plan, read_entries, user_folder, HomeRequest};
 
 fn request(value: &JsValue) -> crate::error::Result<HomeRequest> {
     HomeRequest::read(to_json(value, "home")?)

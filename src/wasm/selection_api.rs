@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use super::js_input::{self, get, is_plain_object, type_name, JsContext};
 use super::js_result;
 use crate::error::AgentContextError;
-use crate::selection::{self, DEFAULT_CONTEXT_LIMIT};
+use crate::prompt::selection::{self, DEFAULT_CONTEXT_LIMIT};
 
 /// The last `limit` (default 5) messages addressed to `recipient`, sent by it,
 /// or sent to everyone (`to` missing, empty or `'all'`), oldest first. The

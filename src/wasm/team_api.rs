@@ -10,7 +10,7 @@ use super::js_input::{self, get, is_plain_object, type_name, JsContext};
 use super::json_bridge::from_serializable;
 use super::{js_output, js_result};
 use crate::error::{AgentContextError, Result as CoreResult};
-use crate::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
+use crate::prompt::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
 use crate::team::{self, Member, TeamTurn, TurnRequest};
 
 const REQUEST_KEYS: &[&str] = &[

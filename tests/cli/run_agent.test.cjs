@@ -111,7 +111,7 @@ for (const cli of Object.keys(harness.CLIS)) {
         failedWith(unknown, 'session_not_found');
         assert.equal(unknown.requestedSessionId, UNKNOWN_ID);
         assert.equal(unknown.error.retryable, false);
-        // Each CLI says it its own way (see src/run/signs.rs).
+        // Each CLI says it its own way (each agent's signs, in its file in src/agents/).
         const said = { claude: /No conversation found/, codex: /no rollout found/, gemini: /Error resuming session/ }[cli];
         assert.match(unknown.error.message, said);
         if (cli === 'codex') {

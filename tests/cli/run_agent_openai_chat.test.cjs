@@ -34,7 +34,7 @@ const UNKNOWN_ID = {
   opencode: 'ses_0123456789abcdefABCDEFGHIJ',
 };
 const SESSION_FORM = { qwen: /^[0-9a-f-]{36}$/, copilot: /^[0-9a-f-]{36}$/, opencode: /^ses_[0-9A-Za-z]{26}$/ };
-/** How each says it does not know the session (src/run/signs.rs). */
+/** How each says it does not know the session (each agent's signs, in its file in src/agents/). */
 const UNKNOWN_SAID = { qwen: /No saved session found/, copilot: /No session, task, or name matched/, opencode: /Session not found/ };
 const TOOL_NAMES = { qwen: 'read_file', copilot: 'view', opencode: 'read' };
 

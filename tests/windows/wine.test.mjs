@@ -6,7 +6,7 @@
 // Prepared (and cached) by scripts/wine-setup.sh; skipped, with the reason
 // printed, only where Wine cannot be installed.
 //
-// Not emulated by Wine, so tested as pure functions instead (src/platform/):
+// Not emulated by Wine, so tested as pure functions instead (src/launch/platform/):
 // the 32 767 / 8 191 command-line limits and `taskkill /T`.
 import test from 'node:test';
 import assert from 'node:assert/strict';

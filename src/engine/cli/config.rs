@@ -9,13 +9,13 @@ use serde_json::Value;
 
 use crate::agents::{self, AgentSpec, CliSpec, SystemPromptArg};
 use crate::attempt::RunOptions;
-use crate::endpoint::Protocol;
 use crate::engine::config::Resolved;
 use crate::error::{AgentContextError, Result};
-use crate::invocation::{build_cli_invocation, CliInvocation};
-use crate::json_read::type_name;
-use crate::output::AssemblerOutput;
-use crate::platform::limits::{self, CommandLine};
+use crate::formats::json_read::type_name;
+use crate::launch::endpoint::Protocol;
+use crate::launch::invocation::{build_cli_invocation, CliInvocation};
+use crate::launch::platform::limits::{self, CommandLine};
+use crate::prompt::output::AssemblerOutput;
 
 /// A session's settings over the CLI, with the defaults filled in.
 #[derive(Clone, Debug)]
@@ -208,7 +208,7 @@ impl CliSessionConfig {
         } = resolved;
         // The endpoint's variables, then the MCP servers' (merged into the
         // same JSON variable where both use one: opencode's configuration).
-        crate::endpoint::merge_env(&mut env, self.options.endpoint_env());
+        crate::launch::endpoint::merge_env(&mut env, self.options.endpoint_env());
         // The agent's own retries bounded by maxRetries, unless the
         // caller's environment already says.
         let own = crate::attempt::own_retry_config(
@@ -217,9 +217,10 @@ impl CliSessionConfig {
             self.options.settings_file.as_deref(),
             &env,
         );
-        crate::endpoint::merge_env(&mut env, own.env.clone());
-        let mcp = crate::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
-        crate::endpoint::merge_env(&mut env, mcp.clone());
+        crate::launch::endpoint::merge_env(&mut env, own.env.clone());
+        let mcp =
+            crate::launch::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
+        crate::launch::endpoint::merge_env(&mut env, mcp.clone());
         self.mcp_env = mcp;
         self.own_retries = own;
         self.options.platform = Some(platform);
@@ -238,8 +239,8 @@ impl CliSessionConfig {
     /// one) and the bound on the agent's own retries.
     pub fn spawn_env(&self) -> Vec<(String, String)> {
         let mut env = self.options.endpoint_env();
-        crate::endpoint::merge_env(&mut env, self.own_retries.env.clone());
-        crate::endpoint::merge_env(&mut env, self.mcp_env.clone());
+        crate::launch::endpoint::merge_env(&mut env, self.own_retries.env.clone());
+        crate::launch::endpoint::merge_env(&mut env, self.mcp_env.clone());
         env
     }
 
@@ -308,7 +309,7 @@ impl CliSessionConfig {
             command: self.file.clone(),
             args,
             stdin: built.stdin,
-            files: crate::endpoint::merge_json_files(built.files),
+            files: crate::launch::endpoint::merge_json_files(built.files),
             outputs: built.outputs,
         })
     }

@@ -33,7 +33,7 @@ pub(super) fn result_of(run: &mut ScriptedRun) -> Value {
 
 #[test]
 fn a_launcher_goes_before_the_agents_arguments_and_is_named_in_messages() {
-    use crate::platform::Platform;
+    use crate::launch::platform::Platform;
     let options = json!({"cd": "/w", "maxRetries": 0, "extraArgs": ["--x", "a b"]});
     let mut run = ScriptedRun::new(CLAUDE, &json!({"prompt": "Hi"}), &options, "claude");
     let before: Vec<String> = run.plan().unwrap().args.to_vec();
@@ -66,7 +66,7 @@ fn a_launcher_goes_before_the_agents_arguments_and_is_named_in_messages() {
 
 #[test]
 fn a_launched_line_over_the_platforms_limit_is_invalid_params_before_any_spawn() {
-    use crate::platform::Platform;
+    use crate::launch::platform::Platform;
     let model = "m".repeat(32_690);
     let options = json!({"cd": "/w", "model": model});
     let mut run = ScriptedRun::new(CODEX, &json!({"prompt": "Hi"}), &options, "codex");
@@ -124,7 +124,7 @@ fn a_command_not_resolved_is_command_not_found_with_every_place_searched() {
 
 #[test]
 fn a_spawn_refused_as_too_long_names_the_platforms_limit() {
-    use crate::platform::Platform;
+    use crate::launch::platform::Platform;
     for (platform, says) in [
         (
             Platform::Linux,

@@ -173,13 +173,13 @@ fn copilot_resumes_with_the_flag_that_fails_on_an_unknown_id() {
         "{args:?}"
     );
     // buildCliInvocation keeps the flag that creates or resumes.
-    let invocation = crate::invocation::build_cli_invocation(
+    let invocation = crate::launch::invocation::build_cli_invocation(
         COPILOT,
-        &crate::output::AssemblerOutput {
+        &crate::prompt::output::AssemblerOutput {
             prompt: "Hi".into(),
             system_flag: None,
         },
-        &crate::invocation::InvocationOptions {
+        &crate::launch::invocation::InvocationOptions {
             session_id: Some(UNKNOWN_ID.into()),
             ..Default::default()
         },
@@ -388,7 +388,7 @@ fn the_recorded_successes_of_the_three_succeed() {
 /// records are not output: the reply and the kept lines stay without them.
 #[test]
 fn qwen_retries_read_from_its_telemetry_file_stop_the_attempt() {
-    use crate::platform::Platform;
+    use crate::launch::platform::Platform;
     let options = json!({"cd": "/w", "maxRetries": 1, "settingsFile": "/run/settings.json"});
     let mut run = ScriptedRun::new("qwen-code", &json!({"prompt": "Hi"}), &options, "qwen");
     run.launch(Platform::Linux, "/bin/qwen", "/bin/qwen", &[], Vec::new());

@@ -10,9 +10,9 @@ use crate::attempt::{AgentErrorKind, AttemptEnd, StopReason};
 use crate::engine::Engine;
 use crate::engine::{Action, Outcome, TurnLimits, TurnResult};
 use crate::error::{AgentContextError, ErrorCode, Result};
-use crate::invocation::{CliInvocation, InvocationFile, InvocationOutput};
-use crate::output::AssemblerOutput;
-use crate::platform::Platform;
+use crate::launch::invocation::{CliInvocation, InvocationFile, InvocationOutput};
+use crate::launch::platform::Platform;
+use crate::prompt::output::AssemblerOutput;
 
 /// What the first process of the run is started with.
 #[derive(Debug)]
@@ -401,7 +401,7 @@ impl ScriptedRun {
 }
 
 fn read_request(request: &Value) -> Result<AssemblerOutput> {
-    let o = crate::json_read::Obj::new(request, "request")?;
+    let o = crate::formats::json_read::Obj::new(request, "request")?;
     Ok(AssemblerOutput {
         prompt: o.req_str("prompt")?.to_owned(),
         system_flag: o.opt_str("systemFlag")?.map(str::to_owned),

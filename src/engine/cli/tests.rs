@@ -460,7 +460,7 @@ fn claude_close_during_a_turn_interrupts_it_first() {
 /// `file` found on Linux, spawned as it is with `env`.
 pub(super) fn resolved(file: &str, env: Vec<(String, String)>) -> crate::engine::Resolved {
     crate::engine::Resolved {
-        platform: crate::platform::Platform::Linux,
+        platform: crate::launch::platform::Platform::Linux,
         found: file.into(),
         file: file.into(),
         prefix: Vec::new(),

@@ -491,7 +491,7 @@ pub fn prompt_text(name: &str, blocks: &Value) -> Result<String, Failure> {
 fn merge_outputs(
     agent_type: &str,
     reply: &mut crate::agent_output::AgentReply,
-    read: Vec<(crate::invocation::OutputKind, String)>,
+    read: Vec<(crate::launch::invocation::OutputKind, String)>,
 ) {
     for (kind, content) in read {
         if let Err(e) = crate::agent_output::merge_output_file(agent_type, reply, kind, &content) {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
 use crate::error_kind::AgentErrorKind;
-use crate::json_read::type_name;
+use crate::formats::json_read::type_name;
 
 use super::super::members::{
     check_team_family, decide_runs, own_option_names, MemberRecord, Runs, TeamConfig,

@@ -1,0 +1,42 @@
+//! The sample conversation the demo command runs through every assembler.
+
+use crate::prompt::input::{AssemblerInput, ContextMessage, PromptFields, DEFAULT_MAX_BYTES};
+
+/// A small team conversation about a dashboard, as an Electron app would pass it.
+pub fn demo_input() -> AssemblerInput {
+    let messages = [
+        (
+            "kailai",
+            Some("carol"),
+            "Can you design the UI for the usage dashboard?",
+        ),
+        (
+            "max",
+            Some("carol"),
+            "I suggest a clean interface: one chart, one table, dark mode.",
+        ),
+        (
+            "carol",
+            Some("all"),
+            "Draft is in design/dashboard.fig — feedback welcome.",
+        ),
+        (
+            "kailai",
+            None,
+            "Looks good. Keep the charts readable for colour-blind users.",
+        ),
+    ];
+    AssemblerInput {
+        fields: PromptFields {
+            current_message: "What UI framework should we use, and why?".into(),
+            team_task: "Design the user dashboard".into(),
+            system_instruction: "You are Carol, a UI/UX designer.".into(),
+            instruction_file_text: "Focus on accessibility and user experience.\nPrefer components the team already uses.".into(),
+            max_bytes: DEFAULT_MAX_BYTES,
+        },
+        context_messages: messages
+            .iter()
+            .map(|(from, to, content)| ContextMessage::new(from, *to, content))
+            .collect(),
+    }
+}
