@@ -1,20 +1,19 @@
 // Completes what wasm-bindgen wrote in pkg/node and pkg/web (run by build.sh):
 // 1. `templates`: the files the core embeds with include_str!, as a frozen
 //    object on both builds (readable before the web build's init());
-// 2. the fast paths (js/fast-path.js) wrapping the generated functions, with
+// 2. the fast paths (js/web/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports, and
-//    AgentOutputParser#push over the core's `__push` (js/parser-events.js);
-// 3. the Gemini tool's Node runner, runAgent's (js/agent-run.cjs over
-//    js/run.cjs, the one run driver), the session engine's executor
-//    (js/engine-host.cjs), js/agent-process.cjs, the platform layer
-//    (js/agent-platform.cjs with `resolveAgentCommand` and the core's platform
-//    functions, js/spawn-agent.cjs) and the MCP server (js/mcp-server.cjs)
-//    copied into pkg/node, with AgentTeam's class (js/team.cjs) and the session stores
-//    (js/session-store.cjs, js/memory-session-store.cjs); `runAgent`, `runGeminiTool`,
+//    AgentOutputParser#push over the core's `__push` (js/web/parser-events.js);
+// 3. the Node-only JS host copied flat into pkg/node from its layers' folders:
+//    js/api (runAgent's js/api/agent-run.cjs over js/api/run.cjs, the one run
+//    driver; sessions, AgentTeam's class, the Gemini tool's runner, the MCP
+//    server), js/host (the session engine's executor js/host/engine-host.cjs,
+//    the process and platform layer), js/record (the session records and
+//    stores) and js/remote; `runAgent`, `runGeminiTool`,
 //    `readEngineeringContext` and `resolveAgentCommand` on the Node entry (the runner is required on
 //    the first call of either, and it requires the Node-only module,
 //    agent_context_node.js, on the first call that needs it) and their
-//    declarations (js/gemini-tool.d.ts, js/team.d.ts, …) in its .d.ts;
+//    declarations (js/types/gemini-tool.d.ts, js/types/team.d.ts, …) in its .d.ts;
 // 4. pkg/node/agent_context.mjs, the ESM entry over the CommonJS build (one
 //    instance, every export named);
 // 5. a package.json per build saying which module kind it is, and a lib
@@ -23,7 +22,7 @@
 //    the fast path (2.) and the KnownAgentType union in the declarations;
 //    and, asked of the core, each agent's layout and the known input keys,
 //    which the fast path (2.) then has from its first call.
-import { appendFileSync, copyFileSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -32,6 +31,10 @@ const crate = 'agent_context';
 const tool = `${crate}_node`;
 const node = `${root}pkg/node/${crate}.js`;
 const web = `${root}pkg/web/${crate}.js`;
+
+// The JS host's folders whose files pkg/node ships as they are (js/web is
+// appended to both builds' glue, js/types to the Node build's declarations).
+const NODE_LAYERS = ['api', 'host', 'record', 'remote'];
 
 const TEMPLATE_NAMES = ['base-rules-chat.md', 'base-rules-run.md', 'tool-policy.md', 'run-directive-protocol.md'];
 const templates = Object.fromEntries(TEMPLATE_NAMES.map((n) => [n, readFileSync(`${root}templates/${n}`, 'utf8')]));
@@ -50,7 +53,7 @@ const PLATFORM_FUNCTIONS = [
   'commandNotFoundMessage',
   'planKill',
 ];
-// The other function only Node has (src/wasm/mod.rs, js/node-only.d.ts),
+// The other function only Node has (src/wasm/mod.rs, js/types/node-only.d.ts),
 // also in the Node-only module: out of the main module, which browsers
 // download and every new process compiles.
 const NODE_ONLY_FUNCTIONS = ['buildCliInvocation'];
@@ -64,7 +67,7 @@ const built = requireNode(node);
 const registry = built.knownAgents();
 // What the fast path would ask the core on its first calls, asked now: each
 // registered agent's layout and the known input keys (a new process's first
-// call then makes no extra wasm call, js/fast-path.js).
+// call then makes no extra wasm call, js/web/fast-path.js).
 const preset = {
   layouts: Object.fromEntries(registry.map((a) => [a.agentType, JSON.parse(built.__layoutInfo(a.agentType))])),
   knownInputKeys: built.__knownInputKeys(),
@@ -79,7 +82,7 @@ const REPLACED = [
   ['buildPrompt', '__fast.buildPrompt'],
   ['buildLlmMessagesFromConversation', '__fastBuilder.buildLlmMessagesFromConversation'],
 ];
-const glue = [readFileSync(`${root}js/fast-path.js`, 'utf8'), readFileSync(`${root}js/parser-events.js`, 'utf8')].join('\n');
+const glue = [readFileSync(`${root}js/web/fast-path.js`, 'utf8'), readFileSync(`${root}js/web/parser-events.js`, 'utf8')].join('\n');
 const wiring = (kind) =>
   [
     '',
@@ -96,8 +99,16 @@ const wiring = (kind) =>
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
-for (const file of ['gemini-tool.cjs', 'mcp-server.cjs', 'agent-process.cjs', 'agent-run.cjs', 'run.cjs', 'engine-host.cjs', 'session.cjs', 'open-agent.cjs', 'team.cjs', 'option-check.cjs', 'attachments.cjs', 'agent-platform.cjs', 'spawn-agent.cjs', 'terminals.cjs', 'structured.cjs', 'tracing.cjs', 'remote-channel.cjs', 'remote-start.cjs', 'session-store.cjs', 'memory-session-store.cjs', 'session-record.cjs', 'session-carry.cjs', 'describe.cjs']) {
-  copyFileSync(`${root}js/${file}`, `${root}pkg/node/${file}`);
+// Every Node-only file of the JS host, from its layer's folder into pkg/node,
+// flat: they require each other as './x.cjs', which the flat package resolves,
+// so a name may be in one folder only.
+const shipped = new Map();
+for (const layer of NODE_LAYERS) {
+  for (const file of readdirSync(`${root}js/${layer}`).filter((f) => f.endsWith('.cjs'))) {
+    if (shipped.has(file)) throw new Error(`finish-pkg: js/${layer}/${file} and js/${shipped.get(file)}/${file} would both be pkg/node/${file}`);
+    shipped.set(file, layer);
+    copyFileSync(`${root}js/${layer}/${file}`, `${root}pkg/node/${file}`);
+  }
 }
 appendFileSync(
   node,
@@ -135,17 +146,14 @@ appendFileSync(
     '',
   ].join('\n'),
 );
-appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/gemini-tool.d.ts`, 'utf8'));
-appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/platform.d.ts`, 'utf8'));
-appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/node-only.d.ts`, 'utf8'));
-appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/agent-run.d.ts`, 'utf8'));
-appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/team.d.ts`, 'utf8'));
-appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/session-store.d.ts`, 'utf8'));
+for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store']) {
+  appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/types/${name}.d.ts`, 'utf8'));
+}
 
 // AgentContextError, a runtime class in both builds: the module's errors get
 // its prototype (src/wasm/js_error.rs), handed over once the module is
 // instantiated (at load in Node, in init() on the web).
-const errorClass = readFileSync(`${root}js/agent-context-error.js`, 'utf8');
+const errorClass = readFileSync(`${root}js/web/agent-context-error.js`, 'utf8');
 appendFileSync(
   node,
   [
@@ -189,10 +197,10 @@ writeFileSync(
   ),
 );
 
-// The Node build's .wasm files: found by js/wasm-file.js, which looks in the
+// The Node build's .wasm files: found by js/web/wasm-file.js, which looks in the
 // package's folders, then next to a bundle, and names every place it looked
 // in when the file is nowhere.
-const finder = readFileSync(`${root}js/wasm-file.js`, 'utf8');
+const finder = readFileSync(`${root}js/web/wasm-file.js`, 'utf8');
 for (const [glue, file] of [[node, `${crate}_bg.wasm`], [`${root}pkg/node/${tool}.js`, `${tool}_bg.wasm`]]) {
   const text = readFileSync(glue, 'utf8');
   const READ = `const wasmPath = \`\${__dirname}/${file}\`;\nconst wasmBytes = require('fs').readFileSync(wasmPath);`;

@@ -382,7 +382,7 @@ impl Run {
 }
 
 /// The tool's call for `c`, and the run its parameters make (as
-/// js/gemini-tool.cjs starts it).
+/// js/api/gemini-tool.cjs starts it).
 fn tool(c: &Case, max_retries: u32) -> (GeminiToolCall, Run) {
     let mut params = json!({"PROMPT": "What UI framework should we use, and why?", "cd": "/w", "max_retries": max_retries});
     if let Some(id) = c.session {

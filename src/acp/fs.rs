@@ -1,7 +1,7 @@
 //! The client's `fs` methods confined to `cd`: a path is taken only when,
 //! made absolute against `cd` and with `.` and `..` resolved, it lies inside
 //! `cd`. Lexical: the Node runner also resolves symbolic links before any
-//! read or write (`js/acp-run.cjs`).
+//! read or write (`js/host/engine-host.cjs`).
 //!
 //! ```
 //! use agent_context::acp::fs::inside;

@@ -1,7 +1,7 @@
 //! The session engine (sans-IO): one agent process, its sessions and
 //! their turns, over the Agent Client Protocol or the agent's own command
 //! line — one turn machine for both. The host (the Node executor,
-//! `js/engine-host.cjs`) spawns, writes, kills, keeps the clock and asks
+//! `js/host/engine-host.cjs`) spawns, writes, kills, keeps the clock and asks
 //! the user's callbacks; every decision is here. Modelled on
 //! `quinn-proto`: events and the time go in, [`Action`]s come out of
 //! `poll()`, and `poll_timeout()` says when to wake the engine. Its tests

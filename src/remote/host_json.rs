@@ -1,4 +1,4 @@
-//! [`RemoteRun`]'s operations in the JSON the host (`js/remote-channel.cjs`)
+//! [`RemoteRun`]'s operations in the JSON the host (`js/remote/remote-channel.cjs`)
 //! speaks: what it hands over (a spawn action, a log to watch, files, a
 //! home, variables) read here, and the answers written as the objects it
 //! takes apart. The binding only moves the JSON.

@@ -3,7 +3,7 @@
 //! or the host application's own function — with nothing of ours installed
 //! there but a POSIX `sh` script given as an argument ([`channel::BOOTSTRAP`]).
 //!
-//! The host (`js/remote-channel.cjs`) starts what [`RemoteRun`] says and
+//! The host (`js/remote/remote-channel.cjs`) starts what [`RemoteRun`] says and
 //! hands it the answers; every decision is here:
 //!
 //! 1. [`RemoteRun::probe`]: the other side's home (the run's folder goes

@@ -168,7 +168,7 @@ impl AgentOutputParser {
     }
 
     /// Feeds a chunk and returns the events of the lines it completed as
-    /// `[order, others, text]`, which `push` (js/parser-events.js) turns into
+    /// `[order, others, text]`, which `push` (js/web/parser-events.js) turns into
     /// event objects: `order` has one number per event, the length of a text
     /// event's text in UTF-16 code units, or 0 for the next of `others` (the
     /// other events, or `null` when there are none); `text` is all the text

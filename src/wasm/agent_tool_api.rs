@@ -1,6 +1,6 @@
 //! The MCP tools' binding (internal, Node-only second module): the tool
 //! list (`__agentTools`) and one call (`__AgentToolCall`), which the MCP
-//! server (`js/mcp-server.cjs`) drives around `runAgent` or
+//! server (`js/api/mcp-server.cjs`) drives around `runAgent` or
 //! `runGeminiTool`. See `crate::tools::agent_tool`.
 
 use wasm_bindgen::prelude::*;

@@ -1,5 +1,5 @@
 //! The session engine's binding: the internal `__Engine` that the Node
-//! executor (`js/engine-host.cjs`) drives, for both protocols, in the
+//! executor (`js/host/engine-host.cjs`) drives, for both protocols, in the
 //! Node-only module. It reads the host's input, calls the engine and writes
 //! its actions as plain objects (`pollAll()`); every decision is the
 //! engine's. A turn's result crosses one way for every entry point

@@ -1,4 +1,4 @@
-//! The planner behind the JS fast path of `assemble` (`js/fast-path.js`):
+//! The planner behind the JS fast path of `assemble` (`js/web/fast-path.js`):
 //! the JS side sends sizes, never the strings, and builds the prompt from the
 //! caller's own strings with the layout's literals. Internal: `__`-prefixed
 //! and left out of the TypeScript declarations.

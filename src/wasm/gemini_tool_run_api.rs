@@ -1,6 +1,6 @@
 //! The Gemini tool's call binding: the internal `__GeminiToolCall` that
-//! `js/gemini-tool.cjs` uses around a run of Gemini CLI on the CLI session
-//! engine (`js/cli-run.cjs`, `__CliEngine`): the parameters read into the
+//! `js/api/gemini-tool.cjs` uses around a run of Gemini CLI on the CLI session
+//! engine (`js/api/run.cjs`, `__Engine`): the parameters read into the
 //! run's request and options, and the envelope written from the run's
 //! result (`__RunResult`). Compiled with the `node` feature into the
 //! Node-only second module (pkg/node/agent_context_node_bg.wasm),

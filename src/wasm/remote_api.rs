@@ -1,5 +1,5 @@
 //! The binding of an agent's run on another machine (`crate::remote`): the
-//! internal `__RemoteRun` that `js/remote-channel.cjs` asks what to start
+//! internal `__RemoteRun` that `js/remote/remote-channel.cjs` asks what to start
 //! for each operation and hands the answers to. Node only; no decision is
 //! made here.
 

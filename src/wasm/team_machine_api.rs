@@ -1,5 +1,5 @@
 //! The binding of the team's machine (`crate::team::TeamMachine`): the
-//! internal `__TeamMachine` that `AgentTeam` (js/team.cjs) feeds events and
+//! internal `__TeamMachine` that `AgentTeam` (js/api/team.cjs) feeds events and
 //! whose actions it executes, in the Node-only module. No decision is made
 //! here.
 

@@ -58,7 +58,7 @@ async function inFreshRun(setUp, cleanUp, body) {
 }
 
 /**
- * The run folders of this process that still exist (js/option-check.cjs
+ * The run folders of this process that still exist (js/host/option-check.cjs
  * names them: `$XDG_RUNTIME_DIR/agent-context`, else
  * `~/.cache/agent-context/runs`, `run-<pid>-…`).
  */

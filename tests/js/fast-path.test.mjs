@@ -1,4 +1,4 @@
-// The JS fast paths (js/fast-path.js) against the full Rust path on random
+// The JS fast paths (js/web/fast-path.js) against the full Rust path on random
 // input: the same output, or the same error. assembleWithReport always runs
 // the full path, so it is the reference for assemble.
 import test from 'node:test';

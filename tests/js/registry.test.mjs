@@ -40,7 +40,7 @@ test('each assembler class is exported, reports its agent type and has the fast 
     const Class = pkg[assemblerClass];
     assert.equal(typeof Class, 'function', assemblerClass);
     assert.equal(new Class().getAgentType(), agentType);
-    // The fast path replaces the generated method (scripts/finish-pkg.mjs, js/fast-path.js).
+    // The fast path replaces the generated method (scripts/finish-pkg.mjs, js/web/fast-path.js).
     assert.match(Class.prototype.assemble.toString(), /fastOr/, `${assemblerClass} has the fast path`);
     const out = new Class().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' });
     assert.equal(out.systemFlag !== undefined, systemPrompt === 'flag', agentType);

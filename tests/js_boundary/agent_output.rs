@@ -29,7 +29,7 @@ fn bytes(s: &str) -> JsValue {
 }
 
 /// What `__push` returns, `[order, others, text]`, read back into
-/// `(type, text)` pairs as `push` (js/parser-events.js) does: a non-zero
+/// `(type, text)` pairs as `push` (js/web/parser-events.js) does: a non-zero
 /// `order` entry is a text event that long in UTF-16 code units, 0 the next
 /// of `others`.
 fn events(parts: Array) -> Vec<(String, String)> {

@@ -1,5 +1,5 @@
 //! A Gemini tool call and its run across the boundary, as
-//! `js/gemini-tool.cjs` and `js/cli-run.cjs` make them: `__GeminiToolCall`
+//! `js/api/gemini-tool.cjs` and `js/api/run.cjs` make them: `__GeminiToolCall`
 //! reads the parameters into the run's request and options,
 //! `__Engine.run` runs them (fed recorded output, the host's actions
 //! read back from `pollAll()`), and the envelope is written from the run's

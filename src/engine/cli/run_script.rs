@@ -1,7 +1,7 @@
 //! Tests' driver of a run (`runAgent` over the CLI, the Gemini tool) on
 //! the CLI session engine: the engine opened for one prompt and fed an
 //! attempt at a time — what the process printed, how it ended — against a
-//! fake clock, as `js/engine-host.cjs` feeds it. No process, no I/O.
+//! fake clock, as `js/host/engine-host.cjs` feeds it. No process, no I/O.
 
 use serde_json::{json, Value};
 

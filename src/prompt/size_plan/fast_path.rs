@@ -1,4 +1,4 @@
-//! What the JS fast path of `assemble` (`js/fast-path.js`) asks the
+//! What the JS fast path of `assemble` (`js/web/fast-path.js`) asks the
 //! planner: the layout it renders with, described once per agent type
 //! ([`layout_info`]), and the next step for the sizes it measured
 //! ([`plan_sizes`]). The binding only moves the numbers.

@@ -5,7 +5,7 @@
 //! session engine ([`crate::engine`]). Every
 //! decision is here — the tools' definitions, reading a call's parameters,
 //! the envelope of a run, where a long `result` is cut and when the whole
-//! reply goes to a `result_file`; the MCP server (`js/mcp-server.cjs`)
+//! reply goes to a `result_file`; the MCP server (`js/api/mcp-server.cjs`)
 //! finds the executables, runs, writes the file and answers.
 //!
 //! ```

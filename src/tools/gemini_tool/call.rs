@@ -267,7 +267,7 @@ mod tests {
         }
     }
 
-    /// The call's run, as `js/gemini-tool.cjs` starts it.
+    /// The call's run, as `js/api/gemini-tool.cjs` starts it.
     fn run_of(call: &GeminiToolCall, command: &str) -> ScriptedRun {
         let (request, mut options) = call.run_request().unwrap();
         options["command"] = json!(command);

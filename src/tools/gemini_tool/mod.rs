@@ -7,7 +7,7 @@
 //!
 //! One call is a [`GeminiToolCall`]: its parameters read, `run_request()`
 //! (the run's request and options; the Node side runs it on the engine,
-//! `js/gemini-tool.cjs` over `js/cli-run.cjs`), then `envelope()` of the
+//! `js/api/gemini-tool.cjs` over `js/api/run.cjs`), then `envelope()` of the
 //! run's result.
 
 mod call;

@@ -1,5 +1,5 @@
 
-// ---- Node only: a team conversation (js/team.d.ts) ----
+// ---- Node only: a team conversation (js/types/team.d.ts) ----
 
 /**
  * A member's own session options: they win over the team's. The team's

@@ -1,6 +1,6 @@
 
 // ---- Platforms (Node only): command-line limits, Windows shims, finding and launching agents ----
-// From js/platform.d.ts, appended to the Node build's declarations by scripts/finish-pkg.mjs.
+// From js/types/platform.d.ts, appended to the Node build's declarations by scripts/finish-pkg.mjs.
 
 /** `checkCommandLine`'s request: the file spawn gets, its arguments, the child's environment. */
 export interface CommandLineRequest {

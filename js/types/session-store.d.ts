@@ -1,5 +1,5 @@
 
-// ---- Node only: session stores (js/session-store.d.ts) ----
+// ---- Node only: session stores (js/types/session-store.d.ts) ----
 
 /** The first line of a session record: what `SessionStore.open` is given. */
 export interface SessionRecordHeader {
