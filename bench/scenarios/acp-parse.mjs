@@ -227,7 +227,7 @@ for (const [kind, entry] of [...byKind].sort((a, b) => b[1].bytes - a[1].bytes))
 // into __Engine.stdout in 64 KiB chunks through the executor, the turn's
 // setup and end included, without and with an onEvent. Both sides are timed
 // in CPU time (process.cpuUsage); JSON.parse is timed before the turns and
-// again after each, and its lowest median is the bar's side.
+// again after each round, and its lowest median is the bar's side.
 const TURN = smoke ? 2_000 : 20_000;
 const turnLines = lines.slice(0, TURN);
 const turnPerAgent = new Map();
@@ -250,11 +250,17 @@ const turnOptions = { smoke, warmup: 3, minMs: 2000, maxIterations: 60 };
 const turnBase = measureCpu(turnParse, turnOptions);
 const turnScenario = `ACP turn: ${TURN} session/update lines`;
 report({ family: 'acp-parse', scenario: turnScenario, impl: 'JSON.parse', lines: TURN, bytes: turnBytes, ...turnBase });
+// Each side's best median of three rounds, as for the recorded turn below:
+// one pass swung by 1.5x on a 2-core machine (the garbage of the 100 000-line
+// family above is still being collected when it starts).
 for (const onEvent of [false, true]) {
   const path = () => turnStreams.map(({ agentType, chunks }) => engineTurn(agentType, chunks, onEvent));
-  const r = measureCpu(path, turnOptions);
-  const base = measureCpu(turnParse, turnOptions);
-  turnBase.medianNs = Math.min(turnBase.medianNs, base.medianNs);
+  let r = null;
+  for (let round = 0; round < (smoke ? 1 : 3); round++) {
+    const pass = measureCpu(path, turnOptions);
+    if (r === null || pass.medianNs < r.medianNs) r = pass;
+    turnBase.medianNs = Math.min(turnBase.medianNs, measureCpu(turnParse, turnOptions).medianNs);
+  }
   const how = onEvent ? 'with onEvent' : 'without onEvent';
   report({ family: 'acp-parse', scenario: turnScenario, impl: `engine turn, ${how}`, lines: TURN, bytes: turnBytes, ...r });
   const ratio = r.medianNs / turnBase.medianNs;
