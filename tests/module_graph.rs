@@ -28,13 +28,15 @@ fn module_of(components: &[String]) -> String {
     }
 }
 
+/// The identifier `s` starts with.
+fn ident(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
 /// The core module a `crate::` path names, from what follows `crate::`.
 fn module_named(rest: &str) -> String {
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
     let first = ident(rest);
     match rest[first.len()..].strip_prefix("::") {
         Some(tail) if LAYERS.contains(&first.as_str()) && !ident(tail).is_empty() => {
@@ -89,12 +91,6 @@ fn is_test_file(path: &Path) -> bool {
 /// The first identifier of each path that follows `prefix` in `line`:
 /// `super::a::b` gives `a`, `super::{a, b::c}` gives `a` and `b`.
 fn names_after(line: &str, prefix: &str) -> Vec<String> {
-    let ident = |s: &str| -> String {
-        s.trim_start()
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
     let mut names = Vec::new();
     for (at, _) in line.match_indices(prefix) {
         let rest = &line[at + prefix.len()..];
@@ -107,7 +103,7 @@ fn names_after(line: &str, prefix: &str) -> Vec<String> {
                     '}' if depth == 0 => break,
                     '}' => depth -= 1,
                     ',' if depth == 0 => {
-                        names.push(ident(&item));
+                        names.push(ident(item.trim_start()));
                         item.clear();
                         continue;
                     }
@@ -115,9 +111,9 @@ fn names_after(line: &str, prefix: &str) -> Vec<String> {
                 }
                 item.push(c);
             }
-            names.push(ident(&item));
+            names.push(ident(item.trim_start()));
         } else {
-            names.push(ident(rest));
+            names.push(ident(rest.trim_start()));
         }
     }
     names.retain(|n| !n.is_empty());
