@@ -22,6 +22,23 @@ function processesWithHome(home) {
 }
 
 /**
+ * The run's processes that its host started: those with this HOME whose
+ * parent is not one of the run's processes. What an agent starts itself (a
+ * search, a shell) has the agent as parent and is not among them.
+ */
+function startedProcesses(home) {
+  const pids = processesWithHome(home);
+  return pids.filter((pid) => {
+    try {
+      const parent = Number(fs.readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ')[1]);
+      return !pids.includes(parent);
+    } catch {
+      return false; // gone since it was listed
+    }
+  });
+}
+
+/**
  * Asserts that nothing of the run with this HOME is left running. The tree
  * was sent SIGKILL before the run resolved; on a loaded machine a killed
  * process can take a moment to go, so it gets up to 2 s.
@@ -70,4 +87,4 @@ function runFolders() {
   return fs.existsSync(base) ? fs.readdirSync(base).filter((n) => n.startsWith(`run-${process.pid}-`)) : [];
 }
 
-module.exports = { processesWithHome, assertNothingLeft, inFreshRun, runFolders };
+module.exports = { processesWithHome, startedProcesses, describeProcess, assertNothingLeft, inFreshRun, runFolders };
