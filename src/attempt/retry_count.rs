@@ -12,6 +12,9 @@
 //! telemetry, `crate::agents::RetryLog`) is read the same way, from what
 //! the host reads of that file ([`RetryCount::push_log`]).
 
+use memchr::memmem::Finder;
+use memchr::{memchr, memrchr};
+
 use super::signs::{Signs, COMMON_MARKERS};
 use crate::error_kind::AgentErrorKind;
 
@@ -38,8 +41,13 @@ pub struct RetryCount {
     last: Option<(AgentErrorKind, Option<u16>)>,
     /// Unterminated lines kept from the last chunk of stdout, of stderr and
     /// of the retry log.
-    partial: [String; 3],
+    partial: [Vec<u8>; 3],
     over: bool,
+    /// The agent's retry lines in ASCII lower case, to find the lines that
+    /// may be retries in a chunk without reading each line.
+    finders: Vec<Finder<'static>>,
+    /// A chunk in ASCII lower case (kept to reuse its allocation).
+    lowered: Vec<u8>,
 }
 
 /// Longest partial line kept between chunks: a retry line is short; anything
@@ -54,8 +62,14 @@ impl RetryCount {
             seen: 0,
             first_failure: false,
             last: None,
-            partial: [String::new(), String::new(), String::new()],
+            partial: [Vec::new(), Vec::new(), Vec::new()],
             over: false,
+            finders: signs
+                .retry_lines
+                .iter()
+                .map(|l| Finder::new(&l.to_ascii_lowercase()).into_owned())
+                .collect(),
+            lowered: Vec::new(),
         }
     }
 
@@ -74,19 +88,59 @@ impl RetryCount {
     }
 
     fn push_to(&mut self, stream: usize, chunk: &[u8]) -> bool {
-        if self.signs.retry_lines.is_empty() || self.over {
+        if self.finders.is_empty() || self.over {
             return false;
         }
-        let partial = &mut self.partial[stream];
-        partial.push_str(&String::from_utf8_lossy(chunk));
-        let mut lines = Vec::new();
-        while let Some(end) = partial.find('\n') {
-            lines.push(partial.drain(..=end).collect::<String>());
+        let Some(last) = memrchr(b'\n', chunk) else {
+            self.keep_partial(stream, chunk);
+            return false;
+        };
+        let (complete, rest) = chunk.split_at(last + 1);
+        let mut from = 0;
+        let mut over = false;
+        if !self.partial[stream].is_empty() {
+            // The line the last chunk left unfinished ends in this one.
+            let mut line = std::mem::take(&mut self.partial[stream]);
+            from = memchr(b'\n', complete).map_or(0, |at| at + 1);
+            line.extend_from_slice(&complete[..from]);
+            over |= self.lines(&line);
         }
+        over |= self.lines(&complete[from..]);
+        self.keep_partial(stream, rest);
+        over
+    }
+
+    /// An unterminated line, kept for the next chunk of its stream; one
+    /// longer than [`PARTIAL_MAX`] is dropped.
+    fn keep_partial(&mut self, stream: usize, bytes: &[u8]) {
+        let partial = &mut self.partial[stream];
+        partial.extend_from_slice(bytes);
         if partial.len() > PARTIAL_MAX {
             partial.clear();
         }
-        lines.iter().any(|line| self.line(line))
+    }
+
+    /// Reads whole lines (`text` ends with a newline): only those holding
+    /// one of the retry lines, found in the whole text at once (without
+    /// regard to ASCII case; [`RetryCount::line`] then checks each as
+    /// before), are read as text.
+    fn lines(&mut self, text: &[u8]) -> bool {
+        self.lowered.clear();
+        self.lowered.extend(text.iter().map(u8::to_ascii_lowercase));
+        let mut starts = Vec::new();
+        for finder in &self.finders {
+            for at in finder.find_iter(&self.lowered) {
+                starts.push(memrchr(b'\n', &text[..at]).map_or(0, |nl| nl + 1));
+            }
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        let mut over = false;
+        for start in starts {
+            let end = memchr(b'\n', &text[start..]).map_or(text.len(), |at| start + at + 1);
+            over |= self.line(&String::from_utf8_lossy(&text[start..end]));
+        }
+        over
     }
 
     fn line(&mut self, line: &str) -> bool {
@@ -318,6 +372,27 @@ mod tests {
             count.exceeded(),
             over(AgentErrorKind::NetworkError, None, 2)
         );
+    }
+
+    #[test]
+    fn a_retry_line_among_others_split_anywhere_and_in_any_case_counts() {
+        let reply =
+            "{\"type\":\"message\",\"content\":\"caf\u{e9} \u{2014} retrying later is fine\"}\n";
+        let retry = "Attempt 1 failed with status 503. RETRYING with BACKOFF...\n";
+        let stream = format!("{reply}{reply}{retry}{reply}");
+        // Cut at every byte: the needle, a two-byte character and the line
+        // ends fall on each side in turn.
+        for cut in 0..=stream.len() {
+            let (a, b) = stream.as_bytes().split_at(cut);
+            let mut count = RetryCount::new(GEMINI, 0);
+            let stopped = [count.push(true, a), count.push(true, b)];
+            assert_eq!(stopped.iter().filter(|s| **s).count(), 1, "cut at {cut}");
+            assert_eq!(
+                count.exceeded(),
+                over(AgentErrorKind::UpstreamError, Some(503), 1),
+                "cut at {cut}"
+            );
+        }
     }
 
     #[test]

@@ -48,15 +48,11 @@ pub const COMMON_MARKERS: &[(&str, AgentErrorKind)] = &[
 /// it waits, or a stalled API would keep a run alive for as long as the
 /// agent retries.
 pub fn is_progress(signs: &Signs, chunk: &[u8]) -> bool {
-    if signs.retry_lines.is_empty() && signs.chatter.is_empty() {
-        return true;
-    }
-    let text = String::from_utf8_lossy(chunk);
     !signs
         .retry_lines
         .iter()
         .chain(signs.chatter)
-        .any(|l| text.contains(l))
+        .any(|l| memchr::memmem::find(chunk, l.as_bytes()).is_some())
 }
 
 #[cfg(test)]
