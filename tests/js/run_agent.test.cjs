@@ -104,7 +104,9 @@ test('maxDuration bounds the call across retries: timeout, the tree killed (a gr
     `require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', 'grandchild-of-trickle'], { stdio: 'ignore' });\n${INIT}\nsetInterval(() => { ${TEXT} }, 100);`,
   );
   const started = Date.now();
-  const result = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: trickle, timeout: 1, maxDuration: 2, maxRetries: 3 });
+  // The idle limit above maxDuration: a stub slow to start on a loaded
+  // machine is ended by maxDuration too, not by the idle limit.
+  const result = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: trickle, timeout: 5, maxDuration: 2, maxRetries: 3 });
   assert.equal(result.error.kind, 'timeout');
   assert.equal(result.attempts, 1, 'no time left for a retry');
   assert.ok(Date.now() - started < 4000);
