@@ -6,10 +6,11 @@
 //    AgentOutputParser#push over the core's `__push` (js/web/parser-events.js);
 // 3. the Node-only JS host copied flat into pkg/node from its layers' folders:
 //    js/api (runAgent's js/api/agent-run.cjs over js/api/run.cjs, the one run
-//    driver; sessions, AgentTeam's class, the Gemini tool's runner, the MCP
-//    server), js/host (the session engine's executor js/host/engine-host.cjs,
-//    the process and platform layer), js/record (the session records and
-//    stores) and js/remote; `runAgent`, `runGeminiTool`,
+//    driver; sessions and the conversation carried from a record,
+//    AgentTeam's class, the Gemini tool's runner, the MCP server), js/host
+//    (the session engine's executor js/host/engine-host.cjs, the process and
+//    platform layer), js/record (the session records and stores) and
+//    js/remote; `runAgent`, `runGeminiTool`,
 //    `readEngineeringContext` and `resolveAgentCommand` on the Node entry (the runner is required on
 //    the first call of either, and it requires the Node-only module,
 //    agent_context_node.js, on the first call that needs it) and their
