@@ -21,16 +21,5 @@ pub fn current_platform() -> Platform {
 #[cfg(feature = "node")]
 pub fn env_pairs(value: &wasm_bindgen::JsValue) -> crate::error::Result<Vec<(String, String)>> {
     let json = super::json_bridge::to_json(value, "options.env")?;
-    let serde_json::Value::Object(map) = json else {
-        return Err(crate::error::AgentContextError::invalid(
-            "options.env must be an object of strings",
-        ));
-    };
-    Ok(map
-        .into_iter()
-        .filter_map(|(k, v)| match v {
-            serde_json::Value::String(s) => Some((k, s)),
-            _ => None,
-        })
-        .collect())
+    crate::remote::string_pairs(&json, "options.env")
 }
