@@ -86,13 +86,6 @@ impl Engine {
         Ok(())
     }
 
-    /// The session's record names its team and member (in `opened`).
-    pub fn record_team(&mut self, key: u64, team_id: &str, member_id: &str) {
-        if let Some(r) = self.rec_mut(key) {
-            r.team = Some((team_id.to_owned(), member_id.to_owned()));
-        }
-    }
-
     /// The next request of session `key` is recorded as `text`.
     pub fn record_next_as(&mut self, key: u64, text: &str) {
         if let Some(r) = self.rec_mut(key) {

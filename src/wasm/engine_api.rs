@@ -415,12 +415,6 @@ impl EngineJs {
         self.inner.record_next_as(key(Some(session)), &text);
     }
 
-    /// The record of session `session` names its team and member.
-    #[wasm_bindgen(js_name = recordTeam)]
-    pub fn record_team(&mut self, session: f64, team: String, member: String) {
-        self.inner.record_team(key(Some(session)), &team, &member);
-    }
-
     /// When to call `timeout` next (the host's clock), or undefined.
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {

@@ -35,13 +35,6 @@ impl OutputSchemaJs {
         Ok(OutputSchemaJs { inner, own })
     }
 
-    /// Whether the agent holds its answer to the schema itself (its CLI's
-    /// flag; the run's options carry the schema to it).
-    #[wasm_bindgen(getter, js_name = ownWay)]
-    pub fn own_way(&self) -> bool {
-        self.own.is_some()
-    }
-
     /// The prompt to send: `text`, with the schema stated when the agent
     /// has no way of its own.
     pub fn prompt(&self, text: String) -> String {
