@@ -5,6 +5,11 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 
+/** The fields of `/proc/PID/stat` after the command's name: state, parent, group, session, …; throws when the process is gone. */
+function statFields(pid) {
+  return fs.readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
+}
+
 /** The PIDs of live processes (zombies are not running) whose environment has this HOME. */
 function processesWithHome(home) {
   const pids = [];
@@ -12,8 +17,7 @@ function processesWithHome(home) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      const state = fs.readFileSync(`/proc/${entry}/stat`, 'latin1').replace(/^.*\) /, '')[0];
-      if (environ.includes(`HOME=${home}`) && state !== 'Z') pids.push(Number(entry));
+      if (environ.includes(`HOME=${home}`) && statFields(entry)[0] !== 'Z') pids.push(Number(entry));
     } catch {
       // gone, or not ours to read
     }
@@ -30,8 +34,7 @@ function startedProcesses(home) {
   const pids = processesWithHome(home);
   return pids.filter((pid) => {
     try {
-      const parent = Number(fs.readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ')[1]);
-      return !pids.includes(parent);
+      return !pids.includes(Number(statFields(pid)[1]));
     } catch {
       return false; // gone since it was listed
     }
@@ -70,7 +73,7 @@ function killPending(pid) {
 function describeProcess(pid) {
   try {
     const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /, '').split(' ');
+    const stat = statFields(pid);
     return `${pid} [${stat[0]}] ppid ${stat[1]} pgid ${stat[2]} sid ${stat[3]}: ${cmd.slice(0, 200)}`;
   } catch {
     return `${pid} (gone)`;
