@@ -6,8 +6,10 @@
 // process ended or why it could not start. It decides nothing.
 
 const { spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const { platformCore } = require('./agent-platform.cjs');
+const { groupRuns, marked, processRuns } = require('./process-table.cjs');
 
 /** Children still running, killed if the host process exits first. */
 const running = new Map();
@@ -84,6 +86,23 @@ function onHostEnd(cleanup) {
   };
 }
 
+/**
+ * What left the group (Linux): every process still holding the spawn's
+ * mark `entry` gets the plan's signal. Returns their PIDs.
+ */
+function killStrays(strays, entry) {
+  if (!strays || entry === null) return [];
+  const pids = marked(entry);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, strays.signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 /** After the child exited: SIGKILL to its process group, if the plan has one; gone already is fine. */
 function sweepGroup(steps) {
   for (const step of steps) {
@@ -94,41 +113,6 @@ function sweepGroup(steps) {
       // nothing of the group is left
     }
   }
-}
-
-/**
- * Whether a process of group `pgid` still runs. A member killed after its
- * parent is a zombie of whatever adopted it until that reaps it, which an
- * init that is not a shell's may do seconds later; a zombie holds nothing
- * and runs nothing, so on Linux the group runs while one of its members is
- * not one (`/proc/<pid>/stat`: the state, then the parent, then the group,
- * after the command's closing parenthesis).
- */
-function groupRuns(pgid) {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false; // none left (ESRCH), or none of ours
-  }
-  if (process.platform !== 'linux') return true;
-  let entries;
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) > 57) continue; // not a process: its name is no number
-    let stat;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue; // gone meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-  }
-  return false;
 }
 
 /** The size of the file at `file`, 0 when there is none. */
@@ -189,10 +173,12 @@ function describeError(err) {
 
 /**
  * Spawns `plan` = `{ file, args, cwd, env, stdin, keepStdin?, platform?,
- * watch? }` (`stdin`: a string or Buffer written then closed;
+ * watch?, keepStrays? }` (`stdin`: a string or Buffer written then closed;
  * `null`/`undefined`: closed at once; `keepStdin`: left open for the
  * caller, as `stdin`; `watch`: `{ path, everyMs, keepBytes }`, a file the
- * agent writes while it runs, read until it has exited).
+ * agent writes while it runs, read until it has exited; `keepStrays`: what
+ * it starts outside its group is not its run's — the shared SSH connection
+ * a remote channel's first process leaves).
  * `handlers.onStdout(chunk)` / `onStderr(chunk)` / `onWatched(chunk)` get
  * Buffers as they come.
  * Returns `{ pid, exited, kill, stdin, ended }`: `exited` resolves once, with
@@ -204,6 +190,12 @@ function spawnAgent(plan, handlers = {}) {
   const platform = plan.platform ?? process.platform;
   const core = platformCore();
   const options = core.planKill(platform);
+  // The mark of this spawn's processes, where the plan looks for strays.
+  const mark = options.strays && !plan.keepStrays ? `${options.strays.env}=${randomUUID()}` : null;
+  const env = mark === null ? plan.env : { ...(plan.env ?? process.env), [options.strays.env]: mark.slice(options.strays.env.length + 1) };
+  // Strays killed, which `treeGone` waits for, and the sweep after the exit.
+  const strays = [];
+  let swept = Promise.resolve();
   let child;
   let settle;
   const exited = new Promise((resolve) => {
@@ -221,7 +213,7 @@ function spawnAgent(plan, handlers = {}) {
   try {
     child = spawn(plan.file, plan.args ?? [], {
       cwd: plan.cwd,
-      env: plan.env,
+      env,
       detached: options.detached,
       windowsHide: options.windowsHide,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -238,9 +230,15 @@ function spawnAgent(plan, handlers = {}) {
     if (child.pid === undefined) finish({ exitCode: null, signal: null, error: spawnError });
   });
   child.on('close', (exitCode, signal) => {
-    // Whatever it left running in its process group goes with it (POSIX).
+    // Whatever it left running in its process group goes with it (POSIX),
+    // and, once the caller has heard of the end, what left the group (Linux).
     if (child.pid !== undefined) sweepGroup(core.planKill(platform, child.pid).steps);
     finish({ exitCode, signal, error: spawnError ?? null });
+    if (mark !== null) {
+      swept = new Promise((resolve) => {
+        setImmediate(() => resolve(strays.push(...killStrays(options.strays, mark))));
+      });
+    }
   });
   child.stdout.on('data', (chunk) => handlers.onStdout?.(chunk));
   child.stderr.on('data', (chunk) => handlers.onStderr?.(chunk));
@@ -259,6 +257,8 @@ function spawnAgent(plan, handlers = {}) {
   const kill = async (sync = false) => {
     const tried = [];
     if (done || child.pid === undefined) return { by: null, tried };
+    // What left the group first, while nothing awaits (at host exit nothing after an await runs).
+    strays.push(...killStrays(options.strays, mark));
     for (const step of core.planKill(platform, child.pid).steps) {
       if (step.kind === 'signalGroup') {
         try {
@@ -288,18 +288,17 @@ function spawnAgent(plan, handlers = {}) {
     return { by: null, tried };
   };
   if (child.pid !== undefined) track(child.pid, kill);
-  // Resolves once nothing of its process group is left (after it exited
-  // and the group was swept), or after a bound: what `close()` waits for.
+  // Resolves once nothing of its process group and none of its strays is
+  // left (after it exited and both were swept), or after a bound: what
+  // `close()` waits for.
   const treeGone = async () => {
     await exited;
     // Never started: no tree (and a group of 0 would be the host's own).
     if (child.pid === undefined) return;
+    await swept;
     const group = core.planKill(platform, child.pid).steps.find((s) => s.kind === 'signalGroup');
-    if (!group) return;
-    for (let i = 0; i < 120; i += 1) {
-      if (!groupRuns(group.pid)) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const runs = () => (group !== undefined && groupRuns(group.pid)) || strays.some(processRuns);
+    for (let i = 0; i < 120 && runs(); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
   };
   return {
     pid: child.pid,

@@ -5,7 +5,8 @@
 // what goes on its stdin, what its answer means. This file starts those
 // local processes (./spawn-agent.cjs), moves their bytes, and hands the
 // session engine (./engine-host.cjs) what happened, as it does for an agent
-// run here.
+// run here. What those local processes leave running outside their group
+// is kept (`keepStrays`): the shared SSH connection, which close() ends.
 'use strict';
 
 const fs = require('node:fs');
@@ -94,7 +95,7 @@ class RemoteChannel {
       const out = [];
       let err = '';
       const child = spawnAgent(
-        { file: launch.file, args: launch.args, env: process.env, stdin: op.stdin },
+        { file: launch.file, args: launch.args, env: process.env, stdin: op.stdin, keepStrays: true },
         {
           onStdout: (chunk) => out.push(chunk),
           onStderr: (chunk) => {
@@ -171,7 +172,7 @@ class RemoteChannel {
     }
     const outputs = action.outputs ?? [];
     const child = spawnAgent(
-      { file: launch.file, args: launch.args, env: process.env, keepStdin: true },
+      { file: launch.file, args: launch.args, env: process.env, keepStdin: true, keepStrays: true },
       {
         onStdout: (chunk) => host.feed((e, now) => e.stdout(chunk, now)),
         onStderr: (chunk) => host.feed((e, now) => e.stderr(chunk, now)),
@@ -229,7 +230,7 @@ class RemoteChannel {
       return null;
     }
     return spawnAgent(
-      { file: launch.file, args: launch.args, env: process.env, stdin: null },
+      { file: launch.file, args: launch.args, env: process.env, stdin: null, keepStrays: true },
       { onStdout: (chunk) => proc.child.ended || host.feed((e, now) => e.retryLog(chunk, now)) },
     );
   }

@@ -107,8 +107,16 @@ export type KillStep =
   | { kind: 'run'; file: string; args: string[] }
   | { kind: 'killChild' };
 
-/** Spawn options and the steps that stop the tree (POSIX process group; Windows `taskkill /pid N /T /F`). */
-export function planKill(platform?: AgentPlatform, pid?: number): { detached: boolean; windowsHide: boolean; steps: KillStep[] };
+/**
+ * Spawn options and the steps that stop the tree (POSIX process group; Windows `taskkill /pid N /T /F`).
+ * `strays` (Linux): the environment variable to set, in the child's environment, to a value unique to
+ * the spawn; when the tree is killed and after the child exits, every process still holding it gets
+ * `signal` — what the agent started outside its group (in a session of its own).
+ */
+export function planKill(
+  platform?: AgentPlatform,
+  pid?: number,
+): { detached: boolean; windowsHide: boolean; steps: KillStep[]; strays?: { env: string; signal: 'SIGKILL' } };
 
 /** `resolveAgentCommand`'s answer when found: spawn `file` with `args` then the agent's, adding `env`. */
 export interface AgentCommandFound extends ResolvedCommand {

@@ -114,6 +114,20 @@ test('maxDuration bounds the call across retries: timeout, the tree killed (a gr
   assert.deepEqual(processesRunning('trickle.cjs'), []);
 });
 
+/** Node code that starts a process in a session of its own (`setsid`), out of reach of its group's signal. */
+const startStray = (name) => `require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ${JSON.stringify(name)}], { stdio: 'ignore', detached: true }).unref();`;
+
+test('what the agent starts in a session of its own goes with the run, whether it is killed or exits', { skip: process.platform !== 'linux' && 'the environment of other processes is read from /proc' }, async () => {
+  const killed = stub('stray-killed.cjs', `${startStray('stray-of-killed')}\n${INIT}\nsetInterval(() => { ${TEXT} }, 100);`);
+  const timedOut = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: killed, timeout: 5, maxDuration: 1, maxRetries: 0 });
+  assert.equal(timedOut.error.kind, 'timeout');
+  assert.deepEqual(await gone('stray-of-killed'), [], 'killed with the tree');
+  const finished = stub('stray-finished.cjs', `${startStray('stray-of-finished')}\n${INIT}${TEXT}${RESULT}`);
+  const done = await pkg.runAgent('claude-code', { prompt: 'x' }, { cd: dir, command: finished });
+  assert.equal(done.success, true, JSON.stringify(done.error));
+  assert.deepEqual(await gone('stray-of-finished'), [], 'swept after the agent exited');
+});
+
 test('a file that is not executable: spawn_failed, not retried', async () => {
   const plain = path.join(dir, 'not-executable');
   fs.writeFileSync(plain, 'text');
@@ -159,6 +173,15 @@ test('a host ended by a signal it does not handle takes the agent tree with it, 
     assert.deepEqual(await gone('grandchild-of-signalled'), [], `${signal}: the grandchild is gone`);
     assert.deepEqual(await gone('signalled.cjs'), [], `${signal}: the agent is gone`);
   }
+});
+
+test('a host ended by a signal takes what its agent started in a session of its own', { skip: process.platform !== 'linux' && 'the environment of other processes is read from /proc' }, async () => {
+  const file = stub('stray-signalled.cjs', `${startStray('stray-of-signalled')}\nsetInterval(() => {}, 1000);`);
+  const { host, exited, started } = startHost(file, 'stray-of-signalled');
+  await started;
+  host.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: null, signal: 'SIGTERM' });
+  assert.deepEqual(await gone('stray-of-signalled'), []);
 });
 
 test('a host that handles the signal itself decides: the agent runs on until the host exits', { skip: process.platform === 'win32' && 'POSIX signals' }, async () => {

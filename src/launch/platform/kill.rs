@@ -4,6 +4,15 @@
 //! - **Linux, macOS**: the child leads a new process group (`detached:
 //!   true`, `setsid`), and the whole group gets `SIGKILL` (`kill(-pid)`);
 //!   grandchildren (an MCP server, a shell the agent ran) are in it.
+//! - **Linux** also finds what left the group: a process an agent starts in
+//!   a session of its own (`setsid`, as Codex starts its shell snapshot) is
+//!   out of reach of the group's signal, and its parent may be gone by the
+//!   time the run ends. Each spawn's environment carries a mark
+//!   ([`STRAY_MARK`]) set to a value of the host's own for that spawn; when
+//!   the tree is killed and after the child exits, every process still
+//!   holding it gets `SIGKILL` (the host reads `/proc/PID/environ`). A
+//!   process that clears its environment is not found; macOS has no
+//!   `/proc`, so there the group is all.
 //! - **Windows**: there are no process groups to signal; `taskkill /pid N
 //!   /T /F` ends the process and every descendant. When `taskkill` fails
 //!   (not found, or — under Wine — no `/T`), the host falls back to ending
@@ -37,6 +46,20 @@ pub enum KillStep {
     KillChild,
 }
 
+/// The environment variable that marks a spawn's processes (Linux).
+pub const STRAY_MARK: &str = "AGENT_CONTEXT_TREE";
+
+/// The processes of a spawn outside its group, found by a mark in their
+/// environment, and what they get.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Strays {
+    /// The variable the host sets in the child's environment, to a value
+    /// unique to that spawn; every process still holding it is the run's.
+    pub env: &'static str,
+    /// Sent to each when the tree is killed, and once the child has exited.
+    pub signal: &'static str,
+}
+
 /// Spawn options and the steps that stop the tree.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KillPlan {
@@ -46,6 +69,9 @@ pub struct KillPlan {
     #[serde(rename = "windowsHide")]
     pub windows_hide: bool,
     pub steps: Vec<KillStep>,
+    /// Where the host can find what left the group (Linux only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strays: Option<Strays>,
 }
 
 /// The spawn options a run needs on `platform` (known before the pid).
@@ -54,6 +80,10 @@ pub fn spawn_options(platform: Platform) -> KillPlan {
         detached: !platform.is_windows(),
         windows_hide: platform.is_windows(),
         steps: Vec::new(),
+        strays: (platform == Platform::Linux).then_some(Strays {
+            env: STRAY_MARK,
+            signal: "SIGKILL",
+        }),
     }
 }
 
@@ -98,6 +128,7 @@ mod tests {
         }
         let plan = kill_plan(Platform::Win32, 7);
         assert!(!plan.detached && plan.windows_hide);
+        assert_eq!(plan.strays, None);
         assert_eq!(plan.steps.len(), 2);
         assert_eq!(plan.steps[1], KillStep::KillChild);
         let KillStep::Run { file, args } = &plan.steps[0] else {
@@ -107,5 +138,15 @@ mod tests {
             (file.as_str(), args.join(" ")),
             ("taskkill", "/pid 7 /T /F".to_owned())
         );
+    }
+
+    #[test]
+    fn only_linux_looks_for_what_left_the_group() {
+        let strays = kill_plan(Platform::Linux, 7).strays.expect("linux");
+        assert_eq!((strays.env, strays.signal), (STRAY_MARK, "SIGKILL"));
+        assert_eq!(spawn_options(Platform::Linux).strays, Some(strays));
+        assert_eq!(kill_plan(Platform::Darwin, 7).strays, None);
+        let json = serde_json::to_value(spawn_options(Platform::Darwin)).unwrap();
+        assert!(json.get("strays").is_none(), "{json}");
     }
 }
