@@ -369,7 +369,7 @@ fn content<U: DecodeUnit>(line: &[U], at: usize, text: &mut Vec<u16>) -> Option<
 /// key (raw, without escapes) and the position of its value go to
 /// `value`, which returns where the value ends. Returns the end of the
 /// object.
-fn object<U: Unit>(
+pub(crate) fn object<U: Unit>(
     line: &[U],
     at: usize,
     value: &mut dyn FnMut(&[U], usize) -> Option<usize>,
@@ -400,7 +400,7 @@ fn object<U: Unit>(
 /// Any JSON value at `at`, nested `depth` deep, checked and skipped; its
 /// end. One loop over the value's tokens (no call per value): `stack` has a
 /// bit per open container, set for an object.
-fn skip_value<U: Unit>(line: &[U], at: usize, depth: u32) -> Option<usize> {
+pub(crate) fn skip_value<U: Unit>(line: &[U], at: usize, depth: u32) -> Option<usize> {
     let (mut stack, mut open) = (0u64, 0u32);
     let mut i = at;
     loop {

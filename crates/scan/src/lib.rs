@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acp_state;
 pub mod acp_update;
 pub mod gemini_message;
 pub mod json_check;
