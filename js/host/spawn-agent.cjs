@@ -88,14 +88,14 @@ function onHostEnd(cleanup) {
 
 /**
  * What left the group (Linux): every process still holding the spawn's
- * mark `entry` gets the plan's signal. Returns their PIDs.
+ * `mark` (`{ name, value }`, or null: none) gets `signal`. Returns their PIDs.
  */
-function killStrays(strays, entry) {
-  if (!strays || entry === null) return [];
-  const pids = marked(entry);
+function killStrays(mark, signal) {
+  if (mark === null) return [];
+  const pids = marked(`${mark.name}=${mark.value}`);
   for (const pid of pids) {
     try {
-      process.kill(pid, strays.signal);
+      process.kill(pid, signal);
     } catch {
       // gone meanwhile
     }
@@ -190,9 +190,9 @@ function spawnAgent(plan, handlers = {}) {
   const platform = plan.platform ?? process.platform;
   const core = platformCore();
   const options = core.planKill(platform);
-  // The mark of this spawn's processes, where the plan looks for strays.
-  const mark = options.strays && !plan.keepStrays ? `${options.strays.env}=${randomUUID()}` : null;
-  const env = mark === null ? plan.env : { ...(plan.env ?? process.env), [options.strays.env]: mark.slice(options.strays.env.length + 1) };
+  // The mark of this spawn's processes in their environment, where the plan looks for strays.
+  const mark = options.strays && !plan.keepStrays ? { name: options.strays.env, value: randomUUID() } : null;
+  const env = mark === null ? plan.env : { ...(plan.env ?? process.env), [mark.name]: mark.value };
   // Strays killed, which `treeGone` waits for, and the sweep after the exit.
   const strays = [];
   let swept = Promise.resolve();
@@ -236,7 +236,7 @@ function spawnAgent(plan, handlers = {}) {
     finish({ exitCode, signal, error: spawnError ?? null });
     if (mark !== null) {
       swept = new Promise((resolve) => {
-        setImmediate(() => resolve(strays.push(...killStrays(options.strays, mark))));
+        setImmediate(() => resolve(strays.push(...killStrays(mark, options.strays.signal))));
       });
     }
   });
@@ -258,7 +258,7 @@ function spawnAgent(plan, handlers = {}) {
     const tried = [];
     if (done || child.pid === undefined) return { by: null, tried };
     // What left the group first, while nothing awaits (at host exit nothing after an await runs).
-    strays.push(...killStrays(options.strays, mark));
+    strays.push(...killStrays(mark, options.strays?.signal));
     for (const step of core.planKill(platform, child.pid).steps) {
       if (step.kind === 'signalGroup') {
         try {
