@@ -52,3 +52,38 @@ export function measureCpu(fn, { warmup = 3, minMs = 2000, maxIterations = 60, m
   samples.sort((a, b) => a - b);
   return { medianNs: samples[samples.length >> 1], iterations: samples.length };
 }
+
+/**
+ * `a` and `b` timed in CPU time by turns, one of each per pair (which goes
+ * first alternates), so that a machine slowing down or speeding up meanwhile
+ * weighs on both alike: `{ aNs, bNs, ratio, pairs }`, each side's median and
+ * the median of the pairs' `b / a`.
+ */
+export function measureCpuPaired(a, b, { warmup = 3, minMs = 6000, maxPairs = 120, minPairs = 5, smoke = false } = {}) {
+  if (smoke) {
+    warmup = Math.min(warmup, 1);
+    minMs = 5;
+    minPairs = 2;
+    maxPairs = 3;
+  }
+  const cpu = (fn) => {
+    const before = process.cpuUsage();
+    fn();
+    const spent = process.cpuUsage(before);
+    return (spent.user + spent.system) * 1000;
+  };
+  for (let i = 0; i < warmup; i++) (a(), b());
+  const [as, bs, ratios] = [[], [], []];
+  const start = performance.now();
+  while (ratios.length < minPairs || (performance.now() - start < minMs && ratios.length < maxPairs)) {
+    const first = ratios.length % 2 === 0;
+    const x = first ? cpu(a) : 0;
+    const y = cpu(b);
+    const z = first ? x : cpu(a);
+    as.push(z);
+    bs.push(y);
+    ratios.push(y / z);
+  }
+  const median = (list) => list.sort((p, q) => p - q)[list.length >> 1];
+  return { aNs: median(as), bNs: median(bs), ratio: median(ratios), pairs: ratios.length };
+}

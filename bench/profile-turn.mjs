@@ -1,6 +1,7 @@
 // Where an ACP turn's host CPU goes: the acp-parse family's turn of 20 000
 // recorded session/update lines through the session engine, in a loop, for
-// `node --cpu-prof bench/profile-turn.mjs [seconds]`; prints the CPU time
+// `node --cpu-prof bench/profile-turn.mjs [seconds] [--events] [--recorded]`
+// (with an onEvent; the session recorded); prints the CPU time
 // (process.cpuUsage) per turn and per JSON.parse of the same lines.
 import { readdirSync, readFileSync } from 'node:fs';
 import { engineTurn } from './engine-turn.mjs';
@@ -43,7 +44,8 @@ const cpu = (fn, n) => {
 };
 const seconds = Number(process.argv[2] ?? 10);
 const onEvent = process.argv.includes('--events');
-const turn = () => streams.map(({ agentType, chunks }) => engineTurn(agentType, chunks, onEvent));
+const recordedSession = process.argv.includes('--recorded');
+const turn = () => streams.map(({ agentType, chunks }) => engineTurn(agentType, chunks, onEvent, recordedSession));
 const parse = () => lines.forEach((l) => JSON.parse(l));
 for (let i = 0; i < 3; i++) (turn(), parse());
 const end = Date.now() + seconds * 1000;
