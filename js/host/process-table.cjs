@@ -82,4 +82,59 @@ function marked(entry) {
   return found;
 }
 
-module.exports = { groupRuns, marked, processRuns };
+/** The value of `name` in an environment block (`NAME=value\0…`), or null. */
+function valueIn(environ, name) {
+  const key = `${name}=`;
+  let at = 0;
+  if (!environ.startsWith(key)) {
+    at = environ.indexOf(`\0${key}`);
+    if (at < 0) return null;
+    at += 1;
+  }
+  const start = at + key.length;
+  const end = environ.indexOf('\0', start);
+  return environ.slice(start, end < 0 ? environ.length : end);
+}
+
+/** How long a sweep waits for others to join it. */
+const SWEEP_DELAY_MS = 20;
+/** Marks waiting for the next sweep: name → value → resolve. */
+const waiting = new Map();
+let sweepTimer = null;
+
+/** One pass over /proc for every waiting mark. */
+function sweepWaiting() {
+  sweepTimer = null;
+  const batch = new Map(waiting);
+  waiting.clear();
+  const found = new Map();
+  for (const pid of pids() ?? []) {
+    if (Number(pid) === process.pid) continue;
+    let environ;
+    try {
+      environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const [name, values] of batch) {
+      const value = valueIn(environ, name);
+      if (value !== null && values.has(value)) found.set(value, [...(found.get(value) ?? []), Number(pid)]);
+    }
+  }
+  for (const values of batch.values()) for (const [value, resolve] of values) resolve(found.get(value) ?? []);
+}
+
+/**
+ * Resolves what `marked` would list for `name=value`, a moment later: the
+ * marks asked for meanwhile share one pass over /proc (runs that end
+ * together, fifty at once, read it once, not fifty times).
+ */
+function markedSoon(name, value) {
+  return new Promise((resolve) => {
+    if (!waiting.has(name)) waiting.set(name, new Map());
+    waiting.get(name).set(value, resolve);
+    sweepTimer ??= setTimeout(sweepWaiting, SWEEP_DELAY_MS);
+  });
+}
+
+module.exports = { groupRuns, marked, markedSoon, processRuns };

@@ -9,7 +9,7 @@ const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const { platformCore } = require('./agent-platform.cjs');
-const { groupRuns, marked, processRuns } = require('./process-table.cjs');
+const { groupRuns, marked, markedSoon, processRuns } = require('./process-table.cjs');
 
 /** Children still running, killed if the host process exits first. */
 const running = new Map();
@@ -86,13 +86,8 @@ function onHostEnd(cleanup) {
   };
 }
 
-/**
- * What left the group (Linux): every process still holding the spawn's
- * `mark` (`{ name, value }`, or null: none) gets `signal`. Returns their PIDs.
- */
-function killStrays(mark, signal) {
-  if (mark === null) return [];
-  const pids = marked(`${mark.name}=${mark.value}`);
+/** `signal` to each of `pids` (what left the group, Linux); returns them. */
+function signalEach(pids, signal) {
   for (const pid of pids) {
     try {
       process.kill(pid, signal);
@@ -235,9 +230,7 @@ function spawnAgent(plan, handlers = {}) {
     if (child.pid !== undefined) sweepGroup(core.planKill(platform, child.pid).steps);
     finish({ exitCode, signal, error: spawnError ?? null });
     if (mark !== null) {
-      swept = new Promise((resolve) => {
-        setImmediate(() => resolve(strays.push(...killStrays(mark, options.strays.signal))));
-      });
+      swept = markedSoon(mark.name, mark.value).then((pids) => strays.push(...signalEach(pids, options.strays.signal)));
     }
   });
   child.stdout.on('data', (chunk) => handlers.onStdout?.(chunk));
@@ -258,7 +251,7 @@ function spawnAgent(plan, handlers = {}) {
     const tried = [];
     if (done || child.pid === undefined) return { by: null, tried };
     // What left the group first, while nothing awaits (at host exit nothing after an await runs).
-    strays.push(...killStrays(mark, options.strays?.signal));
+    if (mark !== null) strays.push(...signalEach(marked(`${mark.name}=${mark.value}`), options.strays.signal));
     for (const step of core.planKill(platform, child.pid).steps) {
       if (step.kind === 'signalGroup') {
         try {
