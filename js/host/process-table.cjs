@@ -62,6 +62,18 @@ function processRuns(pid) {
   return process.platform !== 'linux' || running(statOf(pid));
 }
 
+/** `[pid, environment block]` of each process other than this one whose environment can be read (ours). */
+function* environments() {
+  for (const pid of pids() ?? []) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      yield [Number(pid), fs.readFileSync(`/proc/${pid}/environ`, 'latin1')];
+    } catch {
+      // gone meanwhile, or not ours
+    }
+  }
+}
+
 /**
  * The PIDs of the processes other than this one whose environment holds
  * `entry` (`NAME=value`); those of other users cannot be read and are not
@@ -69,15 +81,8 @@ function processRuns(pid) {
  */
 function marked(entry) {
   const found = [];
-  for (const pid of pids() ?? []) {
-    if (Number(pid) === process.pid) continue;
-    let environ;
-    try {
-      environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue; // gone meanwhile, or not ours
-    }
-    if (environ.startsWith(`${entry}\0`) || environ.includes(`\0${entry}\0`)) found.push(Number(pid));
+  for (const [pid, environ] of environments()) {
+    if (environ.startsWith(`${entry}\0`) || environ.includes(`\0${entry}\0`)) found.push(pid);
   }
   return found;
 }
@@ -108,17 +113,10 @@ function sweepWaiting() {
   const batch = new Map(waiting);
   waiting.clear();
   const found = new Map();
-  for (const pid of pids() ?? []) {
-    if (Number(pid) === process.pid) continue;
-    let environ;
-    try {
-      environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue;
-    }
+  for (const [pid, environ] of environments()) {
     for (const [name, values] of batch) {
       const value = valueIn(environ, name);
-      if (value !== null && values.has(value)) found.set(value, [...(found.get(value) ?? []), Number(pid)]);
+      if (value !== null && values.has(value)) found.set(value, [...(found.get(value) ?? []), pid]);
     }
   }
   for (const values of batch.values()) for (const [value, resolve] of values) resolve(found.get(value) ?? []);
