@@ -28,6 +28,14 @@ export function report(result) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
+/** The process's CPU time (every thread) that one call of `fn` takes, in ns. */
+function cpuNs(fn) {
+  const before = process.cpuUsage();
+  fn();
+  const spent = process.cpuUsage(before);
+  return (spent.user + spent.system) * 1000;
+}
+
 /**
  * Median CPU time of `fn` (process.cpuUsage, user + system, every thread of
  * the process), in nanoseconds: for a synchronous call, what it costs the
@@ -43,12 +51,7 @@ export function measureCpu(fn, { warmup = 3, minMs = 2000, maxIterations = 60, m
   for (let i = 0; i < warmup; i++) fn();
   const samples = [];
   const start = performance.now();
-  while (samples.length < minIterations || (performance.now() - start < minMs && samples.length < maxIterations)) {
-    const before = process.cpuUsage();
-    fn();
-    const spent = process.cpuUsage(before);
-    samples.push((spent.user + spent.system) * 1000);
-  }
+  while (samples.length < minIterations || (performance.now() - start < minMs && samples.length < maxIterations)) samples.push(cpuNs(fn));
   samples.sort((a, b) => a - b);
   return { medianNs: samples[samples.length >> 1], iterations: samples.length };
 }
@@ -66,20 +69,14 @@ export function measureCpuPaired(a, b, { warmup = 3, minMs = 6000, maxPairs = 12
     minPairs = 2;
     maxPairs = 3;
   }
-  const cpu = (fn) => {
-    const before = process.cpuUsage();
-    fn();
-    const spent = process.cpuUsage(before);
-    return (spent.user + spent.system) * 1000;
-  };
   for (let i = 0; i < warmup; i++) (a(), b());
   const [as, bs, ratios] = [[], [], []];
   const start = performance.now();
   while (ratios.length < minPairs || (performance.now() - start < minMs && ratios.length < maxPairs)) {
     const first = ratios.length % 2 === 0;
-    const x = first ? cpu(a) : 0;
-    const y = cpu(b);
-    const z = first ? x : cpu(a);
+    const x = first ? cpuNs(a) : 0;
+    const y = cpuNs(b);
+    const z = first ? x : cpuNs(a);
     as.push(z);
     bs.push(y);
     ratios.push(y / z);

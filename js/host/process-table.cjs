@@ -75,15 +75,13 @@ function* environments() {
 }
 
 /**
- * The PIDs of the processes other than this one whose environment holds
- * `entry` (`NAME=value`); those of other users cannot be read and are not
+ * The PIDs of the processes other than this one whose environment sets
+ * `name` to `value`; those of other users cannot be read and are not
  * listed. Empty without /proc.
  */
-function marked(entry) {
+function marked(name, value) {
   const found = [];
-  for (const [pid, environ] of environments()) {
-    if (environ.startsWith(`${entry}\0`) || environ.includes(`\0${entry}\0`)) found.push(pid);
-  }
+  for (const [pid, environ] of environments()) if (valueIn(environ, name) === value) found.push(pid);
   return found;
 }
 

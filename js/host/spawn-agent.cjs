@@ -250,8 +250,9 @@ function spawnAgent(plan, handlers = {}) {
   const kill = async (sync = false) => {
     const tried = [];
     if (done || child.pid === undefined) return { by: null, tried };
-    // What left the group first, while nothing awaits (at host exit nothing after an await runs).
-    if (mark !== null) strays.push(...signalEach(marked(`${mark.name}=${mark.value}`), options.strays.signal));
+    // What left the group: at the host's exit now (nothing after an await
+    // runs, and no 'close' comes); else the sweep after the exit finds it.
+    if (sync && mark !== null) strays.push(...signalEach(marked(mark.name, mark.value), options.strays.signal));
     for (const step of core.planKill(platform, child.pid).steps) {
       if (step.kind === 'signalGroup') {
         try {
