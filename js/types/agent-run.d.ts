@@ -21,7 +21,7 @@ export interface RunAgentOptions {
   protocol?: 'cli' | 'acp';
   model?: string;
   /**
-   * Resume this session; another id (or none) coming back, or the agent
+   * Resume the agent's session with this id; another id (or none) coming back, or the agent
    * saying it does not know it, is `session_not_found` (GitHub Copilot CLI
    * is resumed with `--resume=<id> -C .`, which fails on an unknown id).
    */

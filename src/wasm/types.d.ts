@@ -654,7 +654,7 @@ export interface CliInvocationOptions {
   /** The executable; default `'claude'`, `'codex'` or `'gemini'`. */
   command?: string | null;
   model?: string | null;
-  /** Resume this session: the `sessionId` of an earlier reply. */
+  /** Resume the agent's session: the `sessionId` of an earlier reply. */
   sessionId?: string | null;
   /**
    * `'read-only'`: Claude `--permission-mode=plan`, Gemini `--approval-mode=plan`;
@@ -761,7 +761,7 @@ export interface GeminiToolParams {
   sandbox?: AgentSandbox | null;
   /** Default `true`: approval mode `yolo` (unless read-only); `false`: `auto_edit`. */
   yolo?: boolean | null;
-  /** Resume this session (the `SESSION_ID` of an earlier envelope). */
+  /** Resume the agent's session (the `SESSION_ID` of an earlier envelope). */
   SESSION_ID?: string | null;
   /** Default `'gemini-3-pro-preview'`. */
   model?: string | null;
