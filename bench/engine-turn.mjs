@@ -68,7 +68,7 @@ export function engineTurn(agentType, chunks, onEvent, recorded = false) {
   const state = { promptId: undefined };
   host.spawn = () => {
     host.child = fakeChild(host, state);
-    engine.spawned(Date.now());
+    engine.input({ type: 'spawned' }, Date.now());
   };
   let events = 0;
   let last;

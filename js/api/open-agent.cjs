@@ -78,10 +78,10 @@ async function openAgent(api, agentType, options) {
     const taken = store && sessionId !== undefined ? await takeRecord(store, sessionId, plan.agentType) : undefined;
     const key = host.engine.addSession(own);
     if (sessionUpdate) updates.set(key, sessionUpdate);
-    const done = await host.run((now) => host.engine.openSession(key, now));
+    const done = await host.run((now) => host.engine.input({ type: 'openSession', session: key }, now));
     if (done.failed) {
       updates.delete(key);
-      await host.run((now) => host.engine.closeSession(key, now));
+      await host.run((now) => host.engine.input({ type: 'closeSession', session: key }, now));
       await taken?.writer?.close();
       throw agentError(done.failed);
     }
@@ -141,20 +141,20 @@ async function openAgent(api, agentType, options) {
         if (typeof value !== 'string') throw inputError(`listSessions' ${name} must be a string, got ${describe(value)}`);
         params[name] = name === 'cwd' ? path.resolve(value) : value;
       }
-      const done = await host.run((now) => host.engine.listSessions(params, now));
+      const done = await host.run((now) => host.engine.input({ type: 'listSessions', params }, now));
       if (done.failed) throw agentError(done.failed);
       return { sessions: done.ok?.sessions ?? [], nextCursor: done.ok?.nextCursor ?? undefined };
     },
     async authenticate(methodId) {
       live();
-      const done = await host.run((now) => host.engine.authenticate(String(methodId), now));
+      const done = await host.run((now) => host.engine.input({ type: 'authenticate', method: String(methodId) }, now));
       if (!host.closed) info = host.engine.processInfo();
       if (done.failed) throw agentError(done.failed);
     },
     /** Every session, then the process tree. */
     async close() {
       if (host.closed) return;
-      await host.run((now) => host.engine.close(now));
+      await host.run((now) => host.engine.input({ type: 'close' }, now));
       await host.closedPromise;
     },
   };

@@ -55,7 +55,7 @@ async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHos
     throw err;
   }
   // Elicitations are advertised, and asked of the host, only with a handler.
-  if (onElicitation !== undefined) engine.answerElicitations(true);
+  if (onElicitation !== undefined) engine.input({ type: 'answerElicitations', on: true }, Date.now());
   const plan = engine.plan();
   for (const message of plan.warnings ?? []) warn?.(message);
   const cwd = path.resolve(plan.cd);
@@ -74,7 +74,7 @@ async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHos
     },
   });
   if (problem) {
-    engine.reject(`${cdName} ${cdWhy(problem)}: ${plan.cd}`, Date.now());
+    engine.input({ type: 'reject', message: `${cdName} ${cdWhy(problem)}: ${plan.cd}` }, Date.now());
     return { host, plan };
   }
   writeRunFiles(plan.files);
@@ -83,7 +83,7 @@ async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHos
     // Spawned as it is: its ENOENT says it is not there.
     onNotFound?.(launch.message);
     engine.launch(plan.command, plan.command, [], env, Date.now());
-  } else if (!launch.found) engine.cannotLaunch(launch.kind === 'spawn_failed', launch.message, Date.now());
+  } else if (!launch.found) engine.input({ type: 'cannotLaunch', spawnFailed: launch.kind === 'spawn_failed', message: launch.message }, Date.now());
   else {
     host.launchEnv = launch.env;
     const childEnv = Object.keys(launch.env).length ? { ...env, ...launch.env } : env;
@@ -112,9 +112,8 @@ async function startEngine(agent, rest, { env, onPermission, onElicitation, onUp
     // `there`: the folder on another machine (options.host).
     (Engine, runFolder, there) => {
       const given = { ...options, cd: there ? there.cd : realCd(options), runFolder };
-      return several
-        ? Engine.process(agentArg(agent), given, command ?? '', asks)
-        : Engine.session(agentArg(agent), given, command ?? '', asks, onUpdate !== undefined);
+      // A process with sessions added hears every session's updates.
+      return Engine.session(agentArg(agent), given, command ?? '', asks, several || onUpdate !== undefined, several);
     },
     { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, cd: options.cd },
   );
@@ -218,10 +217,10 @@ async function runOnce(agent, request, options, host) {
     runHost.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
   }
   let op;
-  const onAbort = () => runHost.feed((e, now) => e.abort(op, now));
+  const onAbort = () => runHost.feed((e, now) => e.input({ type: 'abort', op }, now));
   runHost.onHostError = (err) => {
     onHostError?.(err);
-    runHost.feed((e, now) => e.abort(op, now));
+    runHost.feed((e, now) => e.input({ type: 'abort', op }, now));
   };
   const { plan } = started;
   const limits = { idleMs: plan.idleTimeoutMs, maxMs: plan.maxDurationMs, maxRetries: plan.maxRetries, events: onEvent !== undefined };
@@ -239,7 +238,7 @@ async function runOnce(agent, request, options, host) {
   try {
     return await answer(send);
   } finally {
-    await runHost.run((now) => engine.close(now));
+    await runHost.run((now) => engine.input({ type: 'close' }, now));
     await runHost.closedPromise;
     signal?.removeEventListener('abort', onAbort);
     engine.free();

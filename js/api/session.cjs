@@ -63,9 +63,9 @@ function seconds(value, name, fallback) {
 async function openStarted(started) {
   if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
   const { host, plan } = started;
-  const opened = await host.run((now) => host.engine.open(now));
+  const opened = await host.run((now) => host.engine.input({ type: 'open' }, now));
   if (opened.failed) {
-    await host.run((now) => host.engine.close(now));
+    await host.run((now) => host.engine.input({ type: 'close' }, now));
     await host.closedPromise; // an agent on another machine: cleaned up there too
     host.engine.free();
     throw agentError(opened.failed);
@@ -266,16 +266,16 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
         }
       }
       let op;
-      const onAbort = () => host.feed((e, now) => e.abort(op, now));
+      const onAbort = () => host.feed((e, now) => e.input({ type: 'abort', op }, now));
       // The schema goes with the prompt's last text (a block of its own when it has none).
       const at = blocks.map((b) => b?.type).lastIndexOf('text');
       const blocksWith = (text) => (at >= 0 ? blocks.map((b, i) => (i === at ? { ...b, text } : b)) : text ? [...blocks, { type: 'text', text }] : blocks);
       const send = async (text, turnTrace, n) => {
         const done = await host.run((now) => {
           const sent = n === 0 ? blocksWith(text) : [{ type: 'text', text }];
-          if (n === 0 && context) host.engine.recordNextAs(key ?? 0, context.userText);
+          if (n === 0 && context) host.engine.input({ type: 'recordNextAs', session: key ?? 0, text: context.userText }, now);
           op = host.engine.prompt(sent, { ...limits, traceparent: turnTrace }, now, key, n === 0 ? attachments : undefined);
-          if (signal?.aborted) host.engine.abort(op, now);
+          if (signal?.aborted) host.engine.input({ type: 'abort', op }, now);
           else signal?.addEventListener('abort', onAbort, { once: true });
           return op;
         }, onEvent);
@@ -322,9 +322,9 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
         return require('./session-carry.cjs').forkFromRecord(session, atTurn);
       }
       const next = host.engine.addSession({});
-      const done = await host.run((now) => host.engine.forkSession(key ?? 0, next, now));
+      const done = await host.run((now) => host.engine.input({ type: 'forkSession', source: key ?? 0, session: next }, now));
       if (done.failed) {
-        await host.run((now) => host.engine.closeSession(next, now));
+        await host.run((now) => host.engine.input({ type: 'closeSession', session: next }, now));
         throw agentError(done.failed);
       }
       let forkRecord;
@@ -333,7 +333,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
         host.records.set(next, forkRecord);
         host.feed((e, now) => {
           e.record(next, undefined, secrets ?? [], now);
-          e.recordLink(next, 'forkedFrom', session.sessionId ?? '', plan.agentType, now);
+          e.input({ type: 'recordLink', session: next, relation: 'forkedFrom', id: session.sessionId ?? '', agentType: plan.agentType }, now);
         });
       }
       const forked = makeSession(api, host, plan, { defined, protocol, persistent, snapshot: done.opened, warn, takeHostError, key: next, sessionTrace, record: forkRecord, secrets });
@@ -342,31 +342,31 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       return forked;
     },
     async setMode(id) {
-      return simple((now) => host.engine.setMode(String(id), now, key));
+      return simple((now) => host.engine.input({ type: 'setMode', id: String(id), session: key }, now));
     },
     async setConfigOption(id, value) {
-      return simple((now) => host.engine.setConfigOption(String(id), value, now, key));
+      return simple((now) => host.engine.input({ type: 'setConfigOption', id: String(id), value, session: key }, now));
     },
     async setModel(id) {
-      return simple((now) => host.engine.setModel(String(id), now, key));
+      return simple((now) => host.engine.input({ type: 'setModel', id: String(id), session: key }, now));
     },
     async authenticate(methodId) {
-      return simple((now) => host.engine.authenticate(String(methodId), now));
+      return simple((now) => host.engine.input({ type: 'authenticate', method: String(methodId) }, now));
     },
     /** The running turn ends `aborted` (stopReason `cancelled`). */
     async cancel() {
       if (gone()) return;
-      host.feed((e, now) => e.cancel(now, key));
+      host.feed((e, now) => e.input({ type: 'cancel', session: key }, now));
     },
     /** The session, then (its only one) its process tree; its record let go. */
     async close() {
       if (gone()) return record?.close();
       if (key !== undefined) {
-        await host.run((now) => host.engine.closeSession(key, now));
+        await host.run((now) => host.engine.input({ type: 'closeSession', session: key }, now));
         closed = true;
         return record?.close();
       }
-      await host.run((now) => host.engine.close(now));
+      await host.run((now) => host.engine.input({ type: 'close' }, now));
       await host.closedPromise;
       return record?.close();
     },
@@ -392,7 +392,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       record,
       reopen,
       set: (next) => (carry = next),
-      link: (relation, id, agentType) => !gone() && host.feed((e, now) => e.recordLink(key ?? 0, relation, id, agentType, now)),
+      link: (relation, id, agentType) => !gone() && host.feed((e, now) => e.input({ type: 'recordLink', session: key ?? 0, relation, id, agentType }, now)),
     },
   });
 

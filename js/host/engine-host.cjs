@@ -181,14 +181,14 @@ class EngineHost {
   /** Tries a connection to the endpoint and tells the engine how it went. */
   probe({ op, host, port }) {
     // An agent on another machine: a connection from here says nothing of there.
-    if (this.channel) return void this.feed((e, now) => e.probed(op, 'remote', now));
+    if (this.channel) return void this.feed((e, now) => e.input({ type: 'probed', op, outcome: 'remote' }, now));
     let told = false;
     const tell = (outcome) => {
       if (told) return;
       told = true;
       clearTimeout(timer);
       socket.destroy();
-      if (!this.closed) this.feed((e, now) => e.probed(op, outcome, now));
+      if (!this.closed) this.feed((e, now) => e.input({ type: 'probed', op, outcome }, now));
     };
     const socket = net.connect({ host, port });
     const timer = setTimeout(() => tell('ETIMEDOUT'), PROBE_MS);
@@ -214,7 +214,7 @@ class EngineHost {
         fs.rmSync(file, { force: true });
       }
     } catch (err) {
-      this.feed((e, now) => e.spawnFailed(err.code ?? 'EIO', now));
+      this.feed((e, now) => e.input({ type: 'spawnFailed', code: err.code ?? 'EIO' }, now));
       return;
     }
     const cwd = path.resolve(action.cwd);
@@ -232,7 +232,7 @@ class EngineHost {
     this.lastChild = child;
     const failed = (code) => {
       const rejected = code === 'ENOENT' ? this.cdGone?.(cwd) : undefined;
-      this.feed((e, now) => e.spawnFailed(code, now, rejected));
+      this.feed((e, now) => e.input({ type: 'spawnFailed', code, rejected }, now));
     };
     if (child.pid === undefined) {
       this.child = null;
@@ -243,9 +243,9 @@ class EngineHost {
     // reached it, which the engine is told (a prompt that provably never
     // reached the agent may go to the next process).
     child.stdin.on('error', () => {
-      if (this.child === child) this.feed((e, now) => e.writeFailed(now));
+      if (this.child === child) this.feed((e, now) => e.input({ type: 'writeFailed' }, now));
     });
-    this.engine.spawned(Date.now());
+    this.engine.input({ type: 'spawned' }, Date.now());
     child.exited
       // A write's failure is reported a loop turn after it: heard before the end.
       .then((end) => new Promise((resolve) => setImmediate(() => setImmediate(() => resolve(end)))))
@@ -264,7 +264,7 @@ class EngineHost {
           this.engine.output(file, content);
           fs.rmSync(file, { force: true });
         }
-        this.feed((e, now) => e.exited(end.exitCode ?? undefined, end.signal ?? undefined, now));
+        this.feed((e, now) => e.input({ type: 'exited', code: end.exitCode, signal: end.signal }, now));
       });
   }
 

@@ -30,7 +30,7 @@ class TerminalHost {
     const feed = (f) => this.host.feed(f);
     // The folder with its links resolved must still be inside `cd`.
     if (!this.host.engine.terminalCwdAllowed(id, this.realPath(cwd))) {
-      return feed((e, now) => e.terminalFailed(id, 'OUTSIDE', now));
+      return feed((e, now) => e.input({ type: 'terminalFailed', id, code: 'OUTSIDE' }, now));
     }
     const child = spawnAgent(
       { file, args, cwd, env: { ...this.host.env, ...env } },
@@ -40,7 +40,7 @@ class TerminalHost {
       },
     );
     if (child.pid === undefined) {
-      child.exited.then((end) => feed((e, now) => e.terminalFailed(id, end.error?.code ?? 'UNKNOWN', now)));
+      child.exited.then((end) => feed((e, now) => e.input({ type: 'terminalFailed', id, code: end.error?.code ?? 'UNKNOWN' }, now)));
       return undefined;
     }
     this.running.set(id, child);
@@ -48,11 +48,11 @@ class TerminalHost {
       this.running.delete(id);
       if (this.host.closed) return;
       if (end.error && end.exitCode === null && end.signal === null) {
-        return feed((e, now) => e.terminalFailed(id, end.error.code ?? 'UNKNOWN', now));
+        return feed((e, now) => e.input({ type: 'terminalFailed', id, code: end.error.code ?? 'UNKNOWN' }, now));
       }
-      return feed((e, now) => e.terminalExited(id, end.exitCode ?? undefined, end.signal ?? undefined, now));
+      return feed((e, now) => e.input({ type: 'terminalExited', id, code: end.exitCode, signal: end.signal }, now));
     });
-    return feed((e, now) => e.terminalStarted(id, now));
+    return feed((e, now) => e.input({ type: 'terminalStarted', id }, now));
   }
 
   kill(id) {

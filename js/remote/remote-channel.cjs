@@ -127,7 +127,7 @@ class RemoteChannel {
    * (`kind`: 'unreachable', 'cd', or 'invalid' for the exec function's answer).
    */
   async probe(cd) {
-    const answer = await this.run(this.core.probe(typeof cd === 'string' && cd !== '' ? cd : undefined));
+    const answer = await this.run(this.core.command({ type: 'probe', cd: typeof cd === 'string' && cd !== '' ? cd : undefined }));
     if (answer.error) {
       const invalid = answer.error?.name === 'AgentContextError';
       return { problem: { kind: invalid ? 'invalid' : 'unreachable', message: answer.stderr } };
@@ -167,7 +167,7 @@ class RemoteChannel {
       spawned = this.core.spawn(action);
       launch = this.launchOf(spawned.op.local);
     } catch (err) {
-      host.feed((e, now) => e.cannotLaunch(true, String(err?.message ?? err), now));
+      host.feed((e, now) => e.input({ type: 'cannotLaunch', spawnFailed: true, message: String(err?.message ?? err) }, now));
       return;
     }
     const outputs = action.outputs ?? [];
@@ -179,7 +179,7 @@ class RemoteChannel {
       },
     );
     if (child.pid === undefined) {
-      child.exited.then((end) => host.feed((e, now) => e.spawnFailed(end.error?.code ?? 'UNKNOWN', now)));
+      child.exited.then((end) => host.feed((e, now) => e.input({ type: 'spawnFailed', code: end.error?.code ?? 'UNKNOWN' }, now)));
       return;
     }
     const proc = { id: spawned.id, child, killed: false, watcher: null };
@@ -195,29 +195,29 @@ class RemoteChannel {
     // A write to a channel already gone (EPIPE): what was written never
     // reached the other side, which the engine is told, as for a process here.
     child.stdin.on('error', () => {
-      if (host.child === handle) host.feed((e, now) => e.writeFailed(now));
+      if (host.child === handle) host.feed((e, now) => e.input({ type: 'writeFailed' }, now));
     });
     child.stdin.write(spawned.op.stdin);
     host.child = handle;
-    host.engine.spawned(Date.now());
+    host.engine.input({ type: 'spawned' }, Date.now());
     if (action.retryLog) proc.watcher = this.watch(proc, action.retryLog, host);
     child.exited.then(async (end) => {
       proc.watcher?.kill();
       if (end.error && end.exitCode === null && end.signal === null) {
         this.live.delete(proc);
         if (host.child === handle) host.child = null;
-        host.feed((e, now) => e.spawnFailed(end.error.code ?? 'UNKNOWN', now));
+        host.feed((e, now) => e.input({ type: 'spawnFailed', code: end.error.code ?? 'UNKNOWN' }, now));
         return;
       }
       // Its process group swept there, how it ended, what it wrote for the reply.
-      const reap = await this.run(this.core.reap(proc.id, outputs), REAP_TIMEOUT_MS);
+      const reap = await this.run(this.core.command({ type: 'reap', id: proc.id, outputs }), REAP_TIMEOUT_MS);
       const whole = remoteClass().finished(reap.stdout);
       const result = this.core.reaped(end.exitCode ?? undefined, end.signal ?? undefined, proc.killed, whole ? reap.stdout : undefined, outputs);
       this.live.delete(proc);
       if (host.child === handle) host.child = null;
       for (const [file, content] of result.outputs) host.engine.output(file, content);
       if (result.transportLost) host.feed((e, now) => e.stderr(Buffer.from(`${result.transportLost}\n`), now));
-      host.feed((e, now) => e.exited(result.exitCode ?? undefined, result.signal ?? undefined, now));
+      host.feed((e, now) => e.input({ type: 'exited', code: result.exitCode, signal: result.signal }, now));
     });
   }
 
@@ -239,7 +239,7 @@ class RemoteChannel {
   killProcess(proc) {
     if (proc.killed || proc.child.ended) return;
     proc.killed = true;
-    this.run(this.core.kill(proc.id, 'KILL'), KILL_GRACE_MS).then(() => {
+    this.run(this.core.command({ type: 'kill', id: proc.id, signal: 'KILL' }), KILL_GRACE_MS).then(() => {
       if (proc.child.ended) return;
       const timer = setTimeout(() => proc.child.ended || proc.child.kill(), KILL_GRACE_MS);
       proc.child.exited.then(() => clearTimeout(timer));
@@ -252,7 +252,7 @@ class RemoteChannel {
    * the file read or written. Resolves the engine's answer.
    */
   async fileMethod(engine, action) {
-    const resolved = await this.run(this.core.resolve(action.path));
+    const resolved = await this.run(this.core.command({ type: 'resolve', path: action.path }));
     let real;
     try {
       real = this.core.resolved(resolved.stdout);
@@ -262,10 +262,10 @@ class RemoteChannel {
     const write = action.ask === 'write';
     if (!engine.pathAllowed(real, write, action.call)) return { error: 'OUTSIDE' };
     if (write) {
-      const put = await this.run(this.core.put(real, action.content));
+      const put = await this.run(this.core.command({ type: 'put', path: real, content: action.content }));
       return remoteClass().finished(put.stdout) ? {} : { error: 'EIO' };
     }
-    const got = await this.run(this.core.get(real));
+    const got = await this.run(this.core.command({ type: 'get', path: real }));
     return this.core.got(got.stdout);
   }
 
@@ -274,7 +274,7 @@ class RemoteChannel {
    * (base64), `{ _size }` when over `max` bytes, or `{ _error }`.
    */
   async readImage(file, max) {
-    const answer = await this.run(this.core.get(file));
+    const answer = await this.run(this.core.command({ type: 'get', path: file }));
     const got = this.core.gotBytes(answer.stdout, max);
     if (got.bytes) return { _data: Buffer.from(got.bytes).toString('base64') };
     if (got.size !== undefined) return { _size: got.size };
@@ -286,9 +286,9 @@ class RemoteChannel {
     if (this.closed) return;
     this.closed = true;
     for (const proc of this.live) proc.child.kill();
-    const clean = this.core.clean();
+    const clean = this.core.command({ type: 'clean' });
     if (clean) await this.run(clean);
-    const shared = this.core.endShared();
+    const shared = this.core.command({ type: 'endShared' });
     if (shared) await this.run({ local: shared, stdin: '' }, KILL_GRACE_MS);
     this.finish();
   }
@@ -297,9 +297,9 @@ class RemoteChannel {
   endSync() {
     if (this.finished) return;
     this.closed = true;
-    const clean = this.core.clean();
+    const clean = this.core.command({ type: 'clean' });
     if (clean) this.runSync(clean);
-    const shared = this.core.endShared();
+    const shared = this.core.command({ type: 'endShared' });
     if (shared) this.runSync({ local: shared, stdin: '' });
     this.finish();
   }

@@ -55,13 +55,13 @@ async function prepareRemote(make, { env, onPermission, onElicitation, onUpdate,
     throw err;
   }
   // Elicitations are advertised, and asked of the host, only with a handler.
-  if (onElicitation !== undefined) engine.answerElicitations(true);
+  if (onElicitation !== undefined) engine.input({ type: 'answerElicitations', on: true }, Date.now());
   const plan = engine.plan();
   for (const message of plan.warnings ?? []) warn?.(message);
   const host = new EngineHost(engine, { env: ownEnv ?? {}, onPermission, onElicitation, onUpdate, onHostError, runFolder: null, warn });
   host.channel = channel;
-  if (probe.problem?.kind === 'cd') engine.reject(`options.cd ${probe.problem.message}`, Date.now());
-  else if (probe.problem) engine.cannotLaunch(true, probe.problem.message, Date.now());
+  if (probe.problem?.kind === 'cd') engine.input({ type: 'reject', message: `options.cd ${probe.problem.message}` }, Date.now());
+  else if (probe.problem) engine.input({ type: 'cannotLaunch', spawnFailed: true, message: probe.problem.message }, Date.now());
   else {
     channel.stageFiles(plan.files);
     if (plan.home) await channel.stageHome(plan.home, probe.ok.env);

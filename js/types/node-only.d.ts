@@ -9,6 +9,18 @@
 /**
  * The command line that runs `agentType`'s CLI on an assembled prompt, which
  * always travels on stdin. Throws `AgentContextError` (`INVALID_INPUT`).
+ *
+ * ```js
+ * const { assemble, buildCliInvocation } = require('agent-context');
+ * const out = assemble('claude-code', input);
+ * const run = buildCliInvocation('claude-code', out, {
+ *   model: 'sonnet', sessionId: previous.sessionId, sandbox: 'workspace-write',
+ *   systemPromptFile: path.join(os.tmpdir(), 'carol-system-prompt.md'),
+ * });
+ * for (const f of run.files) fs.writeFileSync(f.path, f.content);
+ * const child = spawn(run.command, run.args, { cwd });
+ * child.stdin.end(run.stdin);
+ * ```
  */
 export function buildCliInvocation(
   agentType: KnownAgentType,

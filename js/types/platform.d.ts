@@ -31,10 +31,20 @@ export interface CommandLineCheck {
  * with their NULs and pointers; macOS 1 048 576 (`ARG_MAX`) for argv +
  * environment; Windows 32 767 UTF-16 units for the line Node quotes
  * (8 191 through cmd.exe).
+ *
+ * ```js
+ * checkCommandLine({ platform: 'win32', program: 'node.exe', args: ['x'.repeat(40000)] }).fits; // false
+ * ```
  */
 export function checkCommandLine(request: CommandLineRequest): CommandLineCheck;
 
-/** The command line Node gives `CreateProcessW` on Windows for `program` and `args` (libuv's quoting). */
+/**
+ * The command line Node gives `CreateProcessW` on Windows for `program` and `args` (libuv's quoting).
+ *
+ * ```js
+ * windowsCommandLine('node.exe', ['a b', 'say "hi"']); // 'node.exe "a b" "say \\"hi\\""'
+ * ```
+ */
 export function windowsCommandLine(program: string, args: string[]): string;
 
 /** What an npm / pnpm / yarn `.cmd` shim runs. */

@@ -41,6 +41,7 @@ mod codex_shared;
 mod copilot;
 mod gemini;
 mod gemini_scan;
+mod host_input;
 mod json;
 pub mod lines;
 mod opencode;
@@ -50,6 +51,7 @@ mod reply_text;
 mod usage_file;
 
 pub use ansi::strip_ansi;
+pub use host_input::merged_file_usage;
 pub use reply::{
     AgentEvent, AgentReply, EventTypeCount, ModelUsage, ReplyError, ReplyStatus, ToolStatus,
     ToolUse, Usage,

@@ -17,6 +17,7 @@ mod engine;
 mod events;
 mod fork;
 mod host;
+mod host_input;
 mod inbound;
 pub mod judge;
 mod messages;
@@ -41,6 +42,7 @@ pub use config::{McpServer, Resolved, SessionConfig};
 pub use engine::{
     invalid as invalid_failure, Engine, AUTH_REQUIRED, CANCEL_GRACE_MS, CLOSE_GRACE_MS, DEFAULT,
 };
+pub use host_input::HostInput;
 pub use open::{run_protocol, Plan, Purpose};
 pub use result::{TurnError, TurnResult};
 pub use state::Config;

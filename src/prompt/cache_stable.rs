@@ -17,6 +17,7 @@
 use std::num::NonZeroUsize;
 
 use crate::error::{AgentContextError, Result};
+use crate::formats::host_value::{self as host, HostValue, Shape};
 use crate::prompt::text::js_number_text;
 
 /// The block when `cacheStable` is on and `cacheBlock` is not given.
@@ -52,6 +53,23 @@ pub fn cache_block_option(
         Some(n) => block_from_number(n)?,
     };
     Ok((cache_stable == Some(true)).then_some(block))
+}
+
+/// The call's `{ debug?, cacheStable?, cacheBlock? }` as the caller gave
+/// them (an object): `debug` (`None`: left out) and the block in effect.
+pub fn call_flags<V: HostValue>(options: &V) -> Result<(Option<bool>, Option<NonZeroUsize>)> {
+    let flag = |key: &str| -> Result<Option<bool>> {
+        let path = || format!("options.{key}");
+        host::optional_bool(host::field(options, "options.", key)?, &path)
+    };
+    let (debug, cache_stable) = (flag("debug")?, flag("cacheStable")?);
+    let block = host::field(options, "options.", "cacheBlock")?;
+    let block = match block.shape() {
+        Shape::Undefined | Shape::Null => None,
+        Shape::Number(n) => Some(n),
+        _ => return Err(invalid_block(host::type_name(&block))),
+    };
+    Ok((debug, cache_block_option(cache_stable, block)?))
 }
 
 /// A positive whole number; beyond `usize::MAX` it is `usize::MAX` (the

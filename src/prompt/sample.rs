@@ -40,3 +40,26 @@ pub fn demo_input() -> AssemblerInput {
             .collect(),
     }
 }
+
+/// [`demo_input`] as the JS object `sampleInput()` returns: `to` left out
+/// when there is none, an empty team task `null`.
+pub fn demo_input_json() -> serde_json::Value {
+    let input = demo_input();
+    let messages: Vec<serde_json::Value> = input
+        .context_messages
+        .iter()
+        .map(|m| match &m.to {
+            Some(to) => serde_json::json!({ "from": m.from, "to": to, "content": m.content }),
+            None => serde_json::json!({ "from": m.from, "content": m.content }),
+        })
+        .collect();
+    let f = &input.fields;
+    serde_json::json!({
+        "contextMessages": messages,
+        "currentMessage": f.current_message,
+        "teamTask": Some(&f.team_task).filter(|t| !t.is_empty()),
+        "systemInstruction": f.system_instruction,
+        "instructionFileText": f.instruction_file_text,
+        "maxBytes": f.max_bytes,
+    })
+}

@@ -1,6 +1,8 @@
 //! Seed 002's context hygiene: which messages a recipient sees, and removing
 //! this package's own section markers from text that goes into a prompt.
 
+use crate::formats::host_value::{self as host, HostValue};
+
 /// Default `limit` of `selectContextMessages`.
 pub const DEFAULT_CONTEXT_LIMIT: usize = 5;
 
@@ -16,6 +18,20 @@ pub fn is_visible_to(recipient: Option<&str>, from: &str, to: Option<&str>) -> b
         None => true,
         Some(r) => to_everyone || to == Some(r) || from == r,
     }
+}
+
+/// `selectContextMessages`' options `{ recipient?, limit? }` as the caller
+/// gave them (left out: every recipient, [`DEFAULT_CONTEXT_LIMIT`]).
+pub fn select_options<V: HostValue>(options: &V) -> crate::error::Result<(Option<String>, usize)> {
+    if !host::given(options, "options")? {
+        return Ok((None, DEFAULT_CONTEXT_LIMIT));
+    }
+    let path = || "options.recipient".to_owned();
+    let recipient = host::field(options, "options.", "recipient")?;
+    let recipient = host::optional_string(recipient, &path)?;
+    let limit = host::field(options, "options.", "limit")?;
+    let limit = host::optional_count(limit, DEFAULT_CONTEXT_LIMIT, &|| "options.limit".into())?;
+    Ok((recipient, limit))
 }
 
 /// Indices of the last `limit` messages visible to `recipient`, in order.

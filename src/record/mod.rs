@@ -21,8 +21,8 @@ pub use entry::{
     Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
 };
 pub use read::{
-    json_array, read_record, read_record_by_seq, read_record_str, Line, LinesBySeq, ReadOptions,
-    RecordRead,
+    json_array, read_record, read_record_by_seq, read_record_str, writing_option, Line, LinesBySeq,
+    ReadOptions, RecordRead,
 };
 pub use recorder::{Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::entry::{Header, FORMAT, MAJOR};
 use crate::error::{AgentContextError, Result};
+use crate::formats::host_value::{self as host, HostValue};
 
 /// Which entries to read: those after the cursor `after` (0: from the
 /// first), at most `limit` of them.
@@ -18,6 +19,38 @@ use crate::error::{AgentContextError, Result};
 pub struct ReadOptions {
     pub after: u64,
     pub limit: Option<usize>,
+}
+
+impl ReadOptions {
+    /// `{ after?, limit? }` as the caller gave it (left out: every entry):
+    /// whole numbers `>= 0` up to 2^53.
+    pub fn read<V: HostValue>(options: &V) -> Result<ReadOptions> {
+        if !host::given(options, "options")? {
+            return Ok(ReadOptions::default());
+        }
+        let whole = |key: &str| -> Result<Option<u64>> {
+            let value = host::field(options, "options.", key)?;
+            if host::is_absent(&value) {
+                return Ok(None);
+            }
+            let n = host::whole(&value, crate::prompt::input::cursor_from_number);
+            n.map(Some)
+                .ok_or_else(|| host::not_whole(&format!("options.{key}"), &value))
+        };
+        Ok(ReadOptions {
+            after: whole("after")?.unwrap_or(0),
+            limit: whole("limit")?.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        })
+    }
+}
+
+/// `summarizeSessionRecord`'s `{ writing? }`: whether a writer holds the record.
+pub fn writing_option<V: HostValue>(options: &V) -> Result<bool> {
+    if !host::given(options, "options")? {
+        return Ok(false);
+    }
+    let path = || "options.writing".to_owned();
+    Ok(host::optional_bool(host::field(options, "options.", "writing")?, &path)?.unwrap_or(false))
 }
 
 /// One entry's line, as read: its place, time, turn and kind, and its

@@ -11,6 +11,40 @@ use crate::error::{AgentContextError, Result};
 use crate::launch::invocation::InvocationFile;
 use crate::launch::run_home::{home_plan, user_folder, HomeRequest};
 
+/// An operation the host asks what to run for, as `{ type, … }`.
+#[derive(serde::Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum Request {
+    Probe { cd: Option<String> },
+    Reap { id: String, outputs: Vec<String> },
+    Kill { id: String, signal: String },
+    Clean,
+    EndShared,
+    Resolve { path: String },
+    Get { path: String },
+    Put { path: String, content: String },
+}
+
+impl RemoteRun {
+    /// What to run for `request`: an operation `{ local, stdin }`, the
+    /// command that ends the shared SSH connection (`EndShared`), or `null`
+    /// (nothing to clean before the probe, no shared connection).
+    pub fn command(&self, request: Value) -> Result<Value> {
+        let request = serde_json::from_value(request)
+            .map_err(|e| AgentContextError::invalid(format!("request could not be read: {e}")))?;
+        Ok(match request {
+            Request::Probe { cd } => self.probe(cd.as_deref()).to_json(),
+            Request::Reap { id, outputs } => self.reap(&id, &outputs).to_json(),
+            Request::Kill { id, signal } => self.kill(&id, &signal).to_json(),
+            Request::Clean => self.clean().map_or(Value::Null, |op| op.to_json()),
+            Request::EndShared => self.end_shared().map_or(Value::Null, |l| l.to_json()),
+            Request::Resolve { path } => self.resolve(&path).to_json(),
+            Request::Get { path } => self.get(&path).to_json(),
+            Request::Put { path, content } => self.put(&path, &content).to_json(),
+        })
+    }
+}
+
 /// Variables `{ name: value }` (`null`: none); a value that is not a
 /// string is left out. Anything else is `INVALID_INPUT` naming `what`.
 pub fn string_pairs(value: &Value, what: &str) -> Result<Vec<(String, String)>> {

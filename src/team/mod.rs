@@ -62,6 +62,7 @@ mod members;
 mod record;
 mod state;
 mod turn;
+mod turn_input;
 mod view;
 
 pub use events::{Action, Cause, Event};
@@ -70,4 +71,5 @@ pub use members::{EndpointChoice, MemberRecord, Runs, TeamConfig, SESSION_OPTION
 pub use record::{team_json, TeamRecorder, TEAM_AGENT_TYPE};
 pub use state::{message_json, read_message, Seat, TeamState, JSON_VERSION};
 pub use turn::{plan_turn, Member, TeamTurn, TurnKind, TurnRequest};
+pub use turn_input::{TurnInput, REQUEST_KEYS};
 pub use view::{concerns, Selected};

@@ -54,37 +54,12 @@ fn output(value: JsValue, path: &str) -> Result<Output> {
     }
 }
 
-/// Reads everything an agent CLI printed: the reply text, the session id,
-/// the status and the rest, for `'claude-code'` (`-p --output-format
-/// stream-json --verbose`), `'openai-codex'` (`exec --json`) and
-/// `'google-gemini'` (`-o stream-json`); any other agent type is
-/// `INVALID_INPUT` naming the known ones.
-///
-/// ```js
-/// const { parseAgentOutput } = require('agent-context');
-/// const reply = parseAgentOutput('google-gemini', stdout);
-/// if (reply.status === 'success') show(reply.text);
-/// else report(reply.errors.filter((e) => e.fatal));
-/// saveForNextTurn(reply.sessionId);
-/// ```
-///
-/// With `{ protocol: 'acp' }` the output is the JSON-RPC lines the agent
-/// printed when driven over the Agent Client Protocol, read into the same
-/// reply (docs/acp-output.md); the default is `'cli'`.
-///
-/// Lines that are not JSON (warnings) land in `nonJsonLines`; nothing in
-/// the output makes it throw. Throws `INVALID_INPUT` only for an unknown
-/// agent type, a `protocol` other than `'cli'` or `'acp'`, or arguments of
-/// the wrong type.
-#[wasm_bindgen(js_name = parseAgentOutput, unchecked_return_type = "AgentReply")]
+/// `parseAgentOutput` (declared in types.d.ts).
+#[wasm_bindgen(js_name = parseAgentOutput, skip_typescript)]
 pub fn parse_agent_output_with(
-    #[wasm_bindgen(js_name = agentType, unchecked_param_type = "KnownAgentType")]
     agent_type: JsValue,
-    #[wasm_bindgen(js_name = output, unchecked_param_type = "string | Uint8Array")]
     output_value: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "AgentOutputOptions")] options: Option<
-        js_sys::Object,
-    >,
+    options: Option<js_sys::Object>,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(known_agent_type(&agent_type))?;
     let protocol = js_result(protocol_option(&agent_type, options))?;
@@ -121,23 +96,8 @@ pub fn parse_agent_output(
     parse_agent_output_with(agent_type, output_value, None)
 }
 
-/// Parses an agent CLI's output as it streams: `push` each chunk (a string,
-/// or a `Uint8Array`/`Buffer` that may end inside a UTF-8 character) and get
-/// the events of the lines it completed; `finish()` gives the same reply as
-/// `parseAgentOutput` on the whole output.
-///
-/// ```js
-/// const parser = new AgentOutputParser('claude-code');
-/// child.stdout.on('data', (chunk) => {
-///   for (const event of parser.push(chunk)) if (event.type === 'text') ui.append(event.text);
-/// });
-/// child.on('close', () => done(parser.finish()));
-/// ```
-///
-/// Only the unfinished line is held, never the whole output. A last line
-/// without `\n` is read at `finish()`; after that the parser is spent and
-/// `push`/`finish` throw.
-#[wasm_bindgen(js_name = AgentOutputParser)]
+/// `AgentOutputParser` (declared in types.d.ts).
+#[wasm_bindgen(js_name = AgentOutputParser, skip_typescript)]
 pub struct AgentOutputParser {
     /// Boxed, so `finish()` gives back all of its memory at once: what is left
     /// until `free()` or the finalizer is one pointer.
@@ -146,15 +106,10 @@ pub struct AgentOutputParser {
 
 #[wasm_bindgen(js_class = AgentOutputParser)]
 impl AgentOutputParser {
-    /// A parser for `agentType`'s output; `{ protocol: 'acp' }` for the
-    /// JSON-RPC lines of an agent driven over ACP (default `'cli'`).
     #[wasm_bindgen(constructor)]
     pub fn with_options(
-        #[wasm_bindgen(js_name = agentType, unchecked_param_type = "KnownAgentType")]
         agent_type: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "AgentOutputOptions")] options: Option<
-            js_sys::Object,
-        >,
+        options: Option<js_sys::Object>,
     ) -> std::result::Result<AgentOutputParser, JsValue> {
         let agent_type = js_result(known_agent_type(&agent_type))?;
         let protocol = js_result(protocol_option(&agent_type, options))?;
@@ -206,8 +161,6 @@ impl AgentOutputParser {
         ))
     }
 
-    /// Ends the output and returns the reply, as `parseAgentOutput` would.
-    #[wasm_bindgen(unchecked_return_type = "AgentReply")]
     pub fn finish(&mut self) -> std::result::Result<JsValue, JsValue> {
         let parser = js_result(self.inner.take().ok_or_else(finished))?;
         let (reply, units) = parser.finish_utf16();
@@ -233,25 +186,11 @@ fn known_agent_type(value: &JsValue) -> Result<String> {
     Ok(agent_type)
 }
 
-/// `options.protocol`: left out (or no options), the agent's default
-/// (`'cli'`, or `'acp'` for an agent that speaks ACP only); else `'cli'` or
-/// `'acp'` (the core decides).
 fn protocol_option(
     agent_type: &str,
     options: Option<js_sys::Object>,
 ) -> Result<agent_output::Protocol> {
-    let Some(options) = options else {
-        return agent_output::Protocol::for_agent(agent_type, None);
-    };
-    if !js_input::is_plain_object(&options) {
-        return Err(AgentContextError::invalid(format!(
-            "options must be an object {{ protocol? }}, got {}",
-            type_name(&options)
-        )));
-    }
-    let value = js_input::get(&options, &"protocol".into(), || "options.protocol".into())?;
-    let name = js_input::optional_string(value, || "options.protocol".into())?;
-    agent_output::Protocol::for_agent(agent_type, name.as_deref())
+    agent_output::Protocol::from_options(agent_type, options.map(JsValue::from).as_ref())
 }
 
 fn finished() -> AgentContextError {
@@ -263,20 +202,9 @@ fn finished() -> AgentContextError {
 /// Merges a file the CLI wrote during the run (one of the invocation's
 /// `outputs`) into its reply, and returns the reply with it: GitHub Copilot
 /// CLI's token usage is only in its `--usage-output-file`.
-///
-/// ```js
-/// const run = buildCliInvocation('github-copilot', out, { usageFile: path.join(dir, 'usage.json') });
-/// // … spawn, parse stdout into `reply` …
-/// for (const o of run.outputs ?? []) {
-///   reply = mergeAgentOutputFile('github-copilot', reply, { kind: o.kind, content: fs.readFileSync(o.path, 'utf8') });
-/// }
-/// ```
-///
-/// Throws `INVALID_INPUT` for an agent type that writes no such file, a
-/// `kind` other than `'usage'`, or content that is not the CLI's JSON.
 #[wasm_bindgen(js_name = mergeAgentOutputFile, skip_typescript)] // declared in types.d.ts
 pub fn merge_agent_output_file(
-    #[wasm_bindgen(js_name = agentType)] agent_type: JsValue,
+    agent_type: JsValue,
     reply: JsValue,
     file: JsValue,
 ) -> std::result::Result<JsValue, JsValue> {
@@ -285,50 +213,8 @@ pub fn merge_agent_output_file(
 
 fn merge_file(agent_type: &JsValue, reply: &JsValue, file: &JsValue) -> Result<JsValue> {
     let agent_type = js_input::agent_type(agent_type)?;
-    if !js_input::is_plain_object(reply) {
-        return Err(AgentContextError::invalid(format!(
-            "reply must be an object (an AgentReply), got {}",
-            type_name(reply)
-        )));
-    }
-    if !js_input::is_plain_object(file) {
-        return Err(AgentContextError::invalid(format!(
-            "file must be an object {{ kind, content }}, got {}",
-            type_name(file)
-        )));
-    }
-    let kind_value = js_sys::Reflect::get(file, &"kind".into()).unwrap_or(JsValue::UNDEFINED);
-    let kind = kind_value
-        .as_string()
-        .and_then(|k| crate::launch::invocation::OutputKind::parse(&k))
-        .ok_or_else(|| {
-            AgentContextError::invalid(format!(
-                "file.kind must be 'usage', got {}",
-                type_name(&kind_value)
-            ))
-        })?;
-    let content_value = js_js_get(file, "content");
-    let content = content_value.as_string().ok_or_else(|| {
-        AgentContextError::invalid(format!(
-            "file.content must be a string, got {}",
-            type_name(&content_value)
-        ))
-    })?;
-    let usage_value = js_js_get(reply, "usage");
-    let usage = if usage_value.is_undefined() || usage_value.is_null() {
-        None
-    } else {
-        Some(agent_output::usage_from_json(&super::json_bridge::to_json(
-            &usage_value,
-            "reply.usage",
-        )?))
-    };
-    let merged = agent_output::merged_usage(&agent_type, usage, kind, &content)?;
+    let merged = agent_output::merged_file_usage(&agent_type, reply, file)?;
     let copy = js_sys::Object::assign(&js_sys::Object::new(), reply.unchecked_ref());
     let _ = js_sys::Reflect::set(&copy, &"usage".into(), &from_serializable(&merged)?);
     Ok(copy.into())
-}
-
-fn js_js_get(object: &JsValue, key: &str) -> JsValue {
-    js_sys::Reflect::get(object, &key.into()).unwrap_or(JsValue::UNDEFINED)
 }

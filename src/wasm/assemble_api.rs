@@ -5,7 +5,8 @@ use wasm_bindgen::prelude::*;
 
 use super::call_options::CallOptions;
 use super::js_input;
-use super::{js_output, js_result};
+use super::{js_output, js_result, json_bridge};
+use crate::formats::host_value as host;
 use crate::prompt::assemblers::{self, Layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
 use crate::prompt::budget::{self, AssembleOptions, Assembled};
 use crate::prompt::input::{FieldNames, ASSEMBLER_INPUT, PROMPT_INPUT};
@@ -47,8 +48,8 @@ pub(crate) fn assemble_agent(
     options: &CallOptions,
     measure_dropped: bool,
 ) -> Result<Assembled, JsValue> {
-    let (fields, context) = js_result(js_input::assembler_input(input, names))?;
-    for warning in js_input::unknown_key_warnings(input, names.label, names.known_keys) {
+    let (fields, context) = js_result(host::assembler_input(input, names))?;
+    for warning in host::unknown_key_warnings(input, names.label, names.known_keys) {
         options.warn(&warning)?;
     }
     let assembly = js_result(assemblers::assemble_for_agent(
@@ -68,25 +69,9 @@ pub(crate) fn assemble_agent(
 }
 
 /// Builds the prompt an agent CLI is fed.
-///
-/// ```js
-/// const { assemble } = require('agent-context');
-/// const { prompt, systemFlag } = assemble('claude-code', {
-///   contextMessages: [{ from: 'kailai', to: 'carol', content: 'Hello' }],
-///   currentMessage: 'What do you suggest?', teamTask: null,
-///   systemInstruction: 'You are Carol', maxBytes: 768 * 1024,
-/// });
-/// // prompt: '[CONTEXT]\n- kailai -> carol: Hello\n\n[MESSAGE]\nWhat do you suggest?'
-/// // systemFlag: 'You are Carol'
-/// ```
-///
-/// An unknown agent type uses the plain-text assembler and logs
-/// `[ContextManager] Unknown agentType "…", using PlainTextAssembler` through
-/// `options.logger` (default `console.warn`). Throws `AgentContextError`
-/// (`INVALID_INPUT`, `BUDGET_EXCEEDED`).
 #[wasm_bindgen(js_name = assemble, skip_typescript)] // declared in types.d.ts
 pub fn assemble(
-    #[wasm_bindgen(js_name = agentType)] agent_type: JsValue,
+    agent_type: JsValue,
     input: JsValue,
     options: Option<js_sys::Object>,
 ) -> Result<JsValue, JsValue> {
@@ -97,19 +82,9 @@ pub fn assemble(
 }
 
 /// `assemble`, plus what the byte budget made it drop and cut.
-///
-/// ```js
-/// const { output, report } = assembleWithReport('openai-codex', input);
-/// report.messagesDropped; // the oldest context messages left out
-/// report.bytesBefore - report.bytesAfter ===
-///   report.contextBytesCut + report.messageBytesCut + report.instructionFileBytesCut; // true
-/// ```
-///
-/// `bytesBefore` counts every message, so this reads the dropped ones too
-/// (their sizes only); `assemble` does not.
 #[wasm_bindgen(js_name = assembleWithReport, skip_typescript)] // declared in types.d.ts
 pub fn assemble_with_report(
-    #[wasm_bindgen(js_name = agentType)] agent_type: JsValue,
+    agent_type: JsValue,
     input: JsValue,
     options: Option<js_sys::Object>,
 ) -> Result<JsValue, JsValue> {
@@ -125,51 +100,27 @@ pub fn assemble_with_report(
 /// `buildPrompt`: the same assembly as `assemble`, from a `PromptInput`
 /// (`agentType` inside, `systemInstructionText`, `message`; optional
 /// `teamTask` and `maxBytes`).
-///
-/// ```js
-/// const { prompt, systemFlag } = buildPrompt({
-///   agentType: 'claude-code', systemInstructionText: 'You are Carol',
-///   instructionFileText: 'Be brief', contextMessages: [], message: 'Hi',
-/// });
-/// // systemFlag: 'You are Carol\n\nBe brief', prompt: '[MESSAGE]\nHi'
-/// ```
 #[wasm_bindgen(js_name = buildPrompt, skip_typescript)] // declared in types.d.ts
 pub fn build_prompt(input: JsValue, options: Option<js_sys::Object>) -> Result<JsValue, JsValue> {
     let options = js_result(CallOptions::read_optional(options))?;
-    if !js_input::is_plain_object(&input) {
-        return Err(super::js_error::to_js(
-            crate::error::AgentContextError::invalid(format!(
-                "input must be an object, got {}",
-                js_input::type_name(&input)
-            )),
-        ));
-    }
-    let agent_type = js_result(js_input::get(&input, &"agentType".into(), || {
-        "agentType".into()
-    }))?;
+    js_result(host::object(&input, "input", "an object"))?;
+    let agent_type = js_result(host::field(&input, "", "agentType"))?;
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
     let assembled = assemble_agent(&agent_type, &input, &PROMPT_INPUT, &options, false)?;
     Ok(js_output::assembler_output(&assembled.output))
 }
 
-/// The sample `AssemblerInput` the demo runs through every assembler.
-///
-/// ```js
-/// const { assemble, sampleInput } = require('agent-context');
-/// console.log(assemble('google-gemini', sampleInput()).prompt);
-/// ```
-#[wasm_bindgen(js_name = sampleInput, unchecked_return_type = "AssemblerInput")]
-pub fn sample_input() -> JsValue {
-    js_output::assembler_input(&crate::prompt::sample::demo_input())
+/// `sampleInput` (declared in types.d.ts).
+#[wasm_bindgen(js_name = sampleInput, skip_typescript)]
+pub fn sample_input() -> Result<JsValue, JsValue> {
+    js_result(json_bridge::from_serializable(&crate::prompt::sample::demo_input_json()))
 }
 
 /// Assembles with a fixed layout (the assembler classes); debug lines follow `DEBUG=1`.
 fn assemble_with(layout: &Layout, input: &JsValue) -> Result<JsValue, JsValue> {
-    let (fields, context) = js_result(js_input::assembler_input(input, &ASSEMBLER_INPUT))?;
+    let (fields, context) = js_result(host::assembler_input(input, &ASSEMBLER_INPUT))?;
     let options = CallOptions::default();
-    for warning in
-        js_input::unknown_key_warnings(input, "AssemblerInput", ASSEMBLER_INPUT.known_keys)
-    {
+    for warning in host::unknown_key_warnings(input, "AssemblerInput", ASSEMBLER_INPUT.known_keys) {
         options.warn(&warning)?;
     }
     let assembled = js_result(budget::assemble(
@@ -183,9 +134,6 @@ fn assemble_with(layout: &Layout, input: &JsValue) -> Result<JsValue, JsValue> {
 }
 
 /// The methods of the JS class per built-in assembler: `new X().assemble(input)`.
-/// Each struct is declared (with its doc comment) outside the macro: docs
-/// passed through a macro reach wasm-bindgen as `r"…"` tokens, which would
-/// show in the declarations' hover text.
 macro_rules! assembler_class {
     ($name:ident, $layout:expr) => {
         #[wasm_bindgen]
@@ -196,64 +144,38 @@ macro_rules! assembler_class {
                 $name {}
             }
 
-            /// The agent type this assembler serves.
-            #[wasm_bindgen(js_name = getAgentType, unchecked_return_type = "AgentType")]
+            #[wasm_bindgen(js_name = getAgentType)]
             pub fn get_agent_type(&self) -> String {
                 $layout.agent_type.to_owned()
             }
 
-            /// Assembles `input` within `input.maxBytes`.
-            #[wasm_bindgen(unchecked_return_type = "AssemblerOutput")]
-            pub fn assemble(
-                &self,
-                #[wasm_bindgen(unchecked_param_type = "AssemblerInput")] input: JsValue,
-            ) -> Result<JsValue, JsValue> {
+            pub fn assemble(&self, input: JsValue) -> Result<JsValue, JsValue> {
                 assemble_with(&$layout, &input)
             }
         }
     };
 }
 
-/// Claude Code: the instructions in `systemFlag`; `[TEAM_TASK]`, `[CONTEXT]`, `[MESSAGE]` inline.
-///
-/// ```js
-/// new ClaudeContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' })
-/// // { prompt: '[MESSAGE]\nHi', systemFlag: 'Be brief' }
-/// ```
-#[wasm_bindgen]
+/// `ClaudeContextAssembler` (declared in types.d.ts).
+#[wasm_bindgen(skip_typescript)]
 pub struct ClaudeContextAssembler {}
 
 assembler_class!(ClaudeContextAssembler, CLAUDE);
 
-/// Codex: everything inline, `[SYSTEM]` first.
-///
-/// ```js
-/// new CodexContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hi', teamTask: null, systemInstruction: 'Be brief' })
-/// // { prompt: '[SYSTEM]\nBe brief\n\n[MESSAGE]\nHi', systemFlag: undefined }
-/// ```
-#[wasm_bindgen]
+/// `CodexContextAssembler` (declared in types.d.ts).
+#[wasm_bindgen(skip_typescript)]
 pub struct CodexContextAssembler {}
 
 assembler_class!(CodexContextAssembler, CODEX);
 
-/// Gemini CLI: `Instructions:`, `Team Task:`, `Conversation so far:`, `Your task:`.
-///
-/// ```js
-/// new GeminiContextAssembler().assemble({ contextMessages: [], currentMessage: 'Hello Gemini', teamTask: null })
-/// // { prompt: 'Your task:\nHello Gemini', systemFlag: undefined }
-/// ```
-#[wasm_bindgen]
+/// `GeminiContextAssembler` (declared in types.d.ts).
+#[wasm_bindgen(skip_typescript)]
 pub struct GeminiContextAssembler {}
 
 assembler_class!(GeminiContextAssembler, GEMINI);
 
-/// Any other agent: the sections with no headings; `getAgentType()` is `'unknown'`.
-///
-/// ```js
-/// new PlainTextAssembler().assemble({ contextMessages: [], currentMessage: 'Hello', teamTask: null })
-/// // { prompt: 'Hello', systemFlag: undefined }
-/// ```
-#[wasm_bindgen]
+/// `PlainTextAssembler` (declared in types.d.ts).
+#[wasm_bindgen(skip_typescript)]
 pub struct PlainTextAssembler {}
 
 assembler_class!(PlainTextAssembler, PLAIN_TEXT);

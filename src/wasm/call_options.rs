@@ -8,9 +8,9 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js_input::{get, is_plain_object, optional_bool, type_name};
-use crate::error::{AgentContextError, Result};
-use crate::prompt::cache_stable::{cache_block_option, invalid_block};
+use crate::error::Result;
+use crate::formats::host_value::{field, given, must_be};
+use crate::prompt::cache_stable::call_flags;
 
 #[wasm_bindgen]
 extern "C" {
@@ -21,9 +21,10 @@ extern "C" {
 }
 
 /// Where warnings and debug lines go.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub enum Logger {
     /// `console.warn` for warnings, `console.log` for debug lines.
+    #[default]
     Console,
     /// Called as `logger(message, level)`, level `'warn'` or `'debug'`.
     Function(Function),
@@ -33,7 +34,7 @@ pub enum Logger {
 }
 
 /// Options shared by every call that assembles.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct CallOptions {
     pub logger: Logger,
     /// `Some` when the caller said; `None` follows `DEBUG=1`.
@@ -42,60 +43,24 @@ pub struct CallOptions {
     pub cache_block: Option<NonZeroUsize>,
 }
 
-impl Default for CallOptions {
-    fn default() -> Self {
-        CallOptions {
-            logger: Logger::Console,
-            debug: None,
-            cache_block: None,
-        }
-    }
-}
-
 impl CallOptions {
     /// Reads `{ logger?, debug? }`; `undefined` or `null` gives the defaults.
     pub fn read(options: &JsValue) -> Result<CallOptions> {
-        if options.is_undefined() || options.is_null() {
+        if !given(options, "options")? {
             return Ok(CallOptions::default());
         }
-        if !is_plain_object(options) {
-            return Err(AgentContextError::invalid(format!(
-                "options must be an object, got {}",
-                type_name(options)
-            )));
-        }
-        let logger = get(options, &"logger".into(), || "options.logger".into())?;
+        let logger = field(options, "options.", "logger")?;
         let logger = if logger.is_undefined() || logger.is_null() {
             Logger::Console
         } else if let Some(f) = logger.dyn_ref::<Function>() {
             Logger::Function(f.clone())
-        } else if logger.is_object()
-            && get(&logger, &"warn".into(), || "options.logger.warn".into())?.is_function()
-        {
+        } else if logger.is_object() && field(&logger, "options.logger.", "warn")?.is_function() {
             Logger::Object(logger)
         } else {
-            return Err(AgentContextError::invalid(format!(
-                "options.logger must be a function or an object with a warn method, got {}",
-                type_name(&logger)
-            )));
+            let what = "a function or an object with a warn method";
+            return Err(must_be("options.logger", what, &logger));
         };
-        let path = || "options.debug".to_owned();
-        let debug = optional_bool(get(options, &"debug".into(), path)?, path)?;
-        let path = || "options.cacheStable".to_owned();
-        let cache_stable = optional_bool(get(options, &"cacheStable".into(), path)?, path)?;
-        let block = get(options, &"cacheBlock".into(), || {
-            "options.cacheBlock".into()
-        })?;
-        let block = if block.is_undefined() || block.is_null() {
-            None
-        } else {
-            Some(
-                block
-                    .as_f64()
-                    .ok_or_else(|| invalid_block(type_name(&block)))?,
-            )
-        };
-        let cache_block = cache_block_option(cache_stable, block)?;
+        let (debug, cache_block) = call_flags(options)?;
         Ok(CallOptions {
             logger,
             debug,

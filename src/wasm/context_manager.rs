@@ -8,23 +8,14 @@ use wasm_bindgen::JsCast;
 
 use super::assemble_api::assemble_agent;
 use super::call_options::CallOptions;
-use super::js_input::{self, get, type_name};
+use super::js_input;
 use super::{js_output, js_result};
 use crate::error::AgentContextError;
+use crate::formats::host_value as host;
 use crate::prompt::input::ASSEMBLER_INPUT;
 
 /// Picks the assembler for an agent type: one registered from JS first, then
 /// the built-in ones, then plain text with a warning.
-///
-/// ```js
-/// const manager = new ContextManager({ logger: console });
-/// manager.register({
-///   getAgentType: () => 'my-agent',
-///   assemble: (input) => ({ prompt: `>> ${input.currentMessage}`, systemFlag: undefined }),
-/// });
-/// manager.assemblePrompt('my-agent', { contextMessages: [], currentMessage: 'hi', teamTask: null });
-/// // { prompt: '>> hi', systemFlag: undefined }
-/// ```
 #[wasm_bindgen(skip_typescript)] // declared in types.d.ts
 pub struct ContextManager {
     /// `(agent type, assembler object)`, one entry per type.
@@ -33,15 +24,10 @@ pub struct ContextManager {
 }
 
 fn method(target: &JsValue, name: &'static str) -> Result<Function, AgentContextError> {
-    let value = get(target, &JsValue::from_str(name), || {
-        format!("assembler.{name}")
-    })?;
-    value.dyn_into::<Function>().map_err(|v| {
-        AgentContextError::invalid(format!(
-            "assembler.{name} must be a function, got {}",
-            type_name(&v)
-        ))
-    })
+    let value = host::field(target, "assembler.", name)?;
+    value
+        .dyn_into::<Function>()
+        .map_err(|v| host::must_be(&format!("assembler.{name}"), "a function", &v))
 }
 
 #[wasm_bindgen]
@@ -61,17 +47,14 @@ impl ContextManager {
     /// built-in one and of an earlier registration for the same type.
     pub fn register(&self, assembler: JsValue) -> Result<(), JsValue> {
         if !assembler.is_object() {
-            return Err(super::js_error::to_js(AgentContextError::invalid(format!(
-                "assembler must be an object, got {}",
-                type_name(&assembler)
-            ))));
+            let err = host::must_be("assembler", "an object", &assembler);
+            return Err(super::js_error::to_js(err));
         }
         let get_agent_type = js_result(method(&assembler, "getAgentType"))?;
         js_result(method(&assembler, "assemble"))?;
         let agent_type = get_agent_type.call0(&assembler)?;
-        let agent_type = js_result(js_input::required_string(agent_type, || {
-            "assembler.getAgentType()".to_owned()
-        }))?;
+        let path = || "assembler.getAgentType()".to_owned();
+        let agent_type = js_result(host::required_string(agent_type, &path))?;
         let mut registered = self.registered.borrow_mut();
         registered.retain(|(t, _)| *t != agent_type);
         registered.push((agent_type, assembler));
@@ -79,13 +62,8 @@ impl ContextManager {
     }
 
     /// The prompt for `agentType`, from the registered or built-in assembler.
-    #[wasm_bindgen(js_name = assemblePrompt, unchecked_return_type = "AssemblerOutput")]
-    pub fn assemble_prompt(
-        &self,
-        #[wasm_bindgen(js_name = agentType, unchecked_param_type = "AgentType")]
-        agent_type: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "AssemblerInput")] input: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = assemblePrompt)]
+    pub fn assemble_prompt(&self, agent_type: JsValue, input: JsValue) -> Result<JsValue, JsValue> {
         let agent_type = js_result(js_input::agent_type(&agent_type))?;
         // Cloned out so a JS assembler may call back into this manager.
         let registered = self

@@ -14,7 +14,7 @@ use super::js_platform::{current_platform, env_pairs};
 use super::json_bridge::{from_serializable, to_json};
 use super::run_result_api::{turn_js, RunResultJs};
 use super::{js_result, ms};
-use crate::engine::{Engine, Purpose, TurnLimits, TurnResult};
+use crate::engine::{Engine, HostInput, Purpose, TurnLimits, TurnResult};
 use crate::prompt::output::AssemblerOutput;
 
 /// One agent process and its sessions, or one run (internal). See
@@ -53,37 +53,27 @@ impl EngineJs {
 
 #[wasm_bindgen(js_class = __Engine)]
 impl EngineJs {
-    /// An engine for a session kept open (`openAgentSession`): `agent` an
-    /// agent type, an `AgentDefinition` or an ACP registry entry; `options`
-    /// the session's without the functions and `env`; `command`:
-    /// `options.command` or ''; `hearsUpdates: false`: no `update` action
-    /// for it. Bad options throw `AgentContextError` (`INVALID_INPUT`).
+    /// An engine for a session kept open (`openAgentSession`), or with
+    /// `process` for an ACP process to which sessions are added
+    /// (`openAgent`): `agent` an agent type, an `AgentDefinition` or an ACP
+    /// registry entry; `options` the session's without the functions and
+    /// `env`; `command`: `options.command` or ''; `hearsUpdates: false`: no
+    /// `update` action for it. Bad options throw `AgentContextError`
+    /// (`INVALID_INPUT`).
     pub fn session(
         agent: JsValue,
         options: JsValue,
         command: String,
         asks_host: bool,
         hears_updates: bool,
+        process: bool,
     ) -> Result<EngineJs, JsValue> {
         let (agent, options) = (to_json(&agent, "agentType"), to_json(&options, "options"));
         let (agent, options) = (js_result(agent)?, js_result(options)?);
-        let engine = Engine::make(&agent, &options, &command, Purpose::Session, asks_host);
-        let mut made = EngineJs::made(engine, false)?;
+        let purpose = if process { Purpose::Process } else { Purpose::Session };
+        let mut made = EngineJs::made(Engine::make(&agent, &options, &command, purpose, asks_host), false)?;
         made.inner.hear_updates(hears_updates);
         Ok(made)
-    }
-
-    /// An engine for an ACP process to which sessions are added (`openAgent`).
-    pub fn process(
-        agent: JsValue,
-        options: JsValue,
-        command: String,
-        asks_host: bool,
-    ) -> Result<EngineJs, JsValue> {
-        let (agent, options) = (to_json(&agent, "agentType"), to_json(&options, "options"));
-        let (agent, options) = (js_result(agent)?, js_result(options)?);
-        let engine = Engine::make(&agent, &options, &command, Purpose::Process, asks_host);
-        EngineJs::made(engine, false)
     }
 
     /// An engine for one run (`runAgent`, the Gemini tool): `request` is
@@ -146,23 +136,6 @@ impl EngineJs {
         Ok(js_result(self.inner.add_session(&options))? as f64)
     }
 
-    #[wasm_bindgen(js_name = openSession)]
-    pub fn open_session(&mut self, key: f64, now: f64) -> f64 {
-        self.inner.open_session(key as u64, ms(now)) as f64
-    }
-
-    #[wasm_bindgen(js_name = closeSession)]
-    pub fn close_session(&mut self, key: f64, now: f64) -> f64 {
-        self.inner.close_session(key as u64, ms(now)) as f64
-    }
-
-    /// `session/list` with `params` (`{ cwd?, cursor? }`).
-    #[wasm_bindgen(js_name = listSessions)]
-    pub fn list_sessions(&mut self, params: JsValue, now: f64) -> Result<f64, JsValue> {
-        let params = js_result(to_json(&params, "params"))?;
-        Ok(self.inner.list_sessions(params, ms(now)) as f64)
-    }
-
     /// What `initialize` said: `{ capabilities, authMethods, agentInfo, … }`.
     #[wasm_bindgen(js_name = processInfo)]
     pub fn process_info(&self) -> Result<JsValue, JsValue> {
@@ -203,17 +176,14 @@ impl EngineJs {
         Ok(())
     }
 
-    #[wasm_bindgen(js_name = cannotLaunch)]
-    pub fn cannot_launch(&mut self, spawn_failed: bool, message: String, now: f64) {
-        self.inner.cannot_launch(spawn_failed, &message, ms(now));
-    }
-
-    pub fn reject(&mut self, message: String, now: f64) {
-        self.inner.reject(&message, ms(now));
-    }
-
-    pub fn open(&mut self, now: f64) -> f64 {
-        self.inner.open(ms(now)) as f64
+    /// Whatever else the host tells the engine (`{ type, … }`, see
+    /// `crate::engine::HostInput`): the caller's operations, which answer
+    /// with their op id, and the process's life. Bad input throws
+    /// `AgentContextError` (`INVALID_INPUT`).
+    pub fn input(&mut self, input: JsValue, now: f64) -> Result<Option<f64>, JsValue> {
+        let input = js_result(to_json(&input, "input").and_then(HostInput::read))?;
+        let op = js_result(self.inner.input(input, ms(now)))?;
+        Ok(op.map(|op| op as f64))
     }
 
     /// `blocks`: the prompt's content blocks; `limits`: `{ idleMs, maxMs,
@@ -242,65 +212,6 @@ impl EngineJs {
         ) as f64)
     }
 
-    pub fn cancel(&mut self, now: f64, session: Option<f64>) {
-        self.inner.cancel_in(key(session), ms(now));
-    }
-
-    pub fn abort(&mut self, op: f64, now: f64) {
-        self.inner.abort(op as u64, ms(now));
-    }
-
-    #[wasm_bindgen(js_name = setMode)]
-    pub fn set_mode(&mut self, id: String, now: f64, session: Option<f64>) -> f64 {
-        self.inner.set_mode_in(key(session), &id, ms(now)) as f64
-    }
-
-    #[wasm_bindgen(js_name = setConfigOption)]
-    pub fn set_config_option(
-        &mut self,
-        id: String,
-        value: JsValue,
-        now: f64,
-        session: Option<f64>,
-    ) -> Result<f64, JsValue> {
-        let value = js_result(to_json(&value, "value"))?;
-        let op = self
-            .inner
-            .set_config_value_in(key(session), &id, value, ms(now));
-        Ok(js_result(op)? as f64)
-    }
-
-    #[wasm_bindgen(js_name = setModel)]
-    pub fn set_model(&mut self, id: String, now: f64, session: Option<f64>) -> f64 {
-        self.inner.set_model_in(key(session), &id, ms(now)) as f64
-    }
-
-    pub fn authenticate(&mut self, method: String, now: f64) -> f64 {
-        self.inner.authenticate(&method, ms(now)) as f64
-    }
-
-    pub fn close(&mut self, now: f64) -> f64 {
-        self.inner.close(ms(now)) as f64
-    }
-
-    pub fn spawned(&mut self, now: f64) {
-        self.inner.spawned(ms(now));
-    }
-
-    /// The spawn failed with `code`; `rejected`: the host found the input
-    /// at fault meanwhile (the working folder gone), and says how.
-    #[wasm_bindgen(js_name = spawnFailed)]
-    pub fn spawn_failed(&mut self, code: String, now: f64, rejected: Option<String>) {
-        self.inner
-            .spawn_refused(&code, rejected.as_deref(), ms(now));
-    }
-
-    /// The answer to a `probe` action of turn `op`: `connected`, `remote`,
-    /// or the connection error's code.
-    pub fn probed(&mut self, op: f64, outcome: String, now: f64) {
-        self.inner.probed(op as u64, &outcome, ms(now));
-    }
-
     pub fn stdout(&mut self, chunk: &[u8], now: f64) {
         self.inner.stdout(chunk, ms(now));
     }
@@ -319,16 +230,6 @@ impl EngineJs {
     /// its spawn's `outputs`), before `exited`.
     pub fn output(&mut self, path: String, content: String) -> bool {
         self.inner.output(&path, content)
-    }
-
-    /// A write to the process failed (it was gone).
-    #[wasm_bindgen(js_name = writeFailed)]
-    pub fn write_failed(&mut self, now: f64) {
-        self.inner.write_failed(ms(now));
-    }
-
-    pub fn exited(&mut self, code: Option<i32>, signal: Option<String>, now: f64) {
-        self.inner.exited(code, signal.as_deref(), ms(now));
     }
 
     /// The host's answer to a `host` action; a bad permission answer
@@ -389,30 +290,6 @@ impl EngineJs {
             self.inner
                 .record_member(key(Some(session)), prior, &secrets, team, ms(now)),
         )
-    }
-
-    /// The record of session `session` names another session: `relation`
-    /// `handedOffTo`, `handedOffFrom`, `forkedTo`, `forkedFrom`,
-    /// `rebuiltTo` or `rebuiltFrom`.
-    #[wasm_bindgen(js_name = recordLink)]
-    pub fn record_link(
-        &mut self,
-        session: f64,
-        relation: String,
-        id: String,
-        agent_type: String,
-        now: f64,
-    ) -> Result<(), JsValue> {
-        let relation = js_result(crate::record::Relation::read(&relation))?;
-        self.inner
-            .record_link(key(Some(session)), relation, &id, &agent_type, ms(now));
-        Ok(())
-    }
-
-    /// The next request of session `session` is recorded as `text`.
-    #[wasm_bindgen(js_name = recordNextAs)]
-    pub fn record_next_as(&mut self, session: f64, text: String) {
-        self.inner.record_next_as(key(Some(session)), &text);
     }
 
     /// When to call `timeout` next (the host's clock), or undefined.

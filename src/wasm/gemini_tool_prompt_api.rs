@@ -11,19 +11,7 @@ use crate::tools::gemini_tool::{
     compose_tool_prompt, format_engineering_context, read_context, tool_definition, ToolPromptInput,
 };
 
-/// The Gemini tool's prompt template filled in: the task type (`'consult'`,
-/// `'review'`, `'execute'`, or 咨询 / 审核 / 执行), the background, the
-/// numbered tasks, the expected output and the engineering context (a
-/// string, or the `{ path, content }[]` that `readEngineeringContext`
-/// returns). Empty parts are left out.
-///
-/// ```js
-/// const PROMPT = composeGeminiToolPrompt({
-///   taskType: 'review', background: 'A Rust library compiled to WebAssembly.',
-///   tasks: ['Review src/prompt/budget.rs for off-by-one errors'], expectedOutput: ['A list of findings'],
-///   engineeringContext: readEngineeringContext(cd),
-/// });
-/// ```
+/// The Gemini tool's prompt template filled in.
 #[wasm_bindgen(js_name = composeGeminiToolPrompt, skip_typescript)] // declared in types.d.ts
 pub fn compose_gemini_tool_prompt(input: JsValue) -> Result<String, JsValue> {
     let value = js_result(to_json(&input, "input"))?;
@@ -33,11 +21,6 @@ pub fn compose_gemini_tool_prompt(input: JsValue) -> Result<String, JsValue> {
 
 /// The template's engineering-context paragraph alone, to put before a
 /// prompt written by hand; `''` when there is nothing in it.
-///
-/// ```js
-/// const block = formatEngineeringContext(readEngineeringContext(cd));
-/// const PROMPT = block ? `${block}\n\n${question}` : question;
-/// ```
 #[wasm_bindgen(js_name = formatEngineeringContext, skip_typescript)] // declared in types.d.ts
 pub fn format_engineering_context_js(context: JsValue) -> Result<String, JsValue> {
     if context.is_undefined() || context.is_null() {
@@ -51,11 +34,6 @@ pub fn format_engineering_context_js(context: JsValue) -> Result<String, JsValue
 /// The tool as an agent sees it: `{ name: 'gemini', description,
 /// inputSchema }` with the JSON Schema of the tool's parameters (what the
 /// MCP server lists).
-///
-/// ```js
-/// const { inputSchema } = geminiToolDefinition();
-/// Object.keys(inputSchema.properties); // ['PROMPT', 'cd', 'sandbox', …]
-/// ```
 #[wasm_bindgen(js_name = geminiToolDefinition, skip_typescript)] // declared in types.d.ts
 pub fn gemini_tool_definition() -> Result<JsValue, JsValue> {
     js_result(from_serializable(&tool_definition()))

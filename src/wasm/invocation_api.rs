@@ -28,32 +28,11 @@ fn options(value: &JsValue) -> Result<InvocationOptions> {
     Ok(options)
 }
 
-/// The command line that runs an agent CLI on an assembled prompt:
-/// `{ command, args, stdin, files }`. Spawn `command` with `args`, write
-/// each of `files` first (Claude Code's system prompt, when it is too long
-/// for an argument), write `stdin` to the child and close it. The prompt
-/// always travels on stdin, never in argv.
-///
-/// ```js
-/// const { assemble, buildCliInvocation } = require('agent-context');
-/// const out = assemble('claude-code', input);
-/// const run = buildCliInvocation('claude-code', out, {
-///   model: 'sonnet', sessionId: previous.sessionId, sandbox: 'workspace-write',
-///   systemPromptFile: path.join(os.tmpdir(), 'carol-system-prompt.md'),
-/// });
-/// for (const f of run.files) fs.writeFileSync(f.path, f.content);
-/// const child = spawn(run.command, run.args, { cwd });
-/// child.stdin.end(run.stdin);
-/// ```
-///
-/// Options left out (or `null`, or `''`) use the CLI's own default. Throws
-/// `INVALID_INPUT` for an agent type without a CLI, an empty prompt, an
-/// option of the wrong type, and a system prompt too long for an argument
-/// without `systemPromptFile`.
+/// The command line that runs an agent CLI on an assembled prompt.
 #[wasm_bindgen(js_name = buildCliInvocation, skip_typescript)] // declared in types.d.ts
 pub fn build_cli_invocation(
-    #[wasm_bindgen(js_name = agentType)] agent_type: JsValue,
-    #[wasm_bindgen(js_name = assemblerOutput)] assembler_output_value: JsValue,
+    agent_type: JsValue,
+    assembler_output_value: JsValue,
     options_value: Option<js_sys::Object>,
 ) -> std::result::Result<JsValue, JsValue> {
     let agent_type = js_result(js_input::agent_type(&agent_type))?;
@@ -68,7 +47,7 @@ pub fn build_cli_invocation(
     let output = js_result(output)?;
     let options_value = options_value.map_or(JsValue::UNDEFINED, Into::into);
     let options = js_result(options(&options_value))?;
-    for warning in js_input::unknown_key_warnings(
+    for warning in crate::formats::host_value::unknown_key_warnings(
         &options_value,
         "buildCliInvocation options",
         crate::prompt::input_keys::INVOCATION_OPTIONS,

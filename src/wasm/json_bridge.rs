@@ -59,7 +59,6 @@ pub fn from_serializable<T: Serialize>(value: &T) -> Result<JsValue> {
 /// never serialised); `value` must be an object.
 #[cfg(feature = "api")]
 pub fn pick(value: &JsValue, keys: &[&str], what: &str) -> Result<JsValue> {
-    use js_sys::JsString;
     use wasm_bindgen::JsCast;
 
     if !super::js_input::is_plain_object(value) {
@@ -70,7 +69,7 @@ pub fn pick(value: &JsValue, keys: &[&str], what: &str) -> Result<JsValue> {
     }
     let picked = js_sys::Object::new();
     for key in keys {
-        let v = super::js_input::get(value, &JsString::from(*key), || key.to_string())?;
+        let v = crate::formats::host_value::field(value, "", key)?;
         if !v.is_undefined() {
             js_sys::Reflect::set(&picked, &JsValue::from_str(key), &v).map_err(|thrown| {
                 AgentContextError::invalid(format!(

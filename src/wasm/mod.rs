@@ -9,36 +9,33 @@
 //! and the other functions only Node has (`buildCliInvocation`, the
 //! platform functions), Node's lazily loaded second module. The helpers that read and write JS values serve both.
 
-#[cfg(feature = "api")]
-mod agent_output_api;
-#[cfg(feature = "node")]
-mod agent_tool_api;
-#[cfg(feature = "api")]
-mod agents_api;
-#[cfg(feature = "api")]
-mod assemble_api;
+/// Modules of exports, each compiled into the module its feature names; its
+/// exports are public here too (the boundary tests call them).
+macro_rules! exports {
+    ($feature:literal: $($name:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = $feature)]
+            mod $name;
+            #[cfg(feature = $feature)]
+            pub use $name::*;
+        )*
+    };
+}
+
+exports!("api": agent_output_api, agents_api, assemble_api, context_api, context_manager,
+    fast_path_api, gemini_tool_prompt_api, selection_api, team_api);
+exports!("node": agent_tool_api, client_api, engine_api, gemini_tool_run_api, invocation_api,
+    option_keys_api, platform_api, remote_api, run_home_api, run_result_api, structured_api,
+    team_machine_api);
+
+// The session record is read in both modules (see its file).
+mod record_api;
+pub use record_api::*;
+
 // `buildCliInvocation` (in the runners' module) warns through it too.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
 mod call_options;
-#[cfg(feature = "node")]
-mod client_api;
-#[cfg(feature = "api")]
-mod context_api;
-#[cfg(feature = "api")]
-mod context_manager;
-#[cfg(feature = "node")]
-mod engine_api;
-#[cfg(feature = "api")]
-mod fast_path_api;
-#[cfg(feature = "api")]
-mod gemini_tool_prompt_api;
-#[cfg(feature = "node")]
-mod gemini_tool_run_api;
-#[cfg(feature = "node")]
-mod invocation_api;
 mod js_error;
-#[cfg(feature = "node")]
-mod option_keys_api;
 // The runner module reads its parameters through `json_bridge` alone, which
 // needs only the type names from here.
 #[cfg_attr(not(feature = "api"), allow(dead_code))]
@@ -52,68 +49,8 @@ mod js_platform;
 #[cfg(feature = "api")]
 mod js_text;
 mod json_bridge;
-#[cfg(feature = "node")]
-mod platform_api;
-mod record_api;
-#[cfg(feature = "node")]
-mod remote_api;
-#[cfg(feature = "node")]
-mod run_home_api;
-#[cfg(feature = "node")]
-mod run_result_api;
-#[cfg(feature = "api")]
-mod selection_api;
-#[cfg(feature = "node")]
-mod structured_api;
-#[cfg(feature = "api")]
-mod team_api;
-#[cfg(feature = "node")]
-mod team_machine_api;
 
 use wasm_bindgen::prelude::*;
-
-#[cfg(feature = "api")]
-pub use agent_output_api::*;
-#[cfg(feature = "node")]
-pub use agent_tool_api::*;
-#[cfg(feature = "api")]
-pub use agents_api::*;
-#[cfg(feature = "api")]
-pub use assemble_api::*;
-#[cfg(feature = "api")]
-pub use context_api::*;
-#[cfg(feature = "api")]
-pub use context_manager::ContextManager;
-#[cfg(feature = "node")]
-pub use engine_api::*;
-#[cfg(feature = "api")]
-pub use fast_path_api::*;
-#[cfg(feature = "api")]
-pub use gemini_tool_prompt_api::*;
-#[cfg(feature = "node")]
-pub use gemini_tool_run_api::*;
-#[cfg(feature = "node")]
-pub use invocation_api::*;
-#[cfg(feature = "node")]
-pub use option_keys_api::*;
-#[cfg(feature = "node")]
-pub use platform_api::*;
-#[cfg(feature = "node")]
-pub use record_api::session_record_of_acp;
-#[cfg(feature = "api")]
-pub use record_api::*;
-#[cfg(feature = "node")]
-pub use remote_api::*;
-#[cfg(feature = "node")]
-pub use run_result_api::*;
-#[cfg(feature = "api")]
-pub use selection_api::*;
-#[cfg(feature = "node")]
-pub use structured_api::*;
-#[cfg(feature = "api")]
-pub use team_api::*;
-#[cfg(feature = "node")]
-pub use team_machine_api::*;
 
 #[cfg(feature = "api")]
 #[wasm_bindgen(typescript_custom_section)]

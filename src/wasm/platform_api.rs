@@ -29,16 +29,7 @@ fn answer(
     )
 }
 
-/// Checks a command line against the platform's limit:
-/// `{ platform?, program, args, env?, throughCmd? }` →
-/// `{ fits, limit, used, max, unit, what, message }` (`message` only when
-/// it does not fit). Linux: 131 072 bytes per argument and 2 MiB for argv +
-/// environment; macOS: 1 MiB for both; Windows: 32 767 UTF-16 units for the
-/// quoted line (8 191 through cmd.exe).
-///
-/// ```js
-/// checkCommandLine({ platform: 'win32', program: 'node.exe', args: ['x'.repeat(40000)] }).fits; // false
-/// ```
+/// Checks a command line against the platform's limit.
 #[wasm_bindgen(js_name = checkCommandLine, skip_typescript)]
 pub fn check_command_line(request: JsValue) -> std::result::Result<JsValue, JsValue> {
     answer(&request, |r| {
@@ -48,10 +39,6 @@ pub fn check_command_line(request: JsValue) -> std::result::Result<JsValue, JsVa
 
 /// The Windows command line Node builds from `program` and `args`
 /// (libuv's quoting).
-///
-/// ```js
-/// windowsCommandLine('node.exe', ['a b', 'say "hi"']); // 'node.exe "a b" "say \\"hi\\""'
-/// ```
 #[wasm_bindgen(js_name = windowsCommandLine, skip_typescript)]
 pub fn windows_command_line(program: String, args: Vec<String>) -> String {
     windows_quote::command_line(&program, &args)
@@ -65,10 +52,7 @@ pub fn parse_cmd_shim_js(path: String, text: String) -> std::result::Result<JsVa
     js_result(requests::cmd_shim(&path, &text).and_then(|v| from_serializable(&v)))
 }
 
-/// Where to look for an agent's executable, in order:
-/// `{ agentType?, command?, platform?, env, loginShellOutput? }` →
-/// `{ command, candidates: [{ path, source }], loginShell: { file, args } | null }`.
-/// `loginShell` is set (macOS, Linux) until its output is passed back.
+/// Where to look for an agent's executable, in order.
 #[wasm_bindgen(js_name = planCommandSearch, skip_typescript)]
 pub fn plan_command_search(request: JsValue) -> std::result::Result<JsValue, JsValue> {
     answer(&request, |r| {
@@ -84,10 +68,7 @@ pub fn plan_launch(request: JsValue) -> std::result::Result<JsValue, JsValue> {
     answer(&request, |r| requests::plan_launch(r, current_platform()))
 }
 
-/// The resolved command from a launch and its interpreter:
-/// `{ found: { path, source }, launch, interpreter?: { kind: 'local' } |
-/// { kind: 'found', path, source } | { kind: 'missing', electronExecPath? } }`
-/// → `{ path, source, file, args, env, via }`.
+/// The resolved command from a launch and its interpreter.
 #[wasm_bindgen(js_name = finishLaunch, skip_typescript)]
 pub fn finish_launch(request: JsValue) -> std::result::Result<JsValue, JsValue> {
     answer(&request, requests::finish_launch)

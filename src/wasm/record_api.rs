@@ -15,7 +15,7 @@ mod reader {
     use crate::error::{AgentContextError, ErrorCode, Result};
     use crate::record::{self, ReadOptions};
     use crate::wasm::js_error::describe_thrown;
-    use crate::wasm::js_input::{describe_value, get, is_plain_object, optional_bool, type_name};
+    use crate::wasm::js_input::type_name;
     use crate::wasm::js_result;
     use crate::wasm::js_text::utf8_pieces;
     use crate::wasm::json_bridge::from_serializable;
@@ -34,46 +34,6 @@ mod reader {
                 type_name(value)
             ))),
         }
-    }
-
-    /// A cursor or a count: a whole number `>= 0` up to 2^53, or left out.
-    fn whole(options: &JsValue, key: &str) -> Result<Option<u64>> {
-        let path = || format!("options.{key}");
-        let value = get(options, &JsValue::from_str(key), path)?;
-        if value.is_undefined() || value.is_null() {
-            return Ok(None);
-        }
-        match value
-            .as_f64()
-            .and_then(crate::prompt::input::cursor_from_number)
-        {
-            Some(n) => Ok(Some(n)),
-            None => Err(AgentContextError::invalid(format!(
-                "options.{key} must be a whole number >= 0, got {}",
-                describe_value(&value)
-            ))),
-        }
-    }
-
-    fn options_object(options: &JsValue) -> Result<()> {
-        if options.is_undefined() || options.is_null() || is_plain_object(options) {
-            return Ok(());
-        }
-        Err(AgentContextError::invalid(format!(
-            "options must be an object, got {}",
-            type_name(options)
-        )))
-    }
-
-    fn read_options(options: &JsValue) -> Result<ReadOptions> {
-        options_object(options)?;
-        if options.is_undefined() || options.is_null() {
-            return Ok(ReadOptions::default());
-        }
-        Ok(ReadOptions {
-            after: whole(options, "after")?.unwrap_or(0),
-            limit: whole(options, "limit")?.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-        })
     }
 
     #[wasm_bindgen]
@@ -142,26 +102,14 @@ mod reader {
         Ok((array, read.cursor))
     }
 
-    /// Reads a session record (a record file's bytes or text, or a part of
-    /// it that starts at a line): `{ entries, cursor }`, the entries after
-    /// the cursor `after` (default 0: all), at most `limit` of them, in
-    /// order; `cursor` is the last one's `seq` (`after` when none), to read
-    /// on from. A torn last line is dropped and a line that is not an entry
-    /// is skipped, never an error; an entry of a kind this version does not
-    /// know is kept as it is. Throws `INVALID_INPUT` for a record of a newer
-    /// major version, or arguments of the wrong type.
-    ///
-    /// ```js
-    /// const { entries, cursor } = readSessionRecord(fs.readFileSync(file), { after: 0, limit: 100 });
-    /// ```
-    #[wasm_bindgen(js_name = readSessionRecord, unchecked_return_type = "SessionRecordPage")]
+    /// `readSessionRecord` (declared in types.d.ts).
+    #[wasm_bindgen(js_name = readSessionRecord, skip_typescript)]
     pub fn read_session_record(
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] record: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "{ after?: number; limit?: number }")]
+        record: JsValue,
         options: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
         let read = || -> Result<JsValue> {
-            let options = read_options(&options)?;
+            let options = ReadOptions::read(&options)?;
             let bytes = record_bytes(&record)?;
             let (entries, cursor) = page_of(&bytes, options)?;
             let out = Object::new();
@@ -173,24 +121,14 @@ mod reader {
         js_result(read())
     }
 
-    /// What a store's `list()` shows of a session, from its record:
-    /// `{ sessionId, agentType, protocol, cd, title, createdAt, updatedAt,
-    /// turns, usage, status, linkedFrom?, teamId? }`. `writing: true` says
-    /// a writer still holds the record: its last turn, unfinished, is then
-    /// running (`open`), not `interrupted`.
-    #[wasm_bindgen(js_name = summarizeSessionRecord, unchecked_return_type = "SessionSummary")]
+    /// `summarizeSessionRecord` (declared in types.d.ts).
+    #[wasm_bindgen(js_name = summarizeSessionRecord, skip_typescript)]
     pub fn summarize_session_record(
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] record: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "{ writing?: boolean }")] options: JsValue,
+        record: JsValue,
+        options: JsValue,
     ) -> std::result::Result<JsValue, JsValue> {
         let read = || -> Result<JsValue> {
-            options_object(&options)?;
-            let writing = if options.is_undefined() || options.is_null() {
-                false
-            } else {
-                let value = get(&options, &"writing".into(), || "options.writing".into())?;
-                optional_bool(value, || "options.writing".into())?.unwrap_or(false)
-            };
+            let writing = record::writing_option(&options)?;
             let bytes = record_bytes(&record)?;
             let read = record::read_record(&bytes, ReadOptions::default())?;
             from_serializable(&record::summarize_read(&read, writing))

@@ -61,12 +61,16 @@ impl RemoteRunJs {
         self.inner.run_folder().to_owned()
     }
 
-    /// `{ local, stdin }`: `local` is `{ via: 'spawn', command, args }` or
-    /// `{ via: 'exec', argv }` (the host's function answers the command).
-    pub fn probe(&self, cd: Option<String>) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(
-            &self.inner.probe(cd.as_deref()).to_json(),
-        ))
+    /// What to run for `request` (`{ type: 'probe', cd? }`, `'reap'`,
+    /// `'kill'`, `'clean'`, `'endShared'`, `'resolve'`, `'get'`, `'put'`):
+    /// `{ local, stdin }`, or `null` when there is nothing to run.
+    pub fn command(&self, request: JsValue) -> Result<JsValue, JsValue> {
+        let request = js_result(to_json(&request, "request"))?;
+        js_result(
+            self.inner
+                .command(request)
+                .and_then(|v| from_serializable(&v)),
+        )
     }
 
     /// `{ ok: { runFolder, cd, env } }` or `{ problem: { kind:
@@ -133,10 +137,6 @@ impl RemoteRunJs {
         js_result(from_serializable(&self.inner.watch_json(&id, &log)))
     }
 
-    pub fn reap(&self, id: String, outputs: Vec<String>) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(&self.inner.reap(&id, &outputs).to_json()))
-    }
-
     /// `{ exitCode, signal, outputs: [[path, content]], transportLost }`.
     pub fn reaped(
         &self,
@@ -153,36 +153,8 @@ impl RemoteRunJs {
         js_result(from_serializable(&end.to_json()))
     }
 
-    pub fn kill(&self, id: String, signal: String) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(&self.inner.kill(&id, &signal).to_json()))
-    }
-
-    /// Ends everything of the run there and removes its folder (`null`
-    /// before the probe).
-    pub fn clean(&self) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(
-            &self.inner.clean().map(|op| op.to_json()),
-        ))
-    }
-
-    /// The command that ends the shared SSH connection, or `null`.
-    #[wasm_bindgen(js_name = endShared)]
-    pub fn end_shared(&self) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(
-            &self.inner.end_shared().map(|l| l.to_json()),
-        ))
-    }
-
-    pub fn resolve(&self, path: String) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(&self.inner.resolve(&path).to_json()))
-    }
-
     pub fn resolved(&self, answer: Vec<u8>) -> Result<String, JsValue> {
         js_result(self.inner.resolved(&answer))
-    }
-
-    pub fn get(&self, path: String) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(&self.inner.get(&path).to_json()))
     }
 
     /// `{ content }` or `{ error }`.
@@ -194,11 +166,8 @@ impl RemoteRunJs {
     /// when over `max` bytes, or `{ error }`.
     #[wasm_bindgen(js_name = gotBytes)]
     pub fn got_bytes(&self, answer: Vec<u8>, max: f64) -> Result<JsValue, JsValue> {
-        let max = if max.is_finite() && max > 0.0 {
-            max as usize
-        } else {
-            0
-        };
+        // `as` saturates: below 0 is 0.
+        let max = if max.is_finite() { max as usize } else { 0 };
         match self.inner.got_bytes(&answer, max) {
             Ok(bytes) => {
                 let out = js_sys::Object::new();
@@ -207,12 +176,6 @@ impl RemoteRunJs {
             }
             Err(problem) => js_result(from_serializable(&problem.to_json())),
         }
-    }
-
-    pub fn put(&self, path: String, content: String) -> Result<JsValue, JsValue> {
-        js_result(from_serializable(
-            &self.inner.put(&path, &content).to_json(),
-        ))
     }
 
     /// Whether an operation's answer came whole.

@@ -51,11 +51,9 @@ impl TeamMachineJs {
         let read = || {
             let json = to_json(&json, "json")?;
             let config = config(&options)?;
-            let members = match to_json(&members, "options.members")? {
-                serde_json::Value::Array(list) => list,
-                _ => Vec::new(),
-            };
-            TeamMachine::restore(&json, cd, config, &members, debug)
+            let members = to_json(&members, "options.members")?;
+            let members = members.as_array().map_or(&[][..], Vec::as_slice);
+            TeamMachine::restore(&json, cd, config, members, debug)
         };
         Ok(TeamMachineJs {
             inner: js_result(read())?,

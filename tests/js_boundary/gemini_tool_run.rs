@@ -52,7 +52,7 @@ fn kinds(engine: &mut EngineJs) -> Vec<String> {
 
 /// The run ended: its result (the engine closed).
 fn finish(engine: &mut EngineJs, now: f64) -> RunResultJs {
-    engine.close(now);
+    engine.input(json(r#"{"type":"close"}"#), now).unwrap();
     assert!(kinds(engine).ends_with(&["done".to_owned(), "closed".to_owned()]));
     engine.result().expect("the run's turn")
 }
@@ -81,14 +81,16 @@ fn a_call_runs_on_the_engine_retries_and_writes_the_envelope() {
             "--approval-mode=yolo"
         ]
     );
-    engine.spawned(1.0);
+    engine.input(json(r#"{"type":"spawned"}"#), 1.0).unwrap();
     let written = Array::from(&engine.poll_all().unwrap());
     assert_eq!(text(&written.get(0), "data"), "Hi", "the prompt on stdin");
     assert_eq!(text(&written.get(1), "kind"), "closeStdin");
 
     // A 400 saying the API key is not valid: auth_error (runAgent's kind), not retried.
     engine.stdout(REJECTED, 2.0);
-    engine.exited(Some(144), None, 3000.0);
+    engine
+        .input(json(r#"{"type":"exited","code":144}"#), 3000.0)
+        .unwrap();
     let done = Array::from(&engine.poll_all().unwrap());
     assert_eq!(text(&done.get(0), "kind"), "done");
     assert!(
@@ -112,20 +114,24 @@ fn a_call_runs_on_the_engine_retries_and_writes_the_envelope() {
         "gemini".into(),
     );
     let (mut engine, _) = start(&call, "gemini");
-    engine.spawned(1.0);
+    engine.input(json(r#"{"type":"spawned"}"#), 1.0).unwrap();
     engine.poll_all().unwrap();
     engine.stdout(b"{\"type\":\"init\",\"session_id\":\"s1\"}\n{\"type\":\"result\",\"status\":\"error\",\"error\":{\"type\":\"unknown\",\"message\":\"[API Error: {\\\"error\\\":{\\\"code\\\":500}}]\"}}\n", 2.0);
-    engine.exited(Some(244), None, 1000.0);
+    engine
+        .input(json(r#"{"type":"exited","code":244}"#), 1000.0)
+        .unwrap();
     assert_eq!(kinds(&mut engine), Vec::<String>::new());
     assert_eq!(engine.poll_timeout(), Some(1500.0));
     engine.timeout(1500.0);
     assert_eq!(kinds(&mut engine), ["spawn"]);
-    engine.spawned(1501.0);
+    engine.input(json(r#"{"type":"spawned"}"#), 1501.0).unwrap();
     engine.poll_all().unwrap();
     engine.stderr(b"Warning: Basic terminal detected\n", 1502.0);
     engine.stdout(&PLAIN[..100], 1503.0);
     engine.stdout(&PLAIN[100..], 1504.0);
-    engine.exited(Some(0), None, 4000.0);
+    engine
+        .input(json(r#"{"type":"exited","code":0}"#), 4000.0)
+        .unwrap();
     let result = finish(&mut engine, 4000.0);
     let envelope = call.envelope(&result, 4000.0).unwrap();
     assert_eq!(
@@ -176,7 +182,12 @@ fn unreadable_params_a_bad_cd_and_bad_options_are_invalid_params() {
         false,
     )
     .unwrap();
-    engine.reject("cd is not a directory: /etc/passwd".into(), 0.0);
+    engine
+        .input(
+            json(r#"{"type":"reject","message":"cd is not a directory: /etc/passwd"}"#),
+            0.0,
+        )
+        .unwrap();
     let blocks = json(r#"[{"type":"text","text":"Hi"}]"#);
     let limits = json(r#"{"idleMs":1000,"maxMs":2000,"maxRetries":0,"events":false}"#);
     engine

@@ -1,0 +1,217 @@
+//! What the host tells the engine, besides the agent's bytes and the clock:
+//! the caller's operations and the process's life, one value each, read
+//! from the host's JSON (`{ type, … }`) so every host feeds them one way.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::engine::{Engine, DEFAULT};
+use crate::error::{AgentContextError, Result};
+use crate::record::Relation;
+
+/// One input; `session` left out is the engine's only session.
+#[derive(Debug, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum HostInput {
+    /// The caller's operations (each answers with its op id).
+    Open,
+    OpenSession {
+        session: u64,
+    },
+    CloseSession {
+        session: u64,
+    },
+    ListSessions {
+        params: Value,
+    },
+    SetMode {
+        id: String,
+        session: Option<u64>,
+    },
+    SetModel {
+        id: String,
+        session: Option<u64>,
+    },
+    SetConfigOption {
+        id: String,
+        #[serde(default)]
+        value: Value,
+        session: Option<u64>,
+    },
+    Authenticate {
+        method: String,
+    },
+    Close,
+    /// Session `session` (from `addSession`) opened as a fork of `source`.
+    ForkSession {
+        source: u64,
+        session: u64,
+    },
+    /// Whether the host answers `elicitation/create`.
+    AnswerElicitations {
+        on: bool,
+    },
+    Cancel {
+        session: Option<u64>,
+    },
+    Abort {
+        op: u64,
+    },
+    /// The process's life.
+    Spawned,
+    /// The spawn failed with `code`; `rejected`: the host found the input
+    /// at fault meanwhile (the working folder gone), and says how.
+    SpawnFailed {
+        code: String,
+        rejected: Option<String>,
+    },
+    /// The answer to a `probe` action of turn `op`: `connected`, `remote`,
+    /// or the connection error's code.
+    Probed {
+        op: u64,
+        outcome: String,
+    },
+    /// A write to the process failed (it was gone).
+    WriteFailed,
+    Exited {
+        code: Option<i32>,
+        signal: Option<String>,
+    },
+    /// What the client's terminal `id` did.
+    TerminalStarted {
+        id: String,
+    },
+    TerminalFailed {
+        id: String,
+        code: String,
+    },
+    TerminalExited {
+        id: String,
+        code: Option<i64>,
+        signal: Option<String>,
+    },
+    /// The command could not be found or started.
+    CannotLaunch {
+        spawn_failed: bool,
+        message: String,
+    },
+    /// The host refused the input (`message` says why).
+    Reject {
+        message: String,
+    },
+    /// The session's next request is recorded as `text`.
+    RecordNextAs {
+        session: u64,
+        text: String,
+    },
+    /// The record of `session` names another session.
+    RecordLink {
+        session: u64,
+        relation: String,
+        id: String,
+        agent_type: String,
+    },
+}
+
+impl HostInput {
+    /// The host's `{ type, … }`.
+    pub fn read(value: Value) -> Result<HostInput> {
+        serde_json::from_value(value)
+            .map_err(|e| AgentContextError::invalid(format!("input could not be read: {e}")))
+    }
+}
+
+impl Engine {
+    /// Takes `input` at `now`: the op id of an operation it starts.
+    pub fn input(&mut self, input: HostInput, now: u64) -> Result<Option<u64>> {
+        use HostInput as I;
+        let key = |session: Option<u64>| session.unwrap_or(DEFAULT);
+        Ok(match input {
+            I::Open => Some(self.open(now)),
+            I::OpenSession { session } => Some(self.open_session(session, now)),
+            I::CloseSession { session } => Some(self.close_session(session, now)),
+            I::ListSessions { params } => Some(self.list_sessions(params, now)),
+            I::SetMode { id, session } => Some(self.set_mode_in(key(session), &id, now)),
+            I::SetModel { id, session } => Some(self.set_model_in(key(session), &id, now)),
+            I::SetConfigOption { id, value, session } => {
+                Some(self.set_config_value_in(key(session), &id, value, now)?)
+            }
+            I::Authenticate { method } => Some(self.authenticate(&method, now)),
+            I::Close => Some(self.close(now)),
+            I::ForkSession { source, session } => Some(self.fork_session(source, session, now)),
+            I::AnswerElicitations { on } => {
+                self.answer_elicitations(on);
+                None
+            }
+            I::TerminalStarted { id } => {
+                self.terminal_started(&id, now);
+                None
+            }
+            I::TerminalFailed { id, code } => {
+                self.terminal_failed(&id, &code, now);
+                None
+            }
+            I::TerminalExited { id, code, signal } => {
+                self.terminal_exited(&id, code, signal.as_deref(), now);
+                None
+            }
+            I::Cancel { session } => {
+                self.cancel_in(key(session), now);
+                None
+            }
+            I::Abort { op } => {
+                self.abort(op, now);
+                None
+            }
+            I::Spawned => {
+                self.spawned(now);
+                None
+            }
+            I::SpawnFailed { code, rejected } => {
+                self.spawn_refused(&code, rejected.as_deref(), now);
+                None
+            }
+            I::Probed { op, outcome } => {
+                self.probed(op, &outcome, now);
+                None
+            }
+            I::WriteFailed => {
+                self.write_failed(now);
+                None
+            }
+            I::Exited { code, signal } => {
+                self.exited(code, signal.as_deref(), now);
+                None
+            }
+            I::CannotLaunch {
+                spawn_failed,
+                message,
+            } => {
+                self.cannot_launch(spawn_failed, &message, now);
+                None
+            }
+            I::Reject { message } => {
+                self.reject(&message, now);
+                None
+            }
+            I::RecordNextAs { session, text } => {
+                self.record_next_as(session, &text);
+                None
+            }
+            I::RecordLink {
+                session,
+                relation,
+                id,
+                agent_type,
+            } => {
+                let relation = Relation::read(&relation)?;
+                self.record_link(session, relation, &id, &agent_type, now);
+                None
+            }
+        })
+    }
+}
