@@ -4,7 +4,8 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::js_input::{self, type_name};
+use super::js_input;
+use crate::formats::host_value::type_name;
 use super::js_result;
 use super::js_text::{from_utf16, utf16_of, utf8_pieces};
 use super::json_bridge::from_serializable;

@@ -2,7 +2,8 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::js_input::{self, is_plain_object, type_name};
+use super::js_input;
+use crate::formats::host_value::{is_object as is_plain_object, type_name};
 use super::js_result;
 use super::json_bridge::{from_serializable, to_json};
 use crate::error::{AgentContextError, Result};

@@ -2,16 +2,15 @@
 //! they read the caller's input field by field and name the field on every
 //! error.
 
-use js_sys::{Array, Reflect};
+use js_sys::{Array, Reflect, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::js_error::describe_thrown;
-use crate::error::Result;
-use crate::formats::host_value::{HostValue, MessageArray, Shape};
-
-pub use crate::formats::host_value::{is_object as is_plain_object, type_name};
+use crate::error::{AgentContextError, Result};
+use crate::formats::host_value::{type_name, HostValue, MessageArray, Shape};
+use crate::formats::json_text::replace_lone_surrogate_escapes;
 
 impl HostValue for JsValue {
     type Key = JsValue;
@@ -68,8 +67,32 @@ impl HostValue for JsValue {
     }
 
     fn json(&self, what: &str) -> Result<Value> {
-        super::json_bridge::to_json(self, what)
+        to_json(self, what)
     }
+}
+
+/// Reads `value` (named `what` in errors) as JSON. `undefined`, functions and
+/// symbols inside objects are left out, as `JSON.stringify` does.
+pub fn to_json(value: &JsValue, what: &str) -> Result<Value> {
+    if value.is_undefined() || value.is_function() || value.is_symbol() {
+        return Err(AgentContextError::invalid(format!(
+            "{what} must be an object, got {}",
+            type_name(value)
+        )));
+    }
+    // No replacer function: one made with `new Function` is refused under a
+    // Content-Security-Policy without 'unsafe-eval'. Lone surrogates, which
+    // JSON.stringify escapes and serde_json refuses, become U+FFFD in the
+    // core instead.
+    let text = JSON::stringify(value).map_err(|thrown| {
+        AgentContextError::invalid(format!(
+            "{what} could not be read: {}",
+            describe_thrown(&thrown)
+        ))
+    })?;
+    let text: String = text.into();
+    serde_json::from_str(&replace_lone_surrogate_escapes(&text))
+        .map_err(|e| AgentContextError::invalid(format!("{what} could not be read: {e}")))
 }
 
 /// `contextMessages` (or a transcript), read element by element on demand.

@@ -4,37 +4,11 @@
 
 use js_sys::JSON;
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::js_error::describe_thrown;
-use super::js_input::type_name;
+pub use super::js_input::to_json;
 use crate::error::{AgentContextError, ErrorCode, Result};
-use crate::formats::json_text::replace_lone_surrogate_escapes;
-
-/// Reads `value` (named `what` in errors) as JSON. `undefined`, functions and
-/// symbols inside objects are left out, as `JSON.stringify` does.
-pub fn to_json(value: &JsValue, what: &str) -> Result<Value> {
-    if value.is_undefined() || value.is_function() || value.is_symbol() {
-        return Err(AgentContextError::invalid(format!(
-            "{what} must be an object, got {}",
-            type_name(value)
-        )));
-    }
-    // No replacer function: one made with `new Function` is refused under a
-    // Content-Security-Policy without 'unsafe-eval'. Lone surrogates, which
-    // JSON.stringify escapes and serde_json refuses, become U+FFFD in the
-    // core instead.
-    let text = JSON::stringify(value).map_err(|thrown| {
-        AgentContextError::invalid(format!(
-            "{what} could not be read: {}",
-            describe_thrown(&thrown)
-        ))
-    })?;
-    let text: String = text.into();
-    serde_json::from_str(&replace_lone_surrogate_escapes(&text))
-        .map_err(|e| AgentContextError::invalid(format!("{what} could not be read: {e}")))
-}
 
 /// A core result as a plain JS value: the one way structured results reach
 /// JS. Through JSON text and `JSON.parse`, so `null` stays `null`, numbers
@@ -61,10 +35,10 @@ pub fn from_serializable<T: Serialize>(value: &T) -> Result<JsValue> {
 pub fn pick(value: &JsValue, keys: &[&str], what: &str) -> Result<JsValue> {
     use wasm_bindgen::JsCast;
 
-    if !super::js_input::is_plain_object(value) {
+    if !crate::formats::host_value::is_object(value) {
         return Err(AgentContextError::invalid(format!(
             "{what} must be an object, got {}",
-            type_name(value)
+            crate::formats::host_value::type_name(value)
         )));
     }
     let picked = js_sys::Object::new();

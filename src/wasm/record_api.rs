@@ -13,9 +13,9 @@ mod reader {
     use wasm_bindgen::JsCast;
 
     use crate::error::{AgentContextError, ErrorCode, Result};
+    use crate::formats::host_value::type_name;
     use crate::record::{self, ReadOptions};
     use crate::wasm::js_error::describe_thrown;
-    use crate::wasm::js_input::type_name;
     use crate::wasm::js_result;
     use crate::wasm::js_text::utf8_pieces;
     use crate::wasm::json_bridge::from_serializable;
