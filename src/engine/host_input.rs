@@ -77,8 +77,10 @@ pub enum HostInput {
     },
     /// A write to the process failed (it was gone).
     WriteFailed,
+    /// The process ended: its exit code (a Windows code of 2^31 or more
+    /// reads as JavaScript's `ToInt32` reads it) or the signal that ended it.
     Exited {
-        code: Option<i32>,
+        code: Option<i64>,
         signal: Option<String>,
     },
     /// What the client's terminal `id` did.
@@ -184,7 +186,8 @@ impl Engine {
                 None
             }
             I::Exited { code, signal } => {
-                self.exited(code, signal.as_deref(), now);
+                // `as` wraps, as `ToInt32` does.
+                self.exited(code.map(|c| c as i32), signal.as_deref(), now);
                 None
             }
             I::CannotLaunch {
@@ -213,5 +216,54 @@ impl Engine {
                 None
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn inputs_read_from_the_hosts_json() {
+        let read = |v: Value| HostInput::read(v).unwrap();
+        // A Windows crash's code (0xC0000005) is over i32: read, not refused.
+        let crash = read(json!({ "type": "exited", "code": 3_221_225_477u64, "signal": null }));
+        assert!(matches!(
+            crash,
+            HostInput::Exited {
+                code: Some(3_221_225_477),
+                signal: None
+            }
+        ));
+        assert_eq!(
+            3_221_225_477i64 as i32, -1_073_741_819,
+            "as ToInt32 reads it"
+        );
+        let set = read(json!({ "type": "setConfigOption", "id": "mode" }));
+        assert!(matches!(
+            set,
+            HostInput::SetConfigOption {
+                value: Value::Null,
+                session: None,
+                ..
+            }
+        ));
+        let link = json!({ "type": "recordLink", "session": 0, "relation": "forkedFrom", "id": "s", "agentType": "a" });
+        assert!(matches!(read(link), HostInput::RecordLink { .. }));
+        for bad in [
+            json!({ "type": "nope" }),
+            json!({ "type": "abort" }),
+            json!(3),
+        ] {
+            let err = HostInput::read(bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput);
+            assert!(
+                err.message().starts_with("input could not be read"),
+                "{err}"
+            );
+        }
     }
 }
