@@ -2,20 +2,15 @@
 //! the caller's operations and the process's life, one value each, read
 //! from the host's JSON (`{ type, … }`) so every host feeds them one way.
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::engine::{Engine, DEFAULT};
 use crate::error::{AgentContextError, Result};
+use crate::formats::json_read::Obj;
 use crate::record::Relation;
 
 /// One input; `session` left out is the engine's only session.
-#[derive(Debug, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[derive(Debug)]
 pub enum HostInput {
     /// The caller's operations (each answers with its op id).
     Open,
@@ -38,7 +33,6 @@ pub enum HostInput {
     },
     SetConfigOption {
         id: String,
-        #[serde(default)]
         value: Value,
         session: Option<u64>,
     },
@@ -120,10 +114,109 @@ pub enum HostInput {
 }
 
 impl HostInput {
-    /// The host's `{ type, … }`.
+    /// The host's `{ type, … }`, its fields camelCase. (Read by hand: a
+    /// derived reader of this enum weighs ~100 KB of WebAssembly.)
     pub fn read(value: Value) -> Result<HostInput> {
-        serde_json::from_value(value)
-            .map_err(|e| AgentContextError::invalid(format!("input could not be read: {e}")))
+        use HostInput as I;
+        let o = Obj::new(&value, "input")?;
+        let count = |key: &str| Ok::<_, AgentContextError>(o.opt_count(key)?.map(|n| n as u64));
+        let need = |key: &str| {
+            count(key)?.ok_or_else(|| {
+                let path = o.path_of(key);
+                AgentContextError::invalid(format!(
+                    "{path} must be a whole number >= 0, got undefined"
+                ))
+            })
+        };
+        let text = |key: &str| o.req_str(key).map(str::to_owned);
+        let maybe = |key: &str| Ok::<_, AgentContextError>(o.opt_str(key)?.map(str::to_owned));
+        let code = |key: &str| o.get(key).and_then(Value::as_f64).map(|c| c as i64);
+        Ok(match o.req_str("type")? {
+            "open" => I::Open,
+            "openSession" => I::OpenSession {
+                session: need("session")?,
+            },
+            "closeSession" => I::CloseSession {
+                session: need("session")?,
+            },
+            "listSessions" => I::ListSessions {
+                params: o.get("params").cloned().unwrap_or(Value::Null),
+            },
+            "setMode" => I::SetMode {
+                id: text("id")?,
+                session: count("session")?,
+            },
+            "setModel" => I::SetModel {
+                id: text("id")?,
+                session: count("session")?,
+            },
+            "setConfigOption" => I::SetConfigOption {
+                id: text("id")?,
+                value: o.get("value").cloned().unwrap_or(Value::Null),
+                session: count("session")?,
+            },
+            "authenticate" => I::Authenticate {
+                method: text("method")?,
+            },
+            "close" => I::Close,
+            "forkSession" => I::ForkSession {
+                source: need("source")?,
+                session: need("session")?,
+            },
+            "cancel" => I::Cancel {
+                session: count("session")?,
+            },
+            "answerElicitations" => I::AnswerElicitations {
+                on: o.opt_bool("on")?.unwrap_or(false),
+            },
+            "abort" => I::Abort { op: need("op")? },
+            "spawned" => I::Spawned,
+            "spawnFailed" => I::SpawnFailed {
+                code: text("code")?,
+                rejected: maybe("rejected")?,
+            },
+            "probed" => I::Probed {
+                op: need("op")?,
+                outcome: text("outcome")?,
+            },
+            "writeFailed" => I::WriteFailed,
+            "exited" => I::Exited {
+                code: code("code"),
+                signal: maybe("signal")?,
+            },
+            "terminalStarted" => I::TerminalStarted { id: text("id")? },
+            "terminalFailed" => I::TerminalFailed {
+                id: text("id")?,
+                code: text("code")?,
+            },
+            "terminalExited" => I::TerminalExited {
+                id: text("id")?,
+                code: code("code"),
+                signal: maybe("signal")?,
+            },
+            "cannotLaunch" => I::CannotLaunch {
+                spawn_failed: o.opt_bool("spawnFailed")?.unwrap_or(false),
+                message: text("message")?,
+            },
+            "reject" => I::Reject {
+                message: text("message")?,
+            },
+            "recordNextAs" => I::RecordNextAs {
+                session: need("session")?,
+                text: text("text")?,
+            },
+            "recordLink" => I::RecordLink {
+                session: need("session")?,
+                relation: text("relation")?,
+                id: text("id")?,
+                agent_type: text("agentType")?,
+            },
+            other => {
+                return Err(AgentContextError::invalid(format!(
+                    "input.type: no input is called \"{other}\""
+                )))
+            }
+        })
     }
 }
 
@@ -253,17 +346,25 @@ mod tests {
         ));
         let link = json!({ "type": "recordLink", "session": 0, "relation": "forkedFrom", "id": "s", "agentType": "a" });
         assert!(matches!(read(link), HostInput::RecordLink { .. }));
-        for bad in [
-            json!({ "type": "nope" }),
-            json!({ "type": "abort" }),
-            json!(3),
-        ] {
-            let err = HostInput::read(bad).unwrap_err();
+        let bad = [
+            (
+                json!({ "type": "nope" }),
+                "input.type: no input is called \"nope\"",
+            ),
+            (
+                json!({ "type": "abort" }),
+                "input.op must be a whole number >= 0, got undefined",
+            ),
+            (
+                json!({ "type": "reject", "message": 1 }),
+                "input.message must be a string, got a number",
+            ),
+            (json!(3), "input must be an object, got a number"),
+        ];
+        for (input, expected) in bad {
+            let err = HostInput::read(input).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput);
-            assert!(
-                err.message().starts_with("input could not be read"),
-                "{err}"
-            );
+            assert_eq!(err.message(), expected);
         }
     }
 }

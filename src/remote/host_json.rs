@@ -8,39 +8,35 @@ use serde_json::{json, Value};
 use super::run::{GotBytes, LocalSpawn, ProbeProblem, RemoteRun};
 use crate::attempt::LogWatch;
 use crate::error::{AgentContextError, Result};
+use crate::formats::json_read::Obj;
 use crate::launch::invocation::InvocationFile;
 use crate::launch::run_home::{home_plan, user_folder, HomeRequest};
 
-/// An operation the host asks what to run for, as `{ type, … }`.
-#[derive(serde::Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum Request {
-    Probe { cd: Option<String> },
-    Reap { id: String, outputs: Vec<String> },
-    Kill { id: String, signal: String },
-    Clean,
-    EndShared,
-    Resolve { path: String },
-    Get { path: String },
-    Put { path: String, content: String },
-}
-
 impl RemoteRun {
-    /// What to run for `request`: an operation `{ local, stdin }`, the
-    /// command that ends the shared SSH connection (`EndShared`), or `null`
-    /// (nothing to clean before the probe, no shared connection).
-    pub fn command(&self, request: Value) -> Result<Value> {
-        let request = serde_json::from_value(request)
-            .map_err(|e| AgentContextError::invalid(format!("request could not be read: {e}")))?;
-        Ok(match request {
-            Request::Probe { cd } => self.probe(cd.as_deref()).to_json(),
-            Request::Reap { id, outputs } => self.reap(&id, &outputs).to_json(),
-            Request::Kill { id, signal } => self.kill(&id, &signal).to_json(),
-            Request::Clean => self.clean().map_or(Value::Null, |op| op.to_json()),
-            Request::EndShared => self.end_shared().map_or(Value::Null, |l| l.to_json()),
-            Request::Resolve { path } => self.resolve(&path).to_json(),
-            Request::Get { path } => self.get(&path).to_json(),
-            Request::Put { path, content } => self.put(&path, &content).to_json(),
+    /// What to run for `request` (`{ type, … }`): an operation `{ local,
+    /// stdin }`, the command that ends the shared SSH connection
+    /// (`endShared`), or `null` (nothing to clean before the probe, no
+    /// shared connection).
+    pub fn command(&self, request: &Value) -> Result<Value> {
+        let o = Obj::new(request, "request")?;
+        let text = |key: &str| o.req_str(key);
+        Ok(match o.req_str("type")? {
+            "probe" => self.probe(o.opt_str("cd")?).to_json(),
+            "reap" => {
+                let outputs = o.opt_str_list("outputs")?.unwrap_or_default();
+                let outputs: Vec<String> = outputs.into_iter().map(str::to_owned).collect();
+                self.reap(text("id")?, &outputs).to_json()
+            }
+            "kill" => self.kill(text("id")?, text("signal")?).to_json(),
+            "clean" => self.clean().map_or(Value::Null, |op| op.to_json()),
+            "endShared" => self.end_shared().map_or(Value::Null, |l| l.to_json()),
+            "resolve" => self.resolve(text("path")?).to_json(),
+            "get" => self.get(text("path")?).to_json(),
+            "put" => self.put(text("path")?, text("content")?).to_json(),
+            other => {
+                let message = format!("request.type: no operation is called \"{other}\"");
+                return Err(AgentContextError::invalid(message));
+            }
         })
     }
 }

@@ -407,3 +407,43 @@ fn the_exec_answer_is_checked() {
         "options.host.exec's answer.args[0] must be a string, got a number"
     );
 }
+
+#[test]
+fn the_hosts_requests_name_the_operation_it_builds() {
+    let ssh = host(json!({"ssh": {"host": "build-1"}}));
+    let run = RemoteRun::new(ssh, "/ctl", Vec::new(), "run-1").unwrap();
+    let command = |v: serde_json::Value| run.command(&v);
+    // Before the probe there is no folder there to clean.
+    assert_eq!(
+        command(json!({"type": "clean"})),
+        Ok(serde_json::Value::Null)
+    );
+    assert_eq!(
+        command(json!({"type": "kill", "id": "p1", "signal": "TERM"})),
+        Ok(run.kill("p1", "TERM").to_json())
+    );
+    assert_eq!(
+        command(json!({"type": "probe", "cd": "/w"})),
+        Ok(run.probe(Some("/w")).to_json())
+    );
+    let shared = command(json!({"type": "endShared"})).unwrap();
+    assert_eq!(shared, run.end_shared().unwrap().to_json());
+    let reap = json!({"type": "reap", "id": "p1", "outputs": ["/o"]});
+    assert_eq!(
+        command(reap),
+        Ok(run.reap("p1", &["/o".to_owned()]).to_json())
+    );
+    for (bad, expected) in [
+        (
+            json!({"type": "nope"}),
+            "request.type: no operation is called \"nope\"",
+        ),
+        (
+            json!({"type": "get"}),
+            "request.path must be a string, got undefined",
+        ),
+        (json!([]), "request must be an object, got an array"),
+    ] {
+        assert_eq!(command(bad).unwrap_err().message(), expected);
+    }
+}

@@ -68,7 +68,7 @@ impl RemoteRunJs {
         let request = js_result(to_json(&request, "request"))?;
         js_result(
             self.inner
-                .command(request)
+                .command(&request)
                 .and_then(|v| from_serializable(&v)),
         )
     }
