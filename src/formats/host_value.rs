@@ -174,7 +174,8 @@ pub fn describe_value<V: HostValue>(value: &V) -> String {
     }
 }
 
-/// A budget in bytes; missing: the default. `path` prefixes the message.
+/// A budget in bytes; `undefined` (and `null` when `null_is_default`): the
+/// default. `prefix` goes before the field's name in the message.
 pub fn max_bytes<V: HostValue>(value: &V, prefix: &str, null_is_default: bool) -> Result<u64> {
     match value.shape() {
         Shape::Undefined => Ok(DEFAULT_MAX_BYTES),
