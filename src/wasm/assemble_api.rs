@@ -133,9 +133,13 @@ fn assemble_with(layout: &Layout, input: &JsValue) -> Result<JsValue, JsValue> {
     Ok(js_output::assembler_output(&assembled.output))
 }
 
-/// The methods of the JS class per built-in assembler: `new X().assemble(input)`.
+/// The JS class of a built-in assembler: `new X().assemble(input)` (declared
+/// in types.d.ts).
 macro_rules! assembler_class {
     ($name:ident, $layout:expr) => {
+        #[wasm_bindgen(skip_typescript)]
+        pub struct $name {}
+
         #[wasm_bindgen]
         impl $name {
             #[wasm_bindgen(constructor)]
@@ -156,26 +160,7 @@ macro_rules! assembler_class {
     };
 }
 
-/// `ClaudeContextAssembler` (declared in types.d.ts).
-#[wasm_bindgen(skip_typescript)]
-pub struct ClaudeContextAssembler {}
-
 assembler_class!(ClaudeContextAssembler, CLAUDE);
-
-/// `CodexContextAssembler` (declared in types.d.ts).
-#[wasm_bindgen(skip_typescript)]
-pub struct CodexContextAssembler {}
-
 assembler_class!(CodexContextAssembler, CODEX);
-
-/// `GeminiContextAssembler` (declared in types.d.ts).
-#[wasm_bindgen(skip_typescript)]
-pub struct GeminiContextAssembler {}
-
 assembler_class!(GeminiContextAssembler, GEMINI);
-
-/// `PlainTextAssembler` (declared in types.d.ts).
-#[wasm_bindgen(skip_typescript)]
-pub struct PlainTextAssembler {}
-
 assembler_class!(PlainTextAssembler, PLAIN_TEXT);
