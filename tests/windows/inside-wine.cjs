@@ -46,8 +46,7 @@ async function main() {
     env: { ...env, ...resolved.env },
     stdin: 'wait',
   });
-  for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
-  const pids = fs.existsSync(pidFile) ? JSON.parse(fs.readFileSync(pidFile, 'utf8')) : [];
+  const pids = await pidsIn(pidFile);
   const alive = (pid) => {
     try {
       process.kill(pid, 0);
@@ -73,8 +72,7 @@ async function main() {
   const runPidFile = path.join(config.workDir, 'run-pids.json');
   const controller = new AbortController();
   const aborted = pkg.runAgent('claude-code', { prompt: 'wait' }, { cd: config.workDir, env, extraArgs: ['--sleep', runPidFile, '--grandchild'], signal: controller.signal, maxRetries: 0, timeout: 60, maxDuration: 120 });
-  for (let i = 0; i < 200 && !fs.existsSync(runPidFile); i++) await new Promise((r) => setTimeout(r, 50));
-  const runPids = fs.existsSync(runPidFile) ? JSON.parse(fs.readFileSync(runPidFile, 'utf8')) : [];
+  const runPids = await pidsIn(runPidFile);
   const runBefore = runPids.map(alive);
   const abortedAt = Date.now();
   controller.abort();
@@ -83,6 +81,18 @@ async function main() {
   for (let i = 0; i < 40 && runPids.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
   report.steps.runAgentAbort = { pids: runPids, aliveBefore: runBefore, run: abortedRun, aliveAfter: runPids.map(alive), abortMs: Date.now() - abortedAt };
   save();
+}
+
+/** The pids the stub wrote to `file`, once it has (up to 10 s; `[]` if never). */
+async function pidsIn(file) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return [];
 }
 
 main()

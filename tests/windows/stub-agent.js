@@ -28,6 +28,8 @@ process.stdin.on('end', () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     pids.push(child.pid);
   }
-  fs.writeFileSync(args[sleep + 1], JSON.stringify(pids));
+  // Written whole, then renamed: a reader never sees it half written.
+  fs.writeFileSync(`${args[sleep + 1]}.part`, JSON.stringify(pids));
+  fs.renameSync(`${args[sleep + 1]}.part`, args[sleep + 1]);
   setInterval(() => {}, 1000);
 });
