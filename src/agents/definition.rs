@@ -37,8 +37,8 @@ use serde_json::{Map, Value};
 use super::spec::*;
 use super::{find, known_list, AgentSpec};
 use crate::error::{AgentContextError, Result};
+use crate::formats::input_keys::unknown_key_warnings;
 use crate::formats::json_read::type_name;
-use crate::prompt::input_keys::unknown_key_warnings;
 
 /// The field every message names: the agent is given where an agent type
 /// string is.

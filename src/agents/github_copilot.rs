@@ -11,7 +11,6 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::Layout;
 
 pub const COPILOT: Layout = Layout {

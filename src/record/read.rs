@@ -33,7 +33,7 @@ impl ReadOptions {
             if host::is_absent(&value) {
                 return Ok(None);
             }
-            let n = host::whole(&value, crate::prompt::input::cursor_from_number);
+            let n = host::whole(&value, crate::formats::js_number::cursor_from_number);
             n.map(Some)
                 .ok_or_else(|| host::not_whole(&format!("options.{key}"), &value))
         };

@@ -24,8 +24,8 @@ use std::collections::VecDeque;
 use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
+use crate::formats::input_keys::TEAM_MEMBER;
 use crate::prompt::input::ContextMessage;
-use crate::prompt::input_keys::TEAM_MEMBER;
 use crate::prompt::output::AssemblerOutput;
 
 use super::events::{Action, Cause, Event};
