@@ -4,7 +4,8 @@
 // 2. the fast paths (js/web/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports, and
 //    AgentOutputParser#push over the core's `__push` (js/web/parser-events.js);
-// 3. the Node-only JS host copied flat into pkg/node from its layers' folders:
+// 3. the Node-only JS host copied flat into pkg/node from its layers' folders,
+//    each relative require made to name the file beside it:
 //    js/api (runAgent's js/api/agent-run.cjs over js/api/run.cjs, the one run
 //    driver; sessions and the conversation carried from a record,
 //    AgentTeam's class, the Gemini tool's runner, the MCP server), js/host
@@ -23,8 +24,9 @@
 //    the fast path (2.) and the KnownAgentType union in the declarations;
 //    and, asked of the core, each agent's layout and the known input keys,
 //    which the fast path (2.) then has from its first call.
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -101,15 +103,35 @@ appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
 // Every Node-only file of the JS host, from its layer's folder into pkg/node,
-// flat: they require each other as './x.cjs', which the flat package resolves,
-// so a name may be in one folder only.
+// flat (so a name may be in one folder only). In the source tree a file
+// requires another as it sits there ('../host/agent-process.cjs') and the
+// core's modules through js/core/ ('../core/agent_context_node.cjs', which
+// names the glue in pkg/node); copied flat, each of those requires names the
+// file beside it ('./agent-process.cjs', './agent_context_node.js'). A
+// relative require of anything else fails the build.
 const shipped = new Map();
 for (const layer of NODE_LAYERS) {
   for (const file of readdirSync(`${root}js/${layer}`).filter((f) => f.endsWith('.cjs'))) {
     if (shipped.has(file)) throw new Error(`finish-pkg: js/${layer}/${file} and js/${shipped.get(file)}/${file} would both be pkg/node/${file}`);
     shipped.set(file, layer);
-    copyFileSync(`${root}js/${layer}/${file}`, `${root}pkg/node/${file}`);
   }
+}
+// js/core/<name>.cjs: `module.exports = require('../../pkg/node/<glue>')`.
+const coreGlue = new Map();
+for (const file of readdirSync(`${root}js/core`).filter((f) => f.endsWith('.cjs'))) {
+  const glue = /require\('\.\.\/\.\.\/pkg\/node\/([^'/]+)'\)/.exec(readFileSync(`${root}js/core/${file}`, 'utf8'));
+  if (!glue) throw new Error(`finish-pkg: js/core/${file} does not require a file of pkg/node`);
+  coreGlue.set(`core/${file}`, glue[1]);
+}
+for (const [file, layer] of shipped) {
+  const text = readFileSync(`${root}js/${layer}/${file}`, 'utf8');
+  const flat = text.replace(/require\((['"])(\.\.?\/[^'"]+)\1\)/g, (whole, quote, specifier) => {
+    const target = posix.normalize(`${layer}/${specifier}`);
+    const name = coreGlue.get(target) ?? (shipped.get(posix.basename(target)) === posix.dirname(target) ? posix.basename(target) : undefined);
+    if (name === undefined) throw new Error(`finish-pkg: js/${layer}/${file} requires ${specifier}, which is not shipped in pkg/node`);
+    return `require(${quote}./${name}${quote})`;
+  });
+  writeFileSync(`${root}pkg/node/${file}`, flat);
 }
 appendFileSync(
   node,

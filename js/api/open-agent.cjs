@@ -1,17 +1,17 @@
 // openAgent, Node only: one agent process over the Agent Client Protocol
 // holding several sessions (`__Engine` made for the process, src/engine/,
-// driven by ./engine-host.cjs). Each session is an AgentSession
+// driven by ../host/engine-host.cjs). Each session is an AgentSession
 // (./session.cjs) addressed to the engine by its key. Shipped as
 // pkg/node/open-agent.cjs; the Node entry requires it on the first call.
 'use strict';
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { inputError, directoryProblem } = require('./agent-process.cjs');
-const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy } = require('./run.cjs');
-const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
-const { makeSession, openStarted, agentError, describe, checkFunction, secretsOf } = require('./session.cjs');
-const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
+const { inputError, directoryProblem } = require('../host/agent-process.cjs');
+const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy, secretsOf } = require('./run.cjs');
+const { loggerOf, warnUnknownKeys, envProblem } = require('../host/option-check.cjs');
+const { makeSession, openStarted, agentError, describe, checkFunction } = require('./session.cjs');
+const { SessionRecord, checkStore, takeRecord } = require('../record/session-record.cjs');
 
 /**
  * Starts `agentType` (an agent type, an AgentDefinition or an ACP registry

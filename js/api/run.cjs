@@ -1,6 +1,6 @@
 // The one run driver, Node only: an engine started for a session, a process
 // or one run, over either protocol (`__Engine`, src/engine/, driven by
-// ./engine-host.cjs). `runAgent` and the Gemini tool are one run: the engine
+// ../host/engine-host.cjs). `runAgent` and the Gemini tool are one run: the engine
 // made for it, its one prompt, close, its result (`__RunResult`). The core
 // decides everything (the protocol, the options and defaults, the command
 // line, what an attempt came to, the retries, the result); this file finds
@@ -11,14 +11,14 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { directoryProblem, launchFor } = require('./agent-process.cjs');
-const { EngineHost } = require('./engine-host.cjs');
-const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('./option-check.cjs');
-const { materialize } = require('./attachments.cjs');
+const { directoryProblem, launchFor } = require('../host/agent-process.cjs');
+const { EngineHost } = require('../host/engine-host.cjs');
+const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('../host/option-check.cjs');
+const { materialize } = require('../host/attachments.cjs');
 
 let core;
 function nodeModule() {
-  core ??= require('./agent_context_node.js');
+  core ??= require('../core/agent_context_node.cjs');
   return core;
 }
 
@@ -41,8 +41,8 @@ function agentArg(agent) {
  * `onNotFound(message)` hears where it was looked for (the Gemini tool).
  */
 async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound, remote, ...remoteOptions }) {
-  // An agent on another machine (`options.host`): through its channel (./remote-start.cjs).
-  if (remote != null) return require('./remote-start.cjs').prepareRemote(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, ...remoteOptions });
+  // An agent on another machine (`options.host`): through its channel (../remote/remote-start.cjs).
+  if (remote != null) return require('../remote/remote-start.cjs').prepareRemote(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, ...remoteOptions });
   // The run's own folder (the endpoint's settings, the agent's home, a
   // long system prompt, images given as data), removed when it closes.
   const runFolder = runFolderName();
@@ -124,7 +124,7 @@ function checkPermissionHandler(options) {
   const { onPermission } = options;
   if (onPermission != null && typeof onPermission !== 'function') {
     const got = onPermission === null ? 'null' : typeof onPermission;
-    throw require('./agent-process.cjs').inputError(`options.onPermission must be a function, got ${got}`);
+    throw require('../host/agent-process.cjs').inputError(`options.onPermission must be a function, got ${got}`);
   }
   return onPermission ?? undefined;
 }
@@ -134,7 +134,7 @@ function checkElicitationHandler(options) {
   const { onElicitation } = options;
   if (onElicitation != null && typeof onElicitation !== 'function') {
     const got = onElicitation === null ? 'null' : typeof onElicitation;
-    throw require('./agent-process.cjs').inputError(`options.onElicitation must be a function, got ${got}`);
+    throw require('../host/agent-process.cjs').inputError(`options.onElicitation must be a function, got ${got}`);
   }
   return onElicitation ?? undefined;
 }
@@ -201,7 +201,7 @@ async function runOnce(agent, request, options, host) {
   // recorded session goes on with its record).
   let record;
   if (store) {
-    const { SessionRecord, takeRecord } = require('./session-record.cjs');
+    const { SessionRecord, takeRecord } = require('../record/session-record.cjs');
     let taken;
     try {
       taken = rest.sessionId != null ? await takeRecord(store, String(rest.sessionId), started.plan.agentType) : undefined;
@@ -213,7 +213,7 @@ async function runOnce(agent, request, options, host) {
     }
     record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: host.warn });
     runHost.records.set(0, record);
-    const secrets = require('./session.cjs').secretsOf(host.givenEnv, rest.endpoint);
+    const secrets = secretsOf(host.givenEnv, rest.endpoint);
     runHost.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
   }
   let op;
@@ -246,4 +246,15 @@ async function runOnce(agent, request, options, host) {
   }
 }
 
-module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg };
+/** Values never written in a record: the endpoint's key and headers, the environment given. */
+function secretsOf(env, endpoint) {
+  const values = [];
+  for (const v of Object.values(env ?? {})) if (typeof v === 'string') values.push(v);
+  if (endpoint && typeof endpoint === 'object') {
+    if (typeof endpoint.apiKey === 'string') values.push(endpoint.apiKey);
+    for (const v of Object.values(endpoint.headers ?? {})) if (typeof v === 'string') values.push(v);
+  }
+  return values;
+}
+
+module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg, secretsOf };

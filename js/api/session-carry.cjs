@@ -8,10 +8,10 @@
 // is the core's.
 'use strict';
 
-const { inputError } = require('./agent-process.cjs');
+const { inputError } = require('../host/agent-process.cjs');
 
-const node = () => require('./agent_context_node.js');
-const core = () => require('./agent_context.js');
+const node = () => require('../core/agent_context_node.cjs');
+const core = () => require('../core/agent_context.cjs');
 
 /** Whether a turn ending with error kind `kind` goes on with the next agent of `fallback` (the core decides). */
 const handsOff = (kind) => typeof kind === 'string' && node().__handsOff(kind);
@@ -100,13 +100,17 @@ function carriedOptions(from, options) {
   return { ...out, ...(options ?? {}) };
 }
 
-/** A new session on `agent` carrying `from`'s conversation; `from` stays open (the caller closes it). */
-async function handoff(api, from, agent, options) {
+/**
+ * A new session on `agent` carrying `from`'s conversation; `from` stays open
+ * (the caller closes it). `open` is `openAgentSession` (./session.cjs, which
+ * requires this file).
+ */
+async function handoff(api, from, agent, options, open) {
   if (options != null && (typeof options !== 'object' || Array.isArray(options))) throw inputError('handoff: options must be an object');
   const c = from.__carry;
   if (!c.record) throw inputError('handoff: this session is not recorded');
   const messages = conversationOf(c.record.text, from.agentType);
-  const next = await require('./session.cjs').openAgentSession(api, agent, carriedOptions(from, options));
+  const next = await open(api, agent, carriedOptions(from, options));
   next.__carry.link('handedOffFrom', from.sessionId ?? '', from.agentType);
   const linkBack = (id) => c.link('handedOffTo', id, next.agentType);
   if (next.sessionId) linkBack(next.sessionId);
@@ -148,16 +152,16 @@ function fallbackList(fallback) {
  * that opens; a turn that ends in quota, auth, a missing command or an
  * upstream error past its retries is run again on the next agent by a
  * handoff, the turn's result says `handedOffTo`, and the session goes on
- * there (its methods and fields are the current agent's).
+ * there (its methods and fields are the current agent's). `open` is
+ * `openAgentSession` (./session.cjs, which requires this file).
  */
-async function withFallback(api, agentType, options) {
-  const { openAgentSession } = require('./session.cjs');
+async function withFallback(api, agentType, options, open) {
   const queue = fallbackList(options.fallback);
   const { fallback: _f, ...first } = options;
   let current;
   let reason;
   try {
-    current = await openAgentSession(api, agentType, first);
+    current = await open(api, agentType, first);
   } catch (err) {
     if (!handsOff(err?.kind) || queue.length === 0) throw err;
     reason = err;
@@ -165,7 +169,7 @@ async function withFallback(api, agentType, options) {
   while (!current) {
     const next = queue.shift();
     try {
-      current = await openAgentSession(api, next.agent, { ...first, ...(next.options ?? {}), sessionId: undefined, model: next.options?.model });
+      current = await open(api, next.agent, { ...first, ...(next.options ?? {}), sessionId: undefined, model: next.options?.model });
     } catch (err) {
       if (!handsOff(err?.kind) || queue.length === 0) throw err ?? reason;
     }
@@ -177,7 +181,7 @@ async function withFallback(api, agentType, options) {
       const from = current;
       let to;
       try {
-        to = await handoff(api, from, next.agent, next.options);
+        to = await handoff(api, from, next.agent, next.options, open);
       } catch (err) {
         (first.logger ?? console.warn)(`[agent-context] the fallback ${typeof next.agent === 'string' ? next.agent : next.agent?.id} could not be opened: ${err?.message ?? err}`);
         continue;

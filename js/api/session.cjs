@@ -1,16 +1,16 @@
 // openAgentSession, Node only: an agent kept open for many turns, over the
 // Agent Client Protocol or over its own command line (`protocol: 'cli'`):
 // the session engine (`__Engine`, src/engine/) started by ./run.cjs and
-// driven by ./engine-host.cjs. Shipped as pkg/node/session.cjs; the Node
+// driven by ../host/engine-host.cjs. Shipped as pkg/node/session.cjs; the Node
 // entry requires it on the first call.
 'use strict';
 
-const { inputError, describe } = require('./agent-process.cjs');
-const { startEngine, release, checkPermissionHandler, checkElicitationHandler } = require('./run.cjs');
+const { inputError, describe } = require('../host/agent-process.cjs');
+const { startEngine, release, checkPermissionHandler, checkElicitationHandler, secretsOf } = require('./run.cjs');
 const { readOutputSchema, answer } = require('./structured.cjs');
-const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
-const { materialize } = require('./attachments.cjs');
-const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
+const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('../host/option-check.cjs');
+const { materialize } = require('../host/attachments.cjs');
+const { SessionRecord, checkStore, takeRecord } = require('../record/session-record.cjs');
 
 function checkFunction(value, name) {
   if (value != null && typeof value !== 'function') throw inputError(`${name} must be a function, got ${describe(value)}`);
@@ -26,7 +26,7 @@ function checkSignal(signal, name) {
 
 /** An operation that failed (`{ kind, message }`), as an Error to throw. */
 function agentError(failed) {
-  const { AgentContextError } = require('./agent_context.js');
+  const { AgentContextError } = require('../core/agent_context.cjs');
   const code = failed.kind === 'invalid_params' ? 'INVALID_INPUT' : 'AGENT_ERROR';
   const err = new AgentContextError(code, failed.message.replace(/^invalid parameters: /, ''));
   err.kind = failed.kind;
@@ -93,7 +93,7 @@ async function openAgentSession(api, agentType, options, member) {
   const { env: givenEnv, signal: _s, onEvent: _e, onPermission: _p, onUpdate: _u, onElicitation: _el, logger: _l, store: givenStore, rebuild, fallback, ...rest } = options;
   const store = checkStore(givenStore, 'options.store');
   if (rebuild != null && typeof rebuild !== 'boolean') throw inputError(`options.rebuild must be a boolean, got ${describe(rebuild)}`);
-  if (fallback != null) return require('./session-carry.cjs').withFallback(api, agentType, options);
+  if (fallback != null) return require('./session-carry.cjs').withFallback(api, agentType, options, openAgentSession);
   if (givenEnv != null && (typeof givenEnv !== 'object' || Array.isArray(givenEnv))) throw inputError(`options.env must be an object, got ${describe(givenEnv)}`);
   const badEnv = givenEnv != null && envProblem(givenEnv, 'options.env');
   if (badEnv) throw inputError(badEnv);
@@ -105,7 +105,7 @@ async function openAgentSession(api, agentType, options, member) {
   if (protocol === 'cli') {
     // Over the CLI the trace context reaches each process in its environment.
     if (rest.terminals === true) throw inputError("options.terminals: client terminals are served over ACP only (protocol: 'acp')");
-    if (rest.traceparent != null) env = { ...env, TRACEPARENT: require('./agent_context_node.js').__checkTraceparent(rest.traceparent, 'options.traceparent') };
+    if (rest.traceparent != null) env = { ...env, TRACEPARENT: require('../core/agent_context_node.cjs').__checkTraceparent(rest.traceparent, 'options.traceparent') };
   }
   let hostError = null;
   // A session restored from the store: its record is taken (a lock) before its agent starts.
@@ -155,17 +155,6 @@ async function openAgentSession(api, agentType, options, member) {
   session.__carry.options = options;
   if (rebuilt) await require('./session-carry.cjs').carryInto(session, rebuilt, 'rebuilt');
   return session;
-}
-
-/** Values never written in a record: the endpoint's key and headers, the environment given. */
-function secretsOf(env, endpoint) {
-  const values = [];
-  for (const v of Object.values(env ?? {})) if (typeof v === 'string') values.push(v);
-  if (endpoint && typeof endpoint === 'object') {
-    if (typeof endpoint.apiKey === 'string') values.push(endpoint.apiKey);
-    for (const v of Object.values(endpoint.headers ?? {})) if (typeof v === 'string') values.push(v);
-  }
-  return values;
 }
 
 /**
@@ -240,7 +229,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
         blocks = blocksOf(api, plan.agentType, request, warn, defined);
         // A turn's schema is stated in its prompt (the process's command line is the session's).
         schema = readOutputSchema(turn.outputSchema, plan.agentType, 'session', 'turn.outputSchema');
-        if (turn.traceparent != null) traceparent = require('./agent_context_node.js').__checkTraceparent(turn.traceparent, 'turn.traceparent');
+        if (turn.traceparent != null) traceparent = require('../core/agent_context_node.cjs').__checkTraceparent(turn.traceparent, 'turn.traceparent');
         limits = {
           idleMs: seconds(turn.timeout, 'turn.timeout', plan.idleTimeoutMs),
           maxMs: seconds(turn.maxDuration, 'turn.maxDuration', plan.maxDurationMs),
@@ -252,12 +241,12 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
           turn.attachments == null
             ? undefined
             : host.channel // an agent on another machine: paths are that side's
-              ? await require('./remote-start.cjs').attachmentsThere(host.channel, turn.attachments, plan.cd, null)
+              ? await require('../remote/remote-start.cjs').attachmentsThere(host.channel, turn.attachments, plan.cd, null)
               : materialize(turn.attachments, { cd: require('node:path').resolve(plan.cd), scratch: null });
       } catch (err) {
         schema?.free();
         if (err?.name !== 'AgentContextError') throw err;
-        const { __RunResult } = require('./agent_context_node.js');
+        const { __RunResult } = require('../core/agent_context_node.cjs');
         const refused = __RunResult.invalid(plan.agentType, err.message);
         try {
           return refused.toRun(0);
@@ -383,7 +372,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
     /** A new session on `agent` whose first turn carries this conversation. */
     async handoff(agent, options) {
       open_();
-      return require('./session-carry.cjs').handoff(api, session, agent, options);
+      return require('./session-carry.cjs').handoff(api, session, agent, options, openAgentSession);
     },
   };
   Object.defineProperty(session, '__carry', {
@@ -410,4 +399,4 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
   return session;
 }
 
-module.exports = { openAgentSession, openStarted, makeSession, agentError, describe, checkFunction, secretsOf };
+module.exports = { openAgentSession, openStarted, makeSession, agentError, describe, checkFunction };

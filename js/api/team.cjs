@@ -11,7 +11,7 @@
 // is made).
 'use strict';
 
-const { describe } = require('./describe.cjs');
+const { describe } = require('../host/describe.cjs');
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -25,7 +25,7 @@ function fallbackOptions(entry) {
 
 /** Values a team's record never holds: the environments' values, the endpoints' keys and headers. */
 function secretsOf(run, members) {
-  const { secretsOf: of } = require('./session.cjs');
+  const { secretsOf: of } = require('./run.cjs');
   const out = of(run.env, run.endpoint);
   for (const m of Array.isArray(members) ? members : []) {
     if (!isObject(m)) continue;
@@ -38,8 +38,8 @@ function secretsOf(run, members) {
 /** Defines the class over the Node entry's exports (`api`). */
 function defineAgentTeam(api) {
   const inputError = (message) => new api.AgentContextError('INVALID_INPUT', message);
-  const checks = () => require('./option-check.cjs');
-  const core = () => require('./agent_context_node.js');
+  const checks = () => require('../host/option-check.cjs');
+  const core = () => require('../core/agent_context_node.cjs');
 
   function optionalString(value, name) {
     if (value != null && typeof value !== 'string') throw inputError(`${name} must be a string, got ${describe(value)}`);
@@ -119,7 +119,7 @@ function defineAgentTeam(api) {
       checks().warnEndpointKeys(options, this.#warn);
       const { teamTask, members, ...run } = options;
       this.#run = run;
-      const { checkStore } = require('./session-record.cjs');
+      const { checkStore } = require('../record/session-record.cjs');
       const store = checkStore(run.store, 'options.store');
       const debug = /^(1|true)$/.test(process.env.DEBUG ?? '');
       const picked = { endpoint: run.endpoint, protocol: run.protocol, model: run.model };
@@ -144,7 +144,7 @@ function defineAgentTeam(api) {
 
     /** Keeps the team's record in `store` (`taken`: the one it goes on). */
     #recordIn(store, teamId, taken, secrets) {
-      const { SessionRecord } = require('./session-record.cjs');
+      const { SessionRecord } = require('../record/session-record.cjs');
       this.#teamId = teamId ?? require('node:crypto').randomUUID();
       this.#record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: this.#warn });
       const prior = taken?.prior ? Buffer.from(taken.prior) : undefined;
@@ -399,7 +399,7 @@ function defineAgentTeam(api) {
      * `SESSION_LOCKED`; an id with no team's record, `INVALID_INPUT`.
      */
     static async open(store, teamId, options = {}) {
-      const { checkStore, takeRecord } = require('./session-record.cjs');
+      const { checkStore, takeRecord } = require('../record/session-record.cjs');
       checkStore(store, 'store');
       if (store == null) throw inputError('store must be a session store, got ' + describe(store));
       if (typeof teamId !== 'string' || teamId === '') throw inputError(`teamId must be a non-empty string, got ${describe(teamId)}`);

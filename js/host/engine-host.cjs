@@ -53,7 +53,7 @@ class EngineHost {
     this.onUpdate = onUpdate;
     this.onHostError = onHostError ?? (() => {});
     this.ops = new Map(); // op → { resolve, onEvent }
-    this.records = new Map(); // session key → its SessionRecord (./session-record.cjs)
+    this.records = new Map(); // session key → its SessionRecord (../record/session-record.cjs)
     this.child = null;
     this.timer = null;
     this.closed = false;
@@ -198,7 +198,7 @@ class EngineHost {
   }
 
   spawn(action) {
-    // An agent on another machine: through its channel (./remote-channel.cjs).
+    // An agent on another machine: through its channel (../remote/remote-channel.cjs).
     if (this.channel) return this.channel.spawn(action, this);
     const adds = (vars) => vars && Object.keys(vars).length > 0;
     const env =

@@ -22,7 +22,7 @@ const {
 } = require('./session-store.cjs');
 
 function core() {
-  return require('./agent_context.js');
+  return require('../core/agent_context.cjs');
 }
 
 const decoder = new TextDecoder();

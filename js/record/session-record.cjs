@@ -5,9 +5,9 @@
 // moves lines.
 'use strict';
 
-const { inputError } = require('./agent-process.cjs');
+const { inputError } = require('../host/agent-process.cjs');
 
-const core = () => require('./agent_context.js');
+const core = () => require('../core/agent_context.cjs');
 
 /** A store as the options give it: an object with `open` and `read` (and `list`, `delete`). */
 function checkStore(store, name) {
@@ -112,7 +112,7 @@ async function takeRecord(store, sessionId, agentType) {
   if (entries.length === 0) return { prior: '', writer: null, entries };
   const prior = linesOf(entries);
   // The header as the core writes it (the store keeps the one it has).
-  const header = JSON.parse(require('./agent_context_node.js').__recordHeader(sessionId, agentType, entries[0]?.at ?? Date.now()));
+  const header = JSON.parse(require('../core/agent_context_node.cjs').__recordHeader(sessionId, agentType, entries[0]?.at ?? Date.now()));
   const writer = await store.open(sessionId, header);
   return { prior, writer, entries };
 }

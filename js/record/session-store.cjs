@@ -10,7 +10,7 @@
 // requires it on the first call.
 'use strict';
 
-const { describe } = require('./describe.cjs');
+const { describe } = require('../host/describe.cjs');
 
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
@@ -28,7 +28,7 @@ const POLL_MS = 1000;
 const POLL_ALONE_MS = 250;
 
 function core() {
-  return require('./agent_context.js');
+  return require('../core/agent_context.cjs');
 }
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);

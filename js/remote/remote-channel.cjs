@@ -3,8 +3,8 @@
 // application's own `exec(argv, env)` function). Every decision is the
 // core's (`__RemoteRun`, src/remote/): what to start for each operation,
 // what goes on its stdin, what its answer means. This file starts those
-// local processes (./spawn-agent.cjs), moves their bytes, and hands the
-// session engine (./engine-host.cjs) what happened, as it does for an agent
+// local processes (../host/spawn-agent.cjs), moves their bytes, and hands the
+// session engine (../host/engine-host.cjs) what happened, as it does for an agent
 // run here. What those local processes leave running outside their group
 // is kept (`keepStrays`): the shared SSH connection, which close() ends.
 'use strict';
@@ -12,12 +12,12 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { spawnAgent, onHostEnd } = require('./spawn-agent.cjs');
-const { runFolderName, removeRunFolder } = require('./option-check.cjs');
+const { spawnAgent, onHostEnd } = require('../host/spawn-agent.cjs');
+const { runFolderName, removeRunFolder } = require('../host/option-check.cjs');
 
 let RemoteRunClass;
 function remoteClass() {
-  RemoteRunClass ??= require('./agent_context_node.js').__RemoteRun;
+  RemoteRunClass ??= require('../core/agent_context_node.cjs').__RemoteRun;
   return RemoteRunClass;
 }
 
