@@ -4,7 +4,11 @@
 
 use std::fmt;
 
-/// Stable error codes; the JS binding exposes them as `error.code`.
+/// Stable error codes, as `error.code` says them: the one list of the
+/// codes of every `AgentContextError` the library throws, the core's and the
+/// JS host's (`AgentContextErrorCode` in the shipped types is this list,
+/// checked by `tests/error_codes.rs`; the codes the JS host throws, by
+/// `tests/js/js_sources.test.cjs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     /// A field is missing, has the wrong type, or an impossible value.
@@ -13,15 +17,36 @@ pub enum ErrorCode {
     BudgetExceeded,
     /// A broken internal invariant; never expected, reported instead of panicking.
     Internal,
+    /// A session store's record is being written by another writer.
+    SessionLocked,
+    /// An agent failed an operation that does not resolve a run or a turn
+    /// (opening a session, a mode or model set); `kind` says how.
+    AgentError,
+    /// An agent session that is no longer its conversation's live end;
+    /// `details` names the live end.
+    SessionMoved,
 }
 
 impl ErrorCode {
+    /// Every code, in the order the shipped types list them.
+    pub const ALL: [ErrorCode; 6] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::BudgetExceeded,
+        ErrorCode::Internal,
+        ErrorCode::SessionLocked,
+        ErrorCode::AgentError,
+        ErrorCode::SessionMoved,
+    ];
+
     /// The code as JS sees it.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "INVALID_INPUT",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::SessionLocked => "SESSION_LOCKED",
+            ErrorCode::AgentError => "AGENT_ERROR",
+            ErrorCode::SessionMoved => "SESSION_MOVED",
         }
     }
 }

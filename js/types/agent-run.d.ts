@@ -1,11 +1,4 @@
 
-/** Why a run failed: one taxonomy for every agent, protocol and entry point. */
-export type AgentErrorKind =
-  | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
-  | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
-  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error'
-  | 'invalid_output';
-
 /** `runAgent`'s options (Node only). */
 export interface RunAgentOptions {
   /** The agent's working directory (required). */

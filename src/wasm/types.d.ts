@@ -204,8 +204,23 @@ export interface SelectContextOptions {
   limit?: number;
 }
 
-/** Stable codes of `AgentContextError` (`SESSION_LOCKED`: a session store's record is being written by another process or writer). */
-export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL' | 'SESSION_LOCKED';
+/**
+ * Stable codes of `AgentContextError`:
+ * - `INVALID_INPUT`: a field is missing, of the wrong type or impossible (the message names it);
+ * - `BUDGET_EXCEEDED`: the output does not fit `maxBytes` even after every allowed cut;
+ * - `INTERNAL`: a broken invariant (a bug);
+ * - `SESSION_LOCKED`: a session store's record is being written by another process or writer;
+ * - `AGENT_ERROR`: the agent failed an operation that does not resolve a run or a turn (opening a session, setting a mode or a model); `kind` says how;
+ * - `SESSION_MOVED`: the agent session is no longer its conversation's live end; `details` names the live end.
+ */
+export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL' | 'SESSION_LOCKED' | 'AGENT_ERROR' | 'SESSION_MOVED';
+
+/** Why a run failed: one taxonomy for every agent, protocol and entry point. */
+export type AgentErrorKind =
+  | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
+  | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
+  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error'
+  | 'invalid_output';
 
 /**
  * Every error the library throws: `err instanceof AgentContextError` holds,
@@ -220,6 +235,14 @@ export class AgentContextError extends Error {
   neededBytes?: number;
   /** `BUDGET_EXCEEDED` only: the budget it did not fit. */
   maxBytes?: number;
+  /** An operation an agent failed (`AGENT_ERROR`, or `INVALID_INPUT` with `'invalid_params'`): how it failed. */
+  kind?: AgentErrorKind;
+  /** With `kind`: whether the same operation may succeed if tried again. */
+  retryable?: boolean;
+  /** `SESSION_LOCKED`: the session whose record is being written. */
+  sessionId?: string;
+  /** `SESSION_MOVED`: the conversation's live end, the agent session to go on with. */
+  details?: { conversationId: string; sessionId: string; agentType: string };
 }
 
 /**

@@ -1,9 +1,11 @@
 // The JS host's sources as they sit in the repository: every relative
 // require or import in js/ (and bin/) names a file of the source tree, js/
 // has no require cycle (a require inside a function counts), the flat
-// package the build makes resolves the same requires beside each file.
-// docs/development.md says how the requires of the core's built modules
-// resolve (js/core/).
+// package the build makes resolves the same requires beside each file, and
+// every error code the JS host throws is one of the core's
+// (`AgentContextErrorCode`, which tests/error_codes.rs checks against
+// `ErrorCode`, src/error.rs). docs/development.md says how the requires of
+// the core's built modules resolve (js/core/).
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -18,6 +20,8 @@ const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'ut
 const BUILT_GLUE = ['pkg/node/agent_context.js', 'pkg/node/agent_context_node.js'];
 // The layers scripts/finish-pkg.mjs copies flat into pkg/node.
 const SHIPPED_LAYERS = ['api', 'host', 'record', 'remote'];
+// Code-shaped strings of js/ that are not error codes: environment variables' names.
+const NOT_ERROR_CODES = new Set(['AGENT_CONTEXT_GEMINI_BIN']);
 
 const KEYWORDS_BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
 
@@ -355,4 +359,26 @@ test('the flat package requires each file beside it, as the source tree names it
   }
   assert.ok(checked > 50, `checked ${checked} requires`);
   for (const file of fs.readdirSync(path.join(root, 'js/core'))) assert.ok(!isFile(path.join(pkg, file)), `js/core/${file} is not shipped`);
+});
+
+test('every error code the JS host throws is one of the shipped types\' AgentContextErrorCode', () => {
+  const union = (text) => {
+    const m = /export type AgentContextErrorCode = ([^;]+);/.exec(text);
+    assert.ok(m, 'AgentContextErrorCode is declared');
+    return [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]);
+  };
+  const declared = union(fs.readFileSync(path.join(root, 'src/wasm/types.d.ts'), 'utf8'));
+  for (const dts of ['pkg/node/agent_context.d.ts', 'pkg/web/agent_context.d.ts']) {
+    assert.deepEqual(union(fs.readFileSync(path.join(root, dts), 'utf8')), declared, `${dts} ships src/wasm/types.d.ts's codes`);
+  }
+  const used = new Map();
+  for (const file of filesUnder(path.join(root, 'js'), ['.cjs', '.js', '.mjs'])) {
+    for (const t of tokens(fs.readFileSync(file, 'utf8'))) {
+      if (t.type === 'str' && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(t.value) && !NOT_ERROR_CODES.has(t.value)) {
+        used.set(t.value, `${rel(file)}:${t.line}`);
+      }
+    }
+  }
+  for (const code of ['INVALID_INPUT', 'AGENT_ERROR', 'SESSION_LOCKED']) assert.ok(used.has(code), `the reader finds ${code} in js/`);
+  for (const [code, where] of used) assert.ok(declared.includes(code), `${where}: '${code}' is no AgentContextErrorCode (src/error.rs's ErrorCode lists every code)`);
 });
