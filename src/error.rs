@@ -70,6 +70,8 @@ pub struct AgentContextError {
     /// Boxed: every `Result` of the crate carries this error, and a pointer
     /// keeps it (and the code that moves it) as small as before.
     shortfall: Option<Box<BudgetShortfall>>,
+    /// What the code says more (`SESSION_MOVED`: the live end), as JSON.
+    details: Option<Box<serde_json::Value>>,
 }
 
 impl AgentContextError {
@@ -78,6 +80,7 @@ impl AgentContextError {
             code,
             message: message.into(),
             shortfall: None,
+            details: None,
         }
     }
 
@@ -91,12 +94,24 @@ impl AgentContextError {
                 needed_bytes,
                 max_bytes,
             })),
+            details: None,
         }
     }
 
     /// The sizes of a `BUDGET_EXCEEDED` error; `None` for the other codes.
     pub fn shortfall(&self) -> Option<BudgetShortfall> {
         self.shortfall.as_deref().copied()
+    }
+
+    /// The error with `details` (`error.details` in JS).
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(Box::new(details));
+        self
+    }
+
+    /// What the code says more, when anything.
+    pub fn details(&self) -> Option<&serde_json::Value> {
+        self.details.as_deref()
     }
 
     /// `INVALID_INPUT` with a message that names the field.

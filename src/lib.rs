@@ -50,7 +50,9 @@ pub mod record;
 pub mod engine;
 // Agents on other machines.
 pub mod remote;
-// (A layer above the engine and the record, and below the team, goes here.)
+// The conversation, one thing: which agent session runs its next turn,
+// what that turn carries, what is recorded.
+pub mod conversation;
 // Teams.
 pub mod team;
 // The tools built on runs.

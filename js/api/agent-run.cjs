@@ -62,7 +62,7 @@ function hostOptions(options) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
   const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, onElicitation: _el, store: givenStore, ...rest } = options;
-  const store = require('../record/session-record.cjs').checkStore(givenStore, 'options.store');
+  const store = require('../record/record-writer.cjs').checkStore(givenStore, 'options.store');
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, onElicitation: onElicitation ?? undefined, env: env ?? process.env, givenEnv: env, store, rest };
 }
 

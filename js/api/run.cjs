@@ -197,25 +197,14 @@ async function runOnce(agent, request, options, host) {
     await runHost.channel?.close();
     return notRun(RunResult.aborted(agentType));
   }
-  // A run with a store is recorded as a session is (a run resuming a
-  // recorded session goes on with its record).
-  let record;
-  if (store) {
-    const { SessionRecord, takeRecord } = require('../record/session-record.cjs');
-    let taken;
-    try {
-      taken = rest.sessionId != null ? await takeRecord(store, String(rest.sessionId), started.plan.agentType) : undefined;
-    } catch (err) {
-      engine.free();
-      removeRunFolder(runHost.runFolder);
-      await runHost.channel?.close();
-      throw err;
-    }
-    record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: host.warn });
-    runHost.records.set(0, record);
-    const secrets = secretsOf(host.givenEnv, rest.endpoint);
-    runHost.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
-  }
+  // A run with a store is a conversation of one turn (a run resuming a
+  // recorded agent session goes on with its conversation).
+  const record = store ? await recordRun(store, agentType, rest, runHost, host).catch(async (err) => {
+    engine.free();
+    removeRunFolder(runHost.runFolder);
+    await runHost.channel?.close();
+    throw err;
+  }) : undefined;
   let op;
   const onAbort = () => runHost.feed((e, now) => e.input({ type: 'abort', op }, now));
   runHost.onHostError = (err) => {
@@ -242,7 +231,8 @@ async function runOnce(agent, request, options, host) {
     await runHost.closedPromise;
     signal?.removeEventListener('abort', onAbort);
     engine.free();
-    await record?.close();
+    // A store that did not take every line was told of already (the run's warning).
+    await record?.close().catch(() => {});
   }
 }
 
@@ -255,6 +245,45 @@ function secretsOf(env, endpoint) {
     for (const v of Object.values(endpoint.headers ?? {})) if (typeof v === 'string') values.push(v);
   }
   return values;
+}
+
+/**
+ * The conversation a run is recorded in (`store`): a new one, or — with
+ * `sessionId` — the one that agent session is the live end of
+ * (`SESSION_MOVED` when it is not); its record kept by a RecordWriter.
+ */
+async function recordRun(store, agent, options, runHost, host) {
+  const { RecordWriter } = require('../record/record-writer.cjs');
+  const conversations = require('../record/conversations.cjs');
+  const { __Conversation: Machine } = nodeModule();
+  const setup = { id: require('node:crypto').randomUUID(), createdAt: Date.now(), agent, options: {} };
+  const asked = options.sessionId != null ? String(options.sessionId) : undefined;
+  const found = asked && (await conversations.findConversation(store, asked));
+  let machine = new Machine(setup);
+  let writer;
+  if (found) {
+    const taken = await conversations.takeConversation(store, found.conversationId);
+    try {
+      machine = Machine.restore(setup, taken.bytes, asked, Date.now());
+    } catch (err) {
+      await taken.writer.close();
+      throw err;
+    }
+    if (machine.id === found.conversationId) writer = taken.writer;
+    else await taken.writer.close();
+  }
+  machine.input({ type: 'start' }, Date.now());
+  const open = machine.take().find((a) => a.type === 'openPart');
+  machine.input({ type: 'opened', part: open.part }, Date.now());
+  const record = new RecordWriter({ store, id: machine.id, header: JSON.parse(machine.headerLine), writer, onError: (err) => host.warn?.(`the run's record could not be written to its store: ${err?.message ?? err}`) });
+  for (const a of machine.take()) if (a.type === 'write') record.add(a.lines);
+  runHost.records.set(0, (lines) => {
+    machine.lines(lines);
+    record.add(lines);
+  });
+  const secrets = secretsOf(host.givenEnv, options.endpoint);
+  runHost.feed((e, now) => e.input({ type: 'record', session: 0, start: open.record, secrets }, now));
+  return record;
 }
 
 module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg, secretsOf };

@@ -119,7 +119,7 @@ function defineAgentTeam(api) {
       checks().warnEndpointKeys(options, this.#warn);
       const { teamTask, members, ...run } = options;
       this.#run = run;
-      const { checkStore } = require('../record/session-record.cjs');
+      const { checkStore } = require('../record/record-writer.cjs');
       const store = checkStore(run.store, 'options.store');
       const debug = /^(1|true)$/.test(process.env.DEBUG ?? '');
       const picked = { endpoint: run.endpoint, protocol: run.protocol, model: run.model };
@@ -144,11 +144,11 @@ function defineAgentTeam(api) {
 
     /** Keeps the team's record in `store` (`taken`: the one it goes on). */
     #recordIn(store, teamId, taken, secrets) {
-      const { SessionRecord } = require('../record/session-record.cjs');
+      const { RecordWriter } = require('../record/record-writer.cjs');
       this.#teamId = teamId ?? require('node:crypto').randomUUID();
-      this.#record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: this.#warn });
-      const prior = taken?.prior ? Buffer.from(taken.prior) : undefined;
-      this.#machine.record(this.#teamId, prior, secrets, Date.now());
+      const header = { format: 'agent-context/session-record', version: '2.0', conversationId: this.#teamId, createdAt: Date.now() };
+      this.#record = new RecordWriter({ store, id: this.#teamId, header, writer: taken?.writer, onError: (err) => this.#warn(`the team's record could not be written to its store: ${err?.message ?? err}`) });
+      this.#machine.record(this.#teamId, taken?.bytes, secrets, Date.now());
       this.#drain();
     }
 
@@ -253,7 +253,7 @@ function defineAgentTeam(api) {
           this.#handoff(action);
           break;
         case 'record':
-          this.#record?.add(action.header ?? undefined, action.lines);
+          this.#record?.add(action.lines);
           break;
         case 'fail': {
           this.#closeHandoff(action.member);
@@ -296,11 +296,7 @@ function defineAgentTeam(api) {
       if (!handoff) return;
       this.#handoffs.delete(member);
       const { from, action } = handoff;
-      if (from) {
-        from.__carry?.link('handedOffTo', to.sessionId ?? '', to.agentType);
-        to.__carry?.link('handedOffFrom', from.sessionId ?? '', from.agentType);
-        from.close().catch(() => {});
-      }
+      from?.close().catch(() => {});
       const event = {
         type: 'handoff',
         reason: action.reason,
@@ -399,15 +395,15 @@ function defineAgentTeam(api) {
      * `SESSION_LOCKED`; an id with no team's record, `INVALID_INPUT`.
      */
     static async open(store, teamId, options = {}) {
-      const { checkStore, takeRecord } = require('../record/session-record.cjs');
+      const { checkStore } = require('../record/record-writer.cjs');
       checkStore(store, 'store');
       if (store == null) throw inputError('store must be a session store, got ' + describe(store));
       if (typeof teamId !== 'string' || teamId === '') throw inputError(`teamId must be a non-empty string, got ${describe(teamId)}`);
       if (!isObject(options)) throw inputError(`options must be an object, got ${describe(options)}`);
-      const taken = await takeRecord(store, teamId, 'agent-team');
-      if (!taken.writer) throw inputError(`the store has no team "${teamId}"`);
+      if (!(await store.list({ kind: 'team' })).some((s) => s.conversationId === teamId)) throw inputError(`the store has no team "${teamId}"`);
+      const taken = await require('../record/conversations.cjs').takeConversation(store, teamId);
       try {
-        const data = core().__teamRecordJSON(taken.prior);
+        const data = core().__teamRecordJSON(Buffer.from(taken.bytes).toString());
         const { teamTask: _t, store: _s, ...rest } = options;
         return new AgentTeam({ cd: data.cd, ...rest, store }, new Restoring(data, teamId, taken));
       } catch (err) {

@@ -53,7 +53,7 @@ class EngineHost {
     this.onUpdate = onUpdate;
     this.onHostError = onHostError ?? (() => {});
     this.ops = new Map(); // op → { resolve, onEvent }
-    this.records = new Map(); // session key → its SessionRecord (../record/session-record.cjs)
+    this.records = new Map(); // session key → what takes its record's lines (a conversation, ../api/conversation.cjs)
     this.child = null;
     this.timer = null;
     this.closed = false;
@@ -143,7 +143,7 @@ class EngineHost {
         (this.warn ?? console.warn)(action.message);
         return undefined;
       case 'record':
-        this.records.get(action.session)?.add(action.header, action.lines);
+        this.records.get(action.session)?.(action.lines);
         return undefined;
       case 'update':
         if (this.onUpdate) {

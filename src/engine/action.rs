@@ -39,8 +39,17 @@ pub enum Action {
     /// Ask the host (`onPermission`, the file system); answer with
     /// `host_answer(call, …)`.
     Host { call: u64, request: HostRequest },
-    /// An event of turn `op`'s reply, for its `onEvent`.
-    Event { op: u64, event: AgentEvent },
+    /// An event of turn `op`'s reply, for its `onEvent`; `attempt`, the
+    /// attempt that streamed it (from 1 across retries and the
+    /// conversation's parts), which a text event says.
+    Event {
+        op: u64,
+        event: AgentEvent,
+        attempt: u32,
+    },
+    /// Turn `op`'s attempt `attempt` failed after it streamed text: that
+    /// text is no reply (`onEvent` hears `{ type: 'discard', attempt }`).
+    Discard { op: u64, attempt: u32 },
     /// A `session/update` the session received (modes, commands, options,
     /// and every update between turns), for `onUpdate`.
     Update(Value),
@@ -55,14 +64,9 @@ pub enum Action {
     /// Start or kill a client terminal's process
     /// ([`crate::acp::terminals::HostTerminal`]).
     Terminal(crate::acp::terminals::HostTerminal),
-    /// Lines of session `session`'s record to keep (appended in order);
-    /// `header`, once, when the agent's session id became known: the
-    /// record's first line.
-    Record {
-        session: u64,
-        header: Option<String>,
-        lines: String,
-    },
+    /// Lines of session `session`'s record to keep (appended in order to
+    /// its conversation's record).
+    Record { session: u64, lines: String },
     /// Try a TCP connection to `host:port` (the endpoint, on this
     /// machine) and close it; answer with `probed(op, outcome)`:
     /// `connected`, `remote` when the agent runs on another machine (a
@@ -162,7 +166,17 @@ impl Action {
                 }
             },
             Action::Terminal(t) => t.clone().host_json(),
-            Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
+            Action::Event { op, event, attempt } => {
+                let text = matches!(event, AgentEvent::Text { .. });
+                let mut event = json!(event);
+                if let (true, Value::Object(map)) = (text, &mut event) {
+                    map.insert("attempt".into(), json!(attempt));
+                }
+                json!({"kind": "event", "op": op, "event": event})
+            }
+            Action::Discard { op, attempt } => {
+                json!({"kind": "event", "op": op, "event": {"type": "discard", "attempt": attempt}})
+            }
             Action::Update(update) => json!({"kind": "update", "update": update}),
             Action::SessionUpdate { session, update } => {
                 json!({"kind": "update", "update": update, "session": session})
@@ -175,11 +189,9 @@ impl Action {
                     "kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()}}),
             },
             Action::Warn(message) => json!({"kind": "warn", "message": message}),
-            Action::Record {
-                session,
-                header,
-                lines,
-            } => json!({"kind": "record", "session": session, "header": header, "lines": lines}),
+            Action::Record { session, lines } => {
+                json!({"kind": "record", "session": session, "lines": lines})
+            }
             Action::Probe { op, host, port } => {
                 json!({"kind": "probe", "op": op, "host": host, "port": port})
             }

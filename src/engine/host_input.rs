@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::engine::{Engine, DEFAULT};
 use crate::error::{AgentContextError, Result};
 use crate::formats::json_read::Obj;
-use crate::record::Relation;
 
 /// One input; `session` left out is the engine's only session.
 #[derive(Debug)]
@@ -104,12 +103,26 @@ pub enum HostInput {
         session: u64,
         text: String,
     },
-    /// The record of `session` names another session.
-    RecordLink {
+    /// Record `session` from now on: where its conversation's record
+    /// stands (`crate::engine::RecordStart`'s JSON), the values never written.
+    Record {
         session: u64,
-        relation: String,
-        id: String,
-        agent_type: String,
+        start: Value,
+        secrets: Vec<String>,
+    },
+    /// `session` is not recorded here any more (its conversation goes on
+    /// with another part).
+    StopRecording {
+        session: u64,
+    },
+    /// How `session`'s turns end for its conversation: `hands_off`, a
+    /// hands-off failure ends an attempt (the conversation has another
+    /// agent); `attempts_before`, the attempts its next turn had (a turn
+    /// another part began).
+    Conversation {
+        session: u64,
+        hands_off: bool,
+        attempts_before: Option<u32>,
     },
 }
 
@@ -205,11 +218,31 @@ impl HostInput {
                 session: need("session")?,
                 text: text("text")?,
             },
-            "recordLink" => I::RecordLink {
+            "record" => I::Record {
                 session: need("session")?,
-                relation: text("relation")?,
-                id: text("id")?,
-                agent_type: text("agentType")?,
+                start: o.get("start").cloned().unwrap_or(Value::Null),
+                secrets: match o.get("secrets") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(list)) => list
+                        .iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect(),
+                    Some(_) => {
+                        return Err(AgentContextError::invalid(format!(
+                            "{} must be an array of strings",
+                            o.path_of("secrets")
+                        )))
+                    }
+                },
+            },
+            "stopRecording" => I::StopRecording {
+                session: need("session")?,
+            },
+            "conversation" => I::Conversation {
+                session: need("session")?,
+                hands_off: o.opt_bool("handsOff")?.unwrap_or(false),
+                attempts_before: count("attemptsBefore")?
+                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
             },
             other => {
                 return Err(AgentContextError::invalid(format!(
@@ -298,14 +331,25 @@ impl Engine {
                 self.record_next_as(session, &text);
                 None
             }
-            I::RecordLink {
+            I::Record {
                 session,
-                relation,
-                id,
-                agent_type,
+                start,
+                secrets,
             } => {
-                let relation = Relation::read(&relation)?;
-                self.record_link(session, relation, &id, &agent_type, now);
+                let start = super::recording::RecordStart::read(&start)?;
+                self.record(session, start, &secrets, now);
+                None
+            }
+            I::StopRecording { session } => {
+                self.stop_recording(session);
+                None
+            }
+            I::Conversation {
+                session,
+                hands_off,
+                attempts_before,
+            } => {
+                self.conversation_turns(session, hands_off, attempts_before);
                 None
             }
         })
@@ -344,8 +388,9 @@ mod tests {
                 ..
             }
         ));
-        let link = json!({ "type": "recordLink", "session": 0, "relation": "forkedFrom", "id": "s", "agentType": "a" });
-        assert!(matches!(read(link), HostInput::RecordLink { .. }));
+        let record =
+            json!({ "type": "record", "session": 0, "start": { "nextSeq": 3 }, "secrets": ["k"] });
+        assert!(matches!(read(record), HostInput::Record { .. }));
         let bad = [
             (
                 json!({ "type": "nope" }),

@@ -123,6 +123,7 @@ impl Engine {
             return;
         }
         let (op, wanted, recorded) = (turn.op, turn.limits.events, turn.recorded);
+        let attempt = turn.attempt_number();
         let Some(a) = turn.attempt.as_mut() else {
             return;
         };
@@ -134,7 +135,7 @@ impl Engine {
                 self.record_event(op, &event);
             }
             if wanted {
-                self.actions.push_back(Action::Event { op, event });
+                self.actions.push_back(Action::Event { op, event, attempt });
             }
         }
         self.event_buffer = events;

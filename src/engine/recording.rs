@@ -3,15 +3,20 @@
 //! opened, a turn's request, its reply's events, permissions, the turn's
 //! end, mode and model changes, a crash, a reopen, a link, its close — is
 //! turned into record lines handed to the host as [`Action::Record`] (the
-//! host keeps them in memory and appends them to its store). The record's
-//! header comes once the agent's session id is known (over ACP when the
-//! session opens; over a CLI that makes it, after the first turn).
+//! host keeps them in memory and appends them to its conversation's
+//! record). A session is one part of a conversation: the host says where
+//! the conversation's record stands ([`RecordStart`]), and the engine goes
+//! on numbering from there; the conversation's header is the host's.
+
+use serde_json::Value;
 
 use crate::acp::session::SessionStep;
 use crate::agent_output::AgentEvent;
-use crate::error::Result;
+use crate::error::{AgentContextError, Result};
+use crate::error_kind::AgentErrorKind;
+use crate::formats::json_read::Obj;
 use crate::launch::attachments::Attachment;
-use crate::record::{Header, Opened, Recorder, Relation, TurnOutcome};
+use crate::record::{OpenTurn, Part, PartReason, RecordSeed, Recorder, TurnOutcome};
 
 use super::state::SessionRecord;
 
@@ -19,54 +24,106 @@ use super::action::Action;
 use super::engine::Engine;
 use super::result::TurnResult;
 
-impl Engine {
-    /// Records session `key` from now on. `prior`: the record it goes on
-    /// (restored after a restart; its unfinished turn is marked
-    /// `interrupted` first); `secrets`: values never written (the
-    /// endpoint's key, the environment's values). A record of a newer
-    /// major version is `INVALID_INPUT`.
-    pub fn record(
-        &mut self,
-        key: u64,
-        prior: Option<&[u8]>,
-        secrets: &[String],
-        now: u64,
-    ) -> Result<()> {
-        self.record_member(key, prior, secrets, None, now)
-    }
+/// Where a recorded session's record begins: the conversation's record
+/// as it stands, and whether this session is a new part of it (its `part`
+/// entry written once it is open) or the live part reopened (`resumed`,
+/// `loaded` or `restarted` written).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecordStart {
+    pub seed: RecordSeed,
+    pub part: Option<PartStart>,
+}
 
-    /// [`Engine::record`] of a team member's session: `team`, the team's
-    /// id and the member's, written in its `opened` entry.
-    pub fn record_member(
-        &mut self,
-        key: u64,
-        prior: Option<&[u8]>,
-        secrets: &[String],
-        team: Option<(String, String)>,
-        now: u64,
-    ) -> Result<()> {
-        self.now = now;
-        let (recorder, first) = match prior {
-            Some(bytes) => Recorder::continuing(bytes, now)?,
-            None => (Recorder::new(), String::new()),
+/// A new part of a conversation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PartStart {
+    pub reason: PartReason,
+    pub from_turn: u32,
+    pub fallback_index: Option<usize>,
+    /// The team and member whose conversation it is.
+    pub team: Option<(String, String)>,
+}
+
+impl RecordStart {
+    /// `{ nextSeq, turns, openTurn?: { turn, attempts }, part?: { reason,
+    /// fromTurn, fallbackIndex?, teamId?, memberId? } }`, as the host hands
+    /// it over from the conversation.
+    pub fn read(value: &Value) -> Result<RecordStart> {
+        let o = Obj::new(value, "record")?;
+        let count = |o: &Obj, key: &str| -> Result<u64> {
+            o.get(key).map_or(Ok(0), |v| {
+                v.as_u64().ok_or_else(|| {
+                    AgentContextError::invalid(format!("{} must be a whole number", o.path_of(key)))
+                })
+            })
         };
-        let recorder = recorder.with_secrets(secrets.iter().map(String::as_str));
+        let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let open_turn = match o.get("openTurn") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let t = Obj::new(v, "record.openTurn")?;
+                Some(OpenTurn {
+                    turn: small(count(&t, "turn")?),
+                    attempts: small(count(&t, "attempts")?),
+                })
+            }
+        };
+        let part = match o.get("part") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let p = Obj::new(v, "record.part")?;
+                let reason = p.opt_str("reason")?.unwrap_or("opened");
+                let reason = PartReason::parse(reason).ok_or_else(|| {
+                    AgentContextError::invalid(format!(
+                        "record.part.reason: unknown reason \"{reason}\""
+                    ))
+                })?;
+                let team = p.opt_str("teamId")?.map(str::to_owned);
+                let member = p.opt_str("memberId")?.map(str::to_owned);
+                Some(PartStart {
+                    reason,
+                    from_turn: small(count(&p, "fromTurn")?),
+                    fallback_index: p
+                        .get("fallbackIndex")
+                        .and_then(Value::as_u64)
+                        .map(|n| n as usize),
+                    team: team.zip(member),
+                })
+            }
+        };
+        Ok(RecordStart {
+            seed: RecordSeed {
+                next_seq: count(&o, "nextSeq")?.max(1),
+                turns: small(count(&o, "turns")?),
+                open_turn,
+            },
+            part,
+        })
+    }
+}
+
+impl Engine {
+    /// Records session `key` from now on, from `start` (see
+    /// [`RecordStart`]); `secrets`: values never written (the endpoint's
+    /// key, the environment's values).
+    pub fn record(&mut self, key: u64, start: RecordStart, secrets: &[String], now: u64) {
+        self.now = now;
+        let recorder =
+            Recorder::seeded(start.seed).with_secrets(secrets.iter().map(String::as_str));
         self.records.retain(|r| r.key != key);
+        let reopened = start.part.is_none();
         self.records.push(SessionRecord {
             key,
             recorder,
-            headed: prior.is_some(),
-            created_at: now,
             op: None,
-            opened: false,
+            opened: reopened,
+            part: start.part,
             mode: None,
             model: None,
             next_text: None,
-            team,
         });
-        self.emit_record(key, first);
         // Recording a session already open: it is written as opened now
-        // (a record that goes on: as resumed or loaded).
+        // (the live part reopened: as resumed or loaded).
         if let Some(i) = self.at(key) {
             if self.sessions[i].setup == super::state::Setup::Ready {
                 let s = &self.sessions[i];
@@ -75,15 +132,36 @@ impl Engine {
                     (None, Some(_)) => Some(SessionStep::Resume),
                     (None, None) => None,
                 };
-                if prior.is_some() && step.is_some_and(|s| s != SessionStep::New) {
+                if reopened && !step.is_some_and(|s| s != SessionStep::New) {
+                    // Reopened as a new session: nothing to say of it.
                     if let Some(r) = self.rec_mut(key) {
                         r.opened = true;
                     }
+                    return;
                 }
                 self.record_ready(i, step);
             }
         }
-        Ok(())
+    }
+
+    /// Session `key` is no longer recorded here, and nothing more is
+    /// written of it (the conversation goes on with another part).
+    pub fn stop_recording(&mut self, key: u64) {
+        self.records.retain(|r| r.key != key);
+    }
+
+    /// Whether session `key`'s hands-off failures end an attempt rather
+    /// than the turn (the conversation has another agent to go on with),
+    /// and how many attempts its next turn had before (a turn another part
+    /// began).
+    pub fn conversation_turns(&mut self, key: u64, hands_off: bool, attempts_before: Option<u32>) {
+        if let Some(i) = self.at(key) {
+            let s = &mut self.sessions[i];
+            s.hands_off = hands_off;
+            if attempts_before.is_some() {
+                s.attempts_before = attempts_before;
+            }
+        }
     }
 
     /// The next request of session `key` is recorded as `text`.
@@ -91,24 +169,6 @@ impl Engine {
         if let Some(r) = self.rec_mut(key) {
             r.next_text = Some(text.to_owned());
         }
-    }
-
-    /// Another session relates to session `key` (handed off, forked,
-    /// rebuilt, to or from it).
-    pub fn record_link(
-        &mut self,
-        key: u64,
-        relation: Relation,
-        session_id: &str,
-        agent_type: &str,
-        now: u64,
-    ) {
-        self.now = now;
-        let lines = match self.rec_mut(key) {
-            Some(r) => r.recorder.link(now, relation, session_id, agent_type),
-            None => return,
-        };
-        self.emit_record(key, lines);
     }
 
     pub(super) fn is_recorded(&self, key: u64) -> bool {
@@ -119,37 +179,21 @@ impl Engine {
         self.records.iter_mut().find(|r| r.key == key)
     }
 
-    /// Hands `lines` to the host, with the header first when the session's
-    /// id just became known.
+    /// Hands `lines` to the host.
     fn emit_record(&mut self, key: u64, lines: String) {
-        // Most of a turn's events write nothing (text is held): no lookup.
-        if lines.is_empty() && self.records.iter().any(|r| r.key == key && r.headed) {
-            return;
-        }
-        let id = self
-            .at(key)
-            .and_then(|i| self.sessions[i].snapshot.session_id.clone());
-        let agent_type = self.agent().agent_type;
-        let Some(r) = self.rec_mut(key) else { return };
-        let header = match (&id, r.headed) {
-            (Some(id), false) => {
-                r.headed = true;
-                Some(Header::new(id, agent_type, r.created_at).line())
-            }
-            _ => None,
-        };
-        if lines.is_empty() && header.is_none() {
+        // Most of a turn's events write nothing (text is held).
+        if lines.is_empty() {
             return;
         }
         self.actions.push_back(Action::Record {
             session: key,
-            header,
             lines,
         });
     }
 
-    /// Session `i` is open (`step`: how, over ACP): `opened` the first
-    /// time, `resumed` or `loaded` when it was reopened (a restart).
+    /// Session `i` is open (`step`: how, over ACP): its `part` the first
+    /// time (a new part of the conversation), `resumed` or `loaded` when it
+    /// was reopened, `restarted` when its process was started again.
     pub(super) fn record_ready(&mut self, i: usize, step: Option<SessionStep>) {
         let key = self.sessions[i].key;
         let snap = self.sessions[i].snapshot.clone();
@@ -167,16 +211,20 @@ impl Engine {
                 r.opened = true;
                 r.mode.clone_from(&snap.mode);
                 r.model.clone_from(&snap.model);
-                let (team_id, member_id) = r.team.clone().unzip();
-                r.recorder.opened(
+                let start = r.part.take().unwrap_or_default();
+                let (team_id, member_id) = start.team.unzip();
+                r.recorder.part(
                     now,
-                    Opened {
+                    Part {
+                        session_id: snap.session_id.clone(),
                         agent_type: agent_type.to_owned(),
                         protocol: protocol.to_owned(),
+                        reason: start.reason,
+                        from_turn: start.from_turn.max(1),
+                        fallback_index: start.fallback_index,
                         cd,
                         model: snap.model.clone(),
                         mode: snap.mode.clone(),
-                        agent_session_id: snap.session_id.clone(),
                         team_id,
                         member_id,
                     },
@@ -195,15 +243,24 @@ impl Engine {
         self.emit_record(key, lines);
     }
 
-    /// Session `i`'s running turn starts: its request is recorded, and its
-    /// reply's events are read for the record.
+    /// Session `i`'s running turn starts an attempt: its request is
+    /// recorded with the first (a turn another part began is not asked
+    /// again), and its reply's events are read for the record.
     pub(super) fn record_request(&mut self, i: usize) {
         let key = self.sessions[i].key;
         let now = self.now;
         let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
-        if turn.attempts > 0 || !self.records.iter().any(|r| r.key == key) {
+        if turn.attempts > 0 {
+            if turn.recorded {
+                if let Some(r) = self.records.iter_mut().find(|r| r.key == key) {
+                    r.recorder.attempt_start();
+                }
+            }
+            return;
+        }
+        if !self.records.iter().any(|r| r.key == key) {
             return;
         }
         turn.recorded = true;
@@ -220,6 +277,20 @@ impl Engine {
         r.op = Some(op);
         let text = r.next_text.take().unwrap_or(text);
         let lines = r.recorder.request(now, &text, &attachments);
+        r.recorder.attempt_start();
+        self.emit_record(key, lines);
+    }
+
+    /// Turn `op`'s running attempt failed (`kind`, `message`) and another
+    /// follows, or the turn goes on with the conversation's next agent:
+    /// its `attemptEnd` (the text it streamed, never a reply).
+    pub(super) fn record_attempt_end(&mut self, op: u64, kind: AgentErrorKind, message: &str) {
+        let now = self.now;
+        let Some(r) = self.records.iter_mut().find(|r| r.op == Some(op)) else {
+            return;
+        };
+        let key = r.key;
+        let lines = r.recorder.attempt_end(now, kind, message);
         self.emit_record(key, lines);
     }
 
@@ -313,12 +384,28 @@ impl Engine {
 
     fn record_turn_end(&mut self, op: u64, result: &TurnResult) {
         let now = self.now;
-        let Some(r) = self.records.iter_mut().find(|r| r.op == Some(op)) else {
+        let Some(at) = self.records.iter().position(|r| r.op == Some(op)) else {
             return;
         };
+        let key = self.records[at].key;
+        let failed = result
+            .error
+            .as_ref()
+            .filter(|e| e.kind != AgentErrorKind::Aborted)
+            .map(|e| (e.kind, e.message.clone()));
+        let hands_off = self.at(key).is_some_and(|i| self.sessions[i].hands_off);
+        let r = &mut self.records[at];
         r.op = None;
-        let key = r.key;
-        let lines = r.recorder.turn_end(now, &outcome_of(result));
+        let mut lines = String::new();
+        if let Some((kind, message)) = &failed {
+            lines.push_str(&r.recorder.attempt_end(now, *kind, message));
+            if hands_off && kind.hands_off() {
+                // The turn goes on with the conversation's next agent.
+                r.recorder.leave_turn();
+                return self.emit_record(key, lines);
+            }
+        }
+        lines.push_str(&r.recorder.turn_end(now, &outcome_of(result)));
         self.emit_record(key, lines);
     }
 

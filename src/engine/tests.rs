@@ -470,6 +470,7 @@ fn each_line_is_split_across_chunks_and_events_come_in_order() {
             Action::Event {
                 op: o,
                 event: crate::agent_output::AgentEvent::Text { text },
+                attempt: 1,
             } if *o == op => Some(text.clone()),
             _ => None,
         })

@@ -89,6 +89,9 @@ pub struct Turn {
     /// Where its next attempt stands with the endpoint asked first
     /// (`super::probe`).
     pub probe: Probe,
+    /// The attempts made at it by the conversation's part before this one
+    /// (a turn that failed over): its attempts are numbered on.
+    pub attempts_before: u32,
 }
 
 /// A turn's next attempt and the [`Action::Probe`](super::Action::Probe)
@@ -178,7 +181,13 @@ impl Turn {
             recorded: false,
             attachments: Vec::new(),
             probe: Probe::None,
+            attempts_before: 0,
         }
+    }
+
+    /// The running (or last) attempt's number in the conversation's turn.
+    pub fn attempt_number(&self) -> u32 {
+        self.attempts_before + self.attempts.max(1)
     }
 
     /// A new attempt at `now`, its parser reading `agent`'s output over

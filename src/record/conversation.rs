@@ -24,17 +24,26 @@ pub struct Message {
 }
 
 /// The conversation `record` holds, oldest first: up to turn `up_to` when
-/// given (turns count from 1). The agent's messages are from `agent` (the
-/// agent type that answered). A turn that failed with no reply at all is
-/// left out (its request is asked again where it is carried); an empty
-/// reply is.
+/// given (turns count from 1). Each reply is from the agent type of the
+/// part that gave it (`agent` where the record names none). A turn that
+/// failed with no reply at all is left out (its request is asked again
+/// where it is carried); an empty reply is. A failed attempt's text is
+/// never a reply (its tool calls are: they changed things), and the turn
+/// still open (a failover's) is not carried: its request is the message
+/// that goes with the conversation, once.
 pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Vec<Message>> {
     let read = read_record(record, ReadOptions::default())?;
     let mut out = Vec::new();
-    // The running turn's request and reply.
+    // The running turn's request and reply; the reply's length when its
+    // running attempt began (a failed attempt's text is cut back to it).
     let mut request: Option<String> = None;
     let mut reply = String::new();
-    let flush = |request: &mut Option<String>, reply: &mut String, out: &mut Vec<Message>| {
+    let mut attempt_from = 0;
+    let mut speaker = agent.to_owned();
+    let flush = |request: &mut Option<String>,
+                 reply: &mut String,
+                 speaker: &str,
+                 out: &mut Vec<Message>| {
         if let Some(text) = request.take() {
             out.push(Message {
                 from: USER.to_owned(),
@@ -44,7 +53,7 @@ pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Ve
         let text = reply.trim();
         if !text.is_empty() {
             out.push(Message {
-                from: agent.to_owned(),
+                from: speaker.to_owned(),
                 content: text.to_owned(),
             });
         }
@@ -59,29 +68,55 @@ pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Ve
         };
         let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default();
         match &*line.kind {
-            "request" => {
-                flush(&mut request, &mut reply, &mut out);
-                request = Some(text("text").to_owned());
+            "part" | "opened" if !text("agentType").is_empty() => {
+                speaker = text("agentType").to_owned();
             }
-            "text" => reply.push_str(text("text")),
-            "toolCall" if text("status") != "pending" => {
+            "request" => {
+                flush(&mut request, &mut reply, &speaker, &mut out);
+                request = Some(text("text").to_owned());
+                attempt_from = 0;
+            }
+            "text" if request.is_some() => reply.push_str(text("text")),
+            "toolCall" if request.is_some() && text("status") != "pending" => {
                 if !reply.is_empty() && !reply.ends_with('\n') {
                     reply.push('\n');
                 }
                 reply.push_str(&tool_line(&entry));
                 reply.push('\n');
             }
+            "attemptEnd" if request.is_some() => {
+                // Its text is not a reply: what it wrote before a tool call goes.
+                let kept = strip_text_after(&reply, attempt_from);
+                reply = kept;
+                attempt_from = reply.len();
+            }
             "turnEnd" => {
                 if entry.get("error").is_some() && reply.trim().is_empty() {
                     request = None;
                 }
-                flush(&mut request, &mut reply, &mut out);
+                flush(&mut request, &mut reply, &speaker, &mut out);
+                attempt_from = 0;
+            }
+            "interrupted" => {
+                flush(&mut request, &mut reply, &speaker, &mut out);
+                attempt_from = 0;
             }
             _ => {}
         }
     }
-    flush(&mut request, &mut reply, &mut out);
+    // A turn still open is not carried (its request goes as the message).
     Ok(out)
+}
+
+/// `reply` with the text written after `from` taken out, its tool lines kept.
+fn strip_text_after(reply: &str, from: usize) -> String {
+    let (kept, failed) = reply.split_at(from.min(reply.len()));
+    let mut out = kept.to_owned();
+    for line in failed.lines().filter(|l| l.starts_with("[tool ")) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// `[tool Read (success): {"file_path":"notes.txt"} → The launch code…]`

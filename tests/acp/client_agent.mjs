@@ -21,7 +21,9 @@
 //           from the corrective turn on; NEVER: never in that shape
 // Anything else: "Hello from turn N". With CLIENT_AGENT_OVER_QUOTA set,
 // every prompt fails as a model API over its quota does (an internal error
-// naming HTTP 429).
+// naming HTTP 429); set to `text`, it says the API's error as text first
+// (as Claude Code's adapter does); set to `tool`, it says a line, runs a
+// tool call to its end and says another line first.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -142,6 +144,15 @@ const app = acp
       return { stopReason: 'end_turn' };
     }
     if (process.env.CLIENT_AGENT_OVER_QUOTA) {
+      const how = process.env.CLIENT_AGENT_OVER_QUOTA;
+      if (how === 'text') await say('API Error: Request rejected (429) · rate limited');
+      if (how === 'tool') {
+        await say('Let me look.');
+        const toolCallId = `tool-${session.turns}`;
+        await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: 'Read notes.txt', kind: 'read', status: 'pending', rawInput: { path: 'notes.txt' } } });
+        await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', rawOutput: 'The launch code is 4217.' } });
+        await say('The notes say');
+      }
       throw acp.RequestError.internalError(undefined, 'HTTP 429: You exceeded your current quota, please check your plan and billing details');
     }
     if (/\bHANG\b/.test(text)) {

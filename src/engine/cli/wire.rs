@@ -333,7 +333,8 @@ impl Engine {
         let Some(turn) = self.sessions[0].turn.as_mut() else {
             return;
         };
-        let (wanted, recorded) = (turn.limits.events, turn.recorded);
+        let (wanted, recorded, attempt) =
+            (turn.limits.events, turn.recorded, turn.attempt_number());
         if let Some(kept) = turn.attempt.as_mut().and_then(|a| a.cli.kept.as_mut()) {
             kept.extend(events.iter().cloned());
         }
@@ -344,7 +345,7 @@ impl Engine {
         }
         if wanted {
             for event in events {
-                self.push(Action::Event { op, event });
+                self.push(Action::Event { op, event, attempt });
             }
         }
     }
