@@ -33,9 +33,11 @@ function userTextOf(request) {
 /**
  * `request` with `messages` (the carried conversation) before it, assembled
  * for `agentType` (a full prompt within its budget), and the turn's
- * `context`: `{ kind: 'full', carried, dropped, report, userText }`.
+ * `context`: `{ kind: 'full', carried, dropped, report, userText }`, and
+ * `compacted: { compactionId, replacedTurns }` when the agent's compaction
+ * summary stood for the earlier turns, else `from: 'all'` (every turn).
  */
-function carried(agentType, messages, request, warn) {
+function carried(agentType, messages, request, warn, compacted) {
   const userText = userTextOf(request);
   const input = request !== null && typeof request === 'object' && !Array.isArray(request) && typeof request.prompt !== 'string' ? request : null;
   const member = { id: 'agent', agentType };
@@ -45,6 +47,8 @@ function carried(agentType, messages, request, warn) {
   const transcript = [...messages, ...(input?.contextMessages ?? [])];
   const plan = core().planTeamTurn({ transcript, member, fresh: true, message: userText, teamTask: input?.teamTask ?? null }, warn ? { logger: warn } : undefined);
   const context = { kind: plan.kind, carried: messages.length, dropped: plan.dropped.length, report: plan.report, userText };
+  if (compacted) context.compacted = compacted;
+  else context.from = 'all';
   if (Array.isArray(request)) {
     // The attachments stay; the text is the assembled prompt.
     const rest = request.filter((b) => b?.type !== 'text');
@@ -53,9 +57,9 @@ function carried(agentType, messages, request, warn) {
   return { request: plan.output, context };
 }
 
-/** The conversation of `recordText`, the agent's messages from `agentType`, up to turn `upTo`. */
+/** The conversation of `recordText` as it is carried (`{ messages, compacted? }`), the agent's messages from `agentType`, up to turn `upTo`. */
 function conversationOf(recordText, agentType, upTo) {
-  return node().__recordConversation(recordText, agentType, upTo);
+  return node().__recordCarry(recordText, agentType, upTo);
 }
 
 /** The agent type a record's session ran (its `opened` entry), else `fallback`. */
@@ -72,7 +76,7 @@ function agentTypeOf(entries, fallback) {
 async function carryInto(session, taken, how) {
   const c = session.__carry;
   const oldId = taken.entries.find((e) => e.agentSessionId)?.agentSessionId ?? c.options?.sessionId ?? '';
-  const messages = conversationOf(taken.prior, agentTypeOf(taken.entries, session.agentType));
+  const { messages, compacted } = conversationOf(taken.prior, agentTypeOf(taken.entries, session.agentType));
   c.link(`${how}From`, String(oldId), session.agentType);
   const linkOld = async (id) => {
     try {
@@ -84,9 +88,9 @@ async function carryInto(session, taken, how) {
   session.rebuiltFrom = String(oldId);
   if (session.sessionId) {
     await linkOld(session.sessionId);
-    c.set({ messages });
+    c.set({ messages, compacted });
   } else {
-    c.set({ messages, linkBack: linkOld });
+    c.set({ messages, compacted, linkBack: linkOld });
   }
 }
 
@@ -105,12 +109,12 @@ async function handoff(api, from, agent, options) {
   if (options != null && (typeof options !== 'object' || Array.isArray(options))) throw inputError('handoff: options must be an object');
   const c = from.__carry;
   if (!c.record) throw inputError('handoff: this session is not recorded');
-  const messages = conversationOf(c.record.text, from.agentType);
+  const { messages, compacted } = conversationOf(c.record.text, from.agentType);
   const next = await require('./session.cjs').openAgentSession(api, agent, carriedOptions(from, options));
   next.__carry.link('handedOffFrom', from.sessionId ?? '', from.agentType);
   const linkBack = (id) => c.link('handedOffTo', id, next.agentType);
   if (next.sessionId) linkBack(next.sessionId);
-  next.__carry.set({ messages, linkBack: next.sessionId ? undefined : linkBack });
+  next.__carry.set({ messages, compacted, linkBack: next.sessionId ? undefined : linkBack });
   next.handedOffFrom = from.sessionId;
   from.handedOffTo = next;
   return next;
@@ -119,12 +123,12 @@ async function handoff(api, from, agent, options) {
 /** A new session on the same agent holding `session`'s conversation up to turn `atTurn` (all when undefined). */
 async function forkFromRecord(session, atTurn) {
   const c = session.__carry;
-  const messages = conversationOf(c.record.text, session.agentType, atTurn);
+  const { messages, compacted } = conversationOf(c.record.text, session.agentType, atTurn);
   const forked = await c.reopen({});
   forked.__carry.link('forkedFrom', session.sessionId ?? '', session.agentType);
   const linkBack = (id) => c.link('forkedTo', id, forked.agentType);
   if (forked.sessionId) linkBack(forked.sessionId);
-  forked.__carry.set({ messages, linkBack: forked.sessionId ? undefined : linkBack });
+  forked.__carry.set({ messages, compacted, linkBack: forked.sessionId ? undefined : linkBack });
   forked.forkedFrom = session.sessionId;
   return forked;
 }

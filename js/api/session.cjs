@@ -236,7 +236,7 @@ function makeSession(api, host, plan, { defined, protocol, persistent, snapshot:
       let traceparent;
       let context;
       try {
-        if (carry) ({ request, context } = require('./session-carry.cjs').carried(plan.agentType, carry.messages, request, warn));
+        if (carry) ({ request, context } = require('./session-carry.cjs').carried(plan.agentType, carry.messages, request, warn, carry.compacted));
         blocks = blocksOf(api, plan.agentType, request, warn, defined);
         // A turn's schema is stated in its prompt (the process's command line is the session's).
         schema = readOutputSchema(turn.outputSchema, plan.agentType, 'session', 'turn.outputSchema');

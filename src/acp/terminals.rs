@@ -8,7 +8,6 @@
 
 use serde_json::{json, Value};
 
-use crate::acp::fs::inside;
 use crate::formats::json_read::type_name;
 
 /// The most output a terminal keeps, whatever the agent asks: 1 MiB.
@@ -139,13 +138,14 @@ pub struct Terminals {
 
 impl Terminals {
     /// Reads `terminal/create`'s params for a session whose folder is `cd`
-    /// (`windows`: the host's shell is `cmd.exe`) and adds the terminal;
+    /// and whose more folders are `dirs` (a `cwd` may be in any of them;
+    /// `windows`: the host's shell is `cmd.exe`) and adds the terminal;
     /// the host then starts what the [`Launch`] says. `Err`: why not
     /// (answered as invalid params).
     pub fn create(
         &mut self,
         params: &Value,
-        cd: &str,
+        (cd, dirs): (&str, &[String]),
         windows: bool,
         owner: (Option<u64>, Option<u64>),
         rpc_id: Value,
@@ -185,7 +185,7 @@ impl Terminals {
         let env = read_env(params.get("env"))?;
         let cwd = match params.get("cwd") {
             None | Some(Value::Null) => cd.to_owned(),
-            Some(Value::String(dir)) => inside(cd, dir)
+            Some(Value::String(dir)) => super::fs::inside_roots(cd, dirs, dir)
                 .ok_or_else(|| format!("params.cwd {dir} is outside the working directory {cd}"))?,
             Some(other) => {
                 return Err(format!(
@@ -379,7 +379,7 @@ mod tests {
     use super::*;
 
     fn create(t: &mut Terminals, params: Value) -> Result<Launch, String> {
-        t.create(&params, "/work/app", false, (Some(1), Some(7)), json!(5))
+        t.create(&params, ("/work/app", &[]), false, (Some(1), Some(7)), json!(5))
     }
 
     #[test]
@@ -414,9 +414,7 @@ mod tests {
         assert_eq!(sh.args, ["-c", "ls -la | head -3"]);
         assert_eq!(sh.cwd, "/work/app");
         let win = t
-            .create(
-                &json!({"command": "dir /b"}),
-                "C:\\app",
+            .create(&json!({"command": "dir /b"}), ("C:\\app", &[]),
                 true,
                 (None, None),
                 json!(1),

@@ -9,7 +9,7 @@ use super::engine::*;
 use super::judge::{error_text, Stage};
 use super::messages::parse_object;
 use super::timers::Timer;
-use crate::acp::fs::inside;
+use crate::acp::fs::inside_roots;
 use crate::acp::permission::{self, Decision, Policy};
 use crate::acp::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use crate::attempt::{AgentErrorKind, Failure};
@@ -236,13 +236,15 @@ impl Engine {
                     );
                     return;
                 };
-                let cd = self.cfg_of(key).options.cd.clone();
-                let Some(full) = inside(&cd, path) else {
+                let cfg = self.cfg_of(key);
+                let cd = cfg.options.cd.clone();
+                let Some(full) = inside_roots(&cd, &cfg.client.dirs, path) else {
                     let what = if write { "write" } else { "read" };
+                    let more = if cfg.client.dirs.is_empty() { "" } else { " and the session's dirs" };
                     let error = rpc_error(
                         INVALID_PARAMS,
                         &format!(
-                            "refused to {what} {path}: it is outside the working directory {cd}"
+                            "refused to {what} {path}: it is outside the working directory {cd}{more}"
                         ),
                         None,
                     );

@@ -73,18 +73,28 @@ impl Engine {
                 return self.setup_decided(i, failure);
             }
         };
+        let dirs = match scfg.dirs_for(&self.initialized) {
+            Ok(dirs) => dirs,
+            Err(e) => {
+                let failure = Failure::new(
+                    AgentErrorKind::InvalidParams,
+                    format!("invalid parameters: {}", e.message()),
+                );
+                return self.setup_decided(i, failure);
+            }
+        };
         let mut params = Map::new();
         if let Some(id) = asked.filter(|_| step != SessionStep::New) {
             params.insert("sessionId".into(), json!(id));
         }
         params.insert("cwd".into(), json!(scfg.options.cd));
-        params.insert("mcpServers".into(), mcp);
-        if let (true, Some(system)) = (launch.system_prompt_meta, &scfg.system_prompt) {
-            params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
+        if let Some(dirs) = dirs {
+            params.insert("additionalDirectories".into(), dirs);
         }
+        params.insert("mcpServers".into(), mcp);
+        let carried = system_prompt_params(&mut params, scfg, launch, &self.initialized);
         crate::acp::client::with_trace(&mut params, scfg.client.traceparent.as_deref());
-        let system_inline =
-            step == SessionStep::New && !launch.system_prompt_meta && scfg.system_prompt.is_some();
+        let system_inline = step == SessionStep::New && !carried && scfg.system_prompt.is_some();
         let s = &mut self.sessions[i];
         s.setup = Setup::Opening;
         s.system_inline = system_inline;
@@ -272,5 +282,40 @@ impl Engine {
         }
         self.push(Action::CloseStdin);
         self.push(Action::Kill);
+    }
+}
+
+/// Whether the agent takes a client's system prompt on its session
+/// requests (`sessionCapabilities.systemPrompt`, unstable in ACP 1.25).
+pub(super) fn takes_system_prompt(initialized: &Value) -> bool {
+    initialized
+        .pointer("/agentCapabilities/sessionCapabilities/systemPrompt")
+        .is_some_and(|c| !c.is_null() && c != &Value::Bool(false))
+}
+
+/// The session's system prompt in `params` where the agent takes one:
+/// `systemPrompt: { mode: 'append', content }` where it advertises
+/// `sessionCapabilities.systemPrompt`, else Claude's `_meta.systemPrompt`.
+/// False when it goes inline (in front of the first prompt) instead.
+pub(super) fn system_prompt_params(
+    params: &mut Map<String, Value>,
+    scfg: &super::config::SessionConfig,
+    launch: &crate::agents::AcpLaunch,
+    initialized: &Value,
+) -> bool {
+    let Some(system) = &scfg.system_prompt else {
+        return false;
+    };
+    if takes_system_prompt(initialized) {
+        params.insert(
+            "systemPrompt".into(),
+            json!({"mode": "append", "content": [{"type": "text", "text": system}]}),
+        );
+        true
+    } else if launch.system_prompt_meta {
+        params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
+        true
+    } else {
+        false
     }
 }

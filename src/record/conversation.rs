@@ -3,6 +3,15 @@
 //! call summed up as a line of text — as the agent's. What a rebuilt,
 //! handed-off or forked session's first turn assembles for its agent,
 //! within its budget, as any conversation is.
+//!
+//! The carry rule ([`carry`]): after the agent compacted its own context
+//! (a `compaction` entry that ended `completed` with a summary of text),
+//! what it holds is that summary and the turns after it, so that is what is
+//! carried — not the turns the summary replaced. The turn the compaction
+//! happened in is carried after the summary, unless it said nothing else
+//! (a compact command's own turn). With no such compaction (none, one
+//! without a summary or with only an opaque one, one that failed or was
+//! cancelled) every turn is carried. [`Carried`] says which.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -15,6 +24,31 @@ pub const TOOL_TEXT_CHARS: usize = 400;
 
 /// Who the user's messages are from.
 pub const USER: &str = "user";
+
+/// The summary of the latest usable compaction opens the carried
+/// conversation as a message of the agent's, with these words before it.
+pub const SUMMARY_LEAD: &str = "Summary of the earlier conversation (the agent compacted its context):";
+
+/// What a carried conversation holds: every turn, or a compaction's
+/// summary and the turns after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Carried {
+    pub messages: Vec<Message>,
+    /// The compaction whose summary stands for the turns before it; `None`:
+    /// every turn is carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compacted: Option<Compacted>,
+}
+
+/// A compaction a carried conversation starts from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compacted {
+    pub compaction_id: String,
+    /// The turns its summary stands for (not carried).
+    pub replaced_turns: u64,
+}
 
 /// One message of the conversation (the assembler's context message).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -29,8 +63,76 @@ pub struct Message {
 /// left out (its request is asked again where it is carried); an empty
 /// reply is.
 pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Vec<Message>> {
+    Ok(carry(record, agent, up_to)?.messages)
+}
+
+/// The latest compaction (up to turn `up_to`) that ended `completed` with a
+/// summary of text: its first entry's index in `lines`, its turn, its id
+/// and its summary.
+fn usable_compaction(
+    lines: &[super::read::Line<'_>],
+    up_to: Option<u64>,
+) -> Option<(usize, Option<u64>, String, String)> {
+    // Each compaction by its id: where it was first seen, how it stands.
+    let mut seen: Vec<(usize, Option<u64>, String, String, Option<String>)> = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        if up_to.is_some_and(|last| line.turn.is_some_and(|t| t > last)) {
+            break;
+        }
+        if line.kind != "compaction" {
+            continue;
+        }
+        let Ok(entry) = serde_json::from_slice::<super::entry::CompactionEntry>(line.text) else {
+            continue;
+        };
+        match seen.iter_mut().find(|c| c.2 == entry.compaction_id) {
+            Some(c) => {
+                c.3 = entry.status;
+                c.4 = entry.summary;
+            }
+            None => seen.push((at, line.turn, entry.compaction_id, entry.status, entry.summary)),
+        }
+    }
+    seen.into_iter()
+        .rev()
+        .find_map(|(at, turn, id, status, summary)| {
+            let summary = summary.filter(|s| !s.trim().is_empty())?;
+            (status == "completed").then(|| (at, turn, id, summary.trim().to_owned()))
+        })
+}
+
+/// The conversation `record` holds, as it is carried to another session
+/// (see the module's doc): up to turn `up_to` when given; the agent's
+/// messages from `agent`.
+pub fn carry(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Carried> {
     let read = read_record(record, ReadOptions::default())?;
+    let compaction = usable_compaction(&read.lines, up_to);
     let mut out = Vec::new();
+    let mut compacted = None;
+    // Lines before `from` are the summary's; the turn the compaction
+    // happened in is carried whole.
+    let mut from = 0;
+    if let Some((at, turn, id, summary)) = compaction {
+        from = match turn {
+            Some(t) => read.lines[..at]
+                .iter()
+                .position(|l| l.kind == "request" && l.turn == Some(t))
+                .unwrap_or(at),
+            None => at,
+        };
+        let replaced = read.lines[..from]
+            .iter()
+            .filter(|l| l.kind == "request")
+            .count() as u64;
+        out.push(Message {
+            from: agent.to_owned(),
+            content: format!("{SUMMARY_LEAD}\n\n{summary}"),
+        });
+        compacted = Some(Compacted {
+            compaction_id: id,
+            replaced_turns: replaced,
+        });
+    }
     // The running turn's request and reply.
     let mut request: Option<String> = None;
     let mut reply = String::new();
@@ -50,7 +152,7 @@ pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Ve
         }
         reply.clear();
     };
-    for line in &read.lines {
+    for line in &read.lines[from..] {
         if up_to.is_some_and(|last| line.turn.is_some_and(|t| t > last)) {
             break;
         }
@@ -72,7 +174,12 @@ pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Ve
                 reply.push('\n');
             }
             "turnEnd" => {
-                if entry.get("error").is_some() && reply.trim().is_empty() {
+                let failed = entry.get("error").is_some();
+                // A turn that failed with no reply, or the compaction's own
+                // turn that said nothing (a compact command), is not carried.
+                let compact_command =
+                    compacted.is_some() && compaction_turn(&read.lines[from..], line.turn);
+                if (failed || compact_command) && reply.trim().is_empty() {
                     request = None;
                 }
                 flush(&mut request, &mut reply, &mut out);
@@ -81,7 +188,18 @@ pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Ve
         }
     }
     flush(&mut request, &mut reply, &mut out);
-    Ok(out)
+    Ok(Carried {
+        messages: out,
+        compacted,
+    })
+}
+
+/// Whether turn `turn` holds a compaction entry among `lines`.
+fn compaction_turn(lines: &[super::read::Line<'_>], turn: Option<u64>) -> bool {
+    turn.is_some()
+        && lines
+            .iter()
+            .any(|l| l.kind == "compaction" && l.turn == turn)
 }
 
 /// `[tool Read (success): {"file_path":"notes.txt"} → The launch code…]`

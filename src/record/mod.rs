@@ -15,9 +15,9 @@ mod sha256;
 pub mod summary;
 mod written;
 
-pub use conversation::{conversation, Message};
+pub use conversation::{carry, conversation, Carried, Compacted, Message};
 pub use entry::{
-    AttachmentMeta, Entry, Header, Link, Opened, Permission, PermissionOption, RecordEntry,
+    AttachmentMeta, CompactionEntry, Entry, Header, Link, Opened, Permission, PermissionOption, RecordEntry,
     Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
 };
 pub use read::{

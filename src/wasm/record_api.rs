@@ -147,24 +147,21 @@ pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: Str
     crate::record::acp_session_record(&agent_type, &turns, &prompt)
 }
 
-/// The conversation a record holds (`record` a string), up to turn `upTo`
-/// (all when undefined): `{ from, content }[]`, the user's messages from
-/// `'user'` and the agent's from `agent`. What a rebuilt, handed-off or
-/// forked session's first turn carries (internal).
+/// The conversation a record holds as it is carried to another session
+/// (`record` a string, up to turn `upTo`): `{ messages, compacted? }`, with
+/// `compacted: { compactionId, replacedTurns }` when the agent's own
+/// compaction's summary stands for the turns before it (the carry rule of
+/// `crate::record::conversation`); internal.
 #[cfg(feature = "node")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordConversation, skip_typescript)]
-pub fn record_conversation(
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordCarry, skip_typescript)]
+pub fn record_carry(
     record: String,
     agent: String,
     up_to: Option<f64>,
 ) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
     let up_to = up_to.map(|n| n.max(0.0) as u64);
-    let messages = super::js_result(crate::record::conversation(
-        record.as_bytes(),
-        &agent,
-        up_to,
-    ))?;
-    super::js_result(super::json_bridge::from_serializable(&messages))
+    let carried = super::js_result(crate::record::carry(record.as_bytes(), &agent, up_to))?;
+    super::js_result(super::json_bridge::from_serializable(&carried))
 }
 
 /// The lines that link the record `prior` (a string) to another session:
