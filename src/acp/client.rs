@@ -90,7 +90,10 @@ fn absolute(path: &str) -> bool {
     let b = path.as_bytes();
     path.starts_with('/')
         || path.starts_with("\\\\")
-        || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'\\' | b'/'))
 }
 
 /// The client's own features on one agent process, as the engine keeps
@@ -240,13 +243,28 @@ mod tests {
             "options.terminals must be a boolean, got a string"
         );
         for (bad, message) in [
-            (json!({"dirs": "/a"}), "options.dirs must be an array of absolute paths, got a string"),
-            (json!({"dirs": ["rel"]}), "options.dirs[0] must be an absolute path, got \"rel\""),
-            (json!({"dirs": ["/a", 3]}), "options.dirs[1] must be a string (an absolute path), got a number"),
-            (json!({"terminalAuth": 1}), "options.terminalAuth must be a boolean, got a number"),
+            (
+                json!({"dirs": "/a"}),
+                "options.dirs must be an array of absolute paths, got a string",
+            ),
+            (
+                json!({"dirs": ["rel"]}),
+                "options.dirs[0] must be an absolute path, got \"rel\"",
+            ),
+            (
+                json!({"dirs": ["/a", 3]}),
+                "options.dirs[1] must be a string (an absolute path), got a number",
+            ),
+            (
+                json!({"terminalAuth": 1}),
+                "options.terminalAuth must be a boolean, got a number",
+            ),
         ] {
             let mut map = bad.as_object().unwrap().clone();
-            assert_eq!(ClientOptions::take(&mut map).unwrap_err().message(), message);
+            assert_eq!(
+                ClientOptions::take(&mut map).unwrap_err().message(),
+                message
+            );
         }
         let always = json!({"compaction": {}, "notices": {}, "configOptions": {"boolean": {}}});
         assert_eq!(

@@ -169,15 +169,21 @@ mod tests {
     fn updates_patch_and_chunks_append() {
         let mut c = Compactions::default();
         let first = c
-            .update(&json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "a",
-                "content": {"type": "text", "text": "One. "}}))
+            .update(
+                &json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "a",
+                "content": {"type": "text", "text": "One. "}}),
+            )
             .unwrap()
             .clone();
         assert_eq!(first.status, "in_progress", "a first chunk opens it");
-        c.update(&json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "a",
-            "content": {"type": "image", "data": "", "mimeType": "image/png"}}));
-        c.update(&json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "a",
-            "content": {"type": "text", "text": "Two."}}));
+        c.update(
+            &json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "a",
+            "content": {"type": "image", "data": "", "mimeType": "image/png"}}),
+        );
+        c.update(
+            &json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "a",
+            "content": {"type": "text", "text": "Two."}}),
+        );
         let done = c
             .update(&update("a", json!({"status": "completed"})))
             .unwrap();
@@ -192,18 +198,28 @@ mod tests {
         assert_eq!(replaced.status, "completed", "status left out: kept");
         let cleared = c.update(&update("a", json!({"summary": []}))).unwrap();
         assert_eq!(cleared.summary, None);
-        c.update(&update("a", json!({"summary": [{"type": "text", "text": "x"}]})));
+        c.update(&update(
+            "a",
+            json!({"summary": [{"type": "text", "text": "x"}]}),
+        ));
         assert_eq!(
-            c.update(&update("a", json!({"summary": null}))).unwrap().summary,
+            c.update(&update("a", json!({"summary": null})))
+                .unwrap()
+                .summary,
             None
         );
         let failed = c
-            .update(&update("b", json!({"status": "failed", "error": "too long"})))
+            .update(&update(
+                "b",
+                json!({"status": "failed", "error": "too long"}),
+            ))
             .unwrap();
         assert_eq!(failed.error.as_deref(), Some("too long"));
         assert!(failed.is_terminal());
         assert_eq!(c.all().len(), 2);
-        assert!(c.update(&json!({"sessionUpdate": "compaction_update"})).is_none());
+        assert!(c
+            .update(&json!({"sessionUpdate": "compaction_update"}))
+            .is_none());
     }
 
     #[test]
@@ -229,9 +245,16 @@ mod tests {
                 description: None
             }
         );
-        assert!(Notice::read(&json!({"sessionUpdate": "notice", "severity": "info", "title": ""})).is_none());
+        assert!(
+            Notice::read(&json!({"sessionUpdate": "notice", "severity": "info", "title": ""}))
+                .is_none()
+        );
         assert_eq!(
-            serde_json::to_value(Notice::read(&json!({"severity": "error", "title": "T", "description": "D"})).unwrap()).unwrap(),
+            serde_json::to_value(
+                Notice::read(&json!({"severity": "error", "title": "T", "description": "D"}))
+                    .unwrap()
+            )
+            .unwrap(),
             json!({"severity": "error", "title": "T", "description": "D"})
         );
     }

@@ -27,7 +27,11 @@ impl Engine {
     /// only when enabled, elicitation only when the host answers it.
     pub(super) fn client_capabilities(&self) -> Value {
         let terminal_auth = self.acp_config().is_some_and(|c| c.client.terminal_auth);
-        client::capabilities(self.serves_terminals(), self.client.elicitation, terminal_auth)
+        client::capabilities(
+            self.serves_terminals(),
+            self.client.elicitation,
+            terminal_auth,
+        )
     }
 
     /// Whether the agent may use client terminals.
@@ -119,11 +123,13 @@ impl Engine {
             let turn = at
                 .and_then(|i| self.sessions[i].turn.as_ref())
                 .map(|t| t.op);
-            match self
-                .client
-                .terminals
-                .create(&params, (&cd, &dirs), windows, (key, turn), id.clone())
-            {
+            match self.client.terminals.create(
+                &params,
+                (&cd, &dirs),
+                windows,
+                (key, turn),
+                id.clone(),
+            ) {
                 Ok(launch) => self.push(Action::Terminal(HostTerminal::Start(launch))),
                 Err(why) => self.respond_error(id, rpc_error(INVALID_PARAMS, &why, None)),
             }
@@ -174,7 +180,7 @@ impl Engine {
     }
 
     /// Terminal `id` is forgotten, its process killed if it may still run.
-    fn release_terminal(&mut self, id: &str) {
+    pub(super) fn release_terminal(&mut self, id: &str) {
         if let Some((running, waiting)) = self.client.terminals.release(id) {
             if running {
                 self.push(Action::Terminal(HostTerminal::Kill(id.to_owned())));

@@ -114,7 +114,8 @@ impl Engine {
         }
         let key = call.and_then(|c| self.calls.iter().find(|h| h.call == c).and_then(|h| h.key));
         let cfg = self.cfg_of(key);
-        let inside_cd = crate::acp::fs::inside_roots(&cfg.options.cd, &cfg.client.dirs, path).is_some();
+        let inside_cd =
+            crate::acp::fs::inside_roots(&cfg.options.cd, &cfg.client.dirs, path).is_some();
         inside_cd
             && !(write
                 && self.options().sandbox == Some(crate::launch::invocation::Sandbox::ReadOnly))

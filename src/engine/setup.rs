@@ -21,6 +21,8 @@ impl Engine {
             .get("authMethods")
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
+        self.info.auth_methods =
+            with_terminal_commands(self.info.auth_methods.take(), self.acp_cfg());
         self.info.agent_info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
         self.save_wait_ms = crate::agents::save_wait_ms(&self.info.agent_info);
         // An adapter no longer maintained: said once, whatever restarts.
@@ -318,4 +320,35 @@ pub(super) fn system_prompt_params(
     } else {
         false
     }
+}
+
+/// The agent's auth methods, each terminal login (`type: 'terminal'`) with
+/// the command that runs it in a terminal: `terminal: { command, args, env }`,
+/// the agent's own command line as it is started here with the method's
+/// `args` after it, and the method's `env` (to set over the environment the
+/// session was given).
+pub(super) fn with_terminal_commands(methods: Value, cfg: &super::config::SessionConfig) -> Value {
+    let Value::Array(list) = methods else {
+        return methods;
+    };
+    let list = list
+        .into_iter()
+        .map(|mut m| {
+            if m.get("type").and_then(Value::as_str) != Some("terminal") {
+                return m;
+            }
+            let mut args = cfg.args.clone();
+            if let Some(more) = m.get("args").and_then(Value::as_array) {
+                args.extend(more.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            let env = m
+                .get("env")
+                .filter(|e| e.is_object())
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            m["terminal"] = json!({"command": cfg.command, "args": args, "env": env});
+            m
+        })
+        .collect();
+    Value::Array(list)
 }

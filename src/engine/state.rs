@@ -108,6 +108,10 @@ pub(super) enum OpKind {
     Open,
     /// `session/list`'s params.
     List(Value),
+    /// `session/delete` of this session id.
+    Delete(String),
+    /// `logout`.
+    Logout,
     /// `session/fork` of the session it is queued in, into session `u64`.
     Fork(u64),
 }
@@ -191,6 +195,9 @@ pub(crate) struct Session {
     pub(super) closed: bool,
     /// How it was last opened over ACP (new, resumed, loaded).
     pub(super) opened_by: Option<SessionStep>,
+    /// The agent's compactions reported between turns (a turn's are its
+    /// reply's).
+    pub(super) compactions: crate::agent_output::compaction::Compactions,
 }
 
 impl Session {
@@ -215,6 +222,7 @@ impl Session {
             closing: None,
             closed: false,
             opened_by: None,
+            compactions: Default::default(),
         }
     }
 

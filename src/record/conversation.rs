@@ -27,7 +27,8 @@ pub const USER: &str = "user";
 
 /// The summary of the latest usable compaction opens the carried
 /// conversation as a message of the agent's, with these words before it.
-pub const SUMMARY_LEAD: &str = "Summary of the earlier conversation (the agent compacted its context):";
+pub const SUMMARY_LEAD: &str =
+    "Summary of the earlier conversation (the agent compacted its context):";
 
 /// What a carried conversation holds: every turn, or a compaction's
 /// summary and the turns after it.
@@ -90,7 +91,13 @@ fn usable_compaction(
                 c.3 = entry.status;
                 c.4 = entry.summary;
             }
-            None => seen.push((at, line.turn, entry.compaction_id, entry.status, entry.summary)),
+            None => seen.push((
+                at,
+                line.turn,
+                entry.compaction_id,
+                entry.status,
+                entry.summary,
+            )),
         }
     }
     seen.into_iter()

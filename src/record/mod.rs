@@ -17,8 +17,8 @@ mod written;
 
 pub use conversation::{carry, conversation, Carried, Compacted, Message};
 pub use entry::{
-    AttachmentMeta, CompactionEntry, Entry, Header, Link, Opened, Permission, PermissionOption, RecordEntry,
-    Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
+    AttachmentMeta, CompactionEntry, Entry, Header, Link, Opened, Permission, PermissionOption,
+    RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
 };
 pub use read::{
     json_array, read_record, read_record_by_seq, read_record_str, writing_option, Line, LinesBySeq,

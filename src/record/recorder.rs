@@ -12,8 +12,8 @@ use memchr::memmem::Finder;
 use serde_json::Value;
 
 use super::entry::{
-    AttachmentMeta, CompactionEntry, Entry, Link, Opened, Permission, PermissionOption, RecordEntry, Relation,
-    ToolCall, TurnEnd, TurnEndError,
+    AttachmentMeta, CompactionEntry, Entry, Link, Opened, Permission, PermissionOption,
+    RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError,
 };
 use super::read::{read_record, ReadOptions};
 use super::sha256::Sha256;
