@@ -15,6 +15,9 @@ const ASK_QUESTION = {
   multiSelect: false,
 };
 
+/** The summary the `compact` scenario answers Claude Code's compaction request with. */
+const COMPACT_SUMMARY = 'The user asked the assistant to remember a flower.';
+
 let counter = 0;
 let mainCalls = 0;
 let loopCalls = 0;
@@ -113,6 +116,12 @@ function respond(req, res, scenario) {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });
   }
   const body = req.body ?? {};
+  if (scenario === 'compact' && /create a detailed summary of the conversation so far/.test(JSON.stringify(body.messages ?? []))) {
+    // Claude Code compacting its context: its summary, framed as it asks.
+    const text = `<analysis>The user named a word.</analysis>\n<summary>\n${COMPACT_SUMMARY}\n</summary>`;
+    if (!body.stream) return message(res, body, text);
+    return stream(res, body, [{ type: 'text', pieces: [text] }], 'end_turn');
+  }
   if (!body.stream) return message(res, body, PLAIN_PIECES.join(''));
   if (scenario === 'tool') {
     const output = toolOutput(body);
@@ -190,4 +199,4 @@ function findCwd(body) {
   return match ? match[1] : '/nonexistent';
 }
 
-module.exports = { respond };
+module.exports = { respond, COMPACT_SUMMARY };
