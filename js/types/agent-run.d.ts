@@ -312,10 +312,11 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
   systemPrompt?: string;
   mcpServers?: McpServerConfig[];
   /**
-   * Answers the agent's permission requests: an `optionId` it offered, or
-   * 'allow' / 'allow_always' / 'reject'. Without it the sandbox policy answers.
+   * Answers the agent's permission requests: an `optionId` it offered,
+   * 'allow' / 'allow_always' / 'reject', or `{ outcome: 'cancelled' }` (the
+   * protocol's cancelled outcome). Without it the sandbox policy answers.
    */
-  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | Promise<string | { optionId: string }>;
+  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | { outcome: 'cancelled' } | Promise<string | { optionId: string } | { outcome: 'cancelled' }>;
   /**
    * Seconds without a turn before the agent's process stops; the next prompt
    * starts it again and resumes or loads the session. Applied only for an
