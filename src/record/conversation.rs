@@ -67,15 +67,20 @@ pub fn conversation(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Ve
     Ok(carry(record, agent, up_to)?.messages)
 }
 
+/// A compaction as the record's entries tell it, merged by its id.
+struct Seen {
+    /// Its first entry's index among the lines, and its turn.
+    at: usize,
+    turn: Option<u64>,
+    id: String,
+    status: String,
+    summary: Option<String>,
+}
+
 /// The latest compaction (up to turn `up_to`) that ended `completed` with a
-/// summary of text: its first entry's index in `lines`, its turn, its id
-/// and its summary.
-fn usable_compaction(
-    lines: &[super::read::Line<'_>],
-    up_to: Option<u64>,
-) -> Option<(usize, Option<u64>, String, String)> {
-    // Each compaction by its id: where it was first seen, how it stands.
-    let mut seen: Vec<(usize, Option<u64>, String, String, Option<String>)> = Vec::new();
+/// summary of text, its summary trimmed.
+fn usable_compaction(lines: &[super::read::Line<'_>], up_to: Option<u64>) -> Option<Seen> {
+    let mut seen: Vec<Seen> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
         if up_to.is_some_and(|last| line.turn.is_some_and(|t| t > last)) {
             break;
@@ -86,26 +91,31 @@ fn usable_compaction(
         let Ok(entry) = serde_json::from_slice::<super::entry::CompactionEntry>(line.text) else {
             continue;
         };
-        match seen.iter_mut().find(|c| c.2 == entry.compaction_id) {
+        match seen.iter_mut().find(|c| c.id == entry.compaction_id) {
             Some(c) => {
-                c.3 = entry.status;
-                c.4 = entry.summary;
+                c.status = entry.status;
+                c.summary = entry.summary;
             }
-            None => seen.push((
+            None => seen.push(Seen {
                 at,
-                line.turn,
-                entry.compaction_id,
-                entry.status,
-                entry.summary,
-            )),
+                turn: line.turn,
+                id: entry.compaction_id,
+                status: entry.status,
+                summary: entry.summary,
+            }),
         }
     }
-    seen.into_iter()
-        .rev()
-        .find_map(|(at, turn, id, status, summary)| {
-            let summary = summary.filter(|s| !s.trim().is_empty())?;
-            (status == "completed").then(|| (at, turn, id, summary.trim().to_owned()))
+    seen.into_iter().rev().find_map(|c| {
+        let summary = c
+            .summary
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())?;
+        (c.status == "completed").then(|| Seen {
+            summary: Some(summary.to_owned()),
+            ..c
         })
+    })
 }
 
 /// The conversation `record` holds, as it is carried to another session
@@ -119,7 +129,15 @@ pub fn carry(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Carried> 
     // Lines before `from` are the summary's; the turn the compaction
     // happened in is carried whole.
     let mut from = 0;
-    if let Some((at, turn, id, summary)) = compaction {
+    if let Some(Seen {
+        at,
+        turn,
+        id,
+        summary,
+        ..
+    }) = compaction
+    {
+        let summary = summary.unwrap_or_default();
         from = match turn {
             Some(t) => read.lines[..at]
                 .iter()
