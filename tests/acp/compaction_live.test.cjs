@@ -14,7 +14,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const pkg = require('agent-context');
 const { COMPACT_SUMMARY } = require('../cli/mocks/anthropic.cjs');
-const { TEST_TIMEOUT_MS, ACP_MODELS, ADAPTERS, within, openSession, mainCalls, bodyText, succeeded } = require('./live_sessions.cjs');
+const { TEST_TIMEOUT_MS, ACP_MODELS, within, openSession, mainCalls, bodyText, succeeded } = require('./live_sessions.cjs');
+// The maintained adapters whatever ACP_ADAPTER_SCOPE says: Zed's frozen ones know none of this.
+const { MAINTAINED } = require('./adapters.cjs');
+const maintained = (cli) => (cli === 'codex' ? { command: MAINTAINED.codex, model: MAINTAINED.codexModel } : { command: MAINTAINED.claude });
 
 const CLIENT_AGENT = path.join(__dirname, 'client_agent.mjs');
 const COMPACT_REQUEST = 'create a detailed summary of the conversation so far';
@@ -42,7 +45,7 @@ test("Claude Code's /compact: a compaction with its summary, two record entries,
   within('claude', 'compact', async (ctx) => {
     const other = path.join(ctx.dir, 'other');
     fs.mkdirSync(other);
-    const agent = await pkg.openAgent('claude-code', { cd: ctx.cwd, command: ADAPTERS.claude, model: ACP_MODELS.claude, env: ctx.env, timeout: 60, maxDuration: 150, maxRetries: 0, store: pkg.memorySessionStore(), dirs: [other] });
+    const agent = await pkg.openAgent('claude-code', { cd: ctx.cwd, command: MAINTAINED.claude, model: ACP_MODELS.claude, env: ctx.env, timeout: 60, maxDuration: 150, maxRetries: 0, store: pkg.memorySessionStore(), dirs: [other] });
     let next;
     try {
       const session = await agent.newSession();
@@ -78,7 +81,7 @@ test("Claude Code's /compact: a compaction with its summary, two record entries,
 
 test('Claude Code compacts on its own when the reported usage nears its context window', { timeout: TEST_TIMEOUT_MS }, () =>
   within('claude', 'compactAuto', async (ctx) => {
-    const session = await openSession(ctx, { store: pkg.memorySessionStore() });
+    const session = await openSession(ctx, { store: pkg.memorySessionStore(), ...maintained('claude') });
     ctx.sessions.push(session);
     const { turn, compactions } = await compacting(ctx, session, 'And now?');
     assert.equal(compactions.at(-1)?.status, 'completed', JSON.stringify(compactions));
@@ -92,7 +95,7 @@ test('Claude Code compacts on its own when the reported usage nears its context 
 
 test("Codex's /compact: a compaction with no summary (opaque), so a handoff carries every turn", { timeout: TEST_TIMEOUT_MS }, () =>
   within('codex', 'plain', async (ctx) => {
-    const session = await openSession(ctx, { store: pkg.memorySessionStore() });
+    const session = await openSession(ctx, { store: pkg.memorySessionStore(), ...maintained('codex') });
     ctx.sessions.push(session);
     const { turn, compactions } = await compacting(ctx, session, '/compact');
     assert.deepEqual(compactions.map((c) => c.status), ['in_progress', 'completed']);
