@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { inputError, directoryProblem } = require('../host/agent-process.cjs');
-const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy, secretsOf } = require('./run.cjs');
+const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy, secretsOf, realDirs } = require('./run.cjs');
 const { loggerOf, warnUnknownKeys, envProblem } = require('../host/option-check.cjs');
 const { opened, checkFunction } = require('./session.cjs');
 const { agentError } = require('./conversation.cjs');
@@ -85,6 +85,7 @@ async function openAgent(api, agentType, options) {
       if (problem) throw inputError(`sessionOptions.cd ${cdWhy(problem)}: ${own.cd}`);
       own.cd = fs.realpathSync(full);
     }
+    if (own.dirs != null) own.dirs = realDirs(own.dirs, 'sessionOptions.dirs', !!host.channel);
     if (sessionId !== undefined) own.sessionId = sessionId;
     // The session's conversation: new, or — reopened from the store — the
     // one it is the live end of (SESSION_MOVED when it is not; its record
@@ -158,6 +159,24 @@ async function openAgent(api, agentType, options) {
       const done = await host.run((now) => host.engine.input({ type: 'listSessions', params }, now));
       if (done.failed) throw agentError(done.failed);
       return { sessions: done.ok?.sessions ?? [], nextCursor: done.ok?.nextCursor ?? undefined };
+    },
+    /**
+     * Deletes the agent's session `sessionId` (`session/delete`, where the
+     * agent advertises it; `INVALID_INPUT` naming the agent, nothing sent,
+     * where not).
+     */
+    async deleteSession(sessionId) {
+      live();
+      if (typeof sessionId !== 'string' || sessionId === '') throw inputError(`deleteSession: sessionId must be a non-empty string, got ${describe(sessionId)}`);
+      const done = await host.run((now) => host.engine.input({ type: 'deleteSession', sessionId }, now));
+      if (done.failed) throw agentError(done.failed);
+    },
+    /** Logs the agent out (`logout`, where it advertises it; `INVALID_INPUT` naming the agent, nothing sent, where not). */
+    async logout() {
+      live();
+      const done = await host.run((now) => host.engine.input({ type: 'logout' }, now));
+      if (!host.closed) info = host.engine.processInfo();
+      if (done.failed) throw agentError(done.failed);
     },
     async authenticate(methodId) {
       live();

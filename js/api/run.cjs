@@ -101,6 +101,24 @@ function realCd(options) {
 }
 
 /**
+ * `dirs` (a session's more folders) made absolute with links resolved, as
+ * `cd` is; one that is not a folder here is `INVALID_INPUT` naming it
+ * (`name`, `options.dirs`). Anything but an array of strings goes to the
+ * core as it is (it names what is wrong). On another machine they are that
+ * side's, left as given.
+ */
+function realDirs(dirs, name = 'options.dirs', there = false) {
+  if (!Array.isArray(dirs) || there) return dirs;
+  return dirs.map((dir, i) => {
+    if (typeof dir !== 'string' || dir === '') return dir;
+    const full = path.resolve(dir);
+    const problem = directoryProblem(full);
+    if (problem) throw require('../host/agent-process.cjs').inputError(`${name}[${i}] ${cdWhy(problem)}: ${dir}`);
+    return fs.realpathSync(full);
+  });
+}
+
+/**
  * An engine started for a session (`openAgentSession`) or, with `process`,
  * for an ACP process holding several (`openAgent`): `{ host, plan }` or
  * `{ failed }`. `rest`: the options without the functions and `env`.
@@ -112,6 +130,7 @@ async function startEngine(agent, rest, { env, onPermission, onElicitation, onUp
     // `there`: the folder on another machine (options.host).
     (Engine, runFolder, there) => {
       const given = { ...options, cd: there ? there.cd : realCd(options), runFolder };
+      if (options.dirs != null) given.dirs = realDirs(options.dirs, 'options.dirs', !!there);
       // A process with sessions added hears every session's updates.
       return Engine.session(agentArg(agent), given, command ?? '', asks, several || onUpdate !== undefined, several);
     },
@@ -180,6 +199,7 @@ async function runOnce(agent, request, options, host) {
       if (acp) attachments = read;
       const cd = there ? there.cd : acp ? realCd(rest) : rest.cd;
       const runOptions = { ...rest, cd, ...files, ...(acp || read === undefined ? {} : { attachments: read }) };
+      if (rest.dirs != null) runOptions.dirs = realDirs(rest.dirs, 'options.dirs', !!there);
       return Engine.run(agentType, request, runOptions, command ?? '', onPermission !== undefined, keepEvents);
     },
     { ...host, onHostError: (err) => onHostError?.(err), remote, cd: rest.cd, attachments: given, scratch: !acp },
@@ -286,4 +306,4 @@ async function recordRun(store, agent, options, runHost, host) {
   return record;
 }
 
-module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg, secretsOf };
+module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg, secretsOf, realDirs };

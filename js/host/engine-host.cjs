@@ -53,6 +53,7 @@ class EngineHost {
     this.onUpdate = onUpdate;
     this.onHostError = onHostError ?? (() => {});
     this.ops = new Map(); // op → { resolve, onEvent }
+    this.asking = new Map(); // host call → its AbortController (the agent may cancel it)
     this.records = new Map(); // session key → what takes its record's lines (a conversation, ../api/conversation.cjs)
     this.child = null;
     this.timer = null;
@@ -124,6 +125,11 @@ class EngineHost {
         return undefined;
       case 'host':
         return this.host(action);
+      case 'cancelHost':
+        // The agent cancelled the request (already answered): the app's callback is aborted.
+        this.asking.get(action.call)?.abort(new Error('the agent cancelled its request'));
+        this.asking.delete(action.call);
+        return undefined;
       case 'terminal':
         return this.terminals.act(action);
       case 'probe':
@@ -162,6 +168,8 @@ class EngineHost {
       }
       case 'closed': {
         this.closed = true;
+        for (const asking of this.asking.values()) asking.abort(new Error('the agent is gone'));
+        this.asking.clear();
         this.terminals.killAll();
         if (this.timer) clearTimeout(this.timer);
         // An agent on another machine: its run ended and removed there first.
@@ -269,15 +277,22 @@ class EngineHost {
   }
 
   async host(action) {
+    // The agent may cancel its request (`$/cancel_request`): this aborts,
+    // and whatever the callback answers then goes nowhere.
+    const asking = new AbortController();
+    const { signal } = asking;
+    this.asking.set(action.call, asking);
+    // The request as the app's callback gets it: the agent's params, with `signal` (not enumerable).
+    const withSignal = (params) => Object.defineProperty({ ...params }, 'signal', { value: signal, enumerable: false });
     let answer;
     try {
       if (action.ask === 'permission') {
         let decision = null;
         if (this.onPermission) {
           try {
-            decision = await this.onPermission(action.params);
+            decision = await this.onPermission(withSignal(action.params));
           } catch (err) {
-            this.onHostError(err);
+            if (!signal.aborted) this.onHostError(err);
             decision = 'reject';
           }
         }
@@ -285,9 +300,9 @@ class EngineHost {
       } else if (action.ask === 'elicitation') {
         answer = null; // declined
         try {
-          answer = (await this.onElicitation?.(action.params)) ?? null;
+          answer = (await this.onElicitation?.(withSignal(action.params))) ?? null;
         } catch (err) {
-          this.onHostError(err);
+          if (!signal.aborted) this.onHostError(err);
           answer = { action: 'cancel' };
         }
       } else if (this.channel) {
@@ -299,13 +314,16 @@ class EngineHost {
         if (!this.engine.pathAllowed(real, write, action.call)) answer = { error: 'OUTSIDE' };
         else if (write) {
           await fs.promises.mkdir(path.dirname(real), { recursive: true });
-          await fs.promises.writeFile(real, action.content);
+          await fs.promises.writeFile(real, action.content, { signal });
           answer = {};
-        } else answer = { content: await fs.promises.readFile(real, 'utf8') };
+        } else answer = { content: await fs.promises.readFile(real, { encoding: 'utf8', signal }) };
       }
     } catch (err) {
       answer = { error: err.code || 'EIO' };
     }
+    this.asking.delete(action.call);
+    // Answered already (the agent cancelled it, or the host is gone): nothing more.
+    if (signal.aborted || this.closed) return;
     try {
       this.feed((e, now) => e.hostAnswer(action.call, answer, now));
     } catch (err) {

@@ -99,6 +99,25 @@ export interface RunAgentOptions {
    */
   terminals?: boolean;
   /**
+   * ACP only: more folders of the session than `cd` (each made absolute
+   * with its links resolved; one that is not a folder is `INVALID_INPUT`
+   * naming `dirs[i]`). Sent as `additionalDirectories` on
+   * `session/new|load|resume|fork`, and the client's files and terminals
+   * (and the policy's edits) are allowed in them as in `cd`. An agent that
+   * does not advertise `sessionCapabilities.additionalDirectories` cannot
+   * take them: opening fails `invalid_params` naming `dirs` and the agent.
+   * Over the CLI protocol: `INVALID_INPUT`.
+   */
+  dirs?: string[];
+  /**
+   * ACP only: the app can run an agent's login in a terminal of its own
+   * (`clientCapabilities.auth.terminal`): the agent may then list terminal
+   * logins among its `authMethods` (`type: 'terminal'`), each with
+   * `terminal: { command, args, env }`, the command line to run (with
+   * `env` set over the session's environment). Off by default.
+   */
+  terminalAuth?: boolean;
+  /**
    * A JSON Schema the reply must match; `reply.structured` is the value.
    * Claude Code and Codex over their CLI hold the answer to it themselves
    * (`--json-schema`, `--output-schema`); every other agent, and every agent
@@ -121,10 +140,15 @@ export interface RunAgentOptions {
   traceparent?: string;
 }
 
-/** An ACP `elicitation/create`'s params, as the agent sent them. */
-export type AcpElicitationRequest =
+/**
+ * An ACP `elicitation/create`'s params, as the agent sent them, and
+ * `signal` (not enumerable): aborted when the agent cancels the request
+ * (`$/cancel_request`) or its turn is cancelled; it was then answered
+ * already, and what the handler returns goes nowhere.
+ */
+export type AcpElicitationRequest = { readonly signal: AbortSignal } & (
   | { mode: 'form'; sessionId?: string; toolCallId?: string; message: string; requestedSchema: { type?: 'object'; properties?: Record<string, Record<string, unknown>>; required?: string[]; [key: string]: unknown }; [key: string]: unknown }
-  | { mode: 'url'; sessionId?: string; toolCallId?: string; message: string; elicitationId: string; url: string; [key: string]: unknown };
+  | { mode: 'url'; sessionId?: string; toolCallId?: string; message: string; elicitationId: string; url: string; [key: string]: unknown });
 
 /** What `onElicitation` answers (`null`/`undefined`: declined). */
 export type AcpElicitationAnswer =
@@ -177,8 +201,14 @@ export type Attachment =
   | { type: 'resource_link'; uri: string; name?: string }
   | { type: 'resource'; uri: string; text: string; mimeType?: string };
 
-/** An ACP `session/request_permission`'s params, as the agent sent them. */
+/**
+ * An ACP `session/request_permission`'s params, as the agent sent them,
+ * and `signal` (not enumerable): aborted when the agent cancels the request
+ * (`$/cancel_request`) or its turn is cancelled. The agent was then
+ * answered `cancelled` at once, and what the handler returns goes nowhere.
+ */
 export interface AcpPermissionRequest {
+  readonly signal: AbortSignal;
   sessionId: string;
   toolCall: { toolCallId: string; title?: string; kind?: string; locations?: { path: string }[]; rawInput?: unknown; [key: string]: unknown };
   options: { optionId: string; name: string; kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' }[];
@@ -275,10 +305,11 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
   systemPrompt?: string;
   mcpServers?: McpServerConfig[];
   /**
-   * Answers the agent's permission requests: an `optionId` it offered, or
-   * 'allow' / 'allow_always' / 'reject'. Without it the sandbox policy answers.
+   * Answers the agent's permission requests: an `optionId` it offered,
+   * 'allow' / 'allow_always' / 'reject', or `{ outcome: 'cancelled' }` (the
+   * protocol's cancelled outcome). Without it the sandbox policy answers.
    */
-  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | Promise<string | { optionId: string }>;
+  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | { outcome: 'cancelled' } | Promise<string | { optionId: string } | { outcome: 'cancelled' }>;
   /**
    * Seconds without a turn before the agent's process stops; the next prompt
    * starts it again and resumes or loads the session. Applied only for an
@@ -327,7 +358,20 @@ export interface AgentTurn extends AgentRun {
    * conversation it carried, assembled for the agent (`kind` 'full'),
    * `carried` messages, `dropped` for the budget, and the trim report.
    */
-  context?: { kind: 'full'; carried: number; dropped: number; report: TrimReport };
+  context?: {
+    kind: 'full';
+    carried: number;
+    dropped: number;
+    report: TrimReport;
+    /**
+     * The agent had compacted its context: its summary stood for
+     * `replacedTurns` earlier turns, which were not carried (the summary
+     * and the turns after it were).
+     */
+    compacted?: { compactionId: string; replacedTurns: number };
+    /** `'all'`: every recorded turn was carried (no compaction with a summary of text). */
+    from?: 'all';
+  };
   /** The turn ran again on a fallback agent: the session it runs in now. */
   handedOffTo?: { agentType: string; sessionId: string | undefined };
 }
@@ -440,6 +484,8 @@ export interface NewSessionOptions {
    * for them, only the process's (`INVALID_INPUT` otherwise).
    */
   mcpServers?: McpServerConfig[];
+  /** The session's more folders (the process's `dirs` by default); see RunAgentOptions.dirs. */
+  dirs?: string[];
   /** This session's updates outside a turn's reply (else the process's `onUpdate`). */
   onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;
 }
@@ -461,6 +507,10 @@ export interface AgentProcess {
     nextCursor?: string;
   }>;
   authenticate(methodId: string): Promise<void>;
+  /** Deletes the agent's stored session (`session/delete`); rejects `INVALID_INPUT` naming the agent, nothing sent, when it does not advertise it. */
+  deleteSession(sessionId: string): Promise<void>;
+  /** Logs the agent out (`logout`); rejects `INVALID_INPUT` naming the agent, nothing sent, when it does not advertise it. */
+  logout(): Promise<void>;
   /** Closes every session, then the process tree. A session's own `close()` closes that session only. */
   close(): Promise<void>;
 }

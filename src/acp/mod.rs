@@ -24,5 +24,8 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 /// JSON-RPC's "invalid params": a path outside `cd`, a write refused.
 pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC's "request cancelled": the answer to a request its sender
+/// cancelled (`$/cancel_request`).
+pub const REQUEST_CANCELLED: i64 = -32800;
 /// The `protocolVersion` this client speaks (every agent answers 1).
 pub const PROTOCOL_VERSION: u64 = 1;

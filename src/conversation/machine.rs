@@ -30,7 +30,7 @@ use super::fallback::{agent_type_of, hands_off, options_for, own_options, Fallba
 use crate::error::{AgentContextError, Result};
 use crate::formats::json_read::Obj;
 use crate::record::{
-    ConversationState, Header, Message, OpenTurn, PartRead, PartReason, TurnEndError,
+    Carried, ConversationState, Header, OpenTurn, PartRead, PartReason, TurnEndError,
 };
 
 /// What a conversation is opened with.
@@ -432,12 +432,12 @@ impl Conversation {
 
     /// Whether the live part's next turn carries the conversation, and
     /// what it carries: the conversation so far, its open turn left out.
-    pub fn carried(&self) -> Result<Option<Vec<Message>>> {
+    pub fn carried(&self) -> Result<Option<Carried>> {
         if !self.carry {
             return Ok(None);
         }
         let agent = self.live_agent().map_or("agent", |(_, t)| t);
-        crate::record::conversation(&self.record, agent, None).map(Some)
+        crate::record::carry(&self.record, agent, None).map(Some)
     }
 
     /// The header line a new conversation's record starts with.

@@ -15,4 +15,4 @@ pub mod request;
 pub use fallback::{agent_type_of, hands_off, Fallback};
 pub use fork::fork_record;
 pub use machine::{moved, Action, Conversation, Event, SessionRef, Setup};
-pub use request::{prepare, Carried, Prepared};
+pub use request::{prepare, CarriedContext, Prepared};

@@ -15,7 +15,7 @@ use crate::agents::assembly::assemble_for_agent;
 use crate::prompt::budget::AssembleOptions;
 use crate::prompt::input::{ContextMessage, ContextSource, PromptFields, ASSEMBLER_INPUT};
 use crate::prompt::output::TrimReport;
-use crate::record::Message;
+use crate::record::{Carried, Compacted};
 
 /// A request made ready to send.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -29,7 +29,7 @@ pub struct Prepared {
     pub record_as: Option<String>,
     /// The carried conversation, on a part's first turn that carries it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<Carried>,
+    pub context: Option<CarriedContext>,
     /// Lines for the logger (an unknown agent type, unknown keys).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -38,13 +38,19 @@ pub struct Prepared {
 /// What a carrying turn carried (the turn's `context`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Carried {
+pub struct CarriedContext {
     /// `full`: the whole conversation, assembled as a full prompt.
     pub kind: &'static str,
     /// Messages of the conversation carried, and dropped by the budget.
     pub carried: usize,
     pub dropped: u64,
     pub report: TrimReport,
+    /// The agent's compaction whose summary stood for the turns before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compacted: Option<Compacted>,
+    /// `all`: every turn was carried (no compaction's summary stood for any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'static str>,
 }
 
 /// Text blocks of `blocks` joined by a blank line: what a record keeps of them.
@@ -72,7 +78,7 @@ pub fn prepare<V: HostValue>(
     request: &V,
     agent_type: &str,
     defined: bool,
-    carry: Option<&[Message]>,
+    carry: Option<&Carried>,
 ) -> Result<Prepared> {
     let bad = || {
         AgentContextError::invalid(format!(
@@ -199,13 +205,14 @@ fn plain(blocks: Value, record_as: Option<String>) -> Prepared {
 fn carried(
     agent_type: &str,
     defined: bool,
-    messages: &[Message],
+    conversation: &Carried,
     user: &str,
     input: Option<(PromptFields, Vec<ContextMessage>)>,
     rest: Vec<Value>,
 ) -> Result<Prepared> {
     let (mut fields, given) = input.unwrap_or_else(|| (PromptFields::default(), Vec::new()));
     fields.current_message = user.to_owned();
+    let messages = &conversation.messages;
     let mut context: Vec<ContextMessage> = messages
         .iter()
         .map(|m| ContextMessage::new(&m.from, None, &m.content))
@@ -223,11 +230,13 @@ fn carried(
     Ok(Prepared {
         blocks: Value::Array(blocks),
         record_as: Some(user.to_owned()),
-        context: Some(Carried {
+        context: Some(CarriedContext {
             kind: "full",
             carried: messages.len(),
             dropped: report.messages_dropped,
             report,
+            compacted: conversation.compacted.clone(),
+            from: conversation.compacted.is_none().then_some("all"),
         }),
         warnings: match defined {
             true => Vec::new(),

@@ -318,7 +318,11 @@ impl Engine {
                 _ => None,
             };
             match cancelled {
-                Some(answer) if call.key == Some(key) => self.respond(call.rpc_id, answer),
+                Some(answer) if call.key == Some(key) => {
+                    self.respond(call.rpc_id, answer);
+                    // The app's callback is aborted; its late answer is dropped.
+                    self.push(Action::HostCancel { call: call.call });
+                }
                 _ => self.calls.push(call),
             }
         }
@@ -512,6 +516,24 @@ impl Engine {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.push(Action::Write(format!("{line}\n")));
         id
+    }
+
+    /// The requests of ours that `which` picks are given up (a deadline
+    /// passed, the process is about to be stopped): the agent is told with
+    /// `$/cancel_request` each. Over the CLI, nothing.
+    pub(super) fn give_up(&mut self, which: impl Fn(&Pending) -> bool) {
+        if !self.cfg.is_acp() || self.proc != Proc::Up {
+            return;
+        }
+        let ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| which(p))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.notify("$/cancel_request", json!({ "requestId": id }));
+        }
     }
 
     pub(super) fn notify(&mut self, method: &str, params: Value) {

@@ -39,6 +39,10 @@ pub enum Action {
     /// Ask the host (`onPermission`, the file system); answer with
     /// `host_answer(call, …)`.
     Host { call: u64, request: HostRequest },
+    /// The agent cancelled what host request `call` asks (`$/cancel_request`):
+    /// it was answered already; the app's callback is aborted (its
+    /// `signal`), and what it answers later is dropped.
+    HostCancel { call: u64 },
     /// An event of turn `op`'s reply, for its `onEvent`; `attempt`, the
     /// attempt that streamed it (from 1 across retries and the
     /// conversation's parts), which a text event says.
@@ -165,6 +169,7 @@ impl Action {
                     json!({"kind": "host", "call": call, "ask": "elicitation", "params": params})
                 }
             },
+            Action::HostCancel { call } => json!({"kind": "cancelHost", "call": call}),
             Action::Terminal(t) => t.clone().host_json(),
             Action::Event { op, event, attempt } => {
                 let text = matches!(event, AgentEvent::Text { .. });

@@ -68,7 +68,7 @@ pub struct SessionConfig {
     /// `idleClose`: without a turn for this long the process stops (the
     /// session is reopened on the next prompt).
     pub idle_close_ms: Option<u64>,
-    /// `terminals` and `traceparent` ([`crate::acp::client`]).
+    /// `terminals`, `terminalAuth`, `dirs` and `traceparent` ([`crate::acp::client`]).
     pub client: crate::acp::client::ClientOptions,
 }
 
@@ -272,7 +272,7 @@ impl SessionConfig {
     }
 
     /// The settings of one more session on the same process: `options`
-    /// (`{ cd?, sessionId?, systemPrompt?, mcpServers? }`) replace the
+    /// (`{ cd?, sessionId?, systemPrompt?, mcpServers?, dirs? }`) replace the
     /// process's; the session to reopen is only the one given here.
     pub fn for_session(&self, options: &Value) -> Result<SessionConfig> {
         let mut cfg = self.clone();
@@ -306,6 +306,10 @@ impl SessionConfig {
         cfg.options.session_id = text("sessionId")?;
         if map.contains_key("systemPrompt") {
             cfg.system_prompt = text("systemPrompt")?;
+        }
+        if map.contains_key("dirs") {
+            cfg.client.dirs =
+                crate::acp::client::read_dirs(map.get("dirs").cloned(), "sessionOptions.dirs")?;
         }
         if let Some(mcp) = map.get("mcpServers") {
             cfg.mcp_servers = read_mcp_servers(mcp).map_err(|e| {
@@ -376,6 +380,28 @@ impl SessionConfig {
             out.push(server.acp());
         }
         Ok(Value::Array(out))
+    }
+}
+
+impl SessionConfig {
+    /// `additionalDirectories` for `session/new|load|resume|fork`: `None`
+    /// when the session has no `dirs`; `Err` naming `dirs` and the agent
+    /// when it does and the agent does not advertise
+    /// `sessionCapabilities.additionalDirectories` (never dropped).
+    pub fn dirs_for(&self, initialized: &Value) -> Result<Option<Value>> {
+        if self.client.dirs.is_empty() {
+            return Ok(None);
+        }
+        let taken = initialized
+            .pointer("/agentCapabilities/sessionCapabilities/additionalDirectories")
+            .is_some_and(|c| !c.is_null() && c != &Value::Bool(false));
+        if !taken {
+            return Err(AgentContextError::invalid(format!(
+                "options.dirs: {} does not take more folders than cd over ACP (it does not advertise sessionCapabilities.additionalDirectories); open the session without dirs",
+                self.name
+            )));
+        }
+        Ok(Some(json!(self.client.dirs)))
     }
 }
 

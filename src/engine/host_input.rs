@@ -38,6 +38,11 @@ pub enum HostInput {
     Authenticate {
         method: String,
     },
+    /// `session/delete` of the agent's session `session_id`.
+    DeleteSession {
+        session_id: String,
+    },
+    Logout,
     Close,
     /// Session `session` (from `addSession`) opened as a fork of `source`.
     ForkSession {
@@ -171,6 +176,10 @@ impl HostInput {
             "authenticate" => I::Authenticate {
                 method: text("method")?,
             },
+            "deleteSession" => I::DeleteSession {
+                session_id: text("sessionId")?,
+            },
+            "logout" => I::Logout,
             "close" => I::Close,
             "forkSession" => I::ForkSession {
                 source: need("source")?,
@@ -269,6 +278,8 @@ impl Engine {
                 Some(self.set_config_value_in(key(session), &id, value, now)?)
             }
             I::Authenticate { method } => Some(self.authenticate(&method, now)),
+            I::DeleteSession { session_id } => Some(self.delete_session(&session_id, now)),
+            I::Logout => Some(self.logout(now)),
             I::Close => Some(self.close(now)),
             I::ForkSession { source, session } => Some(self.fork_session(source, session, now)),
             I::AnswerElicitations { on } => {

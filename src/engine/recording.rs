@@ -305,6 +305,15 @@ impl Engine {
         self.emit_record(key, lines);
     }
 
+    /// An event of session `key` outside a turn (a compaction between
+    /// turns).
+    pub(super) fn record_session_event(&mut self, key: u64, event: &AgentEvent) {
+        let now = self.now;
+        let Some(r) = self.rec_mut(key) else { return };
+        let lines = r.recorder.event(now, event);
+        self.emit_record(key, lines);
+    }
+
     /// What an action about to be handed over means for the record: a
     /// turn's end, a permission asked, the process closed; and any change
     /// of a session's mode or model since.

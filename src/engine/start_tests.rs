@@ -388,7 +388,10 @@ fn own_retries_past_max_retries_end_the_turn() {
     e.stderr(line(2).as_bytes(), 5_200);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
     e.timeout(5_200 + CANCEL_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    let gave_up = drain(&mut e);
+    // The prompt given up: `$/cancel_request` for it, then the kill.
+    assert_eq!(written(&gave_up)[0]["method"], "$/cancel_request");
+    assert_eq!(gave_up.last(), Some(&Action::Kill));
     e.exited(None, Some("SIGKILL"), 5_300 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
@@ -587,7 +590,10 @@ fn qwen_retries_told_in_its_telemetry_file_end_the_turn() {
     e.retry_log(record(2).as_bytes(), 4_500);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
     e.timeout(4_500 + CANCEL_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    let gave_up = drain(&mut e);
+    // The prompt given up: `$/cancel_request` for it, then the kill.
+    assert_eq!(written(&gave_up)[0]["method"], "$/cancel_request");
+    assert_eq!(gave_up.last(), Some(&Action::Kill));
     e.exited(None, Some("SIGKILL"), 4_600 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));

@@ -108,6 +108,10 @@ pub(super) enum OpKind {
     Open,
     /// `session/list`'s params.
     List(Value),
+    /// `session/delete` of this session id.
+    Delete(String),
+    /// `logout`.
+    Logout,
     /// `session/fork` of the session it is queued in, into session `u64`.
     Fork(u64),
 }
@@ -196,6 +200,9 @@ pub(crate) struct Session {
     pub(super) hands_off: bool,
     /// The attempts its next turn had before (a turn another part began).
     pub(super) attempts_before: Option<u32>,
+    /// The agent's compactions reported between turns (a turn's are its
+    /// reply's).
+    pub(super) compactions: crate::agent_output::compaction::Compactions,
 }
 
 impl Session {
@@ -222,6 +229,7 @@ impl Session {
             opened_by: None,
             hands_off: false,
             attempts_before: None,
+            compactions: Default::default(),
         }
     }
 

@@ -300,7 +300,10 @@ fn idle_turns_are_cancelled_then_killed_after_the_grace() {
     e.timeout(1_600);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
     e.timeout(1_600 + CANCEL_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    let gave_up = drain(&mut e);
+    // The prompt given up: `$/cancel_request` for it, then the kill.
+    assert_eq!(written(&gave_up)[0]["method"], "$/cancel_request");
+    assert_eq!(gave_up.last(), Some(&Action::Kill));
     e.exited(None, Some("SIGKILL"), 1_700 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::IdleTimeout));

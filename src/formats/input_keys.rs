@@ -72,6 +72,8 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "outputSchema",
     "traceparent",
     "store",
+    "dirs",
+    "terminalAuth",
 ];
 
 /// `openAgentSession`'s options.
@@ -101,6 +103,8 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "store",
     "rebuild",
     "fallback",
+    "dirs",
+    "terminalAuth",
 ];
 
 /// A session turn's options (`session.prompt(request, turn)`).
@@ -168,10 +172,12 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "terminals",
     "traceparent",
     "store",
+    "dirs",
+    "terminalAuth",
 ];
 
 /// `newSession` / `loadSession`'s options on an agent's process.
-pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "onUpdate"];
+pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "onUpdate", "dirs"];
 
 /// A member of an `AgentTeam`: who it is, and its own session options.
 pub const TEAM_MEMBER: &[&str] = &[

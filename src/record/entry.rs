@@ -160,6 +160,11 @@ pub enum Entry {
     /// A team's record: a member as the team holds it (who it is, its
     /// session, its mark), written whenever that changes.
     Member { member: Value },
+    /// The agent compacted its context: written when first seen (its place
+    /// in the conversation) and at its end (`completed`, `failed`,
+    /// `cancelled`), the whole summary as text; readers merge the entries
+    /// of one `compactionId`.
+    Compaction(CompactionEntry),
     /// A team's record: a message joined the transcript.
     Message {
         from: String,
@@ -197,6 +202,7 @@ impl Entry {
             Entry::Team { .. } => "team",
             Entry::Member { .. } => "member",
             Entry::Message { .. } => "message",
+            Entry::Compaction(_) => "compaction",
         }
     }
 }
@@ -309,6 +315,21 @@ pub struct Forked {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     pub at_turn: u32,
+}
+
+/// A compaction of the agent's context, as one entry says it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionEntry {
+    pub compaction_id: String,
+    /// `in_progress` when first seen, then `completed`, `failed` or
+    /// `cancelled` (or a later protocol's value, as the agent sent it).
+    pub status: String,
+    /// The summary's text, on the entry of its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What was attached to a prompt: never its bytes.

@@ -18,11 +18,11 @@ pub mod state;
 pub mod summary;
 mod written;
 
-pub use conversation::{conversation, Message};
+pub use conversation::{carry, conversation, Carried, Compacted, Message};
 pub use entry::{
-    AttachmentMeta, AttemptEnd, Entry, Forked, Header, Link, Opened, Part, PartReason, Permission,
-    PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR,
-    TEAM_AGENT_TYPE, VERSION,
+    AttachmentMeta, AttemptEnd, CompactionEntry, Entry, Forked, Header, Link, Opened, Part,
+    PartReason, Permission, PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd,
+    TurnEndError, FORMAT, MAJOR, TEAM_AGENT_TYPE, VERSION,
 };
 pub use page::{conversation_page, entry_prefix, Page, PartName};
 pub use read::{

@@ -12,7 +12,8 @@ use memchr::memmem::Finder;
 use serde_json::Value;
 
 use super::entry::{
-    AttachmentMeta, AttemptEnd, Entry, Link, Opened, Part, Permission, PermissionOption,
+    AttachmentMeta, AttemptEnd, CompactionEntry, Entry, Link, Opened, Part, Permission,
+    PermissionOption,
     RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError,
 };
 use super::read::{read_record, ReadOptions};
@@ -72,6 +73,9 @@ pub struct Recorder {
     /// The text the running attempt streamed that was written already
     /// (a failed attempt's `attemptEnd` holds all of it).
     attempt_text: String,
+    /// Compactions written when first seen, and those written at their end.
+    compactions_seen: HashSet<String>,
+    compactions_ended: HashSet<String>,
 }
 
 /// Where a conversation's record stands, for the recorder of its next
@@ -138,6 +142,14 @@ impl Recorder {
                     unfinished = turn;
                 }
                 "turnEnd" | "interrupted" | "closed" => unfinished = None,
+                "compaction" => {
+                    if let Ok(c) = serde_json::from_slice::<CompactionEntry>(line.text) {
+                        if crate::agent_output::compaction::is_terminal(&c.status) {
+                            recorder.compactions_ended.insert(c.compaction_id.clone());
+                        }
+                        recorder.compactions_seen.insert(c.compaction_id);
+                    }
+                }
                 _ => {}
             }
         }
@@ -296,13 +308,39 @@ impl Recorder {
                 }
                 String::new()
             }
+            AgentEvent::Compaction { compaction } => self.compaction(at, compaction),
             // Notes, the status, lines that are not JSON and unknown ones
             // are not the conversation: the turn's end says how it ended.
-            AgentEvent::Error { .. }
+            // Notices are live only.
+            AgentEvent::Notice { .. }
+            | AgentEvent::Error { .. }
             | AgentEvent::Status { .. }
             | AgentEvent::NonJson { .. }
             | AgentEvent::Unknown { .. } => String::new(),
         }
+    }
+
+    /// A compaction as it stands now: written when first seen (its place)
+    /// and once more at its end, with its whole summary; nothing between.
+    fn compaction(&mut self, at: u64, c: &crate::agent_output::Compaction) -> String {
+        if self.compactions_ended.contains(&c.id) {
+            return String::new();
+        }
+        let first = self.compactions_seen.insert(c.id.clone());
+        let ended = c.is_terminal();
+        if !first && !ended {
+            return String::new();
+        }
+        if ended {
+            self.compactions_ended.insert(c.id.clone());
+        }
+        let entry = CompactionEntry {
+            compaction_id: c.id.clone(),
+            status: c.status.clone(),
+            summary: c.summary.clone().filter(|_| ended),
+            error: c.error.clone(),
+        };
+        self.write(at, Entry::Compaction(entry))
     }
 
     /// The agent asked the host (`session/request_permission`'s params).

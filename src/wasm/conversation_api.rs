@@ -165,7 +165,7 @@ impl ConversationJs {
                 .live_agent()
                 .ok_or_else(|| crate::error::AgentContextError::invalid("the conversation has no agent session open"))?;
             let carried = self.inner.carried()?;
-            let prepared = prepare(&request, agent_type, agent.is_object(), carried.as_deref())?;
+            let prepared = prepare(&request, agent_type, agent.is_object(), carried.as_ref())?;
             from_serializable(&prepared)
         };
         js_result(prepared())

@@ -637,6 +637,12 @@ export type RecordEntry = { seq: number; at: number; turn?: number } & (
   | { kind: 'closed' }
   /** The turn `turn` never ended: its writer went away. */
   | { kind: 'interrupted' }
+  /**
+   * The agent compacted its context: written when first seen (its place in
+   * the conversation) and again at its end (`completed`, `failed`,
+   * `cancelled`) with the whole summary as text. Read both as one, by `compactionId`.
+   */
+  | { kind: 'compaction'; compactionId: string; status: string; summary?: string; error?: string }
 );
 
 /** What `readSessionRecord` (and a store's `read`) returns. */
@@ -699,6 +705,30 @@ export interface AgentReply {
   plan?: AgentPlanEntry[];
   /** With `outputSchema`: the value the reply holds, validated against the schema. */
   structured?: JsonValue;
+  /** The agent's own context compactions in this reply (ACP, to a client that advertises them), each as it last stood; absent when none. */
+  compactions?: AgentCompaction[];
+}
+
+/**
+ * The agent compacted (summarised) its own context: the turns before it are
+ * no longer what the agent holds, the summary is. ACP `compaction_update`
+ * and `compaction_summary_chunk`, merged by `compactionId`.
+ */
+export interface AgentCompaction {
+  /** The agent's `compactionId`. */
+  id: string;
+  status: 'in_progress' | 'completed' | 'failed' | 'cancelled' | string;
+  /** The summary's text (its text blocks joined); absent when the agent sent none, or only blocks that are not text. */
+  summary?: string;
+  /** The agent's words for a failure. */
+  error?: string;
+}
+
+/** A live notice of the agent for the user (ACP `notice`): not part of the reply or the record. */
+export interface AgentNotice {
+  severity: 'info' | 'warning' | 'error' | string;
+  title: string;
+  description?: string;
 }
 
 /** One entry of an ACP agent's plan. */
@@ -735,6 +765,10 @@ export type AgentOutputEvent =
   | { type: 'thought'; text: string }
   /** The agent's plan now (ACP). */
   | { type: 'plan'; entries: AgentPlanEntry[] }
+  /** The agent is compacting, or compacted, its context (ACP): the compaction as it stands now. */
+  | ({ type: 'compaction' } & AgentCompaction)
+  /** A live notice for the user (ACP); never recorded. */
+  | ({ type: 'notice' } & AgentNotice)
   /** A JSON line of a type the parser does not know: its `type` (`''` when none) and the whole line, parsed. */
   | { type: 'unknown'; eventType: string; raw: JsonValue };
 

@@ -3,7 +3,9 @@
 // message we send against the protocol's schema and answers as the
 // protocol says: initialize, session/new, prompts and their updates, modes,
 // a permission answered by optionId, the client's file read, cancel, close;
-// and two sessions in one process (openAgent), session/list.
+// and two sessions in one process (openAgent), session/list; ACP 1.25's
+// additionalDirectories, session/delete, logout, a boolean config option,
+// compaction and notice updates.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -152,6 +154,34 @@ test('two sessions in one process against the SDK agent: turns at once, each its
     await agent.close();
     assert.deepEqual(sent(ctx).filter((m) => m.method === 'session/close').map((m) => m.params.sessionId), [a.sessionId, b.sessionId]);
     await assert.rejects(b.prompt('closed?'), (err) => err.code === 'INVALID_INPUT');
+  } finally {
+    await agent?.close();
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+});
+
+test("ACP 1.25 against the SDK agent: additionalDirectories, a boolean option, compaction and notice updates, session/delete, logout", { timeout: 60_000 }, async () => {
+  const ctx = setUp();
+  const more = path.join(ctx.dir, 'more');
+  fs.mkdirSync(more);
+  let agent;
+  try {
+    agent = await pkg.openAgent('google-gemini', { cd: ctx.dir, command: AGENT, env: ctx.env, timeout: 20, maxRetries: 0, dirs: [more] });
+    const session = await agent.newSession();
+    assert.deepEqual(sent(ctx).find((m) => m.method === 'session/new').params.additionalDirectories, [more]);
+    await session.setConfigOption('fast', true);
+    assert.deepEqual(sent(ctx).find((m) => m.method === 'session/set_config_option').params, { sessionId: session.sessionId, configId: 'fast', type: 'boolean', value: true });
+    const events = [];
+    const turn = await session.prompt('COMPACT now', { onEvent: (e) => events.push(e) });
+    assert.equal(turn.success, true, JSON.stringify(turn.error));
+    assert.deepEqual(turn.reply.compactions, [{ id: 'k1', status: 'completed', summary: 'Summary so far.' }]);
+    assert.deepEqual(events.filter((e) => e.type === 'notice'), [{ type: 'notice', severity: 'info', title: 'Context compacted' }]);
+    const id = session.sessionId;
+    await session.close();
+    await agent.deleteSession(id);
+    assert.deepEqual(sent(ctx).find((m) => m.method === 'session/delete').params, { sessionId: id });
+    await agent.logout();
+    assert.ok(sent(ctx).some((m) => m.method === 'logout'));
   } finally {
     await agent?.close();
     fs.rmSync(ctx.dir, { recursive: true, force: true });

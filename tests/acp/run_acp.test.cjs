@@ -26,7 +26,7 @@ const PLAIN_TEXT = PLAIN_PIECES.join('');
 const UNKNOWN_ID = '3f1e2a4b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
 const CONCURRENCY = Number(process.env.ACP_TEST_CONCURRENCY || 3);
 const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
-const { ADAPTERS, CODEX_MODEL } = require('./adapters.cjs');
+const { ADAPTERS, ADAPTER_SCOPE, CODEX_MODEL } = require('./adapters.cjs');
 // codex-acp wants a model slug Codex knows (else a warning comes as text).
 const ACP_MODELS = { ...harness.MODELS, codex: CODEX_MODEL };
 const BASE = path.join(harness.ROOT, 'target', 'acp-live');
@@ -119,9 +119,14 @@ for (const cli of ['claude', 'gemini', 'codex']) {
         const [call] = cli === 'claude' ? agentCalls(ctx) : mainCalls(ctx);
         assert.ok(call, `${cli} called its API`);
         if (cli === 'claude') {
+          // `systemPrompt` (the maintained adapter advertises it) or Zed's
           // `_meta.systemPrompt.append` on session/new: in the system prompt, not the message.
           assert.ok(strings(call.body.system).join('\n').includes(SYSTEM_MARK), 'the system prompt holds our systemFlag');
           assert.ok(!strings(call.body.messages).join('\n').includes(SYSTEM_MARK));
+        } else if (cli === 'codex' && ADAPTER_SCOPE === '@agentclientprotocol') {
+          // codex-acp 2.6.0 advertises `systemPrompt`: Codex's developer message, not the user's.
+          const holding = (call.body.input ?? []).filter((item) => strings(item).some((s) => s.includes(SYSTEM_MARK)));
+          assert.deepEqual(holding.map((item) => item.role), ['developer'], 'the instructions are a developer message');
         } else {
           assert.ok(strings(call.body).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`)), 'the instructions open the prompt');
         }

@@ -25,7 +25,10 @@
 // carries: Claude Code's `StructuredOutput` tool called with it, Codex's
 // `text.format` answered as JSON; plain otherwise), `ask` (Anthropic:
 // a question through Claude Code's AskUserQuestion tool, then an answer
-// quoting what it returned); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
+// quoting what it returned), `compact` (Anthropic: Claude Code's request to
+// summarise the conversation answered with a `<summary>`, plain
+// otherwise), `compactAuto` (the same, and every answer reports a context
+// nearly full: Claude Code compacts before its next turn); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
 // server listens on an ephemeral port, prints `{"port":N}` as its first
 // stdout line, appends every request it receives to the log (one JSON object
 // a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
@@ -49,7 +52,7 @@ const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'marked429', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'marked429', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask', 'compact', 'compactAuto'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {

@@ -115,6 +115,16 @@ impl CliSessionConfig {
         } else {
             "a session over the command line (protocol 'cli')"
         })?;
+        // More roots are given over ACP only: never dropped silently.
+        if let Some(map) = options.as_object() {
+            let dirs = crate::acp::client::read_dirs(map.get("dirs").cloned(), "options.dirs")?;
+            if !dirs.is_empty() {
+                return Err(AgentContextError::invalid(format!(
+                    "options.dirs: more folders than cd are given over ACP only (protocol: 'acp'); {} over its command line takes only cd",
+                    agent.name
+                )));
+            }
+        }
         let mut rest = options.clone();
         let mut system_prompt = run
             .and_then(|o| o.system_flag.clone())

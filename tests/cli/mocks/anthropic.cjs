@@ -15,7 +15,12 @@ const ASK_QUESTION = {
   multiSelect: false,
 };
 
+/** The summary the `compact` scenario answers Claude Code's compaction request with. */
+const COMPACT_SUMMARY = 'The user asked the assistant to remember a flower.';
+
 let counter = 0;
+/** `compactAuto`: every answer reports a context nearly full (190 000 tokens of 200 000). */
+let reportedUsage = {};
 let mainCalls = 0;
 let loopCalls = 0;
 const USAGE = { input_tokens: 120, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -47,7 +52,7 @@ function stream(res, body, blocks, stopReason) {
     type: 'message_start',
     message: {
       id: `msg_mock_${counter}`, type: 'message', role: 'assistant', model: body.model, content: [],
-      stop_reason: null, stop_sequence: null, usage: { ...USAGE, output_tokens: 1 },
+      stop_reason: null, stop_sequence: null, usage: { ...USAGE, ...reportedUsage, output_tokens: 1 },
     },
   });
   blocks.forEach((block, index) => {
@@ -113,6 +118,13 @@ function respond(req, res, scenario) {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });
   }
   const body = req.body ?? {};
+  if (scenario === 'compactAuto') reportedUsage = { input_tokens: 30000, cache_read_input_tokens: 160000 };
+  if ((scenario === 'compact' || scenario === 'compactAuto') && /create a detailed summary of the conversation so far/.test(JSON.stringify(body.messages ?? []))) {
+    // Claude Code compacting its context: its summary, framed as it asks.
+    const text = `<analysis>The user named a word.</analysis>\n<summary>\n${COMPACT_SUMMARY}\n</summary>`;
+    if (!body.stream) return message(res, body, text);
+    return stream(res, body, [{ type: 'text', pieces: [text] }], 'end_turn');
+  }
   if (!body.stream) return message(res, body, PLAIN_PIECES.join(''));
   if (scenario === 'tool') {
     const output = toolOutput(body);
@@ -190,4 +202,4 @@ function findCwd(body) {
   return match ? match[1] : '/nonexistent';
 }
 
-module.exports = { respond };
+module.exports = { respond, COMPACT_SUMMARY };
