@@ -132,10 +132,12 @@ pub fn read(own: &Value, path: &str) -> Result<Vec<Fallback>> {
                 }
             }
             Value::Object(_) => (entry.clone(), json!({})),
-            other => return Err(AgentContextError::invalid(format!(
+            other => {
+                return Err(AgentContextError::invalid(format!(
                 "{at} must be an agent type, an AgentDefinition or {{ agent, options }}, got {}",
                 type_name(other)
-            ))),
+            )))
+            }
         };
         out.push(Fallback { agent, options });
     }

@@ -379,7 +379,13 @@ impl Conversation {
     /// session, which holds them).
     /// `given`: the fork's own options, over its parent's (those that
     /// belong to the parent's agent left out when it forks to another).
-    pub fn forked(mut setup: Setup, record: Vec<u8>, own: bool, given: &Value, other_agent: bool) -> Result<Conversation> {
+    pub fn forked(
+        mut setup: Setup,
+        record: Vec<u8>,
+        own: bool,
+        given: &Value,
+        other_agent: bool,
+    ) -> Result<Conversation> {
         let state = ConversationState::of(&record)?;
         let base = match other_agent {
             true => options_for(&setup.options, &Value::Null),
@@ -485,12 +491,16 @@ impl Conversation {
             Event::Close => {
                 self.closed = true;
                 if let Some(live) = self.live.take() {
-                    self.actions
-                        .push_back(Action::ClosePart { part: live.part, ends: true });
+                    self.actions.push_back(Action::ClosePart {
+                        part: live.part,
+                        ends: true,
+                    });
                 }
                 if let Some((opening, _)) = self.opening.take() {
-                    self.actions
-                        .push_back(Action::ClosePart { part: opening.part, ends: false });
+                    self.actions.push_back(Action::ClosePart {
+                        part: opening.part,
+                        ends: false,
+                    });
                 }
             }
         }
@@ -748,11 +758,18 @@ impl Conversation {
         }
         let Some(live) = live.filter(|_| failover) else {
             self.running = None;
-            let handed_off_to = self.handed_off.take().filter(|(a, _)| *a == ask).map(|(_, to)| {
-                // The session id the turn made known.
-                let id = self.live.as_ref().and_then(|l| l.session_id.clone());
-                SessionRef { session_id: id.or(to.session_id), ..to }
-            });
+            let handed_off_to = self
+                .handed_off
+                .take()
+                .filter(|(a, _)| *a == ask)
+                .map(|(_, to)| {
+                    // The session id the turn made known.
+                    let id = self.live.as_ref().and_then(|l| l.session_id.clone());
+                    SessionRef {
+                        session_id: id.or(to.session_id),
+                        ..to
+                    }
+                });
             self.actions.push_back(Action::Done {
                 ask,
                 handed_off_to,
@@ -765,8 +782,10 @@ impl Conversation {
             agent_type: agent_type_of(&live.agent).to_owned(),
         };
         self.failing = Some((ask, kind.clone(), message.unwrap_or_default()));
-        self.actions
-            .push_back(Action::ClosePart { part: live.part, ends: false });
+        self.actions.push_back(Action::ClosePart {
+            part: live.part,
+            ends: false,
+        });
         self.live = None;
         let why = Why::Failover {
             ask,

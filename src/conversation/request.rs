@@ -9,9 +9,9 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::agents::assembly::assemble_for_agent;
 use crate::error::{AgentContextError, Result};
 use crate::formats::host_value::{self as host, HostValue, Shape};
-use crate::agents::assembly::assemble_for_agent;
 use crate::prompt::budget::AssembleOptions;
 use crate::prompt::input::{ContextMessage, ContextSource, PromptFields, ASSEMBLER_INPUT};
 use crate::prompt::output::TrimReport;

@@ -347,7 +347,7 @@ impl Engine {
                 start,
                 secrets,
             } => {
-                let start = super::recording::RecordStart::read(&start)?;
+                let start = crate::record::RecordStart::read(&start)?;
                 self.record(session, start, &secrets, now);
                 None
             }

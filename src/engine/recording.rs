@@ -8,99 +8,18 @@
 //! the conversation's record stands ([`RecordStart`]), and the engine goes
 //! on numbering from there; the conversation's header is the host's.
 
-use serde_json::Value;
-
 use crate::acp::session::SessionStep;
 use crate::agent_output::AgentEvent;
-use crate::error::{AgentContextError, Result};
 use crate::error_kind::AgentErrorKind;
-use crate::formats::json_read::Obj;
 use crate::launch::attachments::Attachment;
-use crate::record::{OpenTurn, Part, PartReason, RecordSeed, Recorder, TurnOutcome};
+use crate::record::RecordStart;
+use crate::record::{Part, Recorder, TurnOutcome};
 
 use super::state::SessionRecord;
 
 use super::action::Action;
 use super::engine::Engine;
 use super::result::TurnResult;
-
-/// Where a recorded session's record begins: the conversation's record
-/// as it stands, and whether this session is a new part of it (its `part`
-/// entry written once it is open) or the live part reopened (`resumed`,
-/// `loaded` or `restarted` written).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RecordStart {
-    pub seed: RecordSeed,
-    pub part: Option<PartStart>,
-}
-
-/// A new part of a conversation.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PartStart {
-    pub reason: PartReason,
-    pub from_turn: u32,
-    pub fallback_index: Option<usize>,
-    /// The team and member whose conversation it is.
-    pub team: Option<(String, String)>,
-}
-
-impl RecordStart {
-    /// `{ nextSeq, turns, openTurn?: { turn, attempts }, part?: { reason,
-    /// fromTurn, fallbackIndex?, teamId?, memberId? } }`, as the host hands
-    /// it over from the conversation.
-    pub fn read(value: &Value) -> Result<RecordStart> {
-        let o = Obj::new(value, "record")?;
-        let count = |o: &Obj, key: &str| -> Result<u64> {
-            o.get(key).map_or(Ok(0), |v| {
-                v.as_u64().ok_or_else(|| {
-                    AgentContextError::invalid(format!("{} must be a whole number", o.path_of(key)))
-                })
-            })
-        };
-        let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-        let open_turn = match o.get("openTurn") {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let t = Obj::new(v, "record.openTurn")?;
-                Some(OpenTurn {
-                    turn: small(count(&t, "turn")?),
-                    attempts: small(count(&t, "attempts")?),
-                })
-            }
-        };
-        let part = match o.get("part") {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let p = Obj::new(v, "record.part")?;
-                let reason = p.opt_str("reason")?.unwrap_or("opened");
-                let reason = PartReason::parse(reason).ok_or_else(|| {
-                    AgentContextError::invalid(format!(
-                        "record.part.reason: unknown reason \"{reason}\""
-                    ))
-                })?;
-                let team = p.opt_str("teamId")?.map(str::to_owned);
-                let member = p.opt_str("memberId")?.map(str::to_owned);
-                Some(PartStart {
-                    reason,
-                    from_turn: small(count(&p, "fromTurn")?),
-                    fallback_index: p
-                        .get("fallbackIndex")
-                        .and_then(Value::as_u64)
-                        .map(|n| n as usize),
-                    team: team.zip(member),
-                })
-            }
-        };
-        Ok(RecordStart {
-            seed: RecordSeed {
-                next_seq: count(&o, "nextSeq")?.max(1),
-                turns: small(count(&o, "turns")?),
-                open_turn,
-            },
-            part,
-        })
-    }
-}
 
 impl Engine {
     /// Records session `key` from now on, from `start` (see
@@ -134,8 +53,11 @@ impl Engine {
                 };
                 if reopened && !step.is_some_and(|s| s != SessionStep::New) {
                     // Reopened as a new session: nothing to say of it.
+                    let snap = self.sessions[i].snapshot.clone();
                     if let Some(r) = self.rec_mut(key) {
                         r.opened = true;
+                        r.mode = snap.mode;
+                        r.model = snap.model;
                     }
                     return;
                 }

@@ -421,7 +421,7 @@ fn the_system_prompt_goes_as_system_prompt_where_advertised_else_as_claudes_meta
 fn compaction_and_notices_are_events_and_only_compaction_is_recorded() {
     let mut e = engine("claude-code", json!({}));
     open(&mut e, json!({}), 0);
-    e.record(DEFAULT, None, &[], 5).unwrap();
+    e.record(DEFAULT, crate::record::RecordStart::default(), &[], 5);
     drain(&mut e);
     let op = e.prompt(json!([{"type": "text", "text": "go on"}]), LIMITS, 10);
     let started = drain(&mut e);

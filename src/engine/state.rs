@@ -249,7 +249,7 @@ pub(crate) struct SessionRecord {
     /// reopened (its `resumed`, `loaded` or `restarted` are written).
     pub(super) opened: bool,
     /// The part it begins, until its `part` entry is written.
-    pub(super) part: Option<super::recording::PartStart>,
+    pub(super) part: Option<crate::record::PartStart>,
     pub(super) mode: Option<String>,
     pub(super) model: Option<String>,
     /// What the next request is recorded as (instead of the prompt sent:

@@ -307,7 +307,11 @@ fn idle_turns_are_cancelled_then_killed_after_the_grace() {
     e.exited(None, Some("SIGKILL"), 1_700 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::IdleTimeout));
-    assert_eq!(result.reply.text, "partial");
+    assert_eq!(result.reply.text, "", "a failed attempt is no reply");
+    assert_eq!(
+        result.error.as_ref().and_then(|e| e.text.as_deref()),
+        Some("partial")
+    );
     assert!(!e.is_running());
 }
 

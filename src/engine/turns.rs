@@ -342,13 +342,17 @@ impl Engine {
         self.after_turn(i, now);
     }
 
-    /// A failed attempt of `turn` is no reply: what it streamed leaves
-    /// `result`'s text, and `onEvent`, which heard it, is told to drop it.
+    /// A failed attempt of `turn` is no reply: what it streamed moves from
+    /// `result`'s reply to its error (`error.text`), and `onEvent`, which
+    /// heard it, is told to drop it.
     fn discard_attempt(&mut self, turn: &Turn, result: &mut TurnResult) {
         if result.reply.text.is_empty() {
             return;
         }
-        result.reply.text.clear();
+        let text = std::mem::take(&mut result.reply.text);
+        if let Some(error) = result.error.as_mut() {
+            error.text = Some(text);
+        }
         if turn.limits.events {
             self.push(Action::Discard {
                 op: turn.op,

@@ -169,14 +169,21 @@ pub fn carry(record: &[u8], agent: &str, up_to: Option<u64>) -> Result<Carried> 
         .rev()
         .find(|l| l.kind == "part" || l.kind == "opened")
         .and_then(|l| serde_json::from_slice::<Value>(l.text).ok())
-        .and_then(|p| p.get("agentType").and_then(Value::as_str).map(str::to_owned))
+        .and_then(|p| {
+            p.get("agentType")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
         .unwrap_or_else(|| agent.to_owned());
     // The running turn's request and reply; the reply's length when its
     // running attempt began (a failed attempt's text is cut back to it).
     let mut request: Option<String> = None;
     let mut reply = String::new();
     let mut attempt_from = 0;
-    let flush = |request: &mut Option<String>, reply: &mut String, speaker: &str, out: &mut Vec<Message>| {
+    let flush = |request: &mut Option<String>,
+                 reply: &mut String,
+                 speaker: &str,
+                 out: &mut Vec<Message>| {
         if let Some(text) = request.take() {
             out.push(Message {
                 from: USER.to_owned(),

@@ -55,6 +55,20 @@ impl Header {
         }
     }
 
+    /// The header of a 1.x record (one agent session), as the library
+    /// wrote it before conversations: read, never written.
+    pub fn v1(session_id: &str, agent_type: &str, created_at: u64) -> Header {
+        Header {
+            format: FORMAT.to_owned(),
+            version: "1.1".to_owned(),
+            conversation_id: None,
+            session_id: Some(session_id.to_owned()),
+            agent_type: Some(agent_type.to_owned()),
+            created_at,
+            continues: None,
+        }
+    }
+
     /// The record's key: its conversation's id (2.0), else its session's (1.x).
     pub fn id(&self) -> &str {
         self.conversation_id

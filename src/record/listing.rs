@@ -31,7 +31,10 @@ impl Filter {
         let o = Obj::new(value, "filter")?;
         let text = |key: &str| o.opt_str(key).map(|s| s.map(str::to_owned));
         let kind = text("kind")?;
-        if let Some(kind) = kind.as_deref().filter(|k| !["conversation", "team"].contains(k)) {
+        if let Some(kind) = kind
+            .as_deref()
+            .filter(|k| !["conversation", "team"].contains(k))
+        {
             return Err(AgentContextError::invalid(format!(
                 "filter.kind must be 'conversation' or 'team', got \"{kind}\""
             )));
@@ -47,9 +50,14 @@ impl Filter {
 
     fn matches(&self, summary: &Value) -> bool {
         let is = |key: &str, want: &Option<String>| {
-            want.as_deref().map_or(true, |w| summary.get(key).and_then(Value::as_str) == Some(w))
+            want.as_deref().map_or(true, |w| {
+                summary.get(key).and_then(Value::as_str) == Some(w)
+            })
         };
-        let kind = summary.get("kind").and_then(Value::as_str).unwrap_or("conversation");
+        let kind = summary
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("conversation");
         kind == self.kind.as_deref().unwrap_or("conversation")
             && is("agentType", &self.agent_type)
             && is("cd", &self.cd)
@@ -145,16 +153,30 @@ fn chain(root: &Value, next: &HashMap<&str, &Value>, by_session: &HashMap<&str, 
     let mut summary = live.clone();
     let id = str_of(root, "sessionId");
     summary["conversationId"] = json!(id);
-    summary["kind"] = json!(if str_of(root, "agentType") == super::entry::TEAM_AGENT_TYPE { "team" } else { "conversation" });
+    summary["kind"] = json!(
+        if str_of(root, "agentType") == super::entry::TEAM_AGENT_TYPE {
+            "team"
+        } else {
+            "conversation"
+        }
+    );
     summary["title"] = root.get("title").cloned().unwrap_or(json!(""));
     summary["createdAt"] = root.get("createdAt").cloned().unwrap_or(json!(0));
-    summary["turns"] = json!(records.iter().map(|r| r.get("turns").and_then(Value::as_u64).unwrap_or(0)).sum::<u64>());
-    summary["live"] = json!({ "sessionId": str_of(live, "sessionId"), "agentType": str_of(live, "agentType") });
+    summary["turns"] = json!(records
+        .iter()
+        .map(|r| r.get("turns").and_then(Value::as_u64).unwrap_or(0))
+        .sum::<u64>());
+    summary["live"] =
+        json!({ "sessionId": str_of(live, "sessionId"), "agentType": str_of(live, "agentType") });
     summary["parts"] = Value::Array(parts);
     if let Some(("forkedFrom", parent)) = link_from(root) {
         // The conversation of the session it forked from (the turn is not in a 1.x record).
         let mut top = parent;
-        while let Some(p) = by_session.get(top).and_then(|s| link_from(s)).filter(|(r, _)| *r != "forkedFrom") {
+        while let Some(p) = by_session
+            .get(top)
+            .and_then(|s| link_from(s))
+            .filter(|(r, _)| *r != "forkedFrom")
+        {
             top = p.1;
         }
         summary["forkedFrom"] = json!({ "conversationId": top, "atTurn": 0 });
@@ -195,7 +217,10 @@ mod tests {
         assert_eq!(all[1]["forkedFrom"]["conversationId"], "a");
         let teams = conversations(&list, &Filter::read(&json!({ "kind": "team" })).unwrap());
         assert_eq!(teams.len(), 1);
-        let qwen = conversations(&list, &Filter::read(&json!({ "agentType": "qwen-code" })).unwrap());
+        let qwen = conversations(
+            &list,
+            &Filter::read(&json!({ "agentType": "qwen-code" })).unwrap(),
+        );
         assert_eq!(qwen.len(), 1);
         assert!(Filter::read(&json!({ "kind": "x" })).is_err());
     }

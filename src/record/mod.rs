@@ -9,11 +9,13 @@
 
 pub mod conversation;
 pub mod entry;
+mod fields;
 pub mod listing;
 pub mod page;
 pub mod read;
 mod recorder;
 mod sha256;
+pub mod start;
 pub mod state;
 pub mod summary;
 mod written;
@@ -31,6 +33,7 @@ pub use read::{
 };
 pub use recorder::{OpenTurn, RecordSeed, Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};
+pub use start::{PartStart, RecordStart};
 pub use state::{ConversationState, PartRead};
 pub use summary::{
     summarize, summarize_read, summary_of, title_of, ForkedFrom, Kind, SessionRef, SessionSummary,

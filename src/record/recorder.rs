@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::entry::{
     AttachmentMeta, AttemptEnd, CompactionEntry, Entry, Link, Opened, Part, Permission,
-    PermissionOption,
-    RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError,
+    PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError,
 };
 use super::read::{read_record, ReadOptions};
 use super::sha256::Sha256;

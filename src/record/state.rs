@@ -186,7 +186,7 @@ impl ConversationState {
                 self.title = self
                     .team_task
                     .as_deref()
-                    .map(super::summary::title_of)
+                    .map(super::fields::title_of)
                     .unwrap_or_default();
                 if let Some(cd) = text_of(&team, "cd") {
                     self.parts.push(PartRead {
@@ -206,7 +206,7 @@ impl ConversationState {
                 });
                 if self.title.is_empty() {
                     if let Some(text) = text_of(&parsed(), "text") {
-                        self.title = super::summary::title_of(&text);
+                        self.title = super::fields::title_of(&text);
                     }
                 }
             }
@@ -223,7 +223,7 @@ impl ConversationState {
                 self.open_turn = None;
                 let end = parsed();
                 if let Some(usage) = end.get("usage") {
-                    self.usage.add(&super::summary::usage_of(usage));
+                    self.usage.add(&super::fields::usage_of(usage));
                 }
                 // A CLI part tells its session id with its first turn.
                 if let (Some(id), Some(part)) =

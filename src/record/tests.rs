@@ -81,7 +81,7 @@ pub(super) fn opened() -> Opened {
 /// A record of two turns, the first with a tool call.
 pub(super) fn two_turns() -> String {
     let mut r = Recorder::new();
-    let mut out = Header::new("s-1", "claude-code", 1_000).line();
+    let mut out = Header::v1("s-1", "claude-code", 1_000).line();
     out += &r.opened(1_000, opened());
     out += &r.request(1_001, "Read the notes", &[]);
     out += &r.event(1_002, &text("Let me "));
@@ -146,7 +146,7 @@ fn an_entry_is_one_line_seq_at_kind_turn_first() {
         entry(4, None, Entry::Closed).line(),
         "{\"seq\":4,\"at\":1004,\"kind\":\"closed\"}\n"
     );
-    let header = Header::new("s-1", "codex", 7).line();
+    let header = Header::v1("s-1", "codex", 7).line();
     assert_eq!(
         header,
         "{\"format\":\"agent-context/session-record\",\"version\":\"1.1\",\"sessionId\":\"s-1\",\"agentType\":\"codex\",\"createdAt\":7}\n"
@@ -409,19 +409,23 @@ fn the_recorder_redacts_the_secrets_it_is_given() {
 #[test]
 fn the_summary_of_a_session() {
     let mut record = two_turns();
-    let summary = summarize(record.as_bytes(), false).unwrap();
+    let summary = summarize(record.as_bytes(), false).unwrap().unwrap();
     assert_eq!(
         serde_json::to_value(&summary).unwrap(),
         json!({
+            "conversationId": "s-1", "kind": "conversation", "version": "1.1",
             "sessionId": "s-1", "agentType": "claude-code", "protocol": "acp", "cd": "/home/u/app",
             "title": "Read the notes", "createdAt": 1000, "updatedAt": 1010, "turns": 2,
-            "usage": {"inputTokens": 20, "outputTokens": 10}, "status": "open"
+            "usage": {"inputTokens": 20, "outputTokens": 10}, "status": "open",
+            "live": {"sessionId": "s-1", "agentType": "claude-code"},
+            "parts": [{"sessionId": "s-1", "agentType": "claude-code", "protocol": "acp", "reason": "opened", "fromTurn": 1}],
+            "skipped": 0
         })
     );
     let (mut r, _) = Recorder::continuing(record.as_bytes(), 1_011).unwrap();
     record += &r.link(1_011, Relation::RebuiltFrom, "old-1", "google-gemini");
     record += &r.closed(1_012);
-    let summary = summarize(record.as_bytes(), true).unwrap();
+    let summary = summarize(record.as_bytes(), true).unwrap().unwrap();
     assert_eq!(summary.status, Status::Closed);
     assert_eq!(
         summary.linked_from,
@@ -431,7 +435,11 @@ fn the_summary_of_a_session() {
             relation: Relation::RebuiltFrom,
         })
     );
-    assert_eq!(summarize(b"", false).unwrap().turns, 0);
+    assert_eq!(
+        summarize(b"", false).unwrap(),
+        None,
+        "no header: not a record"
+    );
 }
 
 #[test]
@@ -645,10 +653,12 @@ fn a_record_is_carried_as_a_conversation_with_tool_calls_summed_up() {
     );
     let first = crate::record::conversation(record.as_bytes(), "claude-code", Some(1)).unwrap();
     assert_eq!(first.len(), 2);
-    // A turn that never ended (its host was killed) keeps its request.
+    // A turn still open (a failover's) is not carried: its request goes
+    // with the conversation as the message, once.
     let cut = &record[..record.find("{\"seq\":9").unwrap()];
     let open = crate::record::conversation(cut.as_bytes(), "claude-code", None).unwrap();
-    assert_eq!(open.last().unwrap().content, "Thanks");
+    assert_eq!(open.len(), 2);
+    assert_eq!(open.last().unwrap().from, "claude-code");
 }
 
 /// A record of three turns; a compaction (`status`, `summary`) during turn

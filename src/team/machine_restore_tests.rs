@@ -292,13 +292,15 @@ fn a_team_recorded_reads_back_as_its_json_and_goes_on() {
             text += &lines;
         }
     }
-    assert!(text.starts_with("{\"format\":\"agent-context/session-record\",\"version\":\"1.1\",\"sessionId\":\"team-1\",\"agentType\":\"agent-team\""), "{text}");
+    assert!(text.starts_with("{\"format\":\"agent-context/session-record\",\"version\":\"2.0\",\"conversationId\":\"team-1\""), "{text}");
     assert!(!text.contains("sk-secret-123456"));
     let data = crate::team::team_json(text.as_bytes()).unwrap();
     let mut expected = m.state().to_json();
     expected["transcript"][0]["content"] = json!("Write the parser with [redacted]");
     assert_eq!(data, expected);
-    let summary = crate::record::summarize(text.as_bytes(), true).unwrap();
+    let summary = crate::record::summarize(text.as_bytes(), true)
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (summary.team_id.as_deref(), summary.title.as_str()),
         (Some("team-1"), "Ship")

@@ -6,9 +6,9 @@
 pub use reader::*;
 
 pub(super) mod reader {
-    use js_sys::{Object, Reflect};
     #[cfg(feature = "api")]
     use js_sys::Uint8Array;
+    use js_sys::{Object, Reflect};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
 
@@ -201,7 +201,10 @@ pub(super) mod reader {
     /// `filter` (internal: `listConversations` over any store).
     #[cfg(feature = "api")]
     #[wasm_bindgen(js_name = __conversationsOf, skip_typescript)]
-    pub fn conversations_of(summaries: JsValue, filter: JsValue) -> std::result::Result<JsValue, JsValue> {
+    pub fn conversations_of(
+        summaries: JsValue,
+        filter: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
         let read = || -> Result<JsValue> {
             let summaries = crate::wasm::json_bridge::to_json(&summaries, "summaries")?;
             let filter = match filter.is_undefined() || filter.is_null() {
