@@ -121,6 +121,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Required,
     },
     home: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -40,9 +40,9 @@ pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
-    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FailedPrompt, FamilyUse,
-    FileRoute, HeaderRoute, McpShape, OutputFormat, OutputSchemaArg, OwnRetries, ResumeExisting,
-    RetryLog, RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
+    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvFlag, EnvRoute, FailedPrompt,
+    FamilyUse, FileRoute, HeaderRoute, McpShape, OutputFormat, OutputSchemaArg, OwnRetries,
+    ResumeExisting, RetryLog, RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 pub use superseded::{save_wait_ms, superseded_warning};
 

@@ -39,6 +39,32 @@ pub struct AgentSpec {
     /// A home folder the run can make for it, where the agent reads its
     /// user settings from (`None`: it has none the run uses).
     pub home: Option<RunHome>,
+    /// Variables of the caller's environment its parts read differently
+    /// (Claude Code's `IS_SANDBOX`): the run gives them the value every
+    /// part reads alike.
+    pub env_flags: &'static [EnvFlag],
+}
+
+/// A variable of the caller's environment that the agent's parts read
+/// differently, so that a value set for the whole machine could fail a run
+/// that asked nothing of it: Claude Code's `IS_SANDBOX`, which its ACP
+/// adapter takes as "a sandbox" whatever the value, while Claude Code's
+/// check as root takes only `1` (and its other checks `1`, `true`, `yes`
+/// or `on`), so that as root `IS_SANDBOX=yes` had the adapter ask for a
+/// permission mode Claude Code then refused at the start. The run gives
+/// the agent the value all its parts read as the caller's value means
+/// ([`crate::launch::env_flags`]): `on` for one of `on_words` (any case,
+/// spaces around), `off` for any other value; a value already `on` or
+/// `off`, or none, is left as it is (`docs/agents.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvFlag {
+    pub name: &'static str,
+    /// The value every part reads as set (`1`).
+    pub on: &'static str,
+    /// The values, lowercase, that the agent itself reads as set.
+    pub on_words: &'static [&'static str],
+    /// The value every part reads as unset (`""`).
+    pub off: &'static str,
 }
 
 impl AgentSpec {
