@@ -500,11 +500,6 @@ pub struct AcpLaunch {
     pub mcp: AcpMcp,
     /// How what it sends differs in a way the reply cares about.
     pub quirks: AcpQuirks,
-    /// True when, over ACP, it retries a model server that refuses the
-    /// connection without a word and with no setting for it: before each
-    /// prompt, a loopback `endpoint` is asked from here first, and nothing
-    /// listening there fails the attempt `network_error` at once.
-    pub probes_endpoint: bool,
 }
 
 impl AcpLaunch {
@@ -513,8 +508,7 @@ impl AcpLaunch {
     /// instructions opening the prompt, loads trusted where advertised, a
     /// missing file `resourceNotFound`, its own default mode and
     /// environment, images beside other context, exiting when its stdin
-    /// ends, MCP servers in `session/new`, no quirks, its endpoint not
-    /// asked first. `command` and
+    /// ends, MCP servers in `session/new`, no quirks. `command` and
     /// `package` are always the agent's own.
     pub const DEFAULT: AcpLaunch = AcpLaunch {
         command: "",
@@ -532,7 +526,6 @@ impl AcpLaunch {
         mcp_env: &[],
         mcp: AcpMcp::Session,
         quirks: AcpQuirks::NONE,
-        probes_endpoint: false,
     };
 }
 
