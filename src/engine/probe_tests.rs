@@ -346,3 +346,20 @@ fn over_the_cli_the_one_process_of_a_session_gets_no_prompt_while_its_endpoint_i
 fn prompt_once(e: &mut Engine, now: u64) -> u64 {
     e.prompt(json!([{"type": "text", "text": "Hello"}]), LIMITS, now)
 }
+
+#[test]
+fn a_refused_attempt_over_the_cli_still_names_the_session_it_was_to_resume() {
+    let options = json!({"cd": "/w", "runFolder": "/tmp/run-1", "sessionId": "7f9f6c1e-0000-4000-8000-000000000001",
+        "endpoint": {"baseUrl": "http://127.0.0.1:4021/v1", "apiKey": "k", "model": "m"}});
+    let mut e = Engine::cli(CliSessionConfig::read("openai-codex", &options, "").unwrap());
+    e.open(0);
+    drain(&mut e);
+    let op = prompt_once(&mut e, 10);
+    drain(&mut e);
+    e.probed(op, "ECONNREFUSED", 11);
+    let result = turn_of(&drain(&mut e), op).expect("ended");
+    assert_eq!(
+        result.requested_session_id.as_deref(),
+        Some("7f9f6c1e-0000-4000-8000-000000000001")
+    );
+}

@@ -386,14 +386,14 @@ impl Engine {
         let agent = self.agent();
         let mut attempt = attempt;
         if let Some(failure) = attempt.cli.decided.take() {
-            // No process ran for it.
+            // No process ran for it: the session it was to resume stands.
             return Judged {
                 outcome: Err(failure),
                 reply: attempt.parser.finish(),
                 stop_reason: None,
                 exit_code: None,
                 last_lines: attempt.tail.finish(),
-                requested: attempt.cli.requested,
+                requested: self.sessions[0].keep_session.clone(),
                 end: None,
                 events: attempt.cli.kept,
             };
