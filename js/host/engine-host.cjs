@@ -13,7 +13,8 @@ const { spawnAgent } = require('./spawn-agent.cjs');
 const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
 const { TerminalHost } = require('./terminals.cjs');
 
-/** How long a probe of the endpoint (on this machine) waits for the connection. */
+/** How long a probe of the endpoint (on this machine) waits for the connection: a
+ * loopback address answers at once, listening or not; a timeout lets the attempt go on. */
 const PROBE_MS = 2000;
 
 /** `file` with symbolic links resolved, through its nearest existing folder when it does not exist yet. */
@@ -198,10 +199,12 @@ class EngineHost {
       socket.destroy();
       if (!this.closed) this.feed((e, now) => e.input({ type: 'probed', op, outcome }, now));
     };
-    const socket = net.connect({ host, port });
+    // Every address of the name is tried (`localhost` may be ::1 first
+    // while the server listens on 127.0.0.1 only): refused only when all are.
+    const socket = net.connect({ host, port, autoSelectFamily: true });
     const timer = setTimeout(() => tell('ETIMEDOUT'), PROBE_MS);
     socket.once('connect', () => tell('connected'));
-    socket.once('error', (err) => tell(err.code ?? 'EIO'));
+    socket.once('error', (err) => tell(err.code ?? (err.errors?.length && err.errors.every((e) => e.code === 'ECONNREFUSED') ? 'ECONNREFUSED' : 'EIO')));
     return undefined;
   }
 

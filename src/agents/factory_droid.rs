@@ -74,6 +74,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Config,
     },
     home: None,
+    env_flags: &[],
 };
 
 /// Factory Droid 0.225.2 over ACP against the mock: a failed model call is

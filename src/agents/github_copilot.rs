@@ -77,9 +77,6 @@ pub const AGENT: AgentSpec = AgentSpec {
             error_text_words: &["Could not connect to"],
             ..AcpQuirks::NONE
         },
-        // Nothing listening on its endpoint: 5 retries in silence (~10 s,
-        // much more on a loaded machine) before that error.
-        probes_endpoint: true,
         ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "copilot",
@@ -120,6 +117,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Required,
     },
     home: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -125,6 +125,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         settings: "settings.json",
         kept: &["tmp", "history"],
     }),
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -41,10 +41,10 @@ pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliAttachments,
-    CliExtras, CliImage, CliMcp, CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute,
-    FailedPrompt, FamilyUse, FileRoute, HeaderRoute, McpShape, OutputFormat, OutputSchemaArg,
-    OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg, SettingsPlace, SettingsRoute,
-    SystemPromptArg,
+    CliExtras, CliImage, CliMcp, CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvFlag,
+    EnvRoute, FailedPrompt, FamilyUse, FileRoute, HeaderRoute, McpShape, OutputFormat,
+    OutputSchemaArg, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg, SettingsPlace,
+    SettingsRoute, SystemPromptArg,
 };
 pub use superseded::{save_wait_ms, superseded_warning};
 

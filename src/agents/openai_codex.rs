@@ -92,6 +92,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Option,
     },
     home: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

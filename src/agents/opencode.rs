@@ -113,6 +113,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Config,
     },
     home: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -39,6 +39,32 @@ pub struct AgentSpec {
     /// A home folder the run can make for it, where the agent reads its
     /// user settings from (`None`: it has none the run uses).
     pub home: Option<RunHome>,
+    /// Variables of the caller's environment its parts read differently
+    /// (Claude Code's `IS_SANDBOX`): the run gives them the value every
+    /// part reads alike.
+    pub env_flags: &'static [EnvFlag],
+}
+
+/// A variable of the caller's environment that the agent's parts read
+/// differently, so that a value set for the whole machine could fail a run
+/// that asked nothing of it: Claude Code's `IS_SANDBOX`, which its ACP
+/// adapter takes as "a sandbox" whatever the value, while Claude Code's
+/// check as root takes only `1` (and its other checks `1`, `true`, `yes`
+/// or `on`), so that as root `IS_SANDBOX=yes` had the adapter ask for a
+/// permission mode Claude Code then refused at the start. The run gives
+/// the agent the value all its parts read as the caller's value means
+/// ([`crate::launch::env_flags`]): `on` for one of `on_words` (any case,
+/// spaces around), `off` for any other value; a value already `on` or
+/// `off`, or none, is left as it is (`docs/agents.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvFlag {
+    pub name: &'static str,
+    /// The value every part reads as set (`1`).
+    pub on: &'static str,
+    /// The values, lowercase, that the agent itself reads as set.
+    pub on_words: &'static [&'static str],
+    /// The value every part reads as unset (`""`).
+    pub off: &'static str,
 }
 
 impl AgentSpec {
@@ -499,11 +525,6 @@ pub struct AcpLaunch {
     pub mcp: AcpMcp,
     /// How what it sends differs in a way the reply cares about.
     pub quirks: AcpQuirks,
-    /// True when, over ACP, it retries a model server that refuses the
-    /// connection without a word and with no setting for it: before each
-    /// prompt, a loopback `endpoint` is asked from here first, and nothing
-    /// listening there fails the attempt `network_error` at once.
-    pub probes_endpoint: bool,
 }
 
 impl AcpLaunch {
@@ -512,8 +533,7 @@ impl AcpLaunch {
     /// instructions opening the prompt, loads trusted where advertised, a
     /// missing file `resourceNotFound`, its own default mode and
     /// environment, images beside other context, exiting when its stdin
-    /// ends, MCP servers in `session/new`, no quirks, its endpoint not
-    /// asked first. `command` and
+    /// ends, MCP servers in `session/new`, no quirks. `command` and
     /// `package` are always the agent's own.
     pub const DEFAULT: AcpLaunch = AcpLaunch {
         command: "",
@@ -531,7 +551,6 @@ impl AcpLaunch {
         mcp_env: &[],
         mcp: AcpMcp::Session,
         quirks: AcpQuirks::NONE,
-        probes_endpoint: false,
     };
 }
 

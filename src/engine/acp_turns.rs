@@ -78,14 +78,18 @@ impl Engine {
             if turn.attempt.is_none() && !turn.retrying && turn.probe != Probe::Asked {
                 if s.setup == Setup::Ready {
                     self.begin_attempt(i, now);
-                } else {
+                } else if !self.awaits_probe(i) {
+                    // Its endpoint asked before the process is started.
                     self.ensure_session(i, authenticating, now);
                 }
             }
         }
         while !self.sessions[i].queue.is_empty() {
             if self.sessions[i].setup != Setup::Ready {
-                self.ensure_session(i, authenticating, now);
+                // A prompt that starts the process asks its endpoint first.
+                if !self.awaits_probe(i) {
+                    self.ensure_session(i, authenticating, now);
+                }
                 break;
             }
             match self.sessions[i].queue.pop_front() {

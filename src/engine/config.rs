@@ -353,6 +353,12 @@ impl SessionConfig {
         self.found = Some(found.to_owned());
         self.command = file.to_owned();
         self.args = args;
+        // What the agent's parts read differently in the caller's
+        // environment, agreed as the caller's value means.
+        for (name, value) in crate::launch::env_flags::agreed_env(self.agent.env_flags, env) {
+            self.env.retain(|(k, _)| *k != name);
+            self.env.push((name, value));
+        }
         Ok(())
     }
 

@@ -598,3 +598,62 @@ fn qwen_retries_told_in_its_telemetry_file_end_the_turn() {
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
 }
+
+#[test]
+fn a_variable_the_agent_and_its_adapter_read_two_ways_is_agreed_at_launch() {
+    let spawn_env = |value: &str| {
+        let mut e = engine("claude-code", json!({}));
+        e.launch(
+            Resolved {
+                platform: crate::launch::platform::Platform::Linux,
+                found: "claude-agent-acp".into(),
+                file: "claude-agent-acp".into(),
+                prefix: Vec::new(),
+                env: vec![
+                    ("PATH".into(), "/bin".into()),
+                    ("IS_SANDBOX".into(), value.into()),
+                ],
+            },
+            0,
+        );
+        e.open(0);
+        drain(&mut e)
+            .into_iter()
+            .find_map(|a| match a {
+                Action::Spawn { env, .. } => Some(env),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let sandbox = |env: Vec<(String, String)>| {
+        env.into_iter()
+            .find(|(k, _)| k == "IS_SANDBOX")
+            .map(|(_, v)| v)
+    };
+    // The adapter takes any value as a sandbox, Claude Code as root only
+    // `1`: the run says what the caller's value means in the value both read.
+    assert_eq!(sandbox(spawn_env("yes")).as_deref(), Some("1"));
+    assert_eq!(sandbox(spawn_env("false")).as_deref(), Some(""));
+    assert_eq!(sandbox(spawn_env("1")), None);
+    // An agent whose parts agree gets the caller's value as it is.
+    let mut e = engine("google-gemini", json!({}));
+    e.launch(
+        Resolved {
+            platform: crate::launch::platform::Platform::Linux,
+            found: "gemini".into(),
+            file: "gemini".into(),
+            prefix: Vec::new(),
+            env: vec![("IS_SANDBOX".into(), "yes".into())],
+        },
+        0,
+    );
+    e.open(0);
+    let env = drain(&mut e)
+        .into_iter()
+        .find_map(|a| match a {
+            Action::Spawn { env, .. } => Some(env),
+            _ => None,
+        })
+        .unwrap();
+    assert!(env.iter().all(|(k, _)| k != "IS_SANDBOX"), "{env:?}");
+}

@@ -87,7 +87,7 @@ pub struct Turn {
     /// Its attachments, until its request is recorded (their metadata).
     pub attachments: Vec<crate::launch::attachments::Attachment>,
     /// Where its next attempt stands with the endpoint asked first
-    /// (`super::probe`).
+    /// (`super::probe`), queued or running.
     pub probe: Probe,
     /// The attempts made at it by the conversation's part before this one
     /// (a turn that failed over): its attempts are numbered on.
@@ -157,6 +157,8 @@ pub struct CliAttempt {
     /// Its reply's events, kept for the turn's result when the session
     /// keeps them (the Gemini tool's `all_messages`).
     pub kept: Option<Vec<AgentEvent>>,
+    /// Decided before any process ran (its endpoint refused the probe).
+    pub decided: Option<crate::attempt::Failure>,
 }
 
 impl Turn {
