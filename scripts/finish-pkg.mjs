@@ -35,7 +35,7 @@ const web = `${root}pkg/web/${crate}.js`;
 
 // The JS host's folders whose files pkg/node ships as they are (js/web is
 // appended to both builds' glue, js/types to the Node build's declarations).
-const NODE_LAYERS = ['api', 'host', 'record', 'remote'];
+const NODE_LAYERS = ['api', 'host', 'record', 'remote', 'transport'];
 
 const TEMPLATE_NAMES = ['base-rules-chat.md', 'base-rules-run.md', 'tool-policy.md', 'run-directive-protocol.md'];
 const templates = Object.fromEntries(TEMPLATE_NAMES.map((n) => [n, readFileSync(`${root}templates/${n}`, 'utf8')]));
