@@ -35,7 +35,7 @@ const web = `${root}pkg/web/${crate}.js`;
 
 // The JS host's folders whose files pkg/node ships as they are (js/web is
 // appended to both builds' glue, js/types to the Node build's declarations).
-const NODE_LAYERS = ['api', 'host', 'record', 'remote', 'transport'];
+const NODE_LAYERS = ['api', 'host', 'record', 'remote', 'transport', 'serve'];
 
 const TEMPLATE_NAMES = ['base-rules-chat.md', 'base-rules-run.md', 'tool-policy.md', 'run-directive-protocol.md'];
 const templates = Object.fromEntries(TEMPLATE_NAMES.map((n) => [n, readFileSync(`${root}templates/${n}`, 'utf8')]));
@@ -125,6 +125,8 @@ appendFileSync(
     "exports.openAgentSession = function openAgentSession(agentType, options) { return require('./session.cjs').openAgentSession(exports, agentType, options); };",
     '// openAgent (Node only): ./open-agent.cjs, one process holding several sessions; the same second module.',
     "exports.openAgent = function openAgent(agentType, options) { return require('./open-agent.cjs').openAgent(exports, agentType, options); };",
+    '// serveAgent (Node only): ./serve-agent.cjs, an ACP agent over Streamable HTTP and WebSocket; required on first use.',
+    "exports.serveAgent = function serveAgent(options) { return require('./serve-agent.cjs').serveAgent(options); };",
     '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
     '// Required on first use, like the runners: loading the library loads only this file.',
     "Object.defineProperty(exports, 'AgentTeam', { enumerable: true, configurable: true, get() {",

@@ -26,7 +26,8 @@
 // budget; the agents as data; what a launch needs (command line, endpoint,
 // home, MCP servers, attachments, platform); what agents print, read; an
 // attempt's rules; the session engine and what rests on it
-// (ACP's rules, structured output, the record, teams, remote hosts); the
+// (ACP's rules, structured output, the record, teams, remote hosts, ACP
+// served over the network); the
 // tools built on runs; the errors and the one failure taxonomy, and the
 // text formats every layer reads and writes.
 pub mod prompt;
@@ -43,6 +44,7 @@ pub mod engine;
 pub mod acp;
 pub mod record;
 pub mod remote;
+pub mod serve;
 pub mod structured;
 pub mod team;
 
