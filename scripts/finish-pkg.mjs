@@ -149,7 +149,7 @@ appendFileSync(
     '',
   ].join('\n'),
 );
-for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store']) {
+for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store', 'serve']) {
   appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/types/${name}.d.ts`, 'utf8'));
 }
 

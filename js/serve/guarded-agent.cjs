@@ -37,13 +37,20 @@ const idKey = (id) => `${typeof id}:${id}`;
 /**
  * `inner` (an AgentConnector) guarded: `gate` the core's `__ServeGate`,
  * `checked` the methods whose params it checks, `live` the set of open
- * connections (each added on connect, removed once closed), `idleMs` the
+ * connections (each added on connect, removed once closed; none past
+ * the core's bound), `idleMs` the
  * idle bound (none: not watched here), `onIdle()` told when one is
  * closed for being idle.
  */
 function guardedAgent(inner, { gate, checked, live, idleMs, onIdle }) {
   return {
     connect(stream, options) {
+      // Past the bound (requests that passed the gate at once): closed before its agent starts.
+      if (!gate.roomFor(live.size)) {
+        stream.writable.close().catch(() => {});
+        stream.readable.cancel().catch(() => {});
+        return { closed: Promise.resolve() };
+      }
       const toAgent = new TransformStream();
       const fromAgent = new TransformStream();
       const lifecycle = inner.connect({ readable: toAgent.readable, writable: fromAgent.writable }, options);

@@ -202,13 +202,24 @@ fn check_url(url: &str, field: &str) -> Result<TransportKind> {
     Ok(kind)
 }
 
+/// The most of a connection's error kept in its line.
+const REASON_MAX_CHARS: usize = 500;
+
 /// The line the host's report of a lost connection becomes among the
 /// agent's last lines: `transport_lost: <url>: <what happened>`.
 /// `opened`: whether the agent answered anything on it (else it was never
 /// reached); `reason`: the connection's error (its code or message), empty
 /// when the server closed it.
 pub fn lost_line(transport: &Transport, opened: bool, reason: &str) -> String {
-    let reason = reason.trim();
+    // One line, of a bounded length (a server's error body may be long).
+    let one_line: String = reason
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(REASON_MAX_CHARS)
+        .collect();
+    let reason = one_line.as_str();
     let what = match (opened, reason.is_empty()) {
         (false, true) => "could not connect: the server closed the connection".to_owned(),
         (false, false) => format!("could not connect: {reason}"),
@@ -361,5 +372,8 @@ mod tests {
             "transport_lost: http://127.0.0.1:9/acp: the connection was lost: ACP connection SSE stream closed"
         );
         assert!(crate::attempt::transport_lost_in(&[lost_line(&t, true, "x")]).is_some());
+        let long = format!("ACP initialize failed: 401\n{}", "b".repeat(10_000));
+        let line = lost_line(&t, false, &long);
+        assert!(!line.contains('\n') && line.len() < 700, "{line}");
     }
 }

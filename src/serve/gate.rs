@@ -174,12 +174,18 @@ impl Gate {
             return refuse(405, "method not allowed");
         }
         let opens = r.upgrade || (r.method == "POST" && !r.connection_id);
-        if opens && r.connections >= self.max_connections {
+        if opens && !self.room_for(r.connections) {
             return refuse(503, "too many connections");
         }
         Admission::Admit {
             protocol: (r.upgrade && offered.contains(&ACP_PROTOCOL)).then_some(ACP_PROTOCOL),
         }
+    }
+
+    /// Whether one more ACP connection may open beside `connections`
+    /// (asked again as it opens: requests let in at once may pass together).
+    pub fn room_for(&self, connections: u32) -> bool {
+        connections < self.max_connections
     }
 
     fn host_allowed(&self, host: &str) -> bool {

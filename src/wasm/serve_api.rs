@@ -86,6 +86,12 @@ impl ServeGateJs {
         js_result(from_serializable(&gate.admit(&request)))
     }
 
+    /// Whether one more ACP connection may open beside `connections` open.
+    #[wasm_bindgen(js_name = roomFor)]
+    pub fn room_for(&self, connections: u32) -> bool {
+        self.gate.as_ref().is_some_and(|g| g.room_for(connections))
+    }
+
     /// The paths of a session request's `params` to resolve before `checkSession`.
     #[wasm_bindgen(js_name = pathsOf)]
     pub fn paths_of(&self, params: JsValue) -> Result<Vec<String>, JsValue> {
