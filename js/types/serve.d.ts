@@ -4,7 +4,8 @@
  * (`AgentConnector`): an agent app of the SDK (`acp.agent(…)`) is one.
  */
 export interface AcpAgentConnector {
-  connect(stream: { readable: ReadableStream<object>; writable: WritableStream<object> }, options?: object): unknown;
+  /** `stream`: the connection's `{ readable, writable }` web streams of JSON-RPC messages. */
+  connect(stream: { readable: unknown; writable: unknown }, options?: unknown): unknown;
 }
 
 /** `serveAgent`'s options (docs/serving.md). */

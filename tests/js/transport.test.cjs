@@ -88,9 +88,19 @@ test('turns over Streamable HTTP and over WebSocket through the SDK\'s own serve
   assert.equal(last.params.clientCapabilities.terminal, true);
 });
 
-test('runAgent over a transport: one run, the same reply model', { timeout: TIMEOUT_MS }, async (t) => {
+test('runAgent and openAgent over a transport: the same reply model', { timeout: TIMEOUT_MS }, async (t) => {
   const ctx = await setUp(t);
   const server = await ctx.start();
+  const proc = await pkg.openAgent(SCRIPTED, { cd: ctx.dir, timeout: 20, transport: { url: server.url('http') } });
+  try {
+    const [a, b] = [await proc.newSession(), await proc.newSession()];
+    assert.notEqual(a.sessionId, b.sessionId);
+    assert.equal((await a.prompt('One')).reply.text, 'Hello from turn 1');
+    assert.equal((await b.prompt('Two')).reply.text, 'Hello from turn 1');
+    assert.equal(ctx.logged('initialize').length, 1, 'one connection holds both sessions');
+  } finally {
+    await proc.close();
+  }
   const run = await pkg.runAgent(SCRIPTED, { prompt: 'Hi' }, { cd: ctx.dir, timeout: 20, transport: { url: server.url('ws') } });
   assert.equal(run.success, true, JSON.stringify(run.error));
   assert.equal(run.reply.text, 'Hello from turn 1');
@@ -170,4 +180,29 @@ test('what starts an agent here cannot go with a transport: INVALID_INPUT naming
   const run = await pkg.runAgent(SCRIPTED, { prompt: 'x' }, { cd: ctx.dir, transport, env: { A: 'b' } });
   assert.equal(run.error.kind, 'invalid_params');
   assert.match(run.error.message, /options\.env cannot be used with options\.transport/);
+});
+
+test('without the ACP SDK and ws installed: the package loads and runs, and joining or serving says what to install', { timeout: TIMEOUT_MS }, async (t) => {
+  // The Node build copied outside the repository, where neither package can be found.
+  const { execFileSync } = require('node:child_process');
+  const moved = fs.mkdtempSync(path.join(os.tmpdir(), 'transport-moved-'));
+  t.after(() => fs.rmSync(moved, { recursive: true, force: true }));
+  const root = path.dirname(require.resolve('agent-context/package.json'));
+  fs.cpSync(path.join(root, 'pkg', 'node'), path.join(moved, 'node'), { recursive: true });
+  const script = `
+    const pkg = require(${JSON.stringify(path.join(moved, 'node', 'agent_context.js'))});
+    (async () => {
+      const out = { assembled: pkg.assemble('claude-code', { contextMessages: [], currentMessage: 'hi' }).prompt.length > 0 };
+      try { await pkg.openAgentSession({ id: 'scripted' }, { cd: ${JSON.stringify(moved)}, transport: { url: 'ws://127.0.0.1:9/acp' } }); }
+      catch (err) { out.join = [err.code, err.kind, err.message]; }
+      try { await pkg.serveAgent({ agent: { command: 'x' }, cd: ${JSON.stringify(moved)}, listen: { port: 0 } }); }
+      catch (err) { out.serve = [err.code, err.message]; }
+      process.stdout.write(JSON.stringify(out));
+    })();`;
+  const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: moved, encoding: 'utf8', env: { ...process.env, AGENT_CONTEXT_WASM_DIR: path.join(root, 'pkg', 'web') } }));
+  assert.equal(out.assembled, true);
+  assert.deepEqual(out.join.slice(0, 2), ['AGENT_ERROR', 'spawn_failed']);
+  assert.match(out.join[2], /options\.transport needs the packages @agentclientprotocol\/sdk .* npm install @agentclientprotocol\/sdk ws/);
+  assert.equal(out.serve[0], 'INVALID_INPUT');
+  assert.match(out.serve[1], /serving ACP needs the packages @agentclientprotocol\/sdk .* npm install @agentclientprotocol\/sdk ws/);
 });
