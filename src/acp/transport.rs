@@ -81,7 +81,13 @@ impl Reach {
             None | Some(Value::Null) => None,
             Some(value) => Some(read(&value, "options.transport")?),
         };
+        let terminals = options.get("terminals") == Some(&Value::Bool(true));
         if transport.is_none() {
+            if terminals && client_fs == Some(false) {
+                return Err(AgentContextError::invalid(
+                    "options.terminals cannot go with clientFs: false (client terminals run commands on this machine)",
+                ));
+            }
             return Ok(Reach {
                 transport,
                 client_fs: client_fs.unwrap_or(true),
@@ -102,7 +108,7 @@ impl Reach {
             ));
         }
         let client_fs = client_fs.unwrap_or(false);
-        if !client_fs && options.get("terminals") == Some(&Value::Bool(true)) {
+        if !client_fs && terminals {
             return Err(AgentContextError::invalid(
                 "options.terminals: an agent reached by options.transport runs commands in this machine's terminals only with clientFs: true",
             ));
@@ -336,6 +342,13 @@ mod tests {
         );
         assert!(take(json!({}), "").unwrap().client_fs);
         assert!(!take(json!({"clientFs": false}), "").unwrap().client_fs);
+        let e = take(json!({"clientFs": false, "terminals": true}), "").unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("options.terminals cannot go with clientFs: false"),
+            "{}",
+            e.message()
+        );
         let e = take(json!({"transport": t, "terminals": true}), "").unwrap_err();
         assert!(
             e.message().starts_with("options.terminals: "),
