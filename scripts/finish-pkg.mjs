@@ -37,7 +37,7 @@ const web = `${root}pkg/web/${crate}.js`;
 
 // The JS host's folders whose files pkg/node ships as they are (js/web is
 // appended to both builds' glue, js/types to the Node build's declarations).
-const NODE_LAYERS = ['api', 'host', 'record', 'remote'];
+const NODE_LAYERS = ['api', 'host', 'record', 'remote', 'transport', 'serve'];
 
 const TEMPLATE_NAMES = ['base-rules-chat.md', 'base-rules-run.md', 'tool-policy.md', 'run-directive-protocol.md'];
 const templates = Object.fromEntries(TEMPLATE_NAMES.map((n) => [n, readFileSync(`${root}templates/${n}`, 'utf8')]));
@@ -148,6 +148,8 @@ appendFileSync(
     "exports.openConversation = function openConversation(store, conversationId, options) { return require('./session.cjs').openConversation(exports, store, conversationId, options); };",
     '// openAgent (Node only): ./open-agent.cjs, one process holding several sessions; the same second module.',
     "exports.openAgent = function openAgent(agentType, options) { return require('./open-agent.cjs').openAgent(exports, agentType, options); };",
+    '// serveAgent (Node only): ./serve-agent.cjs, an ACP agent over Streamable HTTP and WebSocket; required on first use.',
+    "exports.serveAgent = function serveAgent(options) { return require('./serve-agent.cjs').serveAgent(options); };",
     '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
     '// Required on first use, like the runners: loading the library loads only this file.',
     "Object.defineProperty(exports, 'AgentTeam', { enumerable: true, configurable: true, get() {",
@@ -172,7 +174,7 @@ appendFileSync(
     '',
   ].join('\n'),
 );
-for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store']) {
+for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store', 'serve']) {
   appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/types/${name}.d.ts`, 'utf8'));
 }
 

@@ -50,6 +50,8 @@ pub mod record;
 pub mod engine;
 // Agents on other machines.
 pub mod remote;
+// ACP served over the network: who may connect, what a session may ask.
+pub mod serve;
 // The conversation, one thing: which agent session runs its next turn,
 // what that turn carries, what is recorded.
 pub mod conversation;

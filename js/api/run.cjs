@@ -73,6 +73,8 @@ async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHos
       return gone ? `${cdName} ${cdWhy(gone)}: ${plan.cd}` : undefined;
     },
   });
+  // An agent served elsewhere (options.transport): connected to, nothing started here.
+  if (plan.transport) return require('../transport/transport-channel.cjs').prepareServed(host, plan, problem && `${cdName} ${cdWhy(problem)}: ${plan.cd}`);
   if (problem) {
     engine.input({ type: 'reject', message: `${cdName} ${cdWhy(problem)}: ${plan.cd}` }, Date.now());
     return { host, plan };
@@ -124,7 +126,8 @@ function realDirs(dirs, name = 'options.dirs', there = false) {
  * `{ failed }`. `rest`: the options without the functions and `env`.
  */
 async function startEngine(agent, rest, { env, onPermission, onElicitation, onUpdate, onHostError, warn, process: several = false }) {
-  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, host: remote, ...options } = rest;
+  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, host: given, ...named } = rest;
+  const { options, remote } = served(named, given, env !== process.env);
   const asks = onPermission !== undefined;
   return prepare(
     // `there`: the folder on another machine (options.host).
@@ -136,6 +139,17 @@ async function startEngine(agent, rest, { env, onPermission, onElicitation, onUp
     },
     { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, cd: options.cd },
   );
+}
+
+/**
+ * `options` as the core reads them, and the `host` to reach: with a
+ * `transport` (an agent served elsewhere) no host is reached, and the
+ * options that only JS holds and that start an agent here (`host`, `env`)
+ * are named for the core, which refuses them.
+ */
+function served(options, host, envGiven) {
+  if (options.transport == null) return { options, remote: host };
+  return { options: { ...options, ...(host != null && { host: true }), ...(envGiven && { env: true }) }, remote: undefined };
 }
 
 /** `onPermission`, checked. */
@@ -181,7 +195,8 @@ async function runOnce(agent, request, options, host) {
   const answer = host.answer ?? ((send) => send(request.prompt, undefined, 0));
   const { __RunResult: RunResult } = nodeModule();
   const agentType = agentArg(agent);
-  const { command, onPermission: _p, attachments: given, host: remote, ...rest } = options;
+  const { command, onPermission: _p, attachments: given, host: named, ...all } = options;
+  const { options: rest, remote } = served(all, named, host.givenEnv != null);
   const acp = nodeModule().__Engine.runProtocol(agentType, rest) === 'acp';
   let attachments;
   const started = await prepare(

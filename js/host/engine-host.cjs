@@ -115,6 +115,9 @@ class EngineHost {
     switch (action.kind) {
       case 'spawn':
         return this.spawn(action);
+      case 'connect':
+        // An agent served elsewhere: its connection (../transport/transport-channel.cjs).
+        return this.connector.connect(action, this);
       case 'write':
         if (this.child && !this.child.stdin.destroyed && !this.child.stdin.writableEnded) this.child.stdin.write(action.data);
         return undefined;

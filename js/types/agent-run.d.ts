@@ -63,6 +63,24 @@ export interface RunAgentOptions {
    * argument list). See `RemoteHost`.
    */
   host?: RemoteHost;
+  /**
+   * Joins an ACP agent served elsewhere (over Streamable HTTP or WebSocket)
+   * instead of starting one here: the ACP SDK's server in front of any
+   * stdio agent, another `serveAgent`, `goose serve`. `cd` is then the
+   * server's folder, sent as the session's `cwd`; `command`, `env`,
+   * `endpoint`, `host`, `extraArgs` and `model` cannot go with it. A lost
+   * connection is a crash: the turn ends `process_error` (`transport_lost`),
+   * the next prompt connects again and reopens the session. Needs the
+   * packages `@agentclientprotocol/sdk` and `ws` (docs/served-agents.md).
+   */
+  transport?: AgentTransport;
+  /**
+   * Whether the agent may read and write this machine's files through the
+   * client (the ACP `fs` methods, confined to `cd`) — and, with
+   * `terminals`, run commands in client terminals. Default: true for an
+   * agent started here, false for one reached by `transport`.
+   */
+  clientFs?: boolean;
   /** Kills the process tree; the run says `aborted`. */
   signal?: AbortSignal;
   /** The parser's events, live, as the agent prints them. */
@@ -256,7 +274,7 @@ export interface AgentRun {
  * 'cli' is `invalid_params` for it); a bad one is an `invalid_params` run
  * naming the field (`agentType.command`).
  */
-export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
+export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
 
 /**
  * An MCP server handed to the agent for one run or session: stdio, or http
@@ -269,6 +287,25 @@ export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegist
 export type McpServerConfig =
   | { name: string; type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
   | { name: string; type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+
+/** Where an agent served elsewhere is (`options.transport`). */
+export interface AgentTransport {
+  /** `http://`/`https://` (Streamable HTTP) or `ws://`/`wss://` (WebSocket); no credentials, query or fragment. */
+  url: string;
+  /** Sent with every request and with the WebSocket's upgrade: `{ Authorization: 'Bearer …' }`. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * An agent served elsewhere, named (with `options.transport` only): its
+ * `id` a built-in agent type makes it that agent (its ACP quirks apply).
+ */
+export interface ServedAgentDefinition {
+  id: string;
+  /** For messages; default: `id`. */
+  name?: string;
+  protocol?: 'acp';
+}
 
 /**
  * Where an agent runs when not here (`options.host`). Nothing is installed
@@ -461,8 +498,8 @@ export interface AgentSession {
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started or the session opened.
  */
-export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions & { protocol?: 'acp' }): Promise<AcpSession>;
-export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions): Promise<AgentSession>;
+export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: SessionOptions & { protocol?: 'acp' }): Promise<AcpSession>;
+export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: SessionOptions): Promise<AgentSession>;
 
 /** A session over ACP: its id is known once it is open. */
 export interface AcpSession extends AgentSession {
@@ -521,4 +558,4 @@ export interface AgentProcess {
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started.
  */
-export function openAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: AgentProcessOptions): Promise<AgentProcess>;
+export function openAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: AgentProcessOptions): Promise<AgentProcess>;

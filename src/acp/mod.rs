@@ -3,7 +3,8 @@
 //! ([`session`]), permission answers by the sandbox policy ([`permission`]),
 //! the client `fs` methods confined to `cd` ([`fs`]), what the client
 //! offers and the trace context ([`client`]), elicitations
-//! ([`elicitation`]) and client terminals ([`terminals`]). The session
+//! ([`elicitation`]), client terminals ([`terminals`]), and an agent
+//! served elsewhere reached over HTTP or WebSocket ([`transport`]). The session
 //! engine ([`crate::engine`]) speaks the protocol with them.
 
 pub mod client;
@@ -12,6 +13,7 @@ pub mod fs;
 pub mod permission;
 pub mod session;
 pub mod terminals;
+pub mod transport;
 
 pub use permission::{Decision, Policy};
 pub use session::SessionStep;

@@ -206,6 +206,10 @@ impl Engine {
         self.tail = OutputTail::default();
         self.init_failed = None;
         let cfg = self.acp_cfg();
+        if let Some(transport) = &cfg.reach.transport {
+            let connect = Action::Connect(transport.clone());
+            return self.push(connect);
+        }
         let spawn = Action::Spawn {
             command: cfg.command.clone(),
             args: cfg.args.clone(),

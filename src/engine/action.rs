@@ -30,6 +30,14 @@ pub enum Action {
         /// process runs, each new part handed to `retry_log`.
         retry_log: Option<crate::attempt::LogWatch>,
     },
+    /// Connect to an agent served elsewhere, the agent's process from then
+    /// on: each `write` is sent on it as its JSON-RPC messages, each
+    /// message that comes back is handed to `stdout` as a line, `closeStdin`
+    /// closes it (then `exited` with code 0), `kill` cuts it (then `exited`
+    /// with signal `SIGKILL`); a connection lost otherwise is
+    /// `disconnected`. Answer with `spawned` once it is made (messages
+    /// written before it opens wait for it).
+    Connect(crate::acp::transport::Transport),
     /// Write these bytes (whole JSON-RPC lines) to the agent's stdin.
     Write(String),
     /// End the agent's stdin.
@@ -152,6 +160,8 @@ impl Action {
             } => json!({"kind": "spawn", "command": command, "args": args, "env": pairs(env),
                 "defaultEnv": pairs(default_env), "cwd": cwd, "files": files, "outputs": outputs,
                 "retryLog": retry_log}),
+            Action::Connect(t) => json!({"kind": "connect", "url": t.url, "transport": t.kind,
+                "headers": pairs(&t.headers)}),
             Action::Write(line) => json!({"kind": "write", "data": line}),
             Action::CloseStdin => json!({"kind": "closeStdin"}),
             Action::Kill => json!({"kind": "kill"}),

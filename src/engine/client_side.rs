@@ -27,16 +27,29 @@ impl Engine {
     /// only when enabled, elicitation only when the host answers it.
     pub(super) fn client_capabilities(&self) -> Value {
         let terminal_auth = self.acp_config().is_some_and(|c| c.client.terminal_auth);
-        client::capabilities(
+        let mut caps = client::capabilities(
             self.serves_terminals(),
             self.client.elicitation,
             terminal_auth,
-        )
+        );
+        if !self.offers_files() {
+            caps["fs"] = serde_json::json!({"readTextFile": false, "writeTextFile": false});
+        }
+        caps
     }
 
-    /// Whether the agent may use client terminals.
+    /// Whether the agent may use client terminals (one served elsewhere:
+    /// with `clientFs` only).
     pub(super) fn serves_terminals(&self) -> bool {
-        self.acp_config().is_some_and(|c| c.client.terminals)
+        self.acp_config()
+            .is_some_and(|c| c.client.terminals && c.reach.client_fs)
+    }
+
+    /// Whether the agent may read and write this machine's files through
+    /// the client (`clientFs`: by default one started here, not one served
+    /// elsewhere).
+    pub(super) fn offers_files(&self) -> bool {
+        self.acp_config().is_some_and(|c| c.reach.client_fs)
     }
 
     /// `elicitation/create` from session `at` (its `key`).

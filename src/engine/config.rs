@@ -70,6 +70,10 @@ pub struct SessionConfig {
     pub idle_close_ms: Option<u64>,
     /// `terminals`, `terminalAuth`, `dirs` and `traceparent` ([`crate::acp::client`]).
     pub client: crate::acp::client::ClientOptions,
+    /// An agent served elsewhere (`options.transport`): connected to, not
+    /// started; and whether the agent may use this machine's files
+    /// (`clientFs`) ([`crate::acp::transport`]).
+    pub reach: crate::acp::transport::Reach,
 }
 
 impl SessionConfig {
@@ -85,7 +89,10 @@ impl SessionConfig {
     /// a definition's command, arguments and environment replace the
     /// registry's launch; `command`, when not empty, still overrides.
     pub fn read_agent(agent: &Value, options: &Value, command: &str) -> Result<SessionConfig> {
-        let (agent, warnings) = definition::read_agent(agent)?;
+        let (agent, warnings) = match crate::acp::transport::given(options) {
+            true => definition::read_served_agent(agent)?,
+            false => definition::read_agent(agent)?,
+        };
         let (agent, defined) = match agent {
             Agent::Known(spec) => (spec, None),
             Agent::Defined(def) => (def.spec(), Some(def)),
@@ -104,8 +111,10 @@ impl SessionConfig {
         };
         let mut cfg = SessionConfig::read_for(agent, launch, options, command)?;
         if let Some(def) = defined {
-            let launch_args = launch.args.len();
-            cfg.args.splice(..launch_args, def.args.iter().cloned());
+            if cfg.reach.transport.is_none() {
+                let launch_args = launch.args.len();
+                cfg.args.splice(..launch_args, def.args.iter().cloned());
+            }
             cfg.env.extend(def.env);
             cfg.id = def.id;
             cfg.name = def.name;
@@ -125,7 +134,9 @@ impl SessionConfig {
         let mut mcp = Value::Null;
         let mut idle_close_ms = None;
         let mut client = crate::acp::client::ClientOptions::default();
+        let mut reach = crate::acp::transport::Reach::default();
         if let Some(map) = rest.as_object_mut() {
+            reach = crate::acp::transport::Reach::take(map, command)?;
             check_protocol(map.remove("protocol"))?;
             client = crate::acp::client::ClientOptions::take(map)?;
             system_prompt = match map.remove("systemPrompt") {
@@ -162,6 +173,19 @@ impl SessionConfig {
             command
         };
         let mut options = RunOptions::read(&rest, command)?;
+        if reach.transport.is_some() {
+            // Nothing is started here: no command line, environment, files or home.
+            return SessionConfig::served(
+                agent,
+                launch,
+                options,
+                system_prompt,
+                mcp,
+                idle_close_ms,
+                client,
+                reach,
+            );
+        }
         options.apply_endpoint(agent, Protocol::Acp)?;
         options.apply_home(agent, Protocol::Acp)?;
         if !options.extra_args.is_empty() {
@@ -259,6 +283,43 @@ impl SessionConfig {
             found: None,
             idle_close_ms,
             client,
+            reach,
+        })
+    }
+
+    /// The settings of an agent served elsewhere: the session's own, and
+    /// no command line, environment, files or home (nothing starts here).
+    #[allow(clippy::too_many_arguments)]
+    fn served(
+        agent: &'static AgentSpec,
+        launch: &'static AcpLaunch,
+        mut options: RunOptions,
+        system_prompt: Option<String>,
+        mcp: Value,
+        idle_close_ms: Option<u64>,
+        client: crate::acp::client::ClientOptions,
+        reach: crate::acp::transport::Reach,
+    ) -> Result<SessionConfig> {
+        options.command = String::new();
+        Ok(SessionConfig {
+            agent,
+            launch,
+            id: agent.agent_type.to_owned(),
+            name: agent.name.to_owned(),
+            warnings: Vec::new(),
+            options,
+            command: String::new(),
+            args: Vec::new(),
+            env: Vec::new(),
+            default_env: Vec::new(),
+            own_files: Vec::new(),
+            retry_log: None,
+            system_prompt,
+            mcp_servers: read_mcp_servers(&mcp)?,
+            found: None,
+            idle_close_ms,
+            client,
+            reach,
         })
     }
 
@@ -315,7 +376,7 @@ impl SessionConfig {
             cfg.mcp_servers = read_mcp_servers(mcp).map_err(|e| {
                 AgentContextError::invalid(e.message().replacen("options.", "sessionOptions.", 1))
             })?;
-            if self.launch.mcp == AcpMcp::Launch && cfg.mcp_servers != self.mcp_servers {
+            if self.takes_mcp_at_launch() && cfg.mcp_servers != self.mcp_servers {
                 return Err(AgentContextError::invalid(format!(
                     "sessionOptions.mcpServers cannot differ from the process's for {}: it takes MCP servers on the command line it is started with; give them in openAgent's options.mcpServers",
                     self.agent.name
@@ -362,11 +423,17 @@ impl SessionConfig {
         Ok(())
     }
 
+    /// Whether the agent got its MCP servers on the command line it was
+    /// started with (never one served elsewhere: it gets them as ACP says).
+    fn takes_mcp_at_launch(&self) -> bool {
+        self.launch.mcp == AcpMcp::Launch && self.reach.transport.is_none()
+    }
+
     /// The MCP servers the agent can take, as `session/new|load|resume`
     /// send them; a transport it does not advertise is `Err` naming it.
     /// None for an agent that got them on its command line.
     pub fn mcp_for(&self, initialized: &Value) -> Result<Value> {
-        if self.launch.mcp == AcpMcp::Launch {
+        if self.takes_mcp_at_launch() {
             return Ok(Value::Array(Vec::new()));
         }
         let caps = initialized.pointer("/agentCapabilities/mcpCapabilities");

@@ -75,6 +75,13 @@ pub enum HostInput {
     },
     /// A write to the process failed (it was gone).
     WriteFailed,
+    /// The connection to an agent served elsewhere was lost (not closed as
+    /// the engine asked): `opened` whether anything came back on it,
+    /// `reason` its error's code or message ('' when the server closed it).
+    Disconnected {
+        opened: bool,
+        reason: String,
+    },
     /// The process ended: its exit code (a Windows code of 2^31 or more
     /// reads as JavaScript's `ToInt32` reads it) or the signal that ended it.
     Exited {
@@ -202,6 +209,10 @@ impl HostInput {
                 outcome: text("outcome")?,
             },
             "writeFailed" => I::WriteFailed,
+            "disconnected" => I::Disconnected {
+                opened: o.opt_bool("opened")?.unwrap_or(false),
+                reason: maybe("reason")?.unwrap_or_default(),
+            },
             "exited" => I::Exited {
                 code: code("code"),
                 signal: maybe("signal")?,
@@ -320,6 +331,10 @@ impl Engine {
             }
             I::WriteFailed => {
                 self.write_failed(now);
+                None
+            }
+            I::Disconnected { opened, reason } => {
+                self.disconnected(opened, &reason, now);
                 None
             }
             I::Exited { code, signal } => {

@@ -240,7 +240,7 @@ impl Engine {
                     self.respond(id, response);
                 }
             }
-            "fs/read_text_file" | "fs/write_text_file" => {
+            "fs/read_text_file" | "fs/write_text_file" if self.offers_files() => {
                 let write = method == "fs/write_text_file";
                 let Some(path) = params.get("path").and_then(Value::as_str) else {
                     self.respond_error(

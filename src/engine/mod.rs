@@ -71,3 +71,5 @@ mod session_state_tests;
 mod start_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transport_tests;
