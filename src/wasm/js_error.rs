@@ -22,7 +22,8 @@ pub fn set_error_prototype(prototype: Object) {
 }
 
 /// `Error` whose `name` is `'AgentContextError'` and `code` the stable code;
-/// `BUDGET_EXCEEDED` also has `neededBytes` and `maxBytes` (numbers).
+/// `BUDGET_EXCEEDED` also has `neededBytes` and `maxBytes` (numbers), and
+/// `SESSION_MOVED` its `details` (the conversation's live end).
 pub fn to_js(err: AgentContextError) -> JsValue {
     let js = Error::new(err.message());
     PROTOTYPE.with(|p| {
@@ -42,6 +43,11 @@ pub fn to_js(err: AgentContextError) -> JsValue {
             JsValue::from_f64(shortfall.needed_bytes as f64),
         );
         set("maxBytes", JsValue::from_f64(shortfall.max_bytes as f64));
+    }
+    if let Some(details) = err.details() {
+        if let Ok(value) = super::json_bridge::from_serializable(details) {
+            set("details", value);
+        }
     }
     js.into()
 }
