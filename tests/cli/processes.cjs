@@ -26,6 +26,21 @@ function processesWithHome(home) {
 }
 
 /**
+ * Whether process `pid` has exited with all its threads, its files (pipes
+ * included) closed: gone, or a zombie none of whose threads still runs (a
+ * killed process's main thread can be a zombie while others are still on
+ * their way out, holding its files).
+ */
+function exited(pid) {
+  try {
+    if (!['Z', 'X', 'x'].includes(statFields(pid)[0])) return false;
+    return fs.readdirSync(`/proc/${pid}/task`).every((tid) => tid === String(pid));
+  } catch {
+    return true; // gone
+  }
+}
+
+/**
  * The run's processes that its host started: those with this HOME whose
  * parent is not one of the run's processes. What an agent starts itself (a
  * search, a shell) has the agent as parent and is not among them.
@@ -107,4 +122,4 @@ function runFolders() {
   return fs.existsSync(base) ? fs.readdirSync(base).filter((n) => n.startsWith(`run-${process.pid}-`)) : [];
 }
 
-module.exports = { processesWithHome, startedProcesses, describeProcess, assertNothingLeft, inFreshRun, runFolders };
+module.exports = { processesWithHome, exited, startedProcesses, describeProcess, assertNothingLeft, inFreshRun, runFolders };
