@@ -24,6 +24,7 @@ const harness = require('./harness.cjs');
 const chat = require('./openai_chat_agents.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
 const { inFreshRun, runFolders } = require('./processes.cjs');
+const { turnCalls } = require('./requests.cjs');
 const { ADAPTERS, CODEX_MODEL } = require('../acp/adapters.cjs');
 
 const TEST_TIMEOUT_MS = 150_000;
@@ -135,8 +136,9 @@ function cleanUp(ctx) {
 function checkRun(t, ctx, result) {
   assert.equal(result.success, true, JSON.stringify(result.error));
   assert.equal(result.reply.text, PLAIN_TEXT);
-  const calls = ctx.mock.requests().filter((r) => r.url.includes(ctx.agent.call));
-  assert.ok(calls.length > 0, `${ctx.name} called ${ctx.agent.call}: ${ctx.mock.requests().map((r) => r.url).join(', ')}`);
+  // The turn's calls (not a side call beside them: the mock logs each call's kind).
+  const calls = turnCalls(ctx.mock.requests()).filter((r) => r.url.includes(ctx.agent.call));
+  assert.ok(calls.length > 0, `${ctx.name} called ${ctx.agent.call}: ${ctx.mock.requests().map((r) => `${r.kind} ${r.url}`).join(', ')}`);
   const [header, value] = ctx.agent.key;
   assert.ok(calls.some((c) => c.headers[header] === value), `the key arrives in ${header}: ${JSON.stringify(calls[0].headers)}`);
   assert.ok(calls.some((c) => c.headers[HEADER[0].toLowerCase()] === HEADER[1]), `the custom header arrives: ${JSON.stringify(calls[0].headers)}`);

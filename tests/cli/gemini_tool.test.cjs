@@ -18,6 +18,8 @@ const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
+const { turnCalls } = require('./requests.cjs');
+const { waitFor } = require('./wait.cjs');
 
 const TEST_TIMEOUT_MS = 120_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -52,8 +54,9 @@ async function call(ctx, params = {}, options = {}) {
   return { envelope, elapsedMs: Date.now() - started, calls: ctx.mock ? mainCalls(ctx.mock.requests().slice(before)) : [] };
 }
 
+/** The calls of Gemini CLI's turn: its stream, not a check beside it (the mock logs each call's kind). */
 function mainCalls(requests) {
-  return requests.filter((r) => r.url.includes(':streamGenerateContent'));
+  return turnCalls(requests);
 }
 
 /** Every string inside a JSON value. */
@@ -84,15 +87,6 @@ function alive(pid) {
     return true;
   } catch (err) {
     return err.code !== 'ESRCH';
-  }
-}
-
-/** Waits (at most `ms`) until `check()` is true. */
-async function waitFor(check, ms, what) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

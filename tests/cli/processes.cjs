@@ -59,14 +59,14 @@ function startedProcesses(home) {
 /**
  * Asserts that nothing of the run with this HOME is left running. The tree
  * was sent SIGKILL before the run resolved; on a loaded machine a killed
- * process can take a moment to go, so it gets up to 5 s, and one that
+ * process can take a moment to go, so it gets up to 15 s, and one that
  * holds SIGKILL pending is going. (Codex's shell snapshot, a `bash -lc` in
  * a session of its own, is out of the group the kill reaches: it ends by
  * itself, once seen waiting on the disk of a loaded machine past 2 s.)
  */
 async function assertNothingLeft(home, message = 'nothing of the run is left running') {
   const running = () => processesWithHome(home).filter((pid) => !killPending(pid));
-  for (let i = 0; i < 50 && running().length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 150 && running().length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(running().map(describeProcess), [], message);
 }
 
