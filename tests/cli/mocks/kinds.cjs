@@ -28,17 +28,38 @@
 // request by kind, never "the last request holding X".
 'use strict';
 
-const TITLE = /naming a coding session|title generator|generates? (?:a |the )?(?:concise |short |brief )?(?:session |thread )?titles?\b|generate a (?:very )?(?:short |brief |concise )?title/i;
-const SUGGESTION = /^\s*\[SUGGESTION MODE\b/;
-const MEMORY = /memory extraction/i;
-const CLASSIFIER = /security classifier/i;
-const COMPACTION = /Your task is to create a detailed summary of/;
+// Each sign is where the agent puts it: at the start of one of the request's
+// system blocks (or messages), or at the start of its last user message —
+// never anywhere in the text, which also carries the environment (Claude
+// Code's system prompt holds the folder's git log: a commit message naming a
+// side call must not make a turn one).
+const SYSTEM_SIGNS = [
+  ['title', /^You are naming a coding session/], // Claude Code
+  ['title', /^You are a title generator/], // opencode
+  ['title', /^You are Droid, an AI software engineering agent built by Factory\.\s+You are a helper that generates concise session titles/], // Factory's Droid
+  ['memory', /^You are now acting as the managed memory extraction subagent/], // Qwen Code
+  ['classifier', /^You are a security classifier/], // Qwen Code's auto mode
+];
+const LAST_USER_SIGNS = [
+  ['title', /^Your task is to generate a very short title/], // Codex
+  ['suggestion', /^\[SUGGESTION MODE\b/], // Claude Code over ACP, Qwen Code
+  ['compaction', /^Your task is to create a detailed summary of/], // Claude Code
+];
 
-/** Every string inside a JSON value. */
-function strings(value, out = []) {
-  if (typeof value === 'string') out.push(value);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
-  return out;
+/** The text of a message's content: a string, or blocks with `text` (or `content`). */
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map(textOf).join('\n');
+  if (content && typeof content === 'object') return textOf(content.text ?? content.content ?? '');
+  return '';
+}
+
+/** Each block's text: a string, or a list of strings or blocks with `text`. */
+function blocksOf(content) {
+  if (typeof content === 'string') return [content];
+  if (Array.isArray(content)) return content.flatMap(blocksOf);
+  if (content && typeof content === 'object') return blocksOf(content.text ?? content.content ?? []);
+  return [];
 }
 
 /** Whether a JSON schema asks for an object of one `title` string (a title call's answer format). */
@@ -47,24 +68,16 @@ function asksForTitle(format) {
   return properties.length === 1 && properties[0] === 'title';
 }
 
-/** The kind a side call's system prompt or last user message names, or null. */
-function named(system, lastUser) {
-  if (MEMORY.test(system)) return 'memory';
-  if (CLASSIFIER.test(system)) return 'classifier';
-  if (TITLE.test(system) || TITLE.test(lastUser)) return 'title';
-  if (SUGGESTION.test(lastUser)) return 'suggestion';
-  if (COMPACTION.test(lastUser)) return 'compaction';
-  return null;
+/** The kind of side call the system blocks' or the last user message's start names, or null. */
+function named(systemBlocks, lastUser) {
+  for (const block of systemBlocks) {
+    const found = SYSTEM_SIGNS.find(([, sign]) => sign.test(block.trimStart()));
+    if (found) return found[0];
+  }
+  return LAST_USER_SIGNS.find(([, sign]) => sign.test(lastUser.trimStart()))?.[0] ?? null;
 }
 
 const offersTools = (body) => Array.isArray(body?.tools) && body.tools.length > 0;
-/** The text of a message's content: a string, or blocks with `text` (or `content`). */
-function textOf(content) {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map(textOf).join('\n');
-  if (content && typeof content === 'object') return textOf(content.text ?? content.content ?? '');
-  return '';
-}
 /** The text of the last user message among `items`. */
 const lastOf = (items, isUser) => textOf((items ?? []).filter(isUser).at(-1)?.content);
 
@@ -72,8 +85,7 @@ const lastOf = (items, isUser) => textOf((items ?? []).filter(isUser).at(-1)?.co
 function anthropic({ url, body }) {
   if (url.startsWith('/v1/messages/count_tokens')) return 'count';
   if (!url.startsWith('/v1/messages')) return 'other';
-  const lastUser = lastOf(body?.messages, (m) => m.role === 'user');
-  const kind = named(strings(body?.system).join('\n'), lastUser);
+  const kind = named(blocksOf(body?.system), lastOf(body?.messages, (m) => m.role === 'user'));
   if (kind) return kind;
   if (asksForTitle(body?.output_config?.format)) return 'title';
   return offersTools(body) ? 'turn' : 'side';
@@ -85,7 +97,7 @@ function openai({ method, url, body }) {
   if (url.startsWith('/v1/responses/compact')) return 'compaction';
   if (!url.startsWith('/v1/responses')) return 'other';
   const input = Array.isArray(body?.input) ? body.input : [];
-  const system = strings([body?.instructions, input.filter((i) => i.role === 'developer' || i.role === 'system')]).join('\n');
+  const system = [...blocksOf(body?.instructions), ...input.filter((i) => i.role === 'developer' || i.role === 'system').flatMap((i) => blocksOf(i.content))];
   const kind = named(system, lastOf(input, (i) => i.role === 'user'));
   if (kind) return kind;
   if (asksForTitle(body?.text?.format)) return 'title';
@@ -105,8 +117,7 @@ function openaiChat({ method, url, body }) {
   if (method === 'GET' && /\/models\b/.test(url)) return 'models';
   if (!/\/chat\/completions$/.test(url.split('?')[0])) return 'other';
   const messages = body?.messages ?? [];
-  const system = strings(messages.filter((m) => m.role === 'system').map((m) => m.content)).join('\n');
-  const kind = named(system, lastOf(messages, (m) => m.role === 'user'));
+  const kind = named(messages.filter((m) => m.role === 'system').flatMap((m) => blocksOf(m.content)), lastOf(messages, (m) => m.role === 'user'));
   if (kind) return kind;
   if (asksForTitle(body?.response_format)) return 'title';
   return offersTools(body) ? 'turn' : 'side';
