@@ -5,15 +5,22 @@
 //
 //   node scripts/live-tests.mjs [--concurrency N] [--flaky-log FILE] FILE...
 //
-// runs the files with node --test (N at a time; its usual output on
-// stdout), then each file in which a test failed once more, alone. A test
-// that failed and then passed is a flake: a line
+// runs each file with node --test, N files at a time (each file's output
+// printed whole once it ends, with its exit and time), then each file in
+// which a test failed once more, alone. A test that failed and then passed
+// is a flake: a line
 //
 //   FLAKY: <file> › <suite> › <test> — failed in 95.2 s (<why>), then passed alone in 41.0 s
 //
 // is printed (and appended to the flaky log, which scripts/test.sh prints
 // again at the end of the run), and the step succeeds. A test that fails
-// again, or a file that failed with no failed test to name, fails it.
+// again fails it, and so does a file that failed with no test to name
+// that then fails again.
+//
+// A file runs in a node --test of its own (as node --test runs each file in
+// a process of its own), so that every test is known by the file that ran
+// it: a suite shared by several files (tests/cli/fast_failure_suite.cjs)
+// names itself as its tests' location.
 //
 // A background run (the Gemini tool's) splits the two: `--defer --results
 // FILE` runs once and keeps what happened; `--retry-from FILE` later runs
@@ -46,42 +53,66 @@ function parseArgs(argv) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const relative = (file) => path.relative(ROOT, path.resolve(ROOT, file));
 
 /**
- * Runs `files` with node --test, `concurrency` at a time, its usual output
- * on stdout and the reporter's lines in `results`. Resolves the exit code.
+ * Runs one test file with node --test, its output kept and printed whole
+ * once it ends. Resolves `{ file, code, ms, tests }`: the tests it ran,
+ * each named by its suites (`key`), with whether it passed.
  */
-function runFiles(files, concurrency, results) {
-  fs.writeFileSync(results, '');
+function runFile(file) {
+  const results = path.join(os.tmpdir(), `live-tests-${process.pid}-${Math.random().toString(36).slice(2)}.jsonl`);
   const human = process.stdout.isTTY ? 'spec' : 'tap';
-  const args = [
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    `--test-reporter=${human}`,
-    '--test-reporter-destination=stdout',
-    `--test-reporter=${REPORTER}`,
-    `--test-reporter-destination=${results}`,
-    ...files,
-  ];
+  const args = ['--test', `--test-reporter=${human}`, '--test-reporter-destination=stdout', `--test-reporter=${REPORTER}`, `--test-reporter-destination=${results}`, file];
+  const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on('close', (exit, signal) => {
+      const code = exit ?? (signal ? 128 : 1);
+      const ms = Date.now() - started;
+      process.stdout.write(`\n== ${relative(file)}: exit ${code} in ${seconds(ms)}\n`);
+      process.stdout.write(Buffer.concat(output));
+      let tests = [];
+      try {
+        tests = testsOf(file, fs.readFileSync(results, 'utf8'));
+      } catch {
+        // no line written: the file failed before any test ended
+      }
+      fs.rmSync(results, { force: true });
+      resolve({ file: relative(file), code, ms, tests });
+    });
   });
 }
 
+/** Runs `files`, `concurrency` at a time; resolves their runs in the files' order. */
+async function runFiles(files, concurrency) {
+  const runs = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const at = next;
+      next += 1;
+      runs[at] = await runFile(files[at]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+  return runs;
+}
+
 /**
- * The tests a run's reporter lines name, each with its path of suite and
- * test names within its file: a test's subtests were reported just before
- * it, one nesting deeper.
+ * The tests the reporter's lines of `file` name, each keyed by the file and
+ * its path of suite and test names: a test's subtests were reported just
+ * before it, one nesting deeper.
  */
-function testsOf(results) {
-  const lines = fs.readFileSync(results, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  const pendingByFile = new Map();
+function testsOf(file, text) {
+  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const pending = [];
   const roots = [];
   for (const line of lines) {
-    const pending = pendingByFile.get(line.file) ?? [];
-    pendingByFile.set(line.file, pending);
     const node = { ...line, children: pending[line.nesting + 1] ?? [] };
     pending[line.nesting + 1] = [];
     (pending[line.nesting] ??= []).push(node);
@@ -90,41 +121,44 @@ function testsOf(results) {
   const out = [];
   const walk = (node, names) => {
     const named = [...names, node.name];
-    out.push({ ...node, key: `${path.relative(ROOT, node.file ?? '') || node.file} › ${named.join(' › ')}`, children: undefined });
+    out.push({ key: `${relative(file)} › ${named.join(' › ')}`, suite: node.suite, passed: node.passed, ms: node.ms, failureType: node.failureType, message: node.message });
     for (const child of node.children) walk(child, named);
   };
   for (const root of roots) walk(root, []);
   return out;
 }
 
-/** The failures a run names on their own (a suite failed by its subtests is not one). */
-const failuresOf = (tests) => tests.filter((t) => !t.passed && t.failureType !== 'subtestsFailed');
+/**
+ * What failed in a run of a file: its tests that failed on their own (a
+ * suite failed by its subtests is not one), or, if none is named and the
+ * file failed, the file itself.
+ */
+function failuresOf(run) {
+  const failed = run.tests.filter((t) => !t.passed && t.failureType !== 'subtestsFailed');
+  if (failed.length === 0 && run.code !== 0) return [{ key: `${run.file} › (the file: exit ${run.code}, no failed test named)`, whole: true, ms: run.ms, failureType: 'exit', message: `exit ${run.code}` }];
+  return failed.map((t) => ({ ...t, file: run.file }));
+}
 
 /**
- * Runs each file in which `failed` failed once more, alone, and judges.
- * Resolves whether every failed test passed the second time.
+ * Runs each file of `failed` once more, alone, and judges. Resolves
+ * whether every failed test passed the second time.
  */
 async function retry(failed, flakyLog) {
-  const files = [...new Set(failed.map((t) => t.file))].sort();
-  const second = [];
+  const files = [...new Set(failed.map((t) => t.file))];
+  const again = new Map();
   for (const file of files) {
-    const rel = path.relative(ROOT, file);
-    console.log(`\n== ${rel}: a test failed; once more, alone`);
-    const results = path.join(os.tmpdir(), `live-tests-retry-${process.pid}-${second.length}.jsonl`);
-    const started = Date.now();
-    const code = await runFiles([file], 1, results);
-    console.log(`== ${rel} alone: exit ${code} in ${seconds(Date.now() - started)}`);
-    second.push(...testsOf(results));
-    fs.rmSync(results, { force: true });
+    console.log(`\n== ${file}: a test failed; once more, alone`);
+    again.set(file, await runFile(file));
   }
   const flaky = [];
   const twice = [];
   for (const test of failed) {
-    const again = second.find((t) => t.key === test.key);
-    if (again?.passed) {
-      flaky.push(`FLAKY: ${test.key} — failed in ${seconds(test.ms ?? 0)} (${test.failureType}: ${test.message}), then passed alone in ${seconds(again.ms ?? 0)}`);
+    const run = again.get(test.file);
+    const second = test.whole ? { passed: run.code === 0, ms: run.ms, message: `exit ${run.code}` } : run.tests.find((t) => t.key === test.key);
+    if (second?.passed) {
+      flaky.push(`FLAKY: ${test.key} — failed in ${seconds(test.ms ?? 0)} (${test.failureType}: ${test.message}), then passed alone in ${seconds(second.ms ?? 0)}`);
     } else {
-      twice.push(`FAILED TWICE: ${test.key} — ${test.message}; alone: ${again ? again.message : 'not run'}`);
+      twice.push(`FAILED TWICE: ${test.key} — ${test.message}; alone: ${second ? second.message : 'not run'}`);
     }
   }
   console.log('');
@@ -133,20 +167,27 @@ async function retry(failed, flakyLog) {
   return twice.length === 0;
 }
 
+/** One line of totals for the runs. */
+function summary(runs, ms) {
+  const tests = runs.flatMap((r) => r.tests).filter((t) => !t.suite);
+  const failed = runs.flatMap(failuresOf);
+  return `live-tests: ${runs.length} files, ${tests.length} tests, ${failed.length} failed, in ${seconds(ms)}`;
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const results = options.retryFrom ?? options.results ?? path.join(os.tmpdir(), `live-tests-${process.pid}.jsonl`);
-  let code = 0;
-  if (options.retryFrom === null) {
-    code = await runFiles(options.files, options.concurrency, results);
-    if (options.defer) return code;
+  let runs;
+  if (options.retryFrom !== null) {
+    runs = JSON.parse(fs.readFileSync(options.retryFrom, 'utf8'));
+  } else {
+    const started = Date.now();
+    runs = await runFiles(options.files, options.concurrency);
+    console.log(`\n${summary(runs, Date.now() - started)}`);
+    if (options.results !== null) fs.writeFileSync(options.results, JSON.stringify(runs));
+    if (options.defer) return runs.some((r) => r.code !== 0) ? 1 : 0;
   }
-  const failed = failuresOf(testsOf(results));
-  if (options.results === null && options.retryFrom === null) fs.rmSync(results, { force: true });
-  if (failed.length === 0) {
-    if (code !== 0 || options.retryFrom !== null) console.log(`live-tests: the run failed (exit ${code}) with no failed test to name`);
-    return code !== 0 || options.retryFrom !== null ? 1 : 0;
-  }
+  const failed = runs.flatMap(failuresOf);
+  if (failed.length === 0) return 0;
   return (await retry(failed, options.flakyLog)) ? 0 : 1;
 }
 
