@@ -132,7 +132,7 @@ for (const protocol of ['acp', 'cli']) {
       });
       assert.deepEqual(first.turns.map((t) => t.kind), ['full', 'full', 'full']);
       const stored = JSON.stringify(first.json);
-      assert.equal(first.json.version, 2);
+      assert.equal(first.json.version, 3);
       assert.deepEqual(first.json.members.map((m) => m.sessionOptions), MEMBERS.map(() => ['endpoint', 'command']));
       for (const m of MEMBERS) assert.ok(!stored.includes(m.key[1].replace('Bearer ', '')), `${m.id}'s key is not stored`);
 

@@ -10,6 +10,7 @@ import init, {
   mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
   formatEngineeringContext, sampleInput, AgentContextError, initSync, AgentTeam, planTeamTurn,
   openAgentSession, openAgent, type AgentSession, type AgentProcess, serveAgent, type AgentServer,
+  openConversation, openSessionStore, listConversations, readConversation, type ConversationSummary, type RecordEntry,
   type AssemblerInput, type TeamTurn, type AgentTeamJSON, type AgentRun, type AgentOutputEvent, type CliInvocation,
 } from 'agent-context';
 
@@ -42,6 +43,23 @@ void session.then(async (s) => {
   await s.setModel('sonnet');
   await s.close();
 });
+// Conversations: listed with their parts, reopened where they go on, read whole.
+const store = openSessionStore('/tmp/my-app-sessions');
+void store.listConversations!({ agentType: 'claude-code' }).then(async ([last]: ConversationSummary[]) => {
+  if (!last) return;
+  void [last.conversationId, last.live.sessionId, last.parts.map((p) => [p.agentType, p.reason, p.fromTurn]), last.forkedFrom?.atTurn, last.skipped];
+  const s = await openConversation(store, last.conversationId, { agent: 'claude-code', cd: '/tmp', rebuild: true, fallback: ['openai-codex'] });
+  const t = await s.prompt('go on', { onEvent: (e) => void (e.type === 'discard' ? e.attempt : e.type === 'recordError' ? e.error.message : e.type) });
+  void [t.recorded, t.error?.text, t.handedOffTo?.agentType, s.conversationId, s.unwritten];
+  const entries: RecordEntry[] = s.history().entries;
+  for (const e of entries) if (e.kind === 'part') void [e.reason, e.fromTurn, e.sessionId]; else if (e.kind === 'attemptEnd') void [e.attempt, e.error.kind, e.text];
+  const fork = await s.fork({ atTurn: 1, agent: 'openai-codex' });
+  void [fork.forkedFrom.conversationId, fork.forkedFrom.atTurn];
+  await s.flush();
+  await s.close();
+});
+void listConversations(store, { kind: 'team' });
+void readConversation(store, 'id', { after: 0, limit: 10 }).then((page) => void page.skipped);
 const process_: Promise<AgentProcess> = openAgent('opencode', { cd: '/tmp' });
 void process_.then(async (p) => {
   const [a, b] = [await p.newSession(), await p.newSession({ cd: '/tmp' })];
