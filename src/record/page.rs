@@ -55,6 +55,20 @@ pub fn entry_prefix(line: &[u8]) -> Option<(u64, &str, Option<u32>)> {
     Some((seq, kind, turn))
 }
 
+/// Whether an entry line of kind `kind` names a part, for a page: a
+/// `part`, an `opened`, and a `turnEnd`, `resumed` or `loaded` that says
+/// the agent's session id (a page names every entry of a part with the
+/// part's last known id).
+pub fn names_part(kind: &str, text: &[u8]) -> bool {
+    match kind {
+        "part" | "opened" => true,
+        "turnEnd" | "resumed" | "loaded" => {
+            memchr::memmem::find(text, b"\"agentSessionId\"").is_some()
+        }
+        _ => false,
+    }
+}
+
 /// The page of `record` after `options.after` (at most `options.limit`
 /// entries), its entries named by their parts. `checked`: every line is
 /// checked whole (else a record every line of which begins as the
@@ -134,7 +148,7 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
                 part_at.push((*seq, 0));
             }
             "turnEnd" | "resumed" | "loaded" => {
-                let named = memchr::memmem::find(text, b"\"agentSessionId\"").is_some();
+                let named = names_part(kind, text);
                 if let (true, Some(last)) = (named, page.parts.last_mut()) {
                     if let Some(id) = str_of(&parsed(text), "agentSessionId") {
                         last.session_id = id;
