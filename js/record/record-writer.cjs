@@ -60,10 +60,12 @@ class RecordWriter {
       if (this.pending.length === 0 || this.closed) return;
       try {
         this.writer ??= await this.store.open(this.id, this.header);
-        // One append of everything waiting (in order), then it is gone.
-        const batch = this.pending.join('');
-        await this.writer.append(batch);
-        this.pending.splice(0, this.pending.length);
+        // One append of everything waiting (in order), then it is gone —
+        // only it: lines added while a store's append is under way wait for
+        // the next one.
+        const count = this.pending.length;
+        await this.writer.append(this.pending.slice(0, count).join(''));
+        this.pending.splice(0, count);
         this.error = null;
       } catch (err) {
         const first = this.error === null;
