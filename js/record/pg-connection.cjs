@@ -86,6 +86,8 @@ class Dedicated {
     if (!slot) return;
     slot.dropped = true;
     const client = await slot.opening.catch(() => null);
+    // Its ending keeps the process alive until it is done.
+    client?.ref?.();
     if (client) await this.release(client);
   }
 

@@ -172,8 +172,9 @@ function shown(row) {
 function openPostgresSessionStore(options) {
   const { connectionString, pool: given } = readStoreOptions(options);
   const pg = connectionString != null ? loadPg() : null;
-  const pool = given ?? new pg.Pool({ connectionString, allowExitOnIdle: true });
+  // Every connection the store makes says whose it is (pg_stat_activity, and a SESSION_LOCKED message).
   const application = `agent-context ${os.hostname()} pid ${process.pid}`.slice(0, 63);
+  const pool = given ?? new pg.Pool({ connectionString, allowExitOnIdle: true, application_name: application });
   /** A connection of the store's own, with its settings. */
   const own = {
     async open() {
@@ -370,8 +371,15 @@ function openPostgresSessionStore(options) {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled([locks.end(), watching.end()]);
-      if (!given) await pool.end();
+      // Idle connections keep no process alive, and their ending would not
+      // either: the process waits here until they are gone.
+      const hold = setInterval(() => {}, 1000);
+      try {
+        await Promise.allSettled([locks.end(), watching.end()]);
+        if (!given) await pool.end();
+      } finally {
+        clearInterval(hold);
+      }
     },
   };
   return store;

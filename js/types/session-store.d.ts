@@ -75,3 +75,60 @@ export function openSessionStore(dir: string): FileSessionStore;
 export function memorySessionStore(): SessionStore & {
   watch(sessionId: string, options: { after?: number }, onEntry: (entry: RecordEntry) => void): () => void;
 };
+
+/** One conversation as a store lists it (its record's parts in order; the live end last). */
+export interface ConversationSummary {
+  conversationId: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: number;
+  status: 'open' | 'closed' | 'interrupted';
+  live: { sessionId: string; agentType: string };
+  parts: Array<{ sessionId: string; agentType: string; reason: 'opened' | 'handoff' | 'failover' | 'rebuild'; fromTurn: number }>;
+  forkedFrom?: { conversationId: string; atTurn: number };
+  teamId?: string;
+  memberId?: string;
+}
+
+/** A filter of conversations: each field, when given, must match (`agentType`: the live part's; `kind: 'team'` lists teams' own records). */
+export interface ConversationFilter {
+  agentType?: string;
+  cd?: string;
+  teamId?: string;
+  memberId?: string;
+  kind?: 'conversation' | 'team';
+}
+
+/** What `openPostgresSessionStore` takes: a connection string, or a pg `Pool` of the app's (session-mode pooling only). */
+export type PostgresStoreOptions =
+  | { connectionString: string; pool?: never }
+  | { pool: { connect(): Promise<unknown>; query(text: string, values?: unknown[]): Promise<unknown> }; connectionString?: never };
+
+/** The PostgreSQL store: the same interface, shared by every process that reaches the database. */
+export interface PostgresSessionStore extends SessionStore {
+  /** Each entry after `options.after`, in order, as any process appends it (LISTEN/NOTIFY; listens again after a lost connection). */
+  watch(sessionId: string, options: { after?: number }, onEntry: (entry: RecordEntry) => void): () => void;
+  /** The conversations matching `filter` (in SQL, with parameters), the latest updated first. */
+  listConversations(filter?: ConversationFilter): Promise<ConversationSummary[]>;
+  /** Conversation `conversationId`'s entries after `options.after` (at most `options.limit`), each naming its agent session; `skipped`: lines that could not be read. */
+  readConversation(conversationId: string, options?: { after?: number; limit?: number }): Promise<SessionRecordPage & { skipped: number }>;
+  /** The record's bytes as they were appended (the file store's record, byte for byte). */
+  bytes(conversationId: string): Promise<Uint8Array>;
+  /** Lets the database go: the store's connections (its writers' locks with them) and the pool it made (never an app's pool). */
+  close(): Promise<void>;
+}
+
+/**
+ * Conversations in PostgreSQL, for several processes or machines sharing
+ * them (docs/session-record.md): tables made and migrated on first use, one
+ * writer per conversation (an advisory lock, freed at once when its process
+ * dies), watchers through LISTEN/NOTIFY. `pg` (8.11 or later) is the app's:
+ * `npm install pg`; without it this throws `INVALID_INPUT` naming it.
+ *
+ * ```js
+ * const store = openPostgresSessionStore({ connectionString: process.env.DATABASE_URL });
+ * const session = await openAgentSession('claude-code', { cd, store });
+ * ```
+ */
+export function openPostgresSessionStore(options: PostgresStoreOptions): PostgresSessionStore;

@@ -1,0 +1,83 @@
+// A PostgreSQL server of the tests' own: Debian's postgresql (scripts/setup.sh
+// --postgres installs it), a cluster made by initdb in a temporary folder
+// (as the `postgres` user when the tests run as root: the server refuses
+// root), listening on 127.0.0.1 only, on a port of its own, its socket in
+// that folder. `startPostgres()` resolves `{ url, port, dir, psql, stop }`;
+// `stop()` stops the server by its data folder and removes the folder.
+'use strict';
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+/** The newest Debian PostgreSQL's bin folder (/usr/lib/postgresql/<major>/bin). */
+function binDir() {
+  const root = '/usr/lib/postgresql';
+  const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v) && fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
+  if (majors.length === 0) throw new Error("Debian's postgresql is not installed (bash scripts/setup.sh --postgres installs it)");
+  return path.join(root, String(Math.max(...majors.map(Number))), 'bin');
+}
+
+/** A port nobody listens on now, on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a server binary as the user that owns the cluster. */
+function runAs(user, bin, args, options = {}) {
+  const command = user ? ['runuser', ['-u', user, '--', bin, ...args]] : [bin, args];
+  return execFileSync(command[0], command[1], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, ...options });
+}
+
+async function startPostgres() {
+  const bin = binDir();
+  const user = process.getuid?.() === 0 ? 'postgres' : null;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-postgres-'));
+  const data = path.join(dir, 'data');
+  if (user) execFileSync('chown', [user, dir]);
+  let started = false;
+  const stop = () => {
+    if (started) {
+      try {
+        runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // Stopped already.
+      }
+      started = false;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    runAs(user, path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync']);
+    // A port taken between freePort() and the start: another one, a few times.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
+      try {
+        started = true;
+        runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-o', settings, '-w', '-t', '60', 'start']);
+      } catch (err) {
+        started = false;
+        if (attempt >= 3) throw new Error(`postgres did not start: ${err.stderr ?? err.message}\n${fs.readFileSync(path.join(dir, 'log'), 'utf8')}`);
+        continue;
+      }
+      const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+      /** Runs SQL through psql on the socket; its output (unaligned, tuples only). */
+      const psql = (sql, db = 'postgres') => execFileSync(path.join(bin, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-X', '-A', '-t', '-c', sql], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      return { url, port, dir, psql, stop, urlOf: (db) => `postgres://postgres@127.0.0.1:${port}/${db}` };
+    }
+  } catch (err) {
+    stop();
+    throw err;
+  }
+}
+
+module.exports = { startPostgres };
