@@ -7,6 +7,13 @@
 // tests/postgres/server.cjs: Debian's postgresql, which scripts/setup.sh
 // --postgres installs). Bars: 100 ms at the median, 250 ms at p95, on
 // loopback, with either store.
+// A recorded turn's host CPU: one session on the STUB ACP agent
+// (bench/stub-acp-agent.cjs, 100 text chunks a turn: our process layer
+// only), its turns one after another, with no store, the file store and the
+// PostgreSQL store, in turn, for a few rounds; this process's CPU time
+// (user + system, every thread) per turn, the median of the rounds. The
+// database server's own CPU is not counted. Bar: the file store at most
+// 1.1× the unrecorded turn.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +29,9 @@ const { startPostgres } = require('../../tests/postgres/server.cjs');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRIES = smoke ? 10 : 200;
 const GAP_MS = 20;
+const STUB = fileURLToPath(new URL('../stub-acp-agent.cjs', import.meta.url));
+const TURNS = smoke ? 5 : 100;
+const ROUNDS = smoke ? 1 : 5;
 
 /** Epoch milliseconds with sub-millisecond precision (the same clock in both processes). */
 const now = () => performance.timeOrigin + performance.now();
@@ -91,6 +101,55 @@ async function lagOf(name, store, open) {
   });
 }
 
+/** This process's CPU time per turn (ns) of `TURNS` turns of one session on the stub, recorded in `store` (none: unrecorded). */
+async function turnCpu(store, cd) {
+  const agent = { id: 'stub', name: 'Stub', command: process.execPath, args: [STUB], env: { STUB_CHUNKS: '100' }, protocol: 'acp' };
+  const session = await pkg.openAgentSession(agent, { cd, ...(store ? { store } : {}) });
+  try {
+    for (let i = 0; i < 3; i++) await session.prompt(`warm-up ${i}`);
+    await session.flush();
+    const before = process.cpuUsage();
+    for (let i = 0; i < TURNS; i++) assert.equal((await session.prompt(`turn ${i}`)).success, true);
+    await session.flush();
+    const spent = process.cpuUsage(before);
+    return ((spent.user + spent.system) * 1000) / TURNS;
+  } finally {
+    await session.close();
+  }
+}
+
+async function recordedTurns(stores, cd) {
+  const samples = Object.fromEntries(Object.keys(stores).map((k) => [k, []]));
+  const names = Object.keys(stores);
+  for (let round = 0; round < ROUNDS; round++) {
+    // Each round in another order: none goes first every time.
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length];
+      samples[name].push(await turnCpu(stores[name], cd));
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const base = median(samples.unrecorded);
+  const us = (ns) => `${(ns / 1000).toFixed(0)} µs`;
+  for (const name of names) {
+    const m = median(samples[name]);
+    report({ family: 'store', scenario: `recorded turn, ${name}`, impl: name, turns: TURNS, rounds: ROUNDS, medianNs: m, samplesNs: samples[name] });
+    if (name === 'unrecorded') continue;
+    const ratio = m / base;
+    const bar = name === 'file store' ? 1.1 : null;
+    report({
+      family: 'store',
+      scenario: `recorded turn, ${name}: ratio`,
+      target: {
+        name: `a turn recorded with the ${name} (stub ACP agent, 100 chunks a turn): this process's CPU / the unrecorded turn's`,
+        measured: `${ratio.toFixed(2)}× (${us(m)} vs ${us(base)} a turn)`,
+        required: bar === null ? 'info' : `≤ ${bar}×`,
+        met: bar === null ? null : ratio <= bar,
+      },
+    });
+  }
+}
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-context-bench-store-'));
 const server = await startPostgres();
 try {
@@ -98,6 +157,9 @@ try {
   const pg = pkg.openPostgresSessionStore({ connectionString: server.url });
   try {
     await lagOf('PostgreSQL store', pg, `pkg.openPostgresSessionStore({ connectionString: ${JSON.stringify(server.url)} })`);
+    const cd = path.join(dir, 'work');
+    fs.mkdirSync(cd);
+    await recordedTurns({ unrecorded: null, 'file store': pkg.openSessionStore(path.join(dir, 'turns')), 'PostgreSQL store': pg }, cd);
   } finally {
     await pg.close();
   }

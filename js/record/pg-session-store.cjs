@@ -243,6 +243,16 @@ function openPostgresSessionStore(options) {
     throw lockedError(id, `another connection to the database${holder ? ` (${holder})` : ''}`);
   }
 
+  /**
+   * A writer's statement, on the lock connection: in the session that holds
+   * its lock (lost together), and without a pool's round of taking and
+   * giving back a connection per append.
+   */
+  async function written(text, values) {
+    if (closed) throw inputError('the store is closed');
+    return locks.query(text, values);
+  }
+
   async function unlock(key) {
     await locks.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
   }
@@ -357,7 +367,7 @@ function openPostgresSessionStore(options) {
         locked = true;
         await q(CREATE, [id, key, JSON.stringify(header)]);
         const { rows } = await q('SELECT line_count, last_seq FROM agent_context_conversations WHERE conversation_id = $1', [id]);
-        const writer = recordWriter({ id, key, lines: rows[0].line_count, lastSeq: rows[0].last_seq, q, lock, unlock, done: () => held.delete(id) });
+        const writer = recordWriter({ id, key, lines: rows[0].line_count, lastSeq: rows[0].last_seq, q: written, lock, unlock, done: () => held.delete(id) });
         held.set(id, writer);
         return writer.api;
       } catch (err) {
