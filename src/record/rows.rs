@@ -180,9 +180,16 @@ mod tests {
     #[test]
     fn a_page_reads_the_same_from_the_lines_a_store_selects() {
         let turn = |t: u64, seq: u64, failed: bool| -> String {
-            let mut s = format!("{{\"seq\":{seq},\"at\":1,\"kind\":\"request\",\"turn\":{t},\"text\":\"q{t}\"}}\n");
+            let mut s = format!(
+                "{{\"seq\":{seq},\"at\":1,\"kind\":\"request\",\"turn\":{t},\"text\":\"q{t}\"}}\n"
+            );
             let line = |n: u64, rest: &str| format!("{{\"seq\":{},\"at\":1,{rest}}}\n", seq + n);
-            let text = |n: u64, text: &str| line(n, &format!("\"kind\":\"text\",\"turn\":{t},\"text\":\"{text}\""));
+            let text = |n: u64, text: &str| {
+                line(
+                    n,
+                    &format!("\"kind\":\"text\",\"turn\":{t},\"text\":\"{text}\""),
+                )
+            };
             s += &text(1, "a");
             if failed {
                 // Three lines of a failed attempt: its texts are no entries of a page.
@@ -221,13 +228,15 @@ mod tests {
             for after in 0..=seq {
                 for limit in [None, Some(1), Some(2), Some(3), Some(5), Some(8)] {
                     let options = ReadOptions { after, limit };
-                    let whole = strip(conversation_page(record.as_bytes(), options, checked).unwrap());
+                    let whole =
+                        strip(conversation_page(record.as_bytes(), options, checked).unwrap());
                     // The store's window starts at `limit` entries and doubles
                     // until the page is whole inside it, or it reaches the end.
                     let mut window = limit;
                     loop {
                         let (part, stop) = selected(&record, after, window);
-                        let page = strip(conversation_page(part.as_bytes(), options, checked).unwrap());
+                        let page =
+                            strip(conversation_page(part.as_bytes(), options, checked).unwrap());
                         let inside = stop.map_or(true, |stop| {
                             limit.is_some_and(|l| page.0.len() == l) && page.3 < stop
                         });
@@ -235,7 +244,10 @@ mod tests {
                             window = window.map(|w| w * 2);
                             continue;
                         }
-                        assert_eq!(page, whole, "after {after}, limit {limit:?}, checked {checked}");
+                        assert_eq!(
+                            page, whole,
+                            "after {after}, limit {limit:?}, checked {checked}"
+                        );
                         break;
                     }
                 }
