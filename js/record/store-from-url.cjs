@@ -1,7 +1,7 @@
 // storeFromUrl(where), Node only: the store a command line names — a
 // PostgreSQL URL (`postgres://…` or `postgresql://…`) is
-// openPostgresSessionStore's, anything else a folder for openSessionStore.
-// What `agent-context serve --store` and `agent-context acp --store` open.
+// openPostgresSessionStore's, anything else a folder for openSessionStore:
+// what a command's `--store` option opens.
 'use strict';
 
 const { inputError } = require('./session-store.cjs');

@@ -176,11 +176,32 @@ async function fileConversation(t) {
 
 test('the same bytes, pages, summaries and conversations as the file store, record by record', TIMEOUT, async () => {
   const db = database();
-  const { ids, files } = await fileConversation('bytes');
+  const { ids, files, dir } = await fileConversation('bytes');
+  // Beside them, a 1.x chain (read, never written, by this version): session old-a handed off to old-b, one conversation.
+  const v1 = (id, entries) =>
+    [{ format: 'agent-context/session-record', version: '1.1', sessionId: id, agentType: 'claude-code', createdAt: 1_000 }, ...entries.map((e, i) => ({ seq: i + 1, at: 2_000 + i, ...e }))].map((l) => `${JSON.stringify(l)}\n`).join('');
+  const olds = {
+    'old-a': v1('old-a', [
+      { kind: 'opened', agentType: 'claude-code', protocol: 'acp', cd: '/w/app' },
+      { kind: 'request', turn: 1, text: 'hello' },
+      { kind: 'text', turn: 1, text: 'hi' },
+      { kind: 'turnEnd', turn: 1, durationMs: 1, agentSessionId: 'old-a' },
+      { kind: 'link', relation: 'handedOffTo', sessionId: 'old-b', agentType: 'openai-codex' },
+      { kind: 'closed' },
+    ]),
+    'old-b': v1('old-b', [
+      { kind: 'opened', agentType: 'openai-codex', protocol: 'cli', cd: '/w/app' },
+      { kind: 'link', relation: 'handedOffFrom', sessionId: 'old-a', agentType: 'claude-code' },
+      { kind: 'request', turn: 1, text: 'and now?' },
+      { kind: 'text', turn: 1, text: 'done' },
+      { kind: 'turnEnd', turn: 1, durationMs: 1, agentSessionId: 'old-b' },
+    ]),
+  };
+  for (const [id, text] of Object.entries(olds)) fs.writeFileSync(path.join(dir, `${id}.jsonl`), text);
   const store = pkg.openPostgresSessionStore({ connectionString: db.url });
   try {
     // Each record copied line by line, in batches of 1 to 3 lines (as a writer appends the entries of one moment).
-    for (const id of [ids.main, ids.fork]) {
+    for (const id of [ids.main, ids.fork, 'old-a', 'old-b']) {
       const text = (await files.bytes(id)).toString('utf8');
       const [head, ...lines] = text.split('\n').slice(0, -1).map((l) => `${l}\n`);
       const w = await store.open(id, JSON.parse(head));
@@ -197,9 +218,12 @@ test('the same bytes, pages, summaries and conversations as the file store, reco
         }
       }
     }
-    const bySeq = (list) => list.sort((x, y) => x.conversationId.localeCompare(y.conversationId));
+    const bySeq = (list) => list.sort((x, y) => (x.conversationId ?? x.sessionId).localeCompare(y.conversationId ?? y.sessionId));
+    assert.equal((await store.listConversations()).length, 3);
+    // The 1.x chain is one conversation, found by its live part's agent.
+    assert.deepEqual((await store.listConversations({ agentType: 'openai-codex' })).map((c) => [c.conversationId, c.parts.length]), [['old-a', 2]]);
     assert.deepEqual(bySeq(await store.list()), bySeq(await files.list()));
-    for (const filter of [{}, { agentType: 'agent-b' }, { agentType: 'agent-a' }, { cd: (await files.list())[0].cd }, { kind: 'team' }, { kind: 'conversation' }, { teamId: 'none' }, { memberId: 'none' }]) {
+    for (const filter of [{}, { agentType: 'agent-b' }, { agentType: 'agent-a' }, { agentType: 'openai-codex' }, { agentType: 'claude-code' }, { cd: '/w/app' }, { cd: (await files.list())[0].cd }, { kind: 'team' }, { kind: 'conversation' }, { teamId: 'none' }, { memberId: 'none' }]) {
       assert.deepEqual(bySeq(await store.list(filter)), bySeq(await files.list(filter)), JSON.stringify(filter));
       assert.deepEqual(bySeq(await store.listConversations(filter)), bySeq(await files.listConversations(filter)), JSON.stringify(filter));
     }
@@ -208,7 +232,7 @@ test('the same bytes, pages, summaries and conversations as the file store, reco
     assert.equal((await store.bytes('nobody')).length, 0);
     await store.delete(ids.fork);
     assert.deepEqual((await store.read(ids.fork)).entries, []);
-    assert.deepEqual((await store.list()).map((s) => s.conversationId), [ids.main]);
+    assert.deepEqual((await store.list()).map((s) => s.conversationId ?? s.sessionId).sort(), [ids.main, 'old-a', 'old-b'].sort());
     await store.delete(ids.fork);
     assert.equal(db.sql(`SELECT count(*) FROM agent_context_lines WHERE conversation_id = '${ids.fork}'`).trim(), '0');
   } finally {
