@@ -277,20 +277,24 @@ test('one writer per conversation: a second writer is SESSION_LOCKED, here and i
     const killedAt = Date.now();
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    // Its lock went with its connection: the next writer gets the conversation at once.
-    let session;
+    // Its lock went with its connection: listed interrupted as soon as the server saw the socket close.
     for (;;) {
-      try {
-        session = await pkg.openConversation(store, id, { agent: def, cd, rebuild: true });
-        break;
-      } catch (err) {
-        if (!locked(err) || Date.now() - killedAt > 15_000) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const [summary] = await store.listConversations();
+      if (summary.status === 'interrupted') break;
+      assert.equal(summary.status, 'open');
+      assert.ok(Date.now() - killedAt < 15_000, 'still open 15 s after its writer was killed');
+      await new Promise((r) => setTimeout(r, 20));
     }
+    console.log(`# listed interrupted ${Date.now() - killedAt} ms after its writer was SIGKILLed`);
+    // A writer gets it (at once: the lock is free) ...
+    const free = await store.open(id, header(id));
     const took = Date.now() - killedAt;
     assert.ok(took < 15_000, `${took} ms`);
-    console.log(`# the next writer had the conversation ${took} ms after its holder was SIGKILLed`);
+    console.log(`# a writer had the conversation ${took} ms after its holder was SIGKILLed`);
+    await free.close();
+    // ... and the next session on it marks the turn that never ended, then goes on.
+    const session = await pkg.openConversation(store, id, { agent: def, cd, rebuild: true });
+    console.log(`# the next session was open on it ${Date.now() - killedAt} ms after (its agent started)`);
     await session.close();
     const { entries } = await store.readConversation(id);
     assert.deepEqual(kinds(entries), ['part', 'request', 'text', 'turnEnd', 'request', 'interrupted', 'part', 'closed']);
