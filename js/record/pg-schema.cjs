@@ -68,8 +68,8 @@ const MIGRATIONS = [
 /** The advisory lock a migration holds: 8 bytes of the SHA-256 of a name of its own. */
 const MIGRATION_KEY = crypto.createHash('sha256').update('agent-context/schema').digest().readBigInt64BE(0).toString();
 
-/** Encodings whose text holds a record's UTF-8 as it is. */
-const ENCODINGS = ['UTF8', 'SQL_ASCII'];
+/** The one encoding whose text holds a record's UTF-8 as it is, and checks it. */
+const ENCODING = 'UTF8';
 
 function core() {
   return require('../core/agent_context.cjs');
@@ -106,7 +106,7 @@ function newer(version) {
 async function migrate(client) {
   const { rows } = await client.query('SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()');
   const encoding = rows[0]?.encoding;
-  if (!ENCODINGS.includes(encoding)) throw refused(`the database's encoding is ${encoding}: the conversation store keeps records as UTF-8 text, in a database made with ENCODING 'UTF8'`);
+  if (encoding !== ENCODING) throw refused(`the database's encoding is ${encoding}: the conversation store keeps records as UTF-8 text, in a database made with ENCODING 'UTF8'`);
   const seen = await versionOf(client);
   if (seen === SCHEMA_VERSION) return;
   if (seen > SCHEMA_VERSION) throw newer(seen);
