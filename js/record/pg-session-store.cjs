@@ -443,7 +443,7 @@ function recordWriter({ id, key, lines, lastSeq, q, lock, unlock, done }) {
     let last = lastSeq;
     for (const k of keys) if (k[0] !== null) last = k[0];
     try {
-      await q(APPEND, [id, lineNos, keys.map((k, i) => k[0] ?? String(-lineNos[i])), keys.map((k) => k[1]), keys.map((k) => k[2]), keys.map((k) => k[3]), text, lines + keys.length, last, CHANNEL, JSON.stringify({ id, seq: Number(last) })]);
+      await q({ name: 'agent-context-append-1', text: APPEND }, [id, lineNos, keys.map((k, i) => k[0] ?? String(-lineNos[i])), keys.map((k) => k[1]), keys.map((k) => k[2]), keys.map((k) => k[3]), text, lines + keys.length, last, CHANNEL, JSON.stringify({ id, seq: Number(last) })]);
     } catch (err) {
       // 23505: a line of this seq or place is there already, another writer's.
       if (err?.code === '23505') throw (refused = lockedError(id, 'another writer, whose lines are there already'));
