@@ -2,7 +2,8 @@
 // --postgres installs it), a cluster made by initdb in a temporary folder
 // (as the `postgres` user when the tests run as root: the server refuses
 // root), listening on 127.0.0.1 only, on a port of its own, its socket in
-// that folder. `startPostgres()` resolves `{ url, port, dir, psql, stop }`;
+// that folder (or inside a network namespace of the test's, also on that
+// namespace's own addresses: ./crashed-host.test.cjs). `startPostgres()` resolves `{ url, port, dir, psql, stop }`;
 // `stop()` stops the server by its data folder and removes the folder.
 'use strict';
 const fs = require('node:fs');
@@ -31,13 +32,20 @@ function freePort() {
   });
 }
 
-/** Runs a server binary as the user that owns the cluster. */
-function runAs(user, bin, args, options = {}) {
-  const command = user ? ['runuser', ['-u', user, '--', bin, ...args]] : [bin, args];
-  return execFileSync(command[0], command[1], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, ...options });
+/** Runs a server binary as the user that owns the cluster (inside network namespace `netns`, when given). */
+function runAs(user, bin, args, netns) {
+  let command = user ? ['runuser', '-u', user, '--', bin, ...args] : [bin, ...args];
+  if (netns) command = ['ip', 'netns', 'exec', netns, ...command];
+  return execFileSync(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 }
 
-async function startPostgres() {
+/**
+ * `options.netns`: start the server inside that network namespace (made by
+ * the caller), listening on its 127.0.0.1 and on `options.listen` (its own
+ * addresses), taking clients of `options.trust` (CIDRs) without a password.
+ */
+async function startPostgres(options = {}) {
+  const { netns, listen = [], trust = [] } = options;
   const bin = binDir();
   const user = process.getuid?.() === 0 ? 'postgres' : null;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-postgres-'));
@@ -47,7 +55,7 @@ async function startPostgres() {
   const stop = () => {
     if (started) {
       try {
-        runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], netns);
       } catch {
         // Stopped already.
       }
@@ -57,13 +65,14 @@ async function startPostgres() {
   };
   try {
     runAs(user, path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync']);
+    if (trust.length > 0) fs.appendFileSync(path.join(data, 'pg_hba.conf'), trust.map((cidr) => `host all all ${cidr} trust\n`).join(''));
     // A port taken between freePort() and the start: another one, a few times.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
-      const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
+      const settings = `-p ${port} -k ${dir} -c listen_addresses=${['127.0.0.1', ...listen].join(',')} -c fsync=off -c max_connections=60`;
       try {
         started = true;
-        runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-o', settings, '-w', '-t', '60', 'start']);
+        runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-o', settings, '-w', '-t', '60', 'start'], netns);
       } catch (err) {
         started = false;
         if (attempt >= 3) throw new Error(`postgres did not start: ${err.stderr ?? err.message}\n${fs.readFileSync(path.join(dir, 'log'), 'utf8')}`);
@@ -72,7 +81,7 @@ async function startPostgres() {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       /** Runs SQL through psql on the socket; its output (unaligned, tuples only). */
       const psql = (sql, db = 'postgres') => execFileSync(path.join(bin, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-X', '-A', '-t', '-c', sql], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
-      return { url, port, dir, psql, stop, urlOf: (db) => `postgres://postgres@127.0.0.1:${port}/${db}` };
+      return { url, port, dir, psql, stop, urlOf: (db, host = '127.0.0.1') => `postgres://postgres@${host}:${port}/${db}` };
     }
   } catch (err) {
     stop();
