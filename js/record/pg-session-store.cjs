@@ -175,6 +175,10 @@ function openPostgresSessionStore(options) {
   // Every connection the store makes says whose it is (pg_stat_activity, and a SESSION_LOCKED message).
   const application = `agent-context ${os.hostname()} pid ${process.pid}`.slice(0, 63);
   const pool = given ?? new pg.Pool({ connectionString, allowExitOnIdle: true, application_name: application });
+  // An idle connection the server ended (a restart, a terminated backend):
+  // the pool drops it and the next query opens another. Unheard, the
+  // pool's 'error' would end the process.
+  if (!given) pool.on('error', () => {});
   /** A connection of the store's own, with its settings. */
   const own = {
     async open() {

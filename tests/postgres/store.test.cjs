@@ -351,7 +351,7 @@ const backends = (db, pattern) =>
     .split('\n')
     .filter(Boolean);
 
-test('a connection the database ends: the watcher listens again and misses nothing; the writer takes its lock again, or is refused when another writer has it', TIMEOUT, async () => {
+test('a connection the database ends: the watcher listens again and misses nothing; the writer takes its lock again, or is refused when another writer has it; idle ones ended end no process', TIMEOUT, async () => {
   const db = database();
   const store = pkg.openPostgresSessionStore({ connectionString: db.url });
   const other = pkg.openPostgresSessionStore({ connectionString: db.url });
@@ -393,6 +393,17 @@ test('a connection the database ends: the watcher listens again and misses nothi
     await next.close();
     await w.close();
     assert.deepEqual(kinds((await store.read('c')).entries), ['part', 'restarted', 'restarted', 'restarted', 'closed']);
+    // Every connection of both stores ended while idle (as a database restart does): no process ends, the next calls open others.
+    await store.list();
+    await other.read('c');
+    const ended = db.sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name LIKE 'agent-context %'").trim();
+    assert.ok(Number(ended) >= 2, ended);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await store.read('c')).entries.length, 5);
+    const again = await other.open('c', header('c'));
+    await again.append(entry(6, 'restarted'));
+    await again.close();
+    assert.equal((await other.listConversations())[0].turns, 0);
   } finally {
     await Promise.all([store.close(), other.close()]);
   }
