@@ -422,7 +422,7 @@ const TRICKS = [
   'é\u2028🙂',
 ];
 
-test('SQL metacharacters in every id and filter match nothing, read nothing and change nothing', TIMEOUT, async () => {
+test('SQL metacharacters in every id, filter and cursor match nothing, read nothing and change nothing', TIMEOUT, async () => {
   const db = database();
   const store = pkg.openPostgresSessionStore({ connectionString: db.url });
   try {
@@ -449,6 +449,12 @@ test('SQL metacharacters in every id and filter match nothing, read nothing and 
       assert.deepEqual(seen, []);
       assert.equal(snapshot(), before, trick);
     }
+    // Cursors and page sizes are whole numbers, checked before any SQL.
+    for (const options of [{ after: "0; DROP TABLE agent_context_lines; --" }, { limit: "1 OR 1=1" }, { after: '1e400' }, { limit: { toString: () => '1' } }]) {
+      await assert.rejects(store.read('c', options), invalid(/after|limit/), JSON.stringify(options));
+      assert.throws(() => store.watch('c', options.after === undefined ? { after: options.limit } : options, () => {}), invalid(/after/));
+    }
+    assert.equal(snapshot(), before);
     // The positive control: the same calls find the record by its own id and fields.
     assert.equal((await store.read('c')).entries.length, 3);
     assert.equal((await store.list({ cd: '/w/app', agentType: 'agent-a' })).length, 1);
