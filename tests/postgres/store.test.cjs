@@ -2,7 +2,8 @@
 // here on 127.0.0.1 by ./server.cjs, stopped at the end): conversations
 // recorded by the package in other processes, on the scripted ACP agent
 // (tests/acp/client_agent.mjs: a peer for our host, never a stand-in for a
-// real agent's output), read here as the file store reads the same turns;
+// real agent's output) — a failover, a plan, a fork, a handoff, a team of
+// two — read here as the file store reads the same turns;
 // the same bytes, pages, summaries and conversations as the file store;
 // one writer per conversation across processes (a second is refused, a
 // SIGKILLed holder frees it at once and its turn reads interrupted); a
@@ -120,16 +121,30 @@ async function recordTurns(where, cd) {
     const h = await s.handoff(${JSON.stringify(b)});
     await h.prompt('after the handoff');
     await h.close();
-    say(JSON.stringify({ main: s.conversationId, fork: f.conversationId }));
+    // A team of two: its own record, and a conversation per member.
+    const team = new pkg.AgentTeam({ teamTask: 'Ship the parser', cd: ${JSON.stringify(cd)}, store, maxRetries: 0, logger: () => {},
+      members: [{ id: 'carol', definition: ${JSON.stringify(agent('agent-a'))} }, { id: 'max', definition: ${JSON.stringify(b)} }] });
+    team.post({ from: 'kailai', to: 'carol', content: 'Write the parser' });
+    await team.ask('carol');
+    await team.ask('max', { message: 'Review it' });
+    await team.close();
+    say(JSON.stringify({ main: s.conversationId, fork: f.conversationId, team: team.teamId, carol: team.members.find((m) => m.id === 'carol').conversationId }));
     await store.close?.();`,
   ).done;
   return JSON.parse(lines.at(-1));
 }
 
-/** An entry without what differs from one run to the next (times, ids, durations). */
-function shape(entry) {
-  const { at: _at, sessionId, agentSessionId, durationMs: _d, conversationId: _c, ...rest } = entry;
-  return { ...rest, sessionId: sessionId === undefined ? undefined : 'id', agentSessionId: agentSessionId === undefined ? undefined : 'id' };
+/** An entry (or summary) without what differs from one run to the next: ids, times and durations, at any depth. */
+function shape(value) {
+  if (Array.isArray(value)) return value.map(shape);
+  if (value === null || typeof value !== 'object') return value;
+  const out = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (['sessionId', 'agentSessionId', 'conversationId', 'teamId'].includes(k)) out[k] = typeof v === 'string' ? 'id' : v;
+    else if (['at', 'durationMs', 'createdAt', 'updatedAt'].includes(k)) out[k] = typeof v === 'number' ? 0 : v;
+    else out[k] = shape(v);
+  }
+  return out;
 }
 
 test('a conversation recorded by another process reads here with the same entries, in the same order, as the file store writes for the same turns', TIMEOUT, async () => {
@@ -142,10 +157,10 @@ test('a conversation recorded by another process reads here with the same entrie
   const files = pkg.openSessionStore(dir);
   const store = pkg.openPostgresSessionStore({ connectionString: db.url });
   try {
-    for (const which of ['main', 'fork']) {
+    for (const which of ['main', 'fork', 'team', 'carol']) {
       const want = await files.readConversation(inFiles[which]);
       const got = await store.readConversation(inPg[which]);
-      assert.ok(want.entries.length >= 8, JSON.stringify(kinds(want.entries)));
+      assert.ok(want.entries.length >= 5, JSON.stringify(kinds(want.entries)));
       assert.deepEqual(kinds(got.entries), kinds(want.entries), which);
       assert.deepEqual(got.entries.map(shape), want.entries.map(shape), which);
       assert.deepEqual([got.cursor, got.skipped], [want.cursor, want.skipped]);
@@ -156,10 +171,13 @@ test('a conversation recorded by another process reads here with the same entrie
       ...['request', 'plan', 'text', 'turnEnd', 'part', 'request', 'plan', 'text', 'turnEnd', 'closed'],
     ]);
     // The summaries the same but for ids and times.
-    const strip = (c) => ({ ...c, conversationId: 'id', sessionId: 'id', createdAt: 0, updatedAt: 0, live: { ...c.live, sessionId: 'id' }, parts: c.parts.map((p) => ({ ...p, sessionId: 'id' })), forkedFrom: c.forkedFrom && { ...c.forkedFrom, conversationId: 'id', sessionId: 'id' } });
-    const order = (list) => list.map(strip).sort((x, y) => (x.forkedFrom ? 1 : 0) - (y.forkedFrom ? 1 : 0));
+    const order = (list) => shape(list).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
     assert.deepEqual(order(await store.listConversations()), order(await files.listConversations()));
-    assert.equal((await store.listConversations()).length, 2);
+    assert.equal((await store.listConversations()).length, 4);
+    // The team's: its own record under kind 'team', its members' conversations under its id.
+    assert.deepEqual((await store.listConversations({ kind: 'team' })).map((c) => c.conversationId), [inPg.team]);
+    assert.deepEqual((await store.listConversations({ teamId: inPg.team })).map((c) => c.memberId).sort(), ['carol', 'max']);
+    assert.deepEqual((await store.list({ teamId: inPg.team })).map((c) => c.agentType).sort(), ['agent-a', 'agent-b', 'agent-team']);
   } finally {
     await store.close();
   }
@@ -201,7 +219,9 @@ test('the same bytes, pages, summaries and conversations as the file store, reco
   const store = pkg.openPostgresSessionStore({ connectionString: db.url });
   try {
     // Each record copied line by line, in batches of 1 to 3 lines (as a writer appends the entries of one moment).
-    for (const id of [ids.main, ids.fork, 'old-a', 'old-b']) {
+    const every = [...(await files.list()).map((r) => r.conversationId ?? r.sessionId)];
+    assert.equal(every.length, 7); // main, fork, the team's, its two members', and the 1.x chain's two
+    for (const id of every) {
       const text = (await files.bytes(id)).toString('utf8');
       const [head, ...lines] = text.split('\n').slice(0, -1).map((l) => `${l}\n`);
       const w = await store.open(id, JSON.parse(head));
@@ -219,11 +239,11 @@ test('the same bytes, pages, summaries and conversations as the file store, reco
       }
     }
     const bySeq = (list) => list.sort((x, y) => (x.conversationId ?? x.sessionId).localeCompare(y.conversationId ?? y.sessionId));
-    assert.equal((await store.listConversations()).length, 3);
+    assert.equal((await store.listConversations()).length, 5);
     // The 1.x chain is one conversation, found by its live part's agent.
     assert.deepEqual((await store.listConversations({ agentType: 'openai-codex' })).map((c) => [c.conversationId, c.parts.length]), [['old-a', 2]]);
     assert.deepEqual(bySeq(await store.list()), bySeq(await files.list()));
-    for (const filter of [{}, { agentType: 'agent-b' }, { agentType: 'agent-a' }, { agentType: 'openai-codex' }, { agentType: 'claude-code' }, { cd: '/w/app' }, { cd: (await files.list())[0].cd }, { kind: 'team' }, { kind: 'conversation' }, { teamId: 'none' }, { memberId: 'none' }]) {
+    for (const filter of [{}, { agentType: 'agent-b' }, { agentType: 'agent-a' }, { agentType: 'agent-team' }, { agentType: 'openai-codex' }, { agentType: 'claude-code' }, { cd: '/w/app' }, { cd: (await files.list())[0].cd }, { kind: 'team' }, { kind: 'conversation' }, { teamId: ids.team }, { teamId: ids.team, memberId: 'max' }, { memberId: 'carol' }, { teamId: 'none' }, { memberId: 'none' }]) {
       assert.deepEqual(bySeq(await store.list(filter)), bySeq(await files.list(filter)), JSON.stringify(filter));
       assert.deepEqual(bySeq(await store.listConversations(filter)), bySeq(await files.listConversations(filter)), JSON.stringify(filter));
     }
@@ -232,7 +252,7 @@ test('the same bytes, pages, summaries and conversations as the file store, reco
     assert.equal((await store.bytes('nobody')).length, 0);
     await store.delete(ids.fork);
     assert.deepEqual((await store.read(ids.fork)).entries, []);
-    assert.deepEqual((await store.list()).map((s) => s.conversationId ?? s.sessionId).sort(), [ids.main, 'old-a', 'old-b'].sort());
+    assert.equal((await store.list()).length, every.length - 1);
     await store.delete(ids.fork);
     assert.equal(db.sql(`SELECT count(*) FROM agent_context_lines WHERE conversation_id = '${ids.fork}'`).trim(), '0');
   } finally {
