@@ -62,7 +62,11 @@ async function startPostgres(options = {}) {
       started = false;
     }
     fs.rmSync(dir, { recursive: true, force: true });
+    process.off('exit', stop);
   };
+  // A run that ends without its after() hook (a test runner cancelled, an
+  // uncaught error) stops the server all the same.
+  process.on('exit', stop);
   try {
     runAs(user, path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync']);
     if (trust.length > 0) fs.appendFileSync(path.join(data, 'pg_hba.conf'), trust.map((cidr) => `host all all ${cidr} trust\n`).join(''));
