@@ -32,6 +32,8 @@ const KEEPALIVE = { idle: 5, interval: 5, count: 2 };
 /** The listener's reconnects: the first delay, doubled up to the last (ms). */
 const RECONNECT_MS = [50, 5000];
 const MAX_KEY = '9223372036854775807';
+/** The fewest connections an app's pool must allow: the lock connection, the LISTEN connection, one for queries. */
+const MIN_POOL = 3;
 
 /** `pg`, the app's; INVALID_INPUT naming it when it is not installed. */
 function loadPg() {
@@ -57,6 +59,10 @@ function readStoreOptions(options) {
   if ((connectionString == null) === (pool == null)) throw inputError('options must have one of connectionString (a PostgreSQL URL) and pool (a pg Pool)');
   if (connectionString != null && (typeof connectionString !== 'string' || connectionString === '')) throw inputError(`options.connectionString must be a non-empty string, got ${describe(connectionString)}`);
   if (pool != null && (typeof pool !== 'object' || typeof pool.connect !== 'function' || typeof pool.query !== 'function')) throw inputError(`options.pool must be a pg Pool (with connect and query), got ${describe(pool)}`);
+  // Two of its connections stay with the store (its writers' locks, its
+  // watchers): a smaller pool would leave none for a query, which would wait forever.
+  const max = pool?.options?.max;
+  if (typeof max === 'number' && max < MIN_POOL) throw inputError(`options.pool must allow ${MIN_POOL} connections at least (its max is ${max}): the store keeps one for its writers' locks and one for its watchers`);
   return { connectionString, pool };
 }
 

@@ -100,7 +100,7 @@ export interface ConversationFilter {
   kind?: 'conversation' | 'team';
 }
 
-/** What `openPostgresSessionStore` takes: a connection string, or a pg `Pool` of the app's (session-mode pooling only). */
+/** What `openPostgresSessionStore` takes: a connection string, or a pg `Pool` of the app's (3 connections at least; session-mode pooling only). */
 export type PostgresStoreOptions =
   | { connectionString: string; pool?: never }
   | { pool: { connect(): Promise<unknown>; query(text: string, values?: unknown[]): Promise<unknown> }; connectionString?: never };

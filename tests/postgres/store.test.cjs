@@ -537,7 +537,10 @@ test("openPostgresSessionStore: bad options are INVALID_INPUT naming the field; 
   assert.throws(() => storeFromUrl(''), invalid(/store must be a folder or a postgres/));
   const db = database();
   const { Pool } = require('pg');
-  const pool = new Pool({ connectionString: db.url, max: 4 });
+  const small = new Pool({ connectionString: db.url, max: 2 });
+  assert.throws(() => pkg.openPostgresSessionStore({ pool: small }), invalid(/options.pool must allow 3 connections at least \(its max is 2\)/));
+  await small.end();
+  const pool = new Pool({ connectionString: db.url, max: 3 });
   const store = pkg.openPostgresSessionStore({ pool });
   try {
     const w = await store.open('c', header('c'));
