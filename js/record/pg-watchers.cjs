@@ -23,6 +23,7 @@ function watchers(q, own, isClosed) {
   const byId = new Map();
   let retry = RECONNECT_MS[0];
   let timer = null;
+  let warned = false;
   const listener = new Dedicated({
     ...own,
     setup: async (client) => {
@@ -56,10 +57,13 @@ function watchers(q, own, isClosed) {
     listener.client().then(
       () => {
         retry = RECONNECT_MS[0];
+        warned = false;
         for (const [id, set] of byId) for (const w of set) pump(id, w);
       },
       (err) => {
-        process.emitWarning(`watching conversations: could not LISTEN (${err.message}); trying again`, 'AgentContextWarning');
+        // Once an outage: tried again, later and later, until it listens.
+        if (!warned) process.emitWarning(`watching conversations: could not LISTEN (${err.message}); trying again until it can`, 'AgentContextWarning');
+        warned = true;
         reconnect();
       },
     );

@@ -85,7 +85,14 @@ async function startPostgres(options = {}) {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       /** Runs SQL through psql on the socket; its output (unaligned, tuples only). */
       const psql = (sql, db = 'postgres') => execFileSync(path.join(bin, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-X', '-A', '-t', '-c', sql], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
-      return { url, port, dir, psql, stop, urlOf: (db, host = '127.0.0.1') => `postgres://postgres@${host}:${port}/${db}` };
+      const pgCtl = (...args) => runAs(user, path.join(bin, 'pg_ctl'), ['-D', data, ...args], netns);
+      /** Stops the server (its clients' connections ended, as an administrator's restart does), waits `downMs`, starts it again on the same port. */
+      const restart = async (downMs) => {
+        pgCtl('-m', 'fast', '-w', 'stop');
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        pgCtl('-l', path.join(dir, 'log'), '-o', settings, '-w', '-t', '60', 'start');
+      };
+      return { url, port, dir, psql, stop, restart, urlOf: (db, host = '127.0.0.1') => `postgres://postgres@${host}:${port}/${db}` };
     }
   } catch (err) {
     stop();

@@ -429,6 +429,44 @@ test('a connection the database ends: the watcher listens again and misses nothi
   }
 });
 
+test('the database restarted: a watcher listens again and misses nothing (one warning); a writer takes its lock again and goes on', TIMEOUT, async () => {
+  const db = database();
+  const writing = pkg.openPostgresSessionStore({ connectionString: db.url });
+  const watching = pkg.openPostgresSessionStore({ connectionString: db.url });
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  try {
+    const w = await writing.open('c', header('c'));
+    await w.append(part(1));
+    const got = [];
+    const unwatch = watching.watch('c', {}, (e) => got.push(e.seq));
+    const until = async (n, ms) => {
+      const deadline = Date.now() + ms;
+      while (got.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(got, Array.from({ length: n }, (_, i) => i + 1));
+    };
+    await until(1, 5_000);
+    // Down for 1.5 s: the watcher's LISTEN fails and is tried again, later and later.
+    await server.restart(1_500);
+    const upAt = Date.now();
+    // The writer's lock went with its connection: it takes it again (nobody else has it) and appends.
+    await w.append(entry(2, 'restarted'));
+    await until(2, 10_000);
+    console.log(`# the watcher had the entry written after the restart ${Date.now() - upAt} ms after the database was up again`);
+    await w.append(entry(3, 'closed'));
+    await until(3, 2_000);
+    assert.equal(warnings.filter((m) => /could not LISTEN/.test(m)).length, 1, JSON.stringify(warnings));
+    unwatch();
+    await w.close();
+    // Its lock let go: another store takes the conversation.
+    await (await watching.open('c', header('c'))).close();
+  } finally {
+    process.off('warning', onWarning);
+    await Promise.all([writing.close(), watching.close()]);
+  }
+});
+
 const TRICKS = [
   "x' OR '1'='1",
   "'; DROP TABLE agent_context_lines; --",
