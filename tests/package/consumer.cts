@@ -13,5 +13,5 @@ export async function sharedStore(url: string): Promise<number> {
   // @ts-expect-error one of connectionString and pool, not both
   agentContext.openPostgresSessionStore({ connectionString: url, pool: { connect: async () => ({}), query: async () => ({}) } });
   await store.close();
-  return page.skipped;
+  return page.skipped ?? 0;
 }
