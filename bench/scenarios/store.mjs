@@ -12,8 +12,10 @@
 // only), its turns one after another, with no store, the file store and the
 // PostgreSQL store, in turn, for a few rounds; this process's CPU time
 // (user + system, every thread) per turn, the median of the rounds. The
-// database server's own CPU is not counted. Bar: the file store at most
-// 1.1× the unrecorded turn.
+// database server's own CPU is not counted. Shown, not a bar: a stub turn
+// is short, so this is each store's fixed cost per turn (the bar on what
+// recording into the file store adds is the acp-parse family's, on a turn
+// of 20 000 update lines).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -136,15 +138,14 @@ async function recordedTurns(stores, cd) {
     report({ family: 'store', scenario: `recorded turn, ${name}`, impl: name, turns: TURNS, rounds: ROUNDS, medianNs: m, samplesNs: samples[name] });
     if (name === 'unrecorded') continue;
     const ratio = m / base;
-    const bar = name === 'file store' ? 1.1 : null;
     report({
       family: 'store',
       scenario: `recorded turn, ${name}: ratio`,
       target: {
         name: `a turn recorded with the ${name} (stub ACP agent, 100 chunks a turn): this process's CPU / the unrecorded turn's`,
-        measured: `${ratio.toFixed(2)}× (${us(m)} vs ${us(base)} a turn)`,
-        required: bar === null ? 'info' : `≤ ${bar}×`,
-        met: bar === null ? null : ratio <= bar,
+        measured: `${ratio.toFixed(2)}× (${us(m)} vs ${us(base)} a turn, +${us(m - base)})`,
+        required: 'info',
+        met: null,
       },
     });
   }
