@@ -207,7 +207,7 @@ test('Claude Code over its quota (429) fails over to Codex: the error is no repl
         const store = pkg.openSessionStore(${JSON.stringify(storeDir)});
         const s = await pkg.openConversation(store, ${JSON.stringify(conversationId)}, { agent: 'claude-code', ...${JSON.stringify(optionsOf(quota))}, rebuild: true, fallback: [{ agent: 'openai-codex', options: ${JSON.stringify(optionsOf(codex))} }] });
         const t = await s.prompt('What is the release called?');
-        console.log(JSON.stringify({ agentType: s.agentType, success: t.success, error: t.error, kind: t.context.kind, turns: s.history().entries.filter((e) => e.kind === 'request').length }));
+        console.log(JSON.stringify({ agentType: s.agentType, success: t.success, error: t.error, kind: t.context?.kind, turns: s.history().entries.filter((e) => e.kind === 'request').length }));
         await s.close();
       })().catch((e) => { console.error(e); process.exit(1); });`);
     const reopened = JSON.parse(out.trim().split('\n').pop());
