@@ -162,6 +162,8 @@ appendFileSync(
     '// ./memory-session-store.cjs in memory; both read them through this module. Required on first use.',
     "exports.openSessionStore = function openSessionStore(dir) { return require('./session-store.cjs').openSessionStore(dir); };",
     "exports.memorySessionStore = function memorySessionStore() { return require('./memory-session-store.cjs').memorySessionStore(); };",
+    '// ./pg-session-store.cjs keeps them in PostgreSQL (the app\'s `pg`, required when it is opened).',
+    "exports.openPostgresSessionStore = function openPostgresSessionStore(options) { return require('./pg-session-store.cjs').openPostgresSessionStore(options); };",
     "exports.listConversations = function listConversations(store, filter) { return require('./conversations.cjs').listConversations(store, filter); };",
     "exports.readConversation = function readConversation(store, conversationId, options) { return require('./conversations.cjs').readConversation(store, conversationId, options); };",
     '',

@@ -16,15 +16,20 @@
 #   --remote: Debian's openssh-server and docker.io, for the tests of agents on
 #     other machines (tests/remote/: an sshd and a dockerd of the tests' own;
 #     neither is started here).
+#   --postgres: Debian's postgresql, for the PostgreSQL store's tests and its
+#     bench (tests/postgres/: a server of the tests' own, made by initdb in a
+#     temporary folder; none is started here, and Debian's own cluster is
+#     left alone).
 set -euo pipefail
-browser=0 agents=0 bundlers=0 remote=0
+browser=0 agents=0 bundlers=0 remote=0 postgres=0
 for arg in "$@"; do
   case "$arg" in
     --browser) browser=1 ;;
     --agents) agents=1 ;;
     --bundlers) bundlers=1 ;;
     --remote) remote=1 ;;
-    *) echo "setup: unknown option $arg (known: --browser --agents --bundlers --remote)" >&2; exit 2 ;;
+    --postgres) postgres=1 ;;
+    *) echo "setup: unknown option $arg (known: --browser --agents --bundlers --remote --postgres)" >&2; exit 2 ;;
   esac
 done
 cd "$(dirname "$0")/.."
@@ -122,4 +127,18 @@ if [ "$remote" = 1 ] && { [ ! -x /usr/sbin/sshd ] || [ ! -x /usr/sbin/dockerd ];
   [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends openssh-server docker.io >&2
+fi
+
+if [ "$postgres" = 1 ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  log "installing Debian's postgresql"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  # No cluster of Debian's own (none made, none started): the tests make theirs.
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    $sudo mkdir -p /etc/postgresql-common
+    echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold postgresql >&2
 fi

@@ -11,7 +11,7 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # crate again when it changed. Two runs at once should each set their own.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agent-context/target}"
 
-bash scripts/setup.sh --browser --agents --bundlers --remote
+bash scripts/setup.sh --browser --agents --bundlers --remote --postgres
 
 # Each step's heading says how long the run has taken so far (CI's budget).
 step() { printf '\n== %s  [%dm%02ds]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
@@ -73,6 +73,9 @@ node --test tests/js/
 
 step "Windows under Wine: the official Windows node.exe, a .cmd shim, awkward arguments, abort (node --test)"
 node --test tests/windows/
+
+step "the PostgreSQL store against Debian's postgresql, started by the tests on 127.0.0.1 (node --test)"
+node --test tests/postgres/
 
 step "the package as users install it (npm pack), and a soak of mixed calls"
 node --test tests/package/

@@ -92,3 +92,45 @@ export function listConversations(store: SessionStore, filter?: { agentType?: st
 
 /** The entries of conversation `conversationId` in `store` after `after`, at most `limit`. */
 export function readConversation(store: SessionStore, conversationId: string, options?: { after?: number; limit?: number }): Promise<SessionRecordPage>;
+
+/** A filter of conversations: each field, when given, must match (`agentType`: the live part's; `kind: 'team'` lists teams' own records). */
+export interface ConversationFilter {
+  agentType?: string;
+  cd?: string;
+  teamId?: string;
+  memberId?: string;
+  kind?: 'conversation' | 'team';
+}
+
+/** What `openPostgresSessionStore` takes: a connection string, or a pg `Pool` of the app's (3 connections at least; session-mode pooling only). */
+export type PostgresStoreOptions =
+  | { connectionString: string; pool?: never }
+  | { pool: { connect(): Promise<unknown>; query(text: string, values?: unknown[]): Promise<unknown> }; connectionString?: never };
+
+/** The PostgreSQL store: the same interface, shared by every process that reaches the database. */
+export interface PostgresSessionStore extends SessionStore {
+  /** Each entry after `options.after`, in order, as any process appends it (LISTEN/NOTIFY; listens again after a lost connection). */
+  watch(conversationId: string, options: { after?: number }, onEntry: (entry: RecordEntry) => void): () => void;
+  /** The conversations matching `filter` (in SQL, with parameters), the latest updated first. */
+  listConversations(filter?: ConversationFilter): Promise<ConversationSummary[]>;
+  /** Conversation `conversationId`'s entries after `options.after` (at most `options.limit`), each naming its agent session; `skipped`: lines that could not be read. */
+  readConversation(conversationId: string, options?: { after?: number; limit?: number }): Promise<SessionRecordPage>;
+  /** The record's bytes as they were appended (the file store's record, byte for byte). */
+  bytes(conversationId: string): Promise<Uint8Array>;
+  /** Lets the database go: the store's connections (its writers' locks with them) and the pool it made (never an app's pool). */
+  close(): Promise<void>;
+}
+
+/**
+ * Conversations in PostgreSQL, for several processes or machines sharing
+ * them (docs/session-record.md): tables made and migrated on first use, one
+ * writer per conversation (an advisory lock, freed at once when its process
+ * dies), watchers through LISTEN/NOTIFY. `pg` (8.11 or later) is the app's:
+ * `npm install pg`; without it this throws `INVALID_INPUT` naming it.
+ *
+ * ```js
+ * const store = openPostgresSessionStore({ connectionString: process.env.DATABASE_URL });
+ * const session = await openAgentSession('claude-code', { cd, store });
+ * ```
+ */
+export function openPostgresSessionStore(options: PostgresStoreOptions): PostgresSessionStore;

@@ -14,6 +14,7 @@ pub mod listing;
 pub mod page;
 pub mod read;
 mod recorder;
+pub mod rows;
 mod sha256;
 pub mod start;
 pub mod state;
@@ -26,7 +27,7 @@ pub use entry::{
     PartReason, Permission, PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd,
     TurnEndError, FORMAT, MAJOR, TEAM_AGENT_TYPE, VERSION,
 };
-pub use page::{conversation_page, entry_prefix, Page, PartName};
+pub use page::{conversation_page, entry_prefix, names_part, Page, PartName};
 pub use read::{
     json_array, read_record, read_record_as_recorded, read_record_by_seq, read_record_str,
     writing_option, Line, LinesBySeq, ReadOptions, RecordRead,

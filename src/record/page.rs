@@ -109,6 +109,20 @@ pub fn entry_prefix(line: &[u8]) -> Option<(u64, &str, Option<u32>)> {
     Some((seq, kind, turn))
 }
 
+/// Whether an entry line of kind `kind` names a part, for a page: a
+/// `part`, an `opened`, and a `turnEnd`, `resumed` or `loaded` that says
+/// the agent's session id (a page names every entry of a part with the
+/// part's last known id).
+pub fn names_part(kind: &str, text: &[u8]) -> bool {
+    match kind {
+        "part" | "opened" => true,
+        "turnEnd" | "resumed" | "loaded" => {
+            memchr::memmem::find(text, b"\"agentSessionId\"").is_some()
+        }
+        _ => false,
+    }
+}
+
 /// The page of `record` after `options.after` (at most `options.limit`
 /// entries), its entries named by their parts. `checked`: every line is
 /// checked whole (else a record every line of which begins as the
@@ -196,7 +210,7 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
             "turnEnd" | "resumed" | "loaded" => {
                 // Only the part's last such line names it: read at the
                 // part's end (a long conversation has one a turn).
-                if memchr::memmem::find(text, b"\"agentSessionId\"").is_some() {
+                if names_part(kind, text) {
                     named_end = Some(text);
                 }
                 attempt_texts.clear();

@@ -244,3 +244,28 @@ pub(super) mod reader {
 pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: String) -> String {
     crate::record::acp_session_record(&agent_type, &turns, &prompt)
 }
+
+/// What each whole line of `batch` is, as the reader reads it after a
+/// record whose last entry's `seq` is `last_seq` (digits; `'0'`: none):
+/// `[seq, kind, turn, always, behind]` per line (`seq` as digits; see
+/// `crate::record::rows`). For a store that keeps a record as rows
+/// (js/record/pg-session-store.cjs); not part of the API.
+#[cfg(feature = "node")]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordLineKeys, skip_typescript)]
+pub fn record_line_keys(
+    batch: &str,
+    last_seq: &str,
+) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
+    let last_seq = last_seq.parse::<u64>().map_err(|_| {
+        crate::error::AgentContextError::invalid(format!(
+            "lastSeq must be a whole number's digits, got {last_seq:?}"
+        ))
+    });
+    let last_seq = crate::wasm::js_result(last_seq)?;
+    let keys = crate::record::rows::line_keys(batch.as_bytes(), last_seq);
+    let rows: Vec<_> = keys
+        .into_iter()
+        .map(|k| (k.seq, k.kind, k.turn, k.always, k.behind))
+        .collect();
+    crate::wasm::js_result(crate::wasm::json_bridge::from_serializable(&rows))
+}

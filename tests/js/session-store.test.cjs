@@ -450,3 +450,34 @@ test('readSessionRecord and summarizeSessionRecord read a real session, from byt
   assert.throws(() => pkg.readSessionRecord('', []), invalid(/^options must be an object, got an array$/));
   assert.throws(() => pkg.summarizeSessionRecord('', { writing: 'yes' }), invalid(/^options\.writing must be a boolean/));
 });
+
+test('a record on its way to a store whose append takes time (a database): lines added meanwhile go in the next append, none lost, in order', async () => {
+  const { RecordWriter } = require(path.join(ROOT, 'pkg', 'node', 'record-writer.cjs'));
+  const memory = pkg.memorySessionStore();
+  const batches = [];
+  // The memory store behind an append that resolves 5 ms later, as a database's does.
+  const slow = {
+    ...memory,
+    async open(id, h) {
+      const w = await memory.open(id, h);
+      return {
+        sessionId: id,
+        async append(bytes) {
+          batches.push(bytes.split('\n').length - 1);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          w.append(bytes);
+        },
+        close: () => w.close(),
+      };
+    },
+  };
+  const record = new RecordWriter({ store: slow, id: 's', header: header('s') });
+  for (let seq = 1; seq <= 30; seq++) {
+    record.add(lines(seq, [seq === 1 ? opened() : { kind: 'restarted' }]));
+    if (seq % 7 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await record.close();
+  assert.equal(record.unwritten, 0);
+  assert.deepEqual((await memory.read('s')).entries.map((e) => e.seq), Array.from({ length: 30 }, (_, i) => i + 1));
+  assert.ok(batches.length > 1 && batches.length < 30, `batches of ${batches.join(', ')} lines`);
+});
