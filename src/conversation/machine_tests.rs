@@ -75,6 +75,18 @@ fn sent(list: &[Action]) -> Option<(u64, bool)> {
     })
 }
 
+/// The app's turn `ask`.
+fn prompt(c: &mut Conversation, ask: u64) {
+    c.handle(
+        Event::Prompt {
+            ask,
+            continues: false,
+        },
+        3,
+    )
+    .unwrap();
+}
+
 fn turn_done(ask: u64, success: bool, kind: Option<&str>) -> Event {
     Event::TurnDone {
         ask,
@@ -88,14 +100,7 @@ fn turn_done(ask: u64, success: bool, kind: Option<&str>) -> Event {
 #[test]
 fn a_turn_over_quota_goes_on_with_the_next_agent_in_the_same_conversation() {
     let mut c = opened(&["openai-codex"], "s-claude");
-    c.handle(
-        Event::Prompt {
-            ask: 1,
-            continues: false,
-        },
-        3,
-    )
-    .unwrap();
+    prompt(&mut c, 1);
     let (part, hands_off) = sent(&actions(&mut c)).expect("the turn is sent");
     assert!(
         hands_off,
@@ -141,14 +146,7 @@ fn a_turn_over_quota_goes_on_with_the_next_agent_in_the_same_conversation() {
 #[test]
 fn bad_input_and_a_spent_fallback_end_the_turn_where_it_is() {
     let mut c = opened(&[], "s-claude");
-    c.handle(
-        Event::Prompt {
-            ask: 1,
-            continues: false,
-        },
-        3,
-    )
-    .unwrap();
+    prompt(&mut c, 1);
     let (_, hands_off) = sent(&actions(&mut c)).unwrap();
     assert!(!hands_off, "no fallback: the engine ends the turn");
     c.handle(turn_done(1, false, Some("quota_exceeded")), 4)
@@ -165,14 +163,7 @@ fn bad_input_and_a_spent_fallback_end_the_turn_where_it_is() {
     )));
 
     let mut c = opened(&["openai-codex"], "s-claude");
-    c.handle(
-        Event::Prompt {
-            ask: 1,
-            continues: false,
-        },
-        3,
-    )
-    .unwrap();
+    prompt(&mut c, 1);
     actions(&mut c);
     c.handle(turn_done(1, false, Some("invalid_params")), 4)
         .unwrap();
@@ -186,14 +177,7 @@ fn bad_input_and_a_spent_fallback_end_the_turn_where_it_is() {
 #[test]
 fn a_turn_running_when_it_closes_ends_and_nothing_else_is_taken() {
     let mut c = opened(&["openai-codex"], "s-claude");
-    c.handle(
-        Event::Prompt {
-            ask: 1,
-            continues: false,
-        },
-        3,
-    )
-    .unwrap();
+    prompt(&mut c, 1);
     let (part, _) = sent(&actions(&mut c)).unwrap();
     c.handle(Event::Close, 4).unwrap();
     assert!(actions(&mut c).contains(&Action::ClosePart { part, ends: true }));
@@ -226,14 +210,7 @@ fn a_turn_running_when_it_closes_ends_and_nothing_else_is_taken() {
 #[test]
 fn a_reopened_conversation_refuses_an_agent_session_that_is_no_longer_its_live_end() {
     let mut c = opened(&["openai-codex"], "s-claude");
-    c.handle(
-        Event::Prompt {
-            ask: 1,
-            continues: false,
-        },
-        3,
-    )
-    .unwrap();
+    prompt(&mut c, 1);
     actions(&mut c);
     c.handle(turn_done(1, false, Some("quota_exceeded")), 4)
         .unwrap();
