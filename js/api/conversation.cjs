@@ -240,6 +240,8 @@ class Conversation {
     const a = this.asks.get(ask);
     this.asks.delete(ask);
     const result = a.last;
+    // A turn that waited for one before it, and never ran: the session closed, or no agent is left.
+    if (result === undefined) return a.reject(inputError('the session was closed, or has no agent left, before this turn ran'));
     if (handedOffTo) result.handedOffTo = { agentType: handedOffTo.agentType, sessionId: handedOffTo.sessionId ?? undefined };
     // A team member's turn that went on with the agent of that entry of its fallback (the team plans it there).
     if (continues) result.continues = handedOffTo.fallbackIndex;

@@ -279,6 +279,10 @@ pub struct Conversation {
     /// The live part's next turn carries the conversation.
     carry: bool,
     running: Option<u64>,
+    /// The app's turns after the running one, in the order asked (one
+    /// turn at a time: each waits for the one before it, and for a new
+    /// part to open after a failover or a handoff).
+    waiting: VecDeque<(u64, bool)>,
     /// The failure a failed-over ask ends with when no agent takes it.
     failing: Option<(u64, String, String)>,
     /// The agent session the running ask went on with (a failover).
@@ -309,6 +313,7 @@ impl Conversation {
             next_part: 0,
             carry: false,
             running: None,
+            waiting: VecDeque::new(),
             failing: None,
             handed_off: None,
             closed: false,
@@ -515,6 +520,14 @@ impl Conversation {
             Event::Handoff { agent, options } => self.handoff(agent, options),
             Event::Close => {
                 self.closed = true;
+                // Turns that never ran end with no result (the host says so).
+                for (ask, _) in std::mem::take(&mut self.waiting) {
+                    self.actions.push_back(Action::Done {
+                        ask,
+                        handed_off_to: None,
+                        continues: false,
+                    });
+                }
                 if let Some(live) = self.live.take() {
                     self.actions.push_back(Action::ClosePart {
                         part: live.part,
@@ -650,10 +663,12 @@ impl Conversation {
                     self.lines(header.as_bytes());
                 }
                 self.actions.push_back(Action::Opened);
+                self.next_turn();
             }
             Why::Rebuild => {
                 self.carry = true;
                 self.actions.push_back(Action::Opened);
+                self.next_turn();
             }
             Why::Handoff => {
                 self.carry = true;
@@ -664,6 +679,7 @@ impl Conversation {
                     });
                 }
                 self.actions.push_back(Action::HandedOff { part });
+                self.next_turn();
             }
             Why::Failover { ask, reason, from } => {
                 self.failing = None;
@@ -677,6 +693,7 @@ impl Conversation {
                         handed_off_to: Some(to),
                         continues: true,
                     });
+                    self.next_turn();
                 } else {
                     self.carry = true;
                     self.send(ask);
@@ -733,6 +750,19 @@ impl Conversation {
     // ----- turns -----
 
     fn prompt(&mut self, ask: u64, continues: bool) {
+        self.waiting.push_back((ask, continues));
+        self.next_turn();
+    }
+
+    /// The next waiting turn, sent once no turn runs and the live part is
+    /// open.
+    fn next_turn(&mut self) {
+        if self.running.is_some() || self.opening.is_some() || self.live.is_none() {
+            return;
+        }
+        let Some((ask, continues)) = self.waiting.pop_front() else {
+            return;
+        };
         if continues {
             // The host's plan of a turn that went on with another agent: it
             // carries what the host planned (no conversation of ours).
@@ -801,6 +831,7 @@ impl Conversation {
                 handed_off_to,
                 continues: false,
             });
+            self.next_turn();
             return;
         };
         let from = SessionRef {
@@ -847,6 +878,17 @@ impl Conversation {
             handed_off_to: None,
             continues: false,
         });
+        if self.live.is_none() {
+            // No agent took the conversation: the turns after it never run.
+            for (ask, _) in std::mem::take(&mut self.waiting) {
+                self.actions.push_back(Action::Done {
+                    ask,
+                    handed_off_to: None,
+                    continues: false,
+                });
+            }
+        }
+        self.next_turn();
     }
 
     // ----- handoff -----

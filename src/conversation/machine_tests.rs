@@ -252,3 +252,76 @@ fn a_reopened_conversation_refuses_an_agent_session_that_is_no_longer_its_live_e
     let live = Conversation::restore(setup(&["openai-codex"]), record, Some("s-codex"), 9).unwrap();
     assert_eq!(live.id(), "c-1");
 }
+
+#[test]
+fn turns_asked_at_once_run_one_at_a_time_in_order() {
+    let mut c = opened(&["openai-codex"], "s-claude");
+    prompt(&mut c, 1);
+    prompt(&mut c, 2);
+    let list = actions(&mut c);
+    let sends: Vec<u64> = list
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send { ask, .. } => Some(*ask),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sends, [1], "the second waits for the first");
+    c.handle(turn_done(1, true, None), 4).unwrap();
+    let list = actions(&mut c);
+    let done = list
+        .iter()
+        .position(|a| matches!(a, Action::Done { ask: 1, .. }));
+    let sent = list
+        .iter()
+        .position(|a| matches!(a, Action::Send { ask: 2, .. }));
+    assert!(done.is_some() && sent.is_some() && done < sent, "{list:?}");
+    c.handle(turn_done(2, true, None), 5).unwrap();
+    assert!(actions(&mut c)
+        .iter()
+        .any(|a| matches!(a, Action::Done { ask: 2, .. })));
+}
+
+#[test]
+fn a_turn_waiting_behind_a_failover_runs_on_the_next_agent_and_one_never_run_ends_at_close() {
+    let mut c = opened(&["openai-codex"], "s-claude");
+    prompt(&mut c, 1);
+    prompt(&mut c, 2);
+    actions(&mut c);
+    c.handle(turn_done(1, false, Some("quota_exceeded")), 4)
+        .unwrap();
+    let (next, _) = opens(&actions(&mut c)).unwrap();
+    c.handle(
+        Event::Opened {
+            part: next,
+            session_id: Some("s-codex".into()),
+        },
+        5,
+    )
+    .unwrap();
+    let list = actions(&mut c);
+    assert_eq!(
+        sent(&list),
+        Some((next, false)),
+        "the failed-over turn first"
+    );
+    assert!(!list
+        .iter()
+        .any(|a| matches!(a, Action::Send { ask: 2, .. })));
+    c.handle(turn_done(1, true, None), 6).unwrap();
+    let list = actions(&mut c);
+    assert!(list
+        .iter()
+        .any(|a| matches!(a, Action::Send { ask: 2, part, .. } if *part == next)));
+    // A third, asked while the second runs, never runs: the conversation closes.
+    prompt(&mut c, 3);
+    c.handle(Event::Close, 7).unwrap();
+    let list = actions(&mut c);
+    assert!(list
+        .iter()
+        .any(|a| matches!(a, Action::Done { ask: 3, .. })));
+    c.handle(turn_done(2, false, Some("aborted")), 8).unwrap();
+    assert!(actions(&mut c)
+        .iter()
+        .any(|a| matches!(a, Action::Done { ask: 2, .. })));
+}
