@@ -150,6 +150,8 @@ appendFileSync(
     "exports.openAgent = function openAgent(agentType, options) { return require('./open-agent.cjs').openAgent(exports, agentType, options); };",
     '// serveAgent (Node only): ./serve-agent.cjs, an ACP agent over Streamable HTTP and WebSocket; required on first use.',
     "exports.serveAgent = function serveAgent(options) { return require('./serve-agent.cjs').serveAgent(options); };",
+    '// serveConversations (Node only): ./serve-conversations.cjs, this package\'s conversations to any ACP client; required on first use.',
+    "exports.serveConversations = function serveConversations(options) { return require('./serve-conversations.cjs').serveConversations(exports, options); };",
     '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
     '// Required on first use, like the runners: loading the library loads only this file.',
     "Object.defineProperty(exports, 'AgentTeam', { enumerable: true, configurable: true, get() {",
