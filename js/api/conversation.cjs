@@ -236,7 +236,8 @@ class Conversation {
     this.asks.delete(ask);
     const result = a.last;
     if (handedOffTo) result.handedOffTo = { agentType: handedOffTo.agentType, sessionId: handedOffTo.sessionId ?? undefined };
-    if (continues) result.continues = true;
+    // A team member's turn that went on with the agent of that entry of its fallback (the team plans it there).
+    if (continues) result.continues = handedOffTo.fallbackIndex;
     // The turn's lines tried in the store once more: `recorded` says whether it holds them.
     if (this.host.store) {
       await this.record.write();

@@ -157,7 +157,7 @@ function makeSession(api, conv) {
       checkFunction(turn.onEvent, 'turn.onEvent');
       const { signal } = turn;
       if (signal != null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')) throw inputError(`turn.signal must be an AbortSignal, got ${describe(signal)}`);
-      return conv.prompt(request, turn, turn.continues === true);
+      return conv.prompt(request, turn);
     },
     /** A new conversation holding this one up to `atTurn` (the last by default), on this agent or `agent`. */
     async fork(options = {}) {

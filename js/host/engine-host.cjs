@@ -118,9 +118,22 @@ class EngineHost {
       case 'connect':
         // An agent served elsewhere: its connection (../transport/transport-channel.cjs).
         return this.connector.connect(action, this);
-      case 'write':
-        if (this.child && !this.child.stdin.destroyed && !this.child.stdin.writableEnded) this.child.stdin.write(action.data);
+      case 'write': {
+        const child = this.child;
+        if (!child || child.stdin.writableEnded) return undefined;
+        if (!child.stdin.destroyed) {
+          child.stdin.write(action.data);
+          return undefined;
+        }
+        // Its stdin went with it (Node destroys it at the exit, which the
+        // engine hears of two loop turns after the close): what was to be
+        // written never reached it, as after EPIPE, and the engine is told
+        // so before it hears of the exit.
+        process.nextTick(() => {
+          if (this.child === child) this.feed((e, now) => e.input({ type: 'writeFailed' }, now));
+        });
         return undefined;
+      }
       case 'closeStdin':
         if (this.child && !this.child.stdin.writableEnded) this.child.stdin.end();
         return undefined;

@@ -53,15 +53,22 @@ pub struct Setup {
     pub team: Option<(String, String)>,
 }
 
-/// An agent session, as events name it.
+/// An agent session, as events name it: which entry of `fallback` its
+/// agent is (0: the conversation's own).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SessionRef {
     pub session_id: Option<String>,
     pub agent_type: String,
+    pub fallback_index: usize,
 }
 
 impl SessionRef {
     fn json(&self) -> Value {
+        json!({ "sessionId": self.session_id, "agentType": self.agent_type, "fallbackIndex": self.fallback_index })
+    }
+
+    /// As a `handoff` event names it.
+    fn event_json(&self) -> Value {
         json!({ "sessionId": self.session_id, "agentType": self.agent_type })
     }
 }
@@ -436,10 +443,17 @@ impl Conversation {
             .map(|l| (&l.agent, agent_type_of(&l.agent)))
     }
 
+    /// Which entry of `fallback` the live part's agent is (0: the
+    /// conversation's own).
+    pub fn live_fallback_index(&self) -> Option<usize> {
+        self.live.as_ref().map(|l| l.used)
+    }
+
     /// Whether the live part's next turn carries the conversation, and
     /// what it carries: the conversation so far, its open turn left out.
     pub fn carried(&self) -> Result<Option<Carried>> {
-        if !self.carry {
+        // A team member's turns carry what the team plans, never this.
+        if !self.carry || self.setup.host_carries {
             return Ok(None);
         }
         let agent = self.live_agent().map_or("agent", |(_, t)| t);
@@ -615,6 +629,7 @@ impl Conversation {
         let to = SessionRef {
             session_id: live.session_id.clone(),
             agent_type: agent_type_of(&live.agent).to_owned(),
+            fallback_index: live.used,
         };
         match why {
             Why::Open | Why::Reopen => {
@@ -642,7 +657,7 @@ impl Conversation {
             Why::Failover { ask, reason, from } => {
                 self.failing = None;
                 self.handed_off = Some((ask, to.clone()));
-                let event = json!({ "type": "handoff", "reason": reason, "from": from.json(), "to": to.json() });
+                let event = json!({ "type": "handoff", "reason": reason, "from": from.event_json(), "to": to.event_json() });
                 self.actions.push_back(Action::Event { ask, event });
                 if self.setup.host_carries {
                     self.running = None;
@@ -780,6 +795,7 @@ impl Conversation {
         let from = SessionRef {
             session_id: live.session_id.clone(),
             agent_type: agent_type_of(&live.agent).to_owned(),
+            fallback_index: live.used,
         };
         self.failing = Some((ask, kind.clone(), message.unwrap_or_default()));
         self.actions.push_back(Action::ClosePart {

@@ -21,7 +21,7 @@ fn a_restored_claude_member_gets_its_instructions_again_as_the_system_prompt_ove
         turn_done(&mut m, "carol", "Done", None, "s1");
         m.take_actions();
         let stored = m.state().to_json();
-        assert_eq!(stored["version"], 2);
+        assert_eq!(stored["version"], 3);
 
         let mut back = TeamMachine::restore(
             &stored,
@@ -239,8 +239,8 @@ fn version_1_is_read_and_bad_json_names_the_field() {
         assert_eq!(err.message(), expected);
     };
     bad(
-        json!({"version": 3}),
-        "json.version must be 2 (or 1, still read), got 3",
+        json!({"version": 4}),
+        "json.version must be 3 (or 1 or 2, still read), got 4",
     );
     bad(
         json!({"members": [{"id": "carol", "agentType": "claude-code", "mark": 2}]}),

@@ -126,12 +126,14 @@ impl ConversationJs {
         self.inner.record().to_vec()
     }
 
-    /// `{ agent, agentType }` of the live part (undefined before one opened).
+    /// `{ agent, agentType, fallbackIndex }` of the live part (undefined
+    /// before one opened).
     pub fn live(&self) -> std::result::Result<JsValue, JsValue> {
         match self.inner.live_agent() {
-            Some((agent, agent_type)) => js_result(from_serializable(
-                &serde_json::json!({ "agent": agent, "agentType": agent_type }),
-            )),
+            Some((agent, agent_type)) => js_result(from_serializable(&serde_json::json!({
+                "agent": agent, "agentType": agent_type,
+                "fallbackIndex": self.inner.live_fallback_index(),
+            }))),
             None => Ok(JsValue::UNDEFINED),
         }
     }

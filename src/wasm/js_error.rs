@@ -45,8 +45,12 @@ pub fn to_js(err: AgentContextError) -> JsValue {
         set("maxBytes", JsValue::from_f64(shortfall.max_bytes as f64));
     }
     if let Some(details) = err.details() {
-        if let Ok(value) = super::json_bridge::from_serializable(details) {
-            set("details", value);
+        // Through JSON text, as every structured value crosses; a value
+        // that cannot be written is left out rather than failing the error.
+        if let Ok(text) = serde_json::to_string(details) {
+            if let Ok(value) = js_sys::JSON::parse(&text) {
+                set("details", value);
+            }
         }
     }
     js.into()

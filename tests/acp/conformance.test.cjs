@@ -13,6 +13,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const pkg = require('agent-context');
+const { readJsonLines } = require('../cli/requests.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 
 const AGENT = path.join(__dirname, 'conformance', 'sdk_agent.mjs');
 
@@ -23,10 +25,8 @@ function setUp() {
   return { dir, log, env: { ...process.env, SDK_AGENT_LOG: log } };
 }
 
-const sent = (ctx) =>
-  fs.existsSync(ctx.log)
-    ? fs.readFileSync(ctx.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    : [];
+/** What the agent logged, up to its last complete line (it appends while the test reads). */
+const sent = (ctx) => readJsonLines(ctx.log);
 
 test('the SDK agent accepts every message of a session and our client reads its answers', { timeout: 60_000 }, async () => {
   const ctx = setUp();
@@ -79,9 +79,7 @@ test('the SDK agent accepts every message of a session and our client reads its 
     assert.equal(tool.reply.toolUses[0].status, 'success');
 
     const waiting = session.prompt('WAIT for me');
-    for (let i = 0; i < 100 && !sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'); i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'), 10_000, 'the waiting prompt to reach the agent', 20);
     await session.cancel();
     const cancelled = await waiting;
     assert.equal(cancelled.error.kind, 'aborted');
@@ -137,9 +135,7 @@ test('two sessions in one process against the SDK agent: turns at once, each its
     assert.equal(tool.reply.text, 'notes say: ship on Monday', JSON.stringify(tool.error));
     // A's turn cancelled while B's runs on.
     const waiting = a.prompt('WAIT for me');
-    for (let i = 0; i < 100 && !sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'); i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'), 10_000, 'the waiting prompt to reach the agent', 20);
     const b2 = b.prompt('Again');
     await a.cancel();
     assert.equal((await waiting).error.kind, 'aborted');
