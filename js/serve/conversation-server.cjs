@@ -110,7 +110,8 @@ class ConversationServer {
     const { entries } = await require('../record/conversations.cjs').readConversation(this.store, id, { limit: 1 });
     if (entries.length === 0) return undefined;
     const family = this.family();
-    const session = await this.api.openConversation(this.store, id, { ...this.optionsFor(family, params), rebuild: true });
+    // The configured agent and fallbacks: the live part runs the one of its type (a definition too).
+    const session = await this.api.openConversation(this.store, id, { ...this.optionsFor(family, params), agent: this.agent, rebuild: true });
     return this.adopt(session, family);
   }
 

@@ -288,7 +288,7 @@ mod tests {
             json!({"seq": 9, "kind": "request", "turn": 3, "text": "Elsewhere"}),
         ];
         let added = l.record(&later, 9).to_vec();
-        assert_eq!(seqs(&added), [5]);
+        assert_eq!(seqs(&added), [6]);
         assert_eq!(added[0].params["_meta"]["agent-context"]["turn"], 3);
     }
 

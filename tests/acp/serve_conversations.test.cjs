@@ -121,7 +121,8 @@ for (const scheme of ['http', 'ws']) {
         assert.equal(r.stopReason, 'end_turn');
       }
       assert.equal(c.text(sessionId), 'Hello from turn 1Hello from turn 2');
-      assert.deepEqual(c.seqs(sessionId), [1, 2]);
+      // Each prompt is an update too (seq 1 and 3), sent to the other clients, never back to its own.
+      assert.deepEqual(c.seqs(sessionId), [2, 4]);
     });
   });
 }
@@ -190,7 +191,7 @@ test('two clients on one conversation: the second sees the first’s turn live, 
       'the second client sees the prompt, the plan and the text live',
     );
     // A (the prompter) was not sent its own prompt back.
-    assert.deepEqual(a.of(sessionId).map((u) => [own(u).seq, u.update.sessionUpdate]), [[1, 'agent_message_chunk'], [4, 'plan'], [5, 'agent_message_chunk']]);
+    assert.deepEqual(a.of(sessionId).map((u) => [own(u).seq, u.update.sessionUpdate]), [[2, 'agent_message_chunk'], [4, 'plan'], [5, 'agent_message_chunk']]);
     // A third client, back after seq 4 of this epoch: seq 5 only.
     const c = await connect('ws');
     const back = await c.agent.request('session/resume', { sessionId, cwd: ctx.work, mcpServers: [], _meta: { 'agent-context': { after: 4, epoch } } });
