@@ -120,7 +120,8 @@ class Conversation {
     this.parts.set(part, opened);
     host.records.set(key ?? 0, (lines) => this.lines(lines));
     this.machine.input({ type: 'opened', part, sessionId: opened.snapshot.sessionId ?? undefined }, Date.now());
-    host.feed((e, now) => e.input({ type: 'record', session: key ?? 0, start: record, secrets: h.secrets }, now));
+    const secrets = options.env ? [...h.secrets, ...Object.values(options.env).filter((v) => typeof v === 'string')] : h.secrets;
+    host.feed((e, now) => e.input({ type: 'record', session: key ?? 0, start: record, secrets }, now));
     this.live = part;
     for (const action of this.machine.take()) this.act(action);
   }
@@ -128,7 +129,9 @@ class Conversation {
   /** An agent started and its session opened: `{ host, plan, snapshot }`, or `{ failed }`. */
   async start(agent, options) {
     const h = this.host;
-    const started = await startEngine(agent, options, { env: h.env, onPermission: h.onPermission, onElicitation: h.onElicitation, onUpdate: h.onUpdate, onHostError: (err) => (this.hostError ??= err), warn: h.warn });
+    // A fallback's or a handoff's own `env` is its agent's, else the conversation's.
+    const { env: own, ...rest } = options;
+    const started = await startEngine(agent, rest, { env: own ?? h.env, onPermission: h.onPermission, onElicitation: h.onElicitation, onUpdate: h.onUpdate, onHostError: (err) => (this.hostError ??= err), warn: h.warn });
     if (started.failed !== undefined) return { failed: { kind: 'invalid_params', message: started.failed } };
     const { host, plan } = started;
     const done = await host.run((now) => host.engine.input({ type: 'open' }, now));

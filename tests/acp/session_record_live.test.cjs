@@ -131,6 +131,7 @@ test('Claude Code handed off to Codex, and failed over to Codex when over its qu
     const session = await pkg.openAgentSession('claude-code', optionsOf(ctx));
     try {
       succeeded(await session.prompt('Our project is called Bluefin.'));
+      const claudeSession = session.sessionId;
       const next = await session.handoff('openai-codex', optionsOf(codex));
       try {
         const turn = await next.prompt('What is the project called?');
@@ -138,8 +139,10 @@ test('Claude Code handed off to Codex, and failed over to Codex when over its qu
         assert.equal(turn.context.kind, 'full');
         const body = bodyText(turnAsking(codex, 'What is the project called?'));
         assert.ok(body.includes('Bluefin') && body.includes(PLAIN_TEXT.trim().slice(0, 20)), 'Codex sees the Claude conversation');
-        assert.deepEqual(next.history().entries.filter((e) => e.kind === 'link').map((e) => [e.relation, e.sessionId]), [['handedOffFrom', session.sessionId]]);
-        assert.deepEqual(session.history().entries.filter((e) => e.kind === 'link').map((e) => [e.relation, e.sessionId]), [['handedOffTo', next.sessionId]]);
+        // One conversation, its parts: Claude's, then Codex's (read from either object).
+        const parts = (s) => s.history().entries.filter((e) => e.kind === 'part').map((e) => [e.reason, e.agentType, e.sessionId]);
+        assert.deepEqual(parts(next), [['opened', 'claude-code', claudeSession], ['handoff', 'openai-codex', next.sessionId]]);
+        assert.deepEqual(parts(session), parts(next));
       } finally {
         await next.close();
       }
