@@ -4,7 +4,8 @@
 // definition): `agent-context acp` on stdio (initialize, new, prompt, list,
 // a new process loading the conversation of an agent that cannot load its
 // own sessions, closing stdin), `serveConversations` over Streamable HTTP
-// and WebSocket (the door's refusals next to their positive controls),
+// and WebSocket (the door's refusals — token, Origin, Host, message size,
+// idle time — next to their positive controls), `agent-context serve`,
 // several clients on one conversation (every update live, once, with one
 // `seq`; a client back `after` its last seq misses nothing and sees
 // nothing twice; a running turn's text on load), failover with the new
@@ -277,4 +278,59 @@ test("the agent's elicitation goes to the client that prompted, and its answer b
     await c.agent.request('session/prompt', { sessionId, prompt: prompt('ASK again') });
     assert.ok(c.text(sessionId).endsWith('Elicitation: decline'));
   });
+});
+
+test('limits: a message over the bound is refused (413) and one under it answered; a WebSocket that answers no ping is closed, one that does is kept', { timeout: TIMEOUT_MS }, async () => {
+  const ctx = setUp();
+  await serving(ctx, { limits: { maxMessageBytes: 4096, idleTimeout: 0.4 } }, async (server) => {
+    const padded = (n) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, _meta: { pad: 'x'.repeat(n) } } });
+    const post = (body) => fetch(server.url, { method: 'POST', body, headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } });
+    assert.equal((await post(padded(3000))).status, 200, 'the positive control');
+    assert.equal((await post(padded(5000))).status, 413);
+    const { WebSocket } = require('ws');
+    const socket = (autoPong) =>
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(server.url.replace(/^http/, 'ws'), ['acp', `bearer.${server.token}`], { autoPong });
+        ws.once('open', () => resolve(ws));
+        ws.once('error', reject);
+      });
+    const live = await socket(true);
+    const mute = await socket(false);
+    const muteClosed = new Promise((resolve) => mute.once('close', (code) => resolve(code)));
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(live.readyState, WebSocket.OPEN, 'a client that answers pings is kept');
+    assert.equal(await muteClosed, 1006, 'one that does not is terminated');
+    live.close();
+  });
+});
+
+test('agent-context serve: listens on 127.0.0.1, prints its URL and the token it made once; the token opens it, nothing else does; SIGTERM ends it and its agents', { timeout: TIMEOUT_MS }, async () => {
+  const ctx = setUp();
+  const { spawn } = require('node:child_process');
+  const { BIN } = require('./served_clients.cjs');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--agent', JSON.stringify(ctx.definition()), '--store', ctx.store, '--cd', ctx.dir], { env: ctx.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    await until(() => /token: \S+\n/.test(out), 20_000, 'the URL and the token');
+    const url = /agent-context serve: (http:\S+)/.exec(out)[1];
+    const token = /token: (\S+)/.exec(out)[1];
+    assert.equal(new URL(url).hostname, '127.0.0.1');
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, base64url');
+    assert.equal(out.split(token).length, 2, 'the token is printed once');
+    const c = await overNetwork(url.replace(/^http/, 'ws'), token);
+    const { sessionId } = await c.agent.request('session/new', { cwd: ctx.work, mcpServers: [] });
+    assert.equal((await c.agent.request('session/prompt', { sessionId, prompt: prompt('Hi') })).stopReason, 'end_turn');
+    assert.equal(c.text(sessionId), 'Hello from turn 1');
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    const post = (headers) => fetch(url, { method: 'POST', body: init, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } });
+    assert.equal((await post({ Authorization: `Bearer ${token}` })).status, 200);
+    assert.equal((await post({})).status, 401);
+    c.close();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  assert.deepEqual(await exited, { code: 0, signal: null });
+  assert.deepEqual(await noneLeft(ctx.home), []);
 });
