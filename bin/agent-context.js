@@ -134,7 +134,7 @@ in the store, so a session loads, lists, resumes and forks whatever agent it ran
 to the next agent when one is over its quota, and comes back after a restart. Closing its
 standard input ends it and every agent it started. Zed:
 
-  "agent_servers": { "agent-context": { "command": "npx", "args": ["agent-context", "acp"] } }
+  "agent_servers": { "agent-context": { "type": "custom", "command": "npx", "args": ["agent-context", "acp"] } }
 
   --agent A       the agent of new conversations: an agent type (${KNOWN.join(', ')}),
                   or JSON: an agent definition, or {"agent": TYPE|DEFINITION, "options": {…}}
