@@ -334,3 +334,28 @@ test('agent-context serve: listens on 127.0.0.1, prints its URL and the token it
   assert.deepEqual(await exited, { code: 0, signal: null });
   assert.deepEqual(await noneLeft(ctx.home), []);
 });
+
+test('openAgentSession joins a served conversation over a transport: its turns are the conversation’s, and another client sees them', { timeout: TIMEOUT_MS }, async () => {
+  const ctx = setUp();
+  await serving(ctx, {}, async (server, connect) => {
+    const watcher = await connect('http');
+    for (const scheme of ['ws', 'http']) {
+      const session = await pkg.openAgentSession({ id: 'agent-context', name: 'agent-context' }, {
+        cd: ctx.work,
+        timeout: 20,
+        transport: { url: server.url.replace(/^http/, scheme), headers: { Authorization: `Bearer ${server.token}` } },
+      });
+      try {
+        const conversationId = session.sessionId;
+        await watcher.agent.request('session/load', { sessionId: conversationId, cwd: ctx.work, mcpServers: [] });
+        const turn = await session.prompt('Hi over the door');
+        assert.equal(turn.success, true, JSON.stringify(turn.error));
+        assert.equal(turn.reply.text, 'Hello from turn 1');
+        await until(() => watcher.text(conversationId).endsWith('Hello from turn 1'), 5_000, 'the watcher to see the turn');
+        assert.equal(watcher.text(conversationId, 'user_message_chunk'), 'Hi over the door');
+      } finally {
+        await session.close();
+      }
+    }
+  });
+});
