@@ -31,6 +31,7 @@ const FAMILIES = [
   ['remote', 'scenarios/remote.mjs', []],
   ['record', 'scenarios/record.mjs', []],
   ['handoff', 'scenarios/handoff.mjs', []],
+  ['serve', 'scenarios/serve.mjs', []],
 ];
 
 const unknown = (only ?? []).filter((name) => !FAMILIES.some(([family]) => family === name));
