@@ -46,7 +46,12 @@ pub fn iso_time(ms: i64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    let (h, m, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1_000 % 60, rem % 1_000);
+    let (h, m, s, milli) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1_000 % 60,
+        rem % 1_000,
+    );
     format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
 }
 
@@ -54,17 +59,28 @@ pub fn iso_time(ms: i64) -> String {
 /// (`listConversations()`, the latest updated first): those in `cwd` when
 /// given, from `cursor` (an offset this function wrote), each as
 /// `SessionInfo` with the conversation's own in `_meta['agent-context']`.
-pub fn list_page(summaries: &[Value], cwd: Option<&str>, cursor: Option<&str>) -> Result<Value, String> {
+pub fn list_page(
+    summaries: &[Value],
+    cwd: Option<&str>,
+    cursor: Option<&str>,
+) -> Result<Value, String> {
     let from = match cursor {
         None => 0,
-        Some(c) => c.parse::<usize>().map_err(|_| format!("params.cursor {c:?} is not a cursor this agent gave"))?,
+        Some(c) => c
+            .parse::<usize>()
+            .map_err(|_| format!("params.cursor {c:?} is not a cursor this agent gave"))?,
     };
     let listed: Vec<&Value> = summaries
         .iter()
         .filter(|s| s.get("conversationId").and_then(Value::as_str).is_some())
-        .filter(|s| cwd.is_none_or(|c| s.get("cd").and_then(Value::as_str) == Some(c)))
+        .filter(|s| cwd.map_or(true, |c| s.get("cd").and_then(Value::as_str) == Some(c)))
         .collect();
-    let page: Vec<Value> = listed.iter().skip(from).take(LIST_PAGE).map(|s| session_info(s)).collect();
+    let page: Vec<Value> = listed
+        .iter()
+        .skip(from)
+        .take(LIST_PAGE)
+        .map(|s| session_info(s))
+        .collect();
     let mut result = json!({ "sessions": page });
     if from + LIST_PAGE < listed.len() {
         result["nextCursor"] = json!((from + LIST_PAGE).to_string());
@@ -77,14 +93,25 @@ fn session_info(s: &Value) -> Value {
         "sessionId": s["conversationId"],
         "cwd": s.get("cd").and_then(Value::as_str).unwrap_or(""),
     });
-    if let Some(title) = s.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+    if let Some(title) = s
+        .get("title")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+    {
         info["title"] = json!(title);
     }
     if let Some(at) = s.get("updatedAt").and_then(Value::as_i64) {
         info["updatedAt"] = json!(iso_time(at));
     }
     let mut own = json!({});
-    for key in ["turns", "status", "live", "parts", "forkedFrom", "createdAt"] {
+    for key in [
+        "turns",
+        "status",
+        "live",
+        "parts",
+        "forkedFrom",
+        "createdAt",
+    ] {
         if let Some(v) = s.get(key).filter(|v| !v.is_null()) {
             own[key] = v.clone();
         }
@@ -106,12 +133,21 @@ pub fn prompt_outcome(turn: &Value, state: &Value) -> Result<Value, Value> {
     }
     let kind = turn.pointer("/error/kind").and_then(Value::as_str);
     let stop = match (turn.get("success").and_then(Value::as_bool), kind) {
-        (Some(true), _) => turn.get("stopReason").and_then(Value::as_str).unwrap_or("end_turn"),
+        (Some(true), _) => turn
+            .get("stopReason")
+            .and_then(Value::as_str)
+            .unwrap_or("end_turn"),
         (_, Some("aborted")) => "cancelled",
         _ => {
             let kind = kind.unwrap_or("unknown");
-            let message = turn.pointer("/error/message").and_then(Value::as_str).unwrap_or("");
-            let retryable = turn.pointer("/error/retryable").and_then(Value::as_bool).unwrap_or(false);
+            let message = turn
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let retryable = turn
+                .pointer("/error/retryable")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             return Err(json!({
                 "code": INTERNAL_ERROR,
                 "message": format!("{kind}: {message}"),
@@ -131,7 +167,10 @@ mod tests {
         let r = initialize_result(Some(1), "0.1.0", "/srv/w");
         assert_eq!(r["protocolVersion"], 1);
         assert_eq!(r["agentCapabilities"]["loadSession"], true);
-        assert_eq!(r["agentCapabilities"]["sessionCapabilities"], json!({"list": {}, "resume": {}, "close": {}, "fork": {}}));
+        assert_eq!(
+            r["agentCapabilities"]["sessionCapabilities"],
+            json!({"list": {}, "resume": {}, "close": {}, "fork": {}})
+        );
         assert_eq!(r["_meta"]["agent-context"]["cd"], "/srv/w");
         assert_eq!(initialize_result(Some(7), "x", "/")["protocolVersion"], 1);
         assert_eq!(initialize_result(None, "x", "/")["protocolVersion"], 1);
@@ -154,26 +193,52 @@ mod tests {
         let first = list_page(&summaries, None, None).unwrap();
         assert_eq!(first["sessions"].as_array().unwrap().len(), 100);
         assert_eq!(first["nextCursor"], "100");
-        assert_eq!(first["sessions"][0], json!({
-            "sessionId": "c0", "cwd": "/w", "title": "Hi", "updatedAt": "1970-01-01T00:00:00.000Z",
-            "_meta": {"agent-context": {"turns": 2, "status": "open", "live": {"sessionId": "s", "agentType": "claude-code"}}},
-        }));
+        assert_eq!(
+            first["sessions"][0],
+            json!({
+                "sessionId": "c0", "cwd": "/w", "title": "Hi", "updatedAt": "1970-01-01T00:00:00.000Z",
+                "_meta": {"agent-context": {"turns": 2, "status": "open", "live": {"sessionId": "s", "agentType": "claude-code"}}},
+            })
+        );
         let second = list_page(&summaries, None, Some("100")).unwrap();
         assert_eq!(second["sessions"].as_array().unwrap().len(), 50);
         assert!(second.get("nextCursor").is_none());
-        assert_eq!(list_page(&summaries, Some("/x"), None).unwrap()["sessions"].as_array().unwrap().len(), 75);
-        assert!(list_page(&summaries, None, Some("x")).unwrap_err().contains("params.cursor"));
+        assert_eq!(
+            list_page(&summaries, Some("/x"), None).unwrap()["sessions"]
+                .as_array()
+                .unwrap()
+                .len(),
+            75
+        );
+        assert!(list_page(&summaries, None, Some("x"))
+            .unwrap_err()
+            .contains("params.cursor"));
     }
 
     #[test]
     fn a_turn_is_a_stop_reason_or_an_error() {
         let state = json!({"seq": 4, "epoch": "e"});
-        let ok = prompt_outcome(&json!({"success": true, "stopReason": "end_turn"}), &state).unwrap();
-        assert_eq!(ok, json!({"stopReason": "end_turn", "_meta": {"agent-context": {"seq": 4, "epoch": "e", "success": true}}}));
-        let cancelled = prompt_outcome(&json!({"success": false, "error": {"kind": "aborted", "message": "x"}}), &state).unwrap();
+        let ok =
+            prompt_outcome(&json!({"success": true, "stopReason": "end_turn"}), &state).unwrap();
+        assert_eq!(
+            ok,
+            json!({"stopReason": "end_turn", "_meta": {"agent-context": {"seq": 4, "epoch": "e", "success": true}}})
+        );
+        let cancelled = prompt_outcome(
+            &json!({"success": false, "error": {"kind": "aborted", "message": "x"}}),
+            &state,
+        )
+        .unwrap();
         assert_eq!(cancelled["stopReason"], "cancelled");
-        let moved = prompt_outcome(&json!({"success": true, "handedOffTo": {"agentType": "openai-codex"}}), &state).unwrap();
-        assert_eq!(moved["_meta"]["agent-context"]["handedOffTo"]["agentType"], "openai-codex");
+        let moved = prompt_outcome(
+            &json!({"success": true, "handedOffTo": {"agentType": "openai-codex"}}),
+            &state,
+        )
+        .unwrap();
+        assert_eq!(
+            moved["_meta"]["agent-context"]["handedOffTo"]["agentType"],
+            "openai-codex"
+        );
         let failed = prompt_outcome(&json!({"success": false, "error": {"kind": "quota_exceeded", "message": "HTTP 429", "retryable": true}}), &state).unwrap_err();
         assert_eq!(failed["code"], -32603);
         assert_eq!(failed["message"], "quota_exceeded: HTTP 429");

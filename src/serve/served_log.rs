@@ -58,7 +58,12 @@ pub struct ServedLog {
 impl ServedLog {
     /// A log for conversation `conversation_id`, named `epoch`, whose live
     /// part is agent session `session_id` of `agent_type`.
-    pub fn new(conversation_id: &str, epoch: &str, session_id: Option<&str>, agent_type: &str) -> ServedLog {
+    pub fn new(
+        conversation_id: &str,
+        epoch: &str,
+        session_id: Option<&str>,
+        agent_type: &str,
+    ) -> ServedLog {
         ServedLog {
             conversation_id: conversation_id.to_owned(),
             epoch: epoch.to_owned(),
@@ -123,7 +128,11 @@ impl ServedLog {
                 "update": update,
                 "_meta": { "agent-context": self.meta(seq) },
             });
-            self.items.push(Item { seq, to: audience.name(), params });
+            self.items.push(Item {
+                seq,
+                to: audience.name(),
+                params,
+            });
         }
         &self.items[from..]
     }
@@ -152,7 +161,11 @@ impl ServedLog {
     /// The conversation moved to another agent session (`part`: its
     /// `sessionId`, `agentType`, `mode?`, `configOptions?`, `commands?`).
     pub fn part(&mut self, part: &Value) -> &[Item] {
-        let agent = part.get("agentType").and_then(Value::as_str).unwrap_or(&self.agent_type).to_owned();
+        let agent = part
+            .get("agentType")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.agent_type)
+            .to_owned();
         self.live(part.get("sessionId").and_then(Value::as_str), &agent);
         self.push(updates::of_part(part))
     }
@@ -186,7 +199,11 @@ impl ServedLog {
             }
             let first = self.record_cursor == 0 && made.is_empty() && seq <= 1;
             if entry.get("kind").and_then(Value::as_str) == Some("part") {
-                let agent = entry.get("agentType").and_then(Value::as_str).unwrap_or("").to_owned();
+                let agent = entry
+                    .get("agentType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
                 self.live(entry.get("sessionId").and_then(Value::as_str), &agent);
             }
             let from = self.items.len();
@@ -213,7 +230,10 @@ impl ServedLog {
             (None, false) => 0,
         };
         let start = self.items.partition_point(|i| i.seq <= from);
-        Replay { items: &self.items[start..], reset }
+        Replay {
+            items: &self.items[start..],
+            reset,
+        }
     }
 }
 
@@ -232,19 +252,31 @@ mod tests {
     #[test]
     fn every_update_is_numbered_and_says_where_it_belongs() {
         let mut l = log();
-        let user = l.begin_turn(1, &json!([{"type": "text", "text": "Hi"}]), None).to_vec();
+        let user = l
+            .begin_turn(1, &json!([{"type": "text", "text": "Hi"}]), None)
+            .to_vec();
         assert_eq!(user[0].to, "others");
-        let t = l.event(&json!({"type": "text", "text": "He", "attempt": 1})).to_vec();
-        assert_eq!(t[0].params, json!({
-            "sessionId": "conv-1",
-            "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "He"}},
-            "_meta": {"agent-context": {"seq": 2, "turn": 1, "sessionId": "s1", "agentType": "claude-code"}},
-        }));
+        let t = l
+            .event(&json!({"type": "text", "text": "He", "attempt": 1}))
+            .to_vec();
+        assert_eq!(
+            t[0].params,
+            json!({
+                "sessionId": "conv-1",
+                "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "He"}},
+                "_meta": {"agent-context": {"seq": 2, "turn": 1, "sessionId": "s1", "agentType": "claude-code"}},
+            })
+        );
         l.event(&json!({"type": "text", "text": "llo"}));
-        assert!(l.event(&json!({"type": "status", "status": "success"})).is_empty());
+        assert!(l
+            .event(&json!({"type": "status", "status": "success"}))
+            .is_empty());
         assert!(l.end_turn(&json!({"success": true}), 4).is_empty());
         assert_eq!(l.record_cursor(), 4);
-        assert_eq!(l.state(), json!({"seq": 3, "turn": 1, "sessionId": "s1", "agentType": "claude-code", "epoch": "e1"}));
+        assert_eq!(
+            l.state(),
+            json!({"seq": 3, "turn": 1, "sessionId": "s1", "agentType": "claude-code", "epoch": "e1"})
+        );
     }
 
     #[test]
@@ -257,8 +289,14 @@ mod tests {
         assert_eq!(seqs(l.replay(None, None, false).items), [1, 2, 3, 4, 5]);
         assert_eq!(seqs(l.replay(Some(3), Some("e1"), false).items), [4, 5]);
         assert_eq!(seqs(l.replay(Some(3), None, true).items), [4, 5]);
-        assert_eq!(seqs(l.replay(Some(5), Some("e1"), true).items), Vec::<u64>::new());
-        assert!(l.replay(None, None, true).items.is_empty(), "a resume replays nothing");
+        assert_eq!(
+            seqs(l.replay(Some(5), Some("e1"), true).items),
+            Vec::<u64>::new()
+        );
+        assert!(
+            l.replay(None, None, true).items.is_empty(),
+            "a resume replays nothing"
+        );
         let other = l.replay(Some(3), Some("e0"), true);
         assert!(other.reset);
         assert_eq!(seqs(other.items), [1, 2, 3, 4, 5]);
@@ -278,10 +316,17 @@ mod tests {
         assert_eq!(l.record_cursor(), 4);
         assert!(l.record(&entries, 4).is_empty(), "read again, nothing new");
         l.begin_turn(2, &json!([{"type": "text", "text": "More"}]), Some("p-7"));
-        assert_eq!(l.event(&json!({"type": "text", "text": "x"}))[0].params["_meta"]["agent-context"]["promptId"], "p-7");
+        assert_eq!(
+            l.event(&json!({"type": "text", "text": "x"}))[0].params["_meta"]["agent-context"]
+                ["promptId"],
+            "p-7"
+        );
         l.event(&json!({"type": "text", "text": "Sure"}));
         l.end_turn(&json!({"success": true, "turn": 2}), 8);
-        assert!(l.state().get("promptId").is_none(), "a turn's id ends with it");
+        assert!(
+            l.state().get("promptId").is_none(),
+            "a turn's id ends with it"
+        );
         // Another host wrote turn 3 after ours: only it is added.
         let later = [
             json!({"seq": 7, "kind": "text", "turn": 2, "text": "Sure"}),
@@ -299,7 +344,12 @@ mod tests {
         l.event(&json!({"type": "handoff", "reason": "quota_exceeded", "from": {"agentType": "claude-code"}, "to": {"agentType": "openai-codex"}}));
         let part = l.part(&json!({"sessionId": "c1", "agentType": "openai-codex", "configOptions": [], "commands": []})).to_vec();
         assert_eq!(part.len(), 2);
-        let t = l.event(&json!({"type": "text", "text": "From Codex"})).to_vec();
-        assert_eq!(t[0].params["_meta"]["agent-context"], json!({"seq": 5, "turn": 1, "sessionId": "c1", "agentType": "openai-codex"}));
+        let t = l
+            .event(&json!({"type": "text", "text": "From Codex"}))
+            .to_vec();
+        assert_eq!(
+            t[0].params["_meta"]["agent-context"],
+            json!({"seq": 5, "turn": 1, "sessionId": "c1", "agentType": "openai-codex"})
+        );
     }
 }

@@ -83,12 +83,19 @@ impl ToolCalls {
         let mut u = Map::new();
         u.insert(
             "sessionUpdate".into(),
-            json!(if first { "tool_call" } else { "tool_call_update" }),
+            json!(if first {
+                "tool_call"
+            } else {
+                "tool_call_update"
+            }),
         );
         u.insert("toolCallId".into(), json!(id));
         let name = call.get("name").and_then(Value::as_str).unwrap_or("");
         if first || !name.is_empty() {
-            u.insert("title".into(), json!(if name.is_empty() { id } else { name }));
+            u.insert(
+                "title".into(),
+                json!(if name.is_empty() { id } else { name }),
+            );
         }
         u.insert("status".into(), json!(status));
         if let Some(input) = call.get("input").filter(|v| !v.is_null()) {
@@ -123,7 +130,10 @@ pub fn of_event(event: &Value, tools: &mut ToolCalls) -> Vec<(Audience, Value)> 
             .unwrap_or_default(),
         "plan" => match event.get("entries") {
             Some(entries @ Value::Array(_)) => {
-                vec![(Audience::All, json!({ "sessionUpdate": "plan", "entries": entries }))]
+                vec![(
+                    Audience::All,
+                    json!({ "sessionUpdate": "plan", "entries": entries }),
+                )]
             }
             _ => Vec::new(),
         },
@@ -144,14 +154,22 @@ pub fn of_event(event: &Value, tools: &mut ToolCalls) -> Vec<(Audience, Value)> 
                 Audience::Notices,
                 notice(
                     "warning",
-                    &format!("Attempt {attempt} failed: the text it streamed is not part of the reply"),
+                    &format!(
+                        "Attempt {attempt} failed: the text it streamed is not part of the reply"
+                    ),
                     None,
                 ),
             )]
         }
         "handoff" => {
-            let to = event.pointer("/to/agentType").and_then(Value::as_str).unwrap_or("another agent");
-            let from = event.pointer("/from/agentType").and_then(Value::as_str).unwrap_or("the agent");
+            let to = event
+                .pointer("/to/agentType")
+                .and_then(Value::as_str)
+                .unwrap_or("another agent");
+            let from = event
+                .pointer("/from/agentType")
+                .and_then(Value::as_str)
+                .unwrap_or("the agent");
             let reason = str_of("reason").unwrap_or("");
             vec![(
                 Audience::Notices,
@@ -229,7 +247,9 @@ pub fn of_part(part: &Value) -> Vec<(Audience, Value)> {
         Some(v @ Value::Array(_)) => v.clone(),
         _ => json!([]),
     };
-    out.push(json!({ "sessionUpdate": "config_option_update", "configOptions": list("configOptions") }));
+    out.push(
+        json!({ "sessionUpdate": "config_option_update", "configOptions": list("configOptions") }),
+    );
     out.push(json!({ "sessionUpdate": "available_commands_update", "availableCommands": list("commands") }));
     out.into_iter().map(|u| (Audience::All, u)).collect()
 }
@@ -241,7 +261,10 @@ pub fn of_turn_end(turn: &Value) -> Vec<(Audience, Value)> {
     if turn.get("success").and_then(Value::as_bool) == Some(true) {
         return Vec::new();
     }
-    let kind = turn.pointer("/error/kind").and_then(Value::as_str).unwrap_or("unknown");
+    let kind = turn
+        .pointer("/error/kind")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown");
     if kind == "aborted" {
         return Vec::new();
     }
@@ -263,22 +286,40 @@ pub fn of_entry(entry: &Value, tools: &mut ToolCalls, first_part: bool) -> Vec<(
             .unwrap_or_default(),
         "text" => of_event(&json!({ "type": "text", "text": str_of("text") }), tools),
         "thought" => of_event(&json!({ "type": "thought", "text": str_of("text") }), tools),
-        "toolCall" => tools.update(entry).map(|u| vec![(Audience::All, u)]).unwrap_or_default(),
-        "plan" => of_event(&json!({ "type": "plan", "entries": entry.get("entries") }), tools),
+        "toolCall" => tools
+            .update(entry)
+            .map(|u| vec![(Audience::All, u)])
+            .unwrap_or_default(),
+        "plan" => of_event(
+            &json!({ "type": "plan", "entries": entry.get("entries") }),
+            tools,
+        ),
         "mode" => str_of("mode")
-            .map(|m| vec![(Audience::All, json!({ "sessionUpdate": "current_mode_update", "currentModeId": m }))])
+            .map(|m| {
+                vec![(
+                    Audience::All,
+                    json!({ "sessionUpdate": "current_mode_update", "currentModeId": m }),
+                )]
+            })
             .unwrap_or_default(),
         "part" if !first_part => {
             let agent = str_of("agentType").unwrap_or("another agent");
             let reason = str_of("reason").unwrap_or("");
             vec![(
                 Audience::Notices,
-                notice("info", &format!("The conversation went on with {agent}"), Some(reason)),
+                notice(
+                    "info",
+                    &format!("The conversation went on with {agent}"),
+                    Some(reason),
+                ),
             )]
         }
         "attemptEnd" => {
             let attempt = entry.get("attempt").and_then(Value::as_u64).unwrap_or(0);
-            let kind = entry.pointer("/error/kind").and_then(Value::as_str).unwrap_or("unknown");
+            let kind = entry
+                .pointer("/error/kind")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
             vec![(
                 Audience::Notices,
                 notice(
@@ -289,7 +330,9 @@ pub fn of_entry(entry: &Value, tools: &mut ToolCalls, first_part: bool) -> Vec<(
             )]
         }
         "turnEnd" => match entry.get("error") {
-            Some(error) if error.is_object() => of_turn_end(&json!({ "success": false, "error": error })),
+            Some(error) if error.is_object() => {
+                of_turn_end(&json!({ "success": false, "error": error }))
+            }
             _ => Vec::new(),
         },
         _ => Vec::new(),
@@ -310,23 +353,64 @@ mod tests {
     #[test]
     fn text_and_thoughts_are_chunks_and_empty_ones_are_dropped() {
         let mut tools = ToolCalls::default();
-        let t = of_event(&json!({"type": "text", "text": "Hi", "attempt": 1}), &mut tools);
-        assert_eq!(t, vec![(Audience::All, json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi"}}))]);
-        assert_eq!(kinds(&of_event(&json!({"type": "thought", "text": "hmm"}), &mut tools)), [("all", "agent_thought_chunk".into())]);
+        let t = of_event(
+            &json!({"type": "text", "text": "Hi", "attempt": 1}),
+            &mut tools,
+        );
+        assert_eq!(
+            t,
+            vec![(
+                Audience::All,
+                json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Hi"}})
+            )]
+        );
+        assert_eq!(
+            kinds(&of_event(
+                &json!({"type": "thought", "text": "hmm"}),
+                &mut tools
+            )),
+            [("all", "agent_thought_chunk".into())]
+        );
         assert!(of_event(&json!({"type": "text", "text": ""}), &mut tools).is_empty());
-        for quiet in ["status", "session", "usage", "error", "nonJson", "unknown", "compaction"] {
-            assert!(of_event(&json!({"type": quiet}), &mut tools).is_empty(), "{quiet}");
+        for quiet in [
+            "status",
+            "session",
+            "usage",
+            "error",
+            "nonJson",
+            "unknown",
+            "compaction",
+        ] {
+            assert!(
+                of_event(&json!({"type": quiet}), &mut tools).is_empty(),
+                "{quiet}"
+            );
         }
     }
 
     #[test]
     fn a_tool_call_opens_once_then_updates() {
         let mut tools = ToolCalls::default();
-        let open = of_event(&json!({"type": "toolUse", "toolUse": {"id": "t1", "name": "Read", "input": {"path": "a"}, "status": "pending"}}), &mut tools);
-        assert_eq!(open[0].1, json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read", "status": "pending", "rawInput": {"path": "a"}}));
-        let end = of_event(&json!({"type": "toolUse", "toolUse": {"id": "t1", "name": "", "input": null, "status": "success", "output": "ok"}}), &mut tools);
-        assert_eq!(end[0].1, json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "ok"}}]}));
-        let failed = of_event(&json!({"type": "toolUse", "toolUse": {"id": "t2", "name": "", "status": "error"}}), &mut tools);
+        let open = of_event(
+            &json!({"type": "toolUse", "toolUse": {"id": "t1", "name": "Read", "input": {"path": "a"}, "status": "pending"}}),
+            &mut tools,
+        );
+        assert_eq!(
+            open[0].1,
+            json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read", "status": "pending", "rawInput": {"path": "a"}})
+        );
+        let end = of_event(
+            &json!({"type": "toolUse", "toolUse": {"id": "t1", "name": "", "input": null, "status": "success", "output": "ok"}}),
+            &mut tools,
+        );
+        assert_eq!(
+            end[0].1,
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "ok"}}]})
+        );
+        let failed = of_event(
+            &json!({"type": "toolUse", "toolUse": {"id": "t2", "name": "", "status": "error"}}),
+            &mut tools,
+        );
         assert_eq!(failed[0].1["title"], "t2");
         assert_eq!(failed[0].1["status"], "failed");
     }
@@ -336,24 +420,67 @@ mod tests {
         let mut tools = ToolCalls::default();
         let discard = of_event(&json!({"type": "discard", "attempt": 1}), &mut tools);
         assert_eq!(kinds(&discard), [("notices", "notice".into())]);
-        assert_eq!(discard[0].1["title"], "Attempt 1 failed: the text it streamed is not part of the reply");
-        let handoff = of_event(&json!({"type": "handoff", "reason": "quota_exceeded", "from": {"agentType": "claude-code"}, "to": {"agentType": "openai-codex"}}), &mut tools);
-        assert_eq!(handoff[0].1, json!({"sessionUpdate": "notice", "severity": "warning", "title": "The conversation went on with openai-codex", "description": "claude-code: quota_exceeded"}));
-        let own = of_event(&json!({"type": "notice", "severity": "info", "title": "Busy"}), &mut tools);
-        assert_eq!(own[0], (Audience::Notices, json!({"sessionUpdate": "notice", "severity": "info", "title": "Busy"})));
-        assert_eq!(kinds(&of_event(&json!({"type": "recordError", "error": {"message": "disk full"}}), &mut tools)), [("notices", "notice".into())]);
+        assert_eq!(
+            discard[0].1["title"],
+            "Attempt 1 failed: the text it streamed is not part of the reply"
+        );
+        let handoff = of_event(
+            &json!({"type": "handoff", "reason": "quota_exceeded", "from": {"agentType": "claude-code"}, "to": {"agentType": "openai-codex"}}),
+            &mut tools,
+        );
+        assert_eq!(
+            handoff[0].1,
+            json!({"sessionUpdate": "notice", "severity": "warning", "title": "The conversation went on with openai-codex", "description": "claude-code: quota_exceeded"})
+        );
+        let own = of_event(
+            &json!({"type": "notice", "severity": "info", "title": "Busy"}),
+            &mut tools,
+        );
+        assert_eq!(
+            own[0],
+            (
+                Audience::Notices,
+                json!({"sessionUpdate": "notice", "severity": "info", "title": "Busy"})
+            )
+        );
+        assert_eq!(
+            kinds(&of_event(
+                &json!({"type": "recordError", "error": {"message": "disk full"}}),
+                &mut tools
+            )),
+            [("notices", "notice".into())]
+        );
         assert!(of_turn_end(&json!({"success": true})).is_empty());
         assert!(of_turn_end(&json!({"success": false, "error": {"kind": "aborted"}})).is_empty());
-        assert_eq!(of_turn_end(&json!({"success": false, "error": {"kind": "quota_exceeded", "message": "429"}}))[0].1["title"], "The turn failed: quota_exceeded");
+        assert_eq!(
+            of_turn_end(
+                &json!({"success": false, "error": {"kind": "quota_exceeded", "message": "429"}})
+            )[0]
+            .1["title"],
+            "The turn failed: quota_exceeded"
+        );
     }
 
     #[test]
     fn outside_a_turn_only_the_sessions_state_is_passed_on() {
         let mode = json!({"sessionUpdate": "current_mode_update", "currentModeId": "plan"});
         assert_eq!(of_outside(&mode), Some((Audience::All, mode.clone())));
-        assert_eq!(of_outside(&json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "old"}})), None);
-        assert_eq!(of_outside(&json!({"sessionUpdate": "usage_update", "used": 3})), None);
-        assert_eq!(of_outside(&json!({"type": "recordError", "error": {"message": "x"}})).unwrap().0, Audience::Notices);
+        assert_eq!(
+            of_outside(
+                &json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "old"}})
+            ),
+            None
+        );
+        assert_eq!(
+            of_outside(&json!({"sessionUpdate": "usage_update", "used": 3})),
+            None
+        );
+        assert_eq!(
+            of_outside(&json!({"type": "recordError", "error": {"message": "x"}}))
+                .unwrap()
+                .0,
+            Audience::Notices
+        );
         assert_eq!(of_outside(&json!("nothing")), None);
     }
 
@@ -361,14 +488,32 @@ mod tests {
     fn the_prompt_is_for_the_other_clients() {
         let blocks = json!([{"type": "text", "text": "Hi"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}, {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "x"}}]);
         let out = of_prompt(&blocks);
-        assert_eq!(kinds(&out), [("others", "user_message_chunk".into()), ("others", "user_message_chunk".into())]);
-        assert_eq!(out[1].1["content"], json!({"type": "resource_link", "uri": "file:///a.txt", "name": "file:///a.txt"}));
+        assert_eq!(
+            kinds(&out),
+            [
+                ("others", "user_message_chunk".into()),
+                ("others", "user_message_chunk".into())
+            ]
+        );
+        assert_eq!(
+            out[1].1["content"],
+            json!({"type": "resource_link", "uri": "file:///a.txt", "name": "file:///a.txt"})
+        );
     }
 
     #[test]
     fn a_new_part_brings_its_mode_options_and_commands() {
-        let out = of_part(&json!({"mode": "default", "configOptions": [{"id": "m"}], "commands": [{"name": "init"}]}));
-        assert_eq!(kinds(&out), [("all", "current_mode_update".into()), ("all", "config_option_update".into()), ("all", "available_commands_update".into())]);
+        let out = of_part(
+            &json!({"mode": "default", "configOptions": [{"id": "m"}], "commands": [{"name": "init"}]}),
+        );
+        assert_eq!(
+            kinds(&out),
+            [
+                ("all", "current_mode_update".into()),
+                ("all", "config_option_update".into()),
+                ("all", "available_commands_update".into())
+            ]
+        );
         let bare = of_part(&json!({}));
         assert_eq!(bare.len(), 2);
         assert_eq!(bare[0].1["configOptions"], json!([]));
@@ -389,7 +534,11 @@ mod tests {
             json!({"kind": "permission", "toolCallId": "t"}),
             json!({"kind": "mode", "mode": "plan"}),
         ];
-        let all: Vec<_> = entries.iter().enumerate().flat_map(|(i, e)| of_entry(e, &mut tools, i == 0)).collect();
+        let all: Vec<_> = entries
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| of_entry(e, &mut tools, i == 0))
+            .collect();
         assert_eq!(
             kinds(&all),
             [
@@ -402,6 +551,9 @@ mod tests {
                 ("all", "current_mode_update".into()),
             ]
         );
-        assert!(!all.iter().any(|(_, u)| u.to_string().contains("API Error")), "a failed attempt's text is never replayed");
+        assert!(
+            !all.iter().any(|(_, u)| u.to_string().contains("API Error")),
+            "a failed attempt's text is never replayed"
+        );
     }
 }
