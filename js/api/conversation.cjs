@@ -6,7 +6,7 @@
 // to the store (../record/record-writer.cjs).
 'use strict';
 
-const { startEngine, release } = require('./run.cjs');
+const { startEngine, release, secretsOf } = require('./run.cjs');
 const { readOutputSchema, answer } = require('./structured.cjs');
 const { materialize } = require('../host/attachments.cjs');
 const { RecordWriter } = require('../record/record-writer.cjs');
@@ -110,6 +110,8 @@ class Conversation {
     let opened;
     try {
       opened = h.adopt ? await h.adopt(part) : await this.start(agent, resume != null ? { ...options, sessionId: resume } : options);
+      // A fallback's or a handoff's own `env`: its values are secrets of its record too.
+      if (options.env != null) opened.secrets = [...h.secrets, ...secretsOf(options.env, options.endpoint)];
     } catch (err) {
       if (err?.name !== 'AgentContextError') throw err;
       return this.feed({ type: 'openFailed', part, kind: err.kind ?? 'invalid_params', message: err.message });
@@ -120,18 +122,18 @@ class Conversation {
     this.parts.set(part, opened);
     host.records.set(key ?? 0, (lines) => this.lines(lines));
     this.machine.input({ type: 'opened', part, sessionId: opened.snapshot.sessionId ?? undefined }, Date.now());
-    const secrets = options.env ? [...h.secrets, ...Object.values(options.env).filter((v) => typeof v === 'string')] : h.secrets;
-    host.feed((e, now) => e.input({ type: 'record', session: key ?? 0, start: record, secrets }, now));
+    host.feed((e, now) => e.input({ type: 'record', session: key ?? 0, start: record, secrets: opened.secrets ?? h.secrets }, now));
     this.live = part;
     for (const action of this.machine.take()) this.act(action);
   }
 
   /** An agent started and its session opened: `{ host, plan, snapshot }`, or `{ failed }`. */
-  async start(agent, options) {
+  async start(agent, given) {
     const h = this.host;
-    // A fallback's or a handoff's own `env` is its agent's, else the conversation's.
-    const { env: own, ...rest } = options;
-    const started = await startEngine(agent, rest, { env: own ?? h.env, onPermission: h.onPermission, onElicitation: h.onElicitation, onUpdate: h.onUpdate, onHostError: (err) => (this.hostError ??= err), warn: h.warn });
+    // The agent's own environment (a fallback's or a handoff's `env`), else the conversation's.
+    const { env = h.env, ...options } = given;
+    if (env === null || typeof env !== 'object' || Array.isArray(env)) return { failed: { kind: 'invalid_params', message: `options.env must be an object, got ${describe(env)}` } };
+    const started = await startEngine(agent, options, { env, onPermission: h.onPermission, onElicitation: h.onElicitation, onUpdate: h.onUpdate, onHostError: (err) => (this.hostError ??= err), warn: h.warn });
     if (started.failed !== undefined) return { failed: { kind: 'invalid_params', message: started.failed } };
     const { host, plan } = started;
     const done = await host.run((now) => host.engine.input({ type: 'open' }, now));

@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const { ConversationServer } = require('./conversation-server.cjs');
 const { conversationAgent } = require('./conversation-agent.cjs');
 const { realPath } = require('./guarded-agent.cjs');
+const { importPackage } = require('../host/import-package.cjs');
 
 /** Seconds a served conversation's agent may sit without a turn before its process stops (it resumes on the next). */
 const IDLE_CLOSE_S = 600;
@@ -26,7 +27,7 @@ const describe = (value) => require('../host/describe.cjs').describe(value);
 
 async function loadSdk() {
   try {
-    return await import('@agentclientprotocol/sdk/unstable');
+    return await importPackage('@agentclientprotocol/sdk/unstable');
   } catch (err) {
     if (err?.code !== 'ERR_MODULE_NOT_FOUND' && err?.code !== 'MODULE_NOT_FOUND') throw err;
     throw inputError(`serving conversations needs the package @agentclientprotocol/sdk (2.4 or later), which the app installs: npm install @agentclientprotocol/sdk ws (${err.message.split('\n')[0]})`);

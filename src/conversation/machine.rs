@@ -482,6 +482,17 @@ impl Conversation {
         if self.closed {
             return match event {
                 Event::Close => Ok(()),
+                // A turn that ran while it was closed ends as its agent
+                // ended it (stopped): never moved on to another agent.
+                Event::TurnDone { ask, .. } if self.running == Some(ask) => {
+                    self.running = None;
+                    self.actions.push_back(Action::Done {
+                        ask,
+                        handed_off_to: None,
+                        continues: false,
+                    });
+                    Ok(())
+                }
                 _ => Err(AgentContextError::invalid("the conversation is closed")),
             };
         }
@@ -947,3 +958,7 @@ pub fn moved(id: &str, live: &PartRead, asked: &str) -> AgentContextError {
         "agentType": live.agent_type,
     }))
 }
+
+#[cfg(test)]
+#[path = "machine_tests.rs"]
+mod tests;

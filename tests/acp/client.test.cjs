@@ -287,7 +287,7 @@ test('session/fork: a new session on the same process with the history so far', 
     const session = await agent.newSession();
     assert.equal((await session.prompt('one')).reply.text, 'Hello from turn 1');
     const fork = await session.fork();
-    assert.equal(fork.forkedFrom, session.sessionId);
+    assert.deepEqual(fork.forkedFrom, { conversationId: session.conversationId, sessionId: session.sessionId, atTurn: 1 });
     assert.notEqual(fork.sessionId, session.sessionId);
     assert.equal((await fork.prompt('two')).reply.text, 'Hello from turn 2', 'the fork holds the first turn');
     assert.equal((await session.prompt('two')).reply.text, 'Hello from turn 2', 'the original is untouched');

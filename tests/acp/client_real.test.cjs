@@ -84,7 +84,7 @@ test('Claude Code over ACP forks a session: the fork holds the turn before it, t
       const first = await session.prompt('Remember the word MARIGOLD.');
       assert.equal(first.success, true, JSON.stringify(first.error));
       const fork = await session.fork();
-      assert.equal(fork.forkedFrom, session.sessionId);
+      assert.deepEqual(fork.forkedFrom, { conversationId: session.conversationId, sessionId: session.sessionId, atTurn: 1 });
       assert.notEqual(fork.sessionId, session.sessionId);
       const forked = await fork.prompt('Which word did I ask you to remember?');
       assert.equal(forked.success, true, JSON.stringify(forked.error));
