@@ -11,8 +11,6 @@
 const { sessionState } = require('./served-conversation.cjs');
 
 const node = () => require('../core/agent_context_node.cjs');
-// The package's version: package.json two folders up, from js/serve/ and from pkg/node/.
-const VERSION = require(require('node:path').join(__dirname, '..', '..', 'package.json')).version;
 /** JSON-RPC's "resource not found" (ACP: an unknown session). */
 const NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
@@ -108,7 +106,7 @@ function conversationAgent(acp, server, { check = () => null } = {}) {
         .agent({ name: 'agent-context' })
         .onRequest('initialize', ({ params }) => {
           conn.caps = params.clientCapabilities ?? {};
-          return node().__servedInitialize(params.protocolVersion, VERSION, server.base.cd);
+          return node().__servedInitialize(params.protocolVersion, server.base.cd);
         })
         .onRequest('authenticate', () => ({}))
         .onRequest('session/new', async ({ params }) => {

@@ -14,10 +14,11 @@ pub const LIST_PAGE: usize = 100;
 const INTERNAL_ERROR: i64 = -32603;
 
 /// `initialize`'s result: load, list, resume and close advertised, fork as
-/// the unstable `sessionCapabilities.fork`; the package's name and `version`;
+/// the unstable `sessionCapabilities.fork`; the package's name and version;
 /// the folder conversations work in (`cd`, which a client's `cwd` lies
 /// inside) in `_meta['agent-context']`.
-pub fn initialize_result(requested: Option<u64>, version: &str, cd: &str) -> Value {
+pub fn initialize_result(requested: Option<u64>, cd: &str) -> Value {
+    let version = env!("CARGO_PKG_VERSION");
     let protocol = requested.unwrap_or(PROTOCOL_VERSION).min(PROTOCOL_VERSION);
     json!({
         "protocolVersion": protocol,
@@ -164,7 +165,7 @@ mod tests {
 
     #[test]
     fn it_advertises_what_a_conversation_can_do() {
-        let r = initialize_result(Some(1), "0.1.0", "/srv/w");
+        let r = initialize_result(Some(1), "/srv/w");
         assert_eq!(r["protocolVersion"], 1);
         assert_eq!(r["agentCapabilities"]["loadSession"], true);
         assert_eq!(
@@ -172,8 +173,8 @@ mod tests {
             json!({"list": {}, "resume": {}, "close": {}, "fork": {}})
         );
         assert_eq!(r["_meta"]["agent-context"]["cd"], "/srv/w");
-        assert_eq!(initialize_result(Some(7), "x", "/")["protocolVersion"], 1);
-        assert_eq!(initialize_result(None, "x", "/")["protocolVersion"], 1);
+        assert_eq!(initialize_result(Some(7), "/")["protocolVersion"], 1);
+        assert_eq!(initialize_result(None, "/")["protocolVersion"], 1);
     }
 
     #[test]

@@ -96,8 +96,8 @@ impl ServedLogJs {
 
 /// `initialize`'s result (internal).
 #[wasm_bindgen(js_name = __servedInitialize, skip_typescript)]
-pub fn served_initialize(requested: Option<f64>, version: String, cd: String) -> Result<JsValue, JsValue> {
-    js_result(from_serializable(&served_agent::initialize_result(requested.map(|v| v as u64), &version, &cd)))
+pub fn served_initialize(requested: Option<f64>, cd: String) -> Result<JsValue, JsValue> {
+    js_result(from_serializable(&served_agent::initialize_result(requested.map(|v| v as u64), &cd)))
 }
 
 /// A page of `session/list` (internal); a bad cursor throws `INVALID_INPUT`.
