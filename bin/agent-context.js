@@ -581,7 +581,8 @@ function agentArg(text, flag, command) {
 
 /** The options `--agent`, `--fallback`, `--store` and `--cd` make for serveConversations. */
 function conversationSettings(args, command) {
-  const primary = agentArg(args.agent ?? 'claude-code', '--agent', command);
+  // The default: the registry's first agent.
+  const primary = agentArg(args.agent ?? KNOWN[0], '--agent', command);
   const [agent, agentOptions] = primary.agent !== undefined ? [primary.agent, primary.options ?? {}] : [primary, {}];
   const fallback = (args.fallback ?? []).map((text) => agentArg(text, '--fallback', command));
   const store = storeFor(args.store ?? require('node:path').join(require('node:os').homedir(), '.agent-context', 'conversations'));

@@ -109,7 +109,7 @@ appendFileSync(
   web,
   [
     '/** Joins a served conversation over WebSocket (docs/browser.md); ./connect-conversation.js, imported on first use. */',
-    "export function connectConversation(url, options) { return import('./connect-conversation.js').then((m) => m.connectConversation(url, options, { AgentOutputParser })); }",
+    "export function connectConversation(url, options) { return import('./connect-conversation.js').then((m) => m.connectConversation(url, options, { AgentOutputParser, knownAgents })); }",
     '',
   ].join('\n'),
 );

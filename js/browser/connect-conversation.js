@@ -46,10 +46,10 @@ function rpc(socket, onMessage) {
 /**
  * Joins the conversation `conversationId` served at `url` (`ws://…`), or
  * opens a new one: resolves `{ conversationId, prompt, onEvent, history,
- * watch, cancel, close }` (docs/browser.md). `AgentOutputParser`: the
- * build's own, given by the entry.
+ * watch, cancel, close }` (docs/browser.md). `AgentOutputParser` and
+ * `knownAgents`: the build's own, given by the entry.
  */
-export async function connectConversation(url, options, { AgentOutputParser }) {
+export async function connectConversation(url, options, { AgentOutputParser, knownAgents }) {
   const { token, conversationId, cwd, onPermission, WebSocket: Socket = globalThis.WebSocket } = options ?? {};
   if (typeof url !== 'string' || !/^wss?:\/\//.test(url)) throw new TypeError(`url must be a ws:// or wss:// URL, got ${typeof url === 'string' ? JSON.stringify(url) : typeof url}`);
   if (typeof token !== 'string' || token === '') throw new TypeError('options.token must be the server’s token');
@@ -92,7 +92,9 @@ export async function connectConversation(url, options, { AgentOutputParser }) {
     : await connection.request('session/new', { cwd: folder, mcpServers: [] });
   id = opened.result.sessionId ?? id;
   let prompts = 0;
-  let agentType = opened.result._meta?.['agent-context']?.agentType ?? 'claude-code';
+  // The ACP reader of the conversation's agent; an agent it does not know (a definition) is read as the registry's first.
+  const readAs = (type) => (knownAgents().some((a) => a.agentType === type) ? type : knownAgents()[0].agentType);
+  let agentType = opened.result._meta?.['agent-context']?.agentType;
 
   return {
     get conversationId() {
@@ -103,12 +105,7 @@ export async function connectConversation(url, options, { AgentOutputParser }) {
       if (turn) throw new Error('a turn of this client is running');
       const prompt = typeof request === 'string' ? [{ type: 'text', text: request }] : request;
       const promptId = `p${++prompts}.${Math.random().toString(36).slice(2)}`;
-      let parser;
-      try {
-        parser = new AgentOutputParser(agentType, { protocol: 'acp' });
-      } catch {
-        parser = new AgentOutputParser('claude-code', { protocol: 'acp' });
-      }
+      const parser = new AgentOutputParser(readAs(agentType), { protocol: 'acp' });
       turn = { parser, onEvent, promptId };
       try {
         const { line } = await connection.request('session/prompt', { sessionId: id, prompt, _meta: { 'agent-context': { promptId } } }).catch((err) => ({ line: err.line }));

@@ -37,7 +37,8 @@ async function loadSdk() {
 /** The options every server reads: the store, the agent, its fallbacks and the sessions' options, checked. */
 function conversationOptions(api, options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError(`options must be an object, got ${describe(options)}`);
-  const { store, agent = 'claude-code', fallback, sessionOptions = {}, idleClose = IDLE_CLOSE_S } = options;
+  // The default agent: the registry's first.
+  const { store, agent = api.knownAgents()[0].agentType, fallback, sessionOptions = {}, idleClose = IDLE_CLOSE_S } = options;
   require('../record/record-writer.cjs').checkStore(store, 'options.store');
   if (sessionOptions === null || typeof sessionOptions !== 'object' || Array.isArray(sessionOptions)) throw inputError(`options.sessionOptions must be an object, got ${describe(sessionOptions)}`);
   for (const key of ['store', 'fallback', 'sessionId', 'onPermission', 'onElicitation', 'onUpdate']) {
