@@ -144,7 +144,7 @@ standard input ends it and every agent it started. Zed:
   --store DIR     where conversations are recorded (default ~/.agent-context/conversations)
   --cd DIR        the folder a conversation's cwd must lie in (default: any folder the editor names)
 `,
-  serve: `usage: agent-context serve [--port 7700] [--host 127.0.0.1] [--store DIR|postgres://…]
+  serve: `usage: agent-context serve [--port 7700] [--host 127.0.0.1] [--store DIR]
                            [--token T] [--origin URL]... [--agent A] [--fallback B]... [--cd DIR]
 
 Serves this package's conversations over Streamable HTTP and WebSocket on one URL (http://HOST:PORT/acp,
@@ -155,8 +155,7 @@ Runs until interrupted (Ctrl-C), then closes every conversation and agent.
 
   --port N        the port (default 7700; 0: any free port)
   --host H        the address to listen on (default 127.0.0.1: this machine only)
-  --store S       a folder, or a PostgreSQL URL, where conversations are recorded
-                  (default ~/.agent-context/conversations)
+  --store DIR     where conversations are recorded (default ~/.agent-context/conversations)
   --token T       the token (at least 16 of A-Z a-z 0-9 . _ ~ -); default: generated
   --origin URL    a browser origin allowed to connect (scheme://host[:port]); repeatable; none by default
   --agent A, --fallback B
@@ -589,13 +588,9 @@ function conversationSettings(args, command) {
   return { store, agent, fallback, sessionOptions: { ...agentOptions, ...(args.cd !== undefined && { cd: args.cd }) } };
 }
 
-/** A store: a folder, or a PostgreSQL URL. */
-function storeFor(spec) {
-  if (/^postgres(ql)?:\/\//.test(spec)) {
-    if (typeof lib.openPostgresSessionStore !== 'function') throw new CliError('this build of agent-context has no PostgreSQL store (--store postgres://…)', 2);
-    return lib.openPostgresSessionStore({ connectionString: spec });
-  }
-  return lib.openSessionStore(spec);
+/** The store of conversations: a folder. */
+function storeFor(dir) {
+  return lib.openSessionStore(dir);
 }
 
 const CONVERSATION_OPTIONS = { agent: { type: 'string' }, fallback: { type: 'string', multiple: true }, store: { type: 'string' }, cd: { type: 'string' } };

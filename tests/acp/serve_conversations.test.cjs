@@ -117,6 +117,10 @@ for (const scheme of ['http', 'ws']) {
     await serving(ctx, {}, async (_server, connect) => {
       const c = await connect(scheme);
       const { sessionId } = await c.agent.request('session/new', { cwd: ctx.work, mcpServers: [] });
+      // Beside that positive control: a client's MCP server over stdio (a command run on the server), and a cwd outside the server's folder, are refused.
+      const stdio = { name: 'probe', command: process.execPath, args: ['-e', ''], env: [] };
+      await assert.rejects(c.agent.request('session/new', { cwd: ctx.work, mcpServers: [stdio] }), (err) => err.code === -32602 && /MCP server over stdio/.test(err.message));
+      await assert.rejects(c.agent.request('session/new', { cwd: os.tmpdir(), mcpServers: [] }), (err) => err.code === -32602 && /must lie inside/.test(err.message));
       for (const n of [1, 2]) {
         const r = await c.agent.request('session/prompt', { sessionId, prompt: prompt(`Question ${n}`) });
         assert.equal(r.stopReason, 'end_turn');
