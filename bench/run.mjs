@@ -32,6 +32,7 @@ const FAMILIES = [
   ['record', 'scenarios/record.mjs', []],
   ['handoff', 'scenarios/handoff.mjs', []],
   ['store', 'scenarios/store.mjs', []],
+  ['serve', 'scenarios/serve.mjs', []],
 ];
 
 const unknown = (only ?? []).filter((name) => !FAMILIES.some(([family]) => family === name));

@@ -24,6 +24,8 @@ commands:
   run        run an agent CLI on a prompt (or an AssemblerInput) and print the AgentRun
   gemini     run Gemini CLI as a tool (runGeminiTool) and print the result envelope
   mcp        serve each agent found as a tool (claude, codex, gemini, …) over MCP on stdio
+  acp        an ACP agent on stdio for an editor: this package's conversations, recorded
+  serve      the same conversations over Streamable HTTP and WebSocket, with a token
 
 Run "agent-context <command> --help" for a command's options; "agent-context --version"
 prints the version.
@@ -123,6 +125,44 @@ options:
   --max-retries N       retries of retryable failures, 0 to 10 (default 1)
 
 Exit status: 0 success, 1 the agent failed (error.kind says why), 2 bad input.
+`,
+  acp: `usage: agent-context acp [--agent A] [--fallback B]... [--store DIR|URL] [--cd DIR]
+
+An ACP agent on standard input and output, for an editor to start as an agent server (Zed,
+JetBrains, Neovim, VS Code extensions): its sessions are this package's conversations, recorded
+in the store, so a session loads, lists, resumes and forks whatever agent it ran on, fails over
+to the next agent when one is over its quota, and comes back after a restart. Closing its
+standard input ends it and every agent it started. Zed:
+
+  "agent_servers": { "agent-context": { "type": "custom", "command": "npx", "args": ["agent-context", "acp"] } }
+
+  --agent A       the agent of new conversations: an agent type (${KNOWN.join(', ')}),
+                  or JSON: an agent definition, or {"agent": TYPE|DEFINITION, "options": {…}}
+                  with its session options (model, command, env, …); default claude-code
+  --fallback B    the agent to go on with when a turn fails for quota, auth, a missing command or
+                  the model's API (the same forms as --agent); repeatable, tried in order
+  --store DIR|URL where conversations are recorded: a folder (default ~/.agent-context/conversations)
+                  or a PostgreSQL database, postgres://… (servers of a fleet sharing it; npm install pg)
+  --cd DIR        the folder a conversation's cwd must lie in (default: any folder the editor names)
+`,
+  serve: `usage: agent-context serve [--port 7700] [--host 127.0.0.1] [--store DIR|URL]
+                           [--token T] [--origin URL]... [--agent A] [--fallback B]... [--cd DIR]
+
+Serves this package's conversations over Streamable HTTP and WebSocket on one URL (http://HOST:PORT/acp,
+and the same with ws://): any ACP client, several at once on one conversation, and a browser page
+through connectConversation. Every request carries the bearer token (Authorization: Bearer, or from
+a browser the WebSocket subprotocol bearer.TOKEN); one is generated and printed once when not given.
+Runs until interrupted (Ctrl-C), then closes every conversation and agent.
+
+  --port N        the port (default 7700; 0: any free port)
+  --host H        the address to listen on (default 127.0.0.1: this machine only)
+  --store DIR|URL where conversations are recorded: a folder (default ~/.agent-context/conversations)
+                  or a PostgreSQL database, postgres://… (servers of a fleet sharing it; npm install pg)
+  --token T       the token (at least 16 of A-Z a-z 0-9 . _ ~ -); default: generated
+  --origin URL    a browser origin allowed to connect (scheme://host[:port]); repeatable; none by default
+  --agent A, --fallback B
+                  as for "agent-context acp"
+  --cd DIR        the folder conversations work in; a client's cwd must lie inside it (default: here)
 `,
   mcp: `usage: agent-context mcp [--agents NAMES] [--agent-json JSON]... [--gemini PATH]
 
@@ -524,7 +564,78 @@ async function mcp(argv) {
   await closed;
 }
 
-const COMMANDS = { assemble, messages, parse: parseOutput, demo, gemini, run: runAgentCommand, mcp };
+/** `--agent`/`--fallback`'s value: an agent type, or JSON (a definition, or `{ agent, options }`). */
+function agentArg(text, flag, command) {
+  if (!text.trim().startsWith('{')) {
+    if (!KNOWN.includes(text)) throw usageError(`${flag} names no agent: ${text}; the agents are ${KNOWN.join(', ')}, or JSON (an agent definition, or {"agent", "options"})`, command);
+    return text;
+  }
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw usageError(`${flag} must be an agent type or JSON: ${err.message}`, command);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usageError(`${flag} must be an agent type or a JSON object`, command);
+  return value;
+}
+
+/** The options `--agent`, `--fallback`, `--store` and `--cd` make for serveConversations. */
+function conversationSettings(args, command) {
+  // The default: the registry's first agent.
+  const primary = agentArg(args.agent ?? KNOWN[0], '--agent', command);
+  const [agent, agentOptions] = primary.agent !== undefined ? [primary.agent, primary.options ?? {}] : [primary, {}];
+  const fallback = (args.fallback ?? []).map((text) => agentArg(text, '--fallback', command));
+  const store = storeFor(args.store ?? require('node:path').join(require('node:os').homedir(), '.agent-context', 'conversations'));
+  return { store, agent, fallback, sessionOptions: { ...agentOptions, ...(args.cd !== undefined && { cd: args.cd }) } };
+}
+
+/** The store of conversations: a folder, or a PostgreSQL database (`postgres://…`, the `pg` package installed). */
+function storeFor(where) {
+  return require('../pkg/node/store-from-url.cjs').storeFromUrl(where);
+}
+
+const CONVERSATION_OPTIONS = { agent: { type: 'string' }, fallback: { type: 'string', multiple: true }, store: { type: 'string' }, cd: { type: 'string' } };
+
+async function acp(argv) {
+  const args = parse('acp', argv, CONVERSATION_OPTIONS);
+  if (args.help) return write(HELP.acp);
+  const settings = conversationSettings(args, 'acp');
+  const { serveConversationsOnStdio } = require('../pkg/node/serve-conversations.cjs');
+  const served = await serveConversationsOnStdio(lib, settings, { confine: args.cd !== undefined });
+  const stop = () => served.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await served.closed;
+  // Standard input ended: every conversation and agent is closed.
+  process.exit(0);
+}
+
+async function serve(argv) {
+  const args = parse('serve', argv, { ...CONVERSATION_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, origin: { type: 'string', multiple: true } });
+  if (args.help) return write(HELP.serve);
+  const settings = conversationSettings(args, 'serve');
+  const port = args.port === undefined ? undefined : Number(args.port);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw usageError(`--port must be a port number (0 to 65535), got ${args.port}`, 'serve');
+  const server = await lib.serveConversations({
+    ...settings,
+    listen: { ...(port !== undefined && { port }), ...(args.host !== undefined && { host: args.host }) },
+    ...(args.token !== undefined && { token: args.token }),
+    ...(args.origin && { origins: args.origin }),
+    logger: (message, level) => process.stderr.write(`agent-context serve: ${level === 'warn' ? 'warning: ' : ''}${message}\n`),
+  });
+  write(`agent-context serve: ${server.url} (WebSocket: ${server.url.replace(/^http/, 'ws')})`);
+  // The token is said once, here, and only when it was generated.
+  if (args.token === undefined) write(`token: ${server.token}`);
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  process.exit(0);
+}
+
+const COMMANDS = { assemble, messages, parse: parseOutput, demo, gemini, run: runAgentCommand, mcp, acp, serve };
 
 async function main(argv) {
   const [command, ...rest] = argv;

@@ -24,7 +24,7 @@
 //    the fast path (2.) and the KnownAgentType union in the declarations;
 //    and, asked of the core, each agent's layout and the known input keys,
 //    which the fast path (2.) then has from its first call.
-import { appendFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +101,22 @@ const wiring = (kind) =>
   ].join('\n');
 appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
+// connectConversation (the browser build): ./connect-conversation.js, a
+// module of its own imported on the first call; the entry gives it the
+// build's AgentOutputParser (the core's ACP reader).
+copyFileSync(`${root}js/browser/connect-conversation.js`, `${root}pkg/web/connect-conversation.js`);
+appendFileSync(
+  web,
+  [
+    '/** Joins a served conversation over WebSocket (docs/browser.md); ./connect-conversation.js, imported on first use. */',
+    "export function connectConversation(url, options) { return import('./connect-conversation.js').then((m) => m.connectConversation(url, options, { AgentOutputParser, knownAgents })); }",
+    '',
+  ].join('\n'),
+);
+appendFileSync(
+  `${root}pkg/web/${crate}.d.ts`,
+  readFileSync(`${root}js/types/browser.d.ts`, 'utf8'),
+);
 
 // Every Node-only file of the JS host, from its layer's folder into pkg/node,
 // flat (so a name may be in one folder only). In the source tree a file
@@ -150,6 +166,8 @@ appendFileSync(
     "exports.openAgent = function openAgent(agentType, options) { return require('./open-agent.cjs').openAgent(exports, agentType, options); };",
     '// serveAgent (Node only): ./serve-agent.cjs, an ACP agent over Streamable HTTP and WebSocket; required on first use.',
     "exports.serveAgent = function serveAgent(options) { return require('./serve-agent.cjs').serveAgent(options); };",
+    '// serveConversations (Node only): ./serve-conversations.cjs, this package\'s conversations to any ACP client; required on first use.',
+    "exports.serveConversations = function serveConversations(options) { return require('./serve-conversations.cjs').serveConversations(exports, options); };",
     '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
     '// Required on first use, like the runners: loading the library loads only this file.',
     "Object.defineProperty(exports, 'AgentTeam', { enumerable: true, configurable: true, get() {",

@@ -6,6 +6,7 @@
 
 const PACKAGES = new Set([
   '@agentclientprotocol/sdk',
+  '@agentclientprotocol/sdk/unstable',
   '@agentclientprotocol/sdk/experimental/server',
   '@agentclientprotocol/sdk/experimental/node',
   '@agentclientprotocol/sdk/experimental/http-client',

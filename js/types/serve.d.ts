@@ -58,3 +58,33 @@ export interface AgentServer {
  * and `ws`. Rejects with `INVALID_INPUT` naming a bad option.
  */
 export function serveAgent(options: ServeAgentOptions): Promise<AgentServer>;
+
+/** `serveConversations`' options (docs/serving.md): `serveAgent`'s door, and the conversations behind it. */
+export interface ServeConversationsOptions extends Omit<ServeAgentOptions, 'agent' | 'cd'> {
+  /** Where conversations are recorded (a client loads, lists and resumes them from here); in memory when not given. */
+  store?: SessionStore;
+  /** The agent of new conversations; 'claude-code' when not given. */
+  agent?: KnownAgentType | AgentDefinition;
+  /** The agents a turn goes on with when the conversation's fails for quota, auth, a missing command or the model's API. */
+  fallback?: Array<KnownAgentType | AgentDefinition | { agent: KnownAgentType | AgentDefinition; options?: SessionOptions }>;
+  /**
+   * Every conversation's session options: `cd` (default: the current
+   * folder) is the folder conversations work in, and a client's `cwd` must
+   * lie inside it. `store`, `fallback`, `sessionId` and the handlers are
+   * the server's (each client answers for its own turns).
+   */
+  sessionOptions?: Omit<SessionOptions, 'store' | 'fallback' | 'sessionId' | 'onPermission' | 'onElicitation' | 'onUpdate'>;
+  /** Seconds a conversation's agent may sit without a turn before its process stops (it resumes on the next); default 600. */
+  idleClose?: number;
+}
+
+/**
+ * Serves this package's conversations to any ACP client over Streamable
+ * HTTP and WebSocket on one URL, behind `serveAgent`'s door: the served
+ * `sessionId` is the `conversationId`; several clients may hold one
+ * conversation (one turn at a time, every update numbered in
+ * `_meta['agent-context'].seq`). Node only; needs the packages
+ * `@agentclientprotocol/sdk` and `ws`. Rejects with `INVALID_INPUT` naming a
+ * bad option.
+ */
+export function serveConversations(options: ServeConversationsOptions): Promise<AgentServer>;

@@ -58,7 +58,7 @@ fn text_of_blocks<V: HostValue>(blocks: &V) -> Result<String> {
     let mut texts = Vec::new();
     for i in 0..blocks.length() {
         let block = blocks.item(i).map_err(AgentContextError::invalid)?;
-        if host::type_name(&block) != "object" {
+        if !host::is_object(&block) {
             continue;
         }
         let kind = host::field(&block, "", "type")?;

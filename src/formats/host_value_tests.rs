@@ -150,3 +150,35 @@ fn options_read_as_given_or_their_defaults() {
     );
     assert_eq!(TurnInput::read(&request).unwrap().member.id, "carol");
 }
+
+#[test]
+fn a_carrying_turn_of_content_blocks_keeps_the_users_text() {
+    use crate::conversation::prepare;
+    use crate::record::{Carried, Message};
+    let carried = Carried {
+        messages: vec![
+            Message {
+                from: "user".into(),
+                content: "Remember kestrel.".into(),
+            },
+            Message {
+                from: "client-agent".into(),
+                content: "Hello".into(),
+            },
+        ],
+        compacted: None,
+    };
+    let blocks = j(
+        json!([{ "type": "text", "text": "What word?" }, { "type": "resource_link", "uri": "file:///a", "name": "a" }]),
+    );
+    let prepared =
+        serde_json::to_value(prepare(&blocks, "client-agent", true, Some(&carried)).unwrap())
+            .unwrap();
+    let text = prepared["blocks"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("kestrel") && text.ends_with("What word?"),
+        "{text}"
+    );
+    assert_eq!(prepared["blocks"][1]["type"], "resource_link");
+    assert_eq!(prepared["recordAs"], "What word?");
+}

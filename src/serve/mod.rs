@@ -4,12 +4,18 @@
 //! bearer token compared in constant time, the subprotocol, the path, the
 //! method, the connection limit: [`gate`]), and what a client may ask of a
 //! conversation's folder and commands (its `cwd` inside the server's `cd`,
-//! no stdio MCP server unless allowed: [`session_params`]). The host
-//! (`js/serve/`) listens, moves bytes and asks these.
+//! no stdio MCP server unless allowed: [`session_params`]). For a served
+//! conversation: its updates made from the reply model ([`updates`]),
+//! numbered for every client ([`served_log`]), and what its agent answers
+//! beside them ([`served_agent`]). The host (`js/serve/`) listens, moves
+//! bytes and asks these.
 
 pub mod gate;
 pub mod options;
+pub mod served_agent;
+pub mod served_log;
 pub mod session_params;
+pub mod updates;
 
 pub use gate::{Admission, Gate, Request};
 pub use options::{Limits, ServeOptions};

@@ -80,8 +80,11 @@ test('every bad option gets our own message and exit 2', () => {
     [['assemble', '--agent', 'x', '--json=yes'], /^agent-context: --json takes no value\n/],
     [['assemble', '--agent', 'x', 'stray'], /^agent-context: unexpected argument 'stray': assemble takes options only \(--help, --agent, /],
     [['parse', '--agnet', 'x'], /^agent-context: Unknown option '--agnet' for parse; its options are --help, --agent, --json, --verbose, --input\n/],
-    [['--frobnicate'], /^agent-context: unknown option "--frobnicate"; the commands are assemble, messages, parse, demo, gemini, run, mcp\n/],
+    [['--frobnicate'], /^agent-context: unknown option "--frobnicate"; the commands are assemble, messages, parse, demo, gemini, run, mcp, acp, serve\n/],
     [['gemini', '--cd', '/tmp', '--timeout', '-1'], /^agent-context: --timeout must be a whole number, got "-1"\n/],
+    [['acp', '--agent', 'aider'], /^agent-context: --agent names no agent: aider; the agents are claude-code, /],
+    [['acp', '--fallback', '{nope'], /^agent-context: --fallback must be an agent type or JSON: /],
+    [['serve', '--port', '70000'], /^agent-context: --port must be a port number \(0 to 65535\), got 70000\n/],
   ];
   for (const [args, stderr] of cases) {
     const r = run(args, '{}');

@@ -9,7 +9,7 @@ import init, {
   knownAgents, parseAgentOutput, AgentOutputParser, buildCliInvocation, runAgent, resolveAgentCommand,
   mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
   formatEngineeringContext, sampleInput, AgentContextError, initSync, AgentTeam, planTeamTurn,
-  openAgentSession, openAgent, type AgentSession, type AgentProcess, serveAgent, type AgentServer,
+  openAgentSession, openAgent, type AgentSession, type AgentProcess, serveAgent, type AgentServer, serveConversations,
   openConversation, openSessionStore, listConversations, readConversation, type ConversationSummary, type RecordEntry,
   type AssemblerInput, type TeamTurn, type AgentTeamJSON, type AgentRun, type AgentOutputEvent, type CliInvocation,
 } from 'agent-context';
@@ -68,6 +68,8 @@ void process_.then(async (p) => {
 });
 
 // An agent served over HTTP and WebSocket, and joined (an agent definition without a command).
+const conversations: Promise<AgentServer> = serveConversations({ store: openSessionStore('/tmp/conversations'), agent: 'claude-code', fallback: ['openai-codex'], sessionOptions: { cd: '/tmp' }, listen: { port: 0 } });
+void conversations;
 const served: Promise<AgentServer> = serveAgent({ agent: { command: 'claude-agent-acp' }, cd: '/tmp', listen: { port: 0 }, origins: ['http://localhost:5173'], limits: { idleTimeout: 60 } });
 void served.then(async (server) => {
   const joined = await openAgentSession({ id: 'remote', name: 'Remote agent' }, { cd: '/srv', transport: { url: server.url, headers: { Authorization: `Bearer ${server.token}` } }, clientFs: false });

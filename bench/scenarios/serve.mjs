@@ -1,0 +1,149 @@
+// Family: served conversations, on the STUB ACP agent (bench/stub-acp-agent.cjs:
+// our process layer only, no agent's behaviour; its turn answers at once, so
+// what is timed is what serving adds). (1) One turn in-process
+// (openAgentSession's prompt) against the same turn served by
+// serveConversations over WebSocket on loopback to the ACP SDK's client
+// (session/prompt sent to its response): medians of the same run, and their
+// ratio; both recorded to a store in memory. (2) CONVERSATIONS conversations on one server, each with a client
+// that prompts and WATCHERS clients that loaded it, every conversation's
+// turns at once: each watcher must have been sent every update of its
+// conversation once (its seqs 1..last, no gap, none twice).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { report, smoke } from '../measure.mjs';
+
+const require = createRequire(import.meta.url);
+const pkg = require('agent-context');
+const STUB = fileURLToPath(new URL('../stub-acp-agent.cjs', import.meta.url));
+const TURNS = smoke ? 5 : 200;
+const CONVERSATIONS = smoke ? 3 : 50;
+const WATCHERS = 4;
+const ROUNDS_EACH = smoke ? 1 : 3;
+const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-context-bench-serve-')));
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const options = { cd: dir, command: STUB, env: { ...process.env }, timeout: 60, maxDuration: 120, maxRetries: 0 };
+const prompt = (text) => [{ type: 'text', text }];
+
+const [acp, wsClient, ws] = await Promise.all([import('@agentclientprotocol/sdk/unstable'), import('@agentclientprotocol/sdk/experimental/ws-client'), import('ws')]);
+const WebSocket = ws.WebSocket ?? ws.default;
+
+/** The SDK's client over WebSocket: `{ agent, seqs(id), close() }`. */
+async function client(server) {
+  const updates = new Map();
+  const stream = wsClient.createWebSocketStream(server.url.replace(/^http/, 'ws'), { WebSocket, headers: { Authorization: `Bearer ${server.token}` } });
+  const connection = acp
+    .client({ name: 'bench' })
+    .onNotification('session/update', ({ params }) => {
+      if (!updates.has(params.sessionId)) updates.set(params.sessionId, []);
+      updates.get(params.sessionId).push(params._meta['agent-context'].seq);
+    })
+    .connect(stream);
+  await connection.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+  return { agent: connection.agent, seqs: (id) => updates.get(id) ?? [], close: () => connection.close() };
+}
+
+async function turnTimes() {
+  const inProcess = [];
+  const served = [];
+  // Both recorded, to a store in memory: a served conversation always is.
+  const session = await pkg.openAgentSession('claude-code', { ...options, store: pkg.memorySessionStore() });
+  const server = await pkg.serveConversations({ agent: 'claude-code', store: pkg.memorySessionStore(), sessionOptions: options, listen: { port: 0 } });
+  const c = await client(server);
+  try {
+    const { sessionId } = await c.agent.request('session/new', { cwd: dir, mcpServers: [] });
+    // Alternating, so that both see the same machine load.
+    for (let t = 0; t < TURNS; t++) {
+      let t0 = performance.now();
+      const turn = await session.prompt(`Turn ${t}: what next?`);
+      inProcess.push(performance.now() - t0);
+      if (!turn.success) throw new Error(JSON.stringify(turn.error));
+      t0 = performance.now();
+      const answer = await c.agent.request('session/prompt', { sessionId, prompt: prompt(`Turn ${t}: what next?`) });
+      served.push(performance.now() - t0);
+      if (answer.stopReason !== 'end_turn') throw new Error(JSON.stringify(answer));
+    }
+  } finally {
+    c.close();
+    await server.close();
+    await session.close();
+  }
+  // The first turns warm both up.
+  const warm = (xs) => xs.slice(Math.min(10, xs.length >> 1));
+  return { inProcess: median(warm(inProcess)), served: median(warm(served)) };
+}
+
+async function watchers() {
+  const server = await pkg.serveConversations({ agent: 'claude-code', sessionOptions: options, listen: { port: 0 }, limits: { maxConnections: CONVERSATIONS * (WATCHERS + 1) + 8 } });
+  const clients = [];
+  let lost = 0;
+  let doubled = 0;
+  let updates = 0;
+  try {
+    const rooms = [];
+    for (let n = 0; n < CONVERSATIONS; n++) {
+      const prompter = await client(server);
+      clients.push(prompter);
+      const { sessionId } = await prompter.agent.request('session/new', { cwd: dir, mcpServers: [] });
+      const watching = [];
+      for (let w = 0; w < WATCHERS; w++) {
+        const watcher = await client(server);
+        clients.push(watcher);
+        await watcher.agent.request('session/load', { sessionId, cwd: dir, mcpServers: [] });
+        watching.push(watcher);
+      }
+      rooms.push({ prompter, sessionId, watching });
+    }
+    let last = new Map();
+    for (let round = 0; round < ROUNDS_EACH; round++) {
+      const answers = await Promise.all(rooms.map((r) => r.prompter.agent.request('session/prompt', { sessionId: r.sessionId, prompt: prompt(`Round ${round}`) })));
+      rooms.forEach((r, i) => last.set(r.sessionId, answers[i]._meta['agent-context'].seq));
+    }
+    // Every update reaches a watcher before the prompter's response, on another connection: give them a moment.
+    await new Promise((r) => setTimeout(r, 500));
+    for (const r of rooms) {
+      const end = last.get(r.sessionId);
+      for (const w of r.watching) {
+        const seqs = w.seqs(r.sessionId);
+        const seen = new Set(seqs);
+        doubled += seqs.length - seen.size;
+        for (let s = 1; s <= end; s++) if (!seen.has(s)) lost += 1;
+        updates += seqs.length;
+      }
+    }
+  } finally {
+    for (const c of clients) c.close();
+    await server.close();
+  }
+  return { lost, doubled, updates };
+}
+
+try {
+  const t = await turnTimes();
+  const ratio = t.served / t.inProcess;
+  report({
+    family: 'serve',
+    scenario: 'a turn served over WebSocket against the same turn in-process (stub agent)',
+    target: {
+      name: 'a turn served over WebSocket on loopback / the same turn in-process (stub agent: what serving adds)',
+      measured: `${ratio.toFixed(2)}× (served ${t.served.toFixed(2)} ms, in-process ${t.inProcess.toFixed(2)} ms, medians of ${TURNS})`,
+      required: '≤ 1.2×',
+      met: smoke ? null : ratio <= 1.2,
+    },
+  });
+  const w = await watchers();
+  report({
+    family: 'serve',
+    scenario: `${CONVERSATIONS} conversations with ${WATCHERS} watchers each on one server`,
+    target: {
+      name: `${CONVERSATIONS} conversations × ${WATCHERS} watchers on one server, ${ROUNDS_EACH} turns each at once: updates lost and doubled`,
+      measured: `${w.lost} lost, ${w.doubled} doubled (${w.updates} updates sent)`,
+      required: '0 lost, 0 doubled',
+      met: w.lost === 0 && w.doubled === 0,
+    },
+  });
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
