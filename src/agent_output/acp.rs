@@ -72,6 +72,12 @@ pub struct AcpReader {
     /// Whether common lines are read straight from their bytes (off only to
     /// check that both readers agree).
     fast: bool,
+    /// The agent's name, for messages.
+    name: &'static str,
+    /// What the agent had said ([`ReplyBuilder::said`]) when the last turn
+    /// ended: a turn of an agent with silent failures that adds nothing
+    /// failed.
+    said_before: usize,
 }
 
 impl AcpReader {
@@ -85,6 +91,8 @@ impl AcpReader {
             message_id: None,
             system_error: false,
             fast: true,
+            name: agents::find(agent_type).map_or("the agent", |a| a.name),
+            said_before: 0,
         }
     }
 
@@ -640,7 +648,21 @@ impl AcpReader {
         self.turn_usage(result, out);
         out.terminal_reason(reason);
         let system_error = std::mem::take(&mut self.system_error);
-        if reason == "end_turn" && system_error && !out.has_fatal_error() {
+        let said_nothing = out.said() == std::mem::replace(&mut self.said_before, out.said());
+        if reason == "end_turn"
+            && self.quirks.silent_failures
+            && said_nothing
+            && !out.has_fatal_error()
+        {
+            out.fail(
+                "stopReason",
+                &format!(
+                    "{} ended the turn without a word, a thought or a tool call: over ACP it says nothing of a failed model call (its session's log names the cause)",
+                    self.name
+                ),
+                Some("silent_turn"),
+            );
+        } else if reason == "end_turn" && system_error && !out.has_fatal_error() {
             out.fail_with_last_note(
                 "session_info_update",
                 "Codex ended the turn on a system error (threadStatus systemError)",

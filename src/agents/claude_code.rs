@@ -112,6 +112,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Option,
     },
     home: None,
+    min_node: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -76,6 +76,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Config,
     },
     home: None,
+    min_node: None,
 };
 
 /// Cline 3.0.65 over ACP against the mock: a failed model call answers the

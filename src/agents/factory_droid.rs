@@ -74,6 +74,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Config,
     },
     home: None,
+    min_node: None,
 };
 
 /// Factory Droid 0.225.2 over ACP against the mock: a failed model call is

@@ -121,6 +121,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Required,
     },
     home: None,
+    min_node: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -125,7 +125,10 @@ pub const AGENT: AgentSpec = AgentSpec {
         folder: ".gemini",
         settings: "settings.json",
         kept: &["tmp", "history"],
+        names_folder: false,
+        fixed: "{}",
     }),
+    min_node: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

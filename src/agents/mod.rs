@@ -24,8 +24,10 @@ pub mod definition;
 mod factory_droid;
 mod github_copilot;
 mod google_gemini;
+mod kimi_code;
 mod openai_codex;
 mod opencode;
+mod pi;
 mod qwen_code;
 pub mod signs;
 mod spec;
@@ -41,8 +43,9 @@ pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
     CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FailedPrompt, FamilyUse,
-    FileRoute, HeaderRoute, McpShape, OutputFormat, OutputSchemaArg, OwnRetries, ResumeExisting,
-    RetryLog, RunHome, SessionArg, SettingsPlace, SettingsRoute, SystemPromptArg,
+    FileRoute, HeaderRoute, McpShape, ModelsFile, NodeVersion, OutputFormat, OutputSchemaArg,
+    OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg, SettingsPlace, SettingsRoute,
+    SystemPromptArg,
 };
 pub use superseded::{save_wait_ms, superseded_warning};
 
@@ -61,6 +64,8 @@ pub const AGENTS: &[&AgentSpec] = &[
     &opencode::AGENT,
     &cline::AGENT,
     &factory_droid::AGENT,
+    &pi::AGENT,
+    &kimi_code::AGENT,
 ];
 
 /// How `agent_type`'s CLI takes attachments (`None`: an agent type the

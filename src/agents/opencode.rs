@@ -114,6 +114,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Config,
     },
     home: None,
+    min_node: None,
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -33,6 +33,11 @@ pub enum CliImage {
     /// A base64 image block in a stream-json user message on stdin, which
     /// these arguments turn on (Claude Code's `--input-format stream-json`).
     StreamJson(&'static [&'static str]),
+    /// `@path` as an argument of its own, once per image (pi reads the file
+    /// and sends it when the model is declared to take images).
+    AtArg,
+    /// It takes none over its command line; why (`INVALID_INPUT`).
+    Refused(&'static str),
 }
 
 /// What attachments add to a CLI run.
@@ -102,6 +107,15 @@ pub fn cli_parts(
                     parts.args.push(format!("{flag}={file}"));
                 }
                 CliImage::AtPath => at_path(&mut parts, image_file(agent, image, i)?),
+                CliImage::AtArg => {
+                    let file = image_file(agent, image, i)?;
+                    parts.args.push(format!("@{file}"));
+                }
+                CliImage::Refused(why) => {
+                    return Err(AgentContextError::invalid(format!(
+                        "attachments[{i}] is an image, which {agent} does not take over its command line: {why}"
+                    )))
+                }
                 CliImage::StreamJson(args) => {
                     if parts.input_args.is_empty() {
                         parts.input_args = args.iter().map(|a| (*a).to_owned()).collect();

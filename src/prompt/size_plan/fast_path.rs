@@ -11,6 +11,9 @@ use crate::prompt::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
 
 use super::{plan_context, Bounds, MessageBounds, PlanStep, ScalarBounds};
 
+// Ids are written with at most two digits (`layout_info`).
+const _: () = assert!(BUILT_IN.len() < 99);
+
 /// Layout ids: the built-in layouts in order, then plain text.
 fn layout_by_id(id: u32) -> &'static Layout {
     BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
@@ -36,9 +39,13 @@ pub fn layout_info(agent_type: &str) -> String {
     };
     let mut json = String::with_capacity(256);
     json.push_str("{\"id\":");
-    // One digit: the built-in layouts and plain text are fewer than ten
-    // (no formatting code on a first call).
-    json.push(char::from_digit(id as u32, 10).unwrap_or('0'));
+    // One or two digits: the built-in layouts and plain text are fewer than
+    // a hundred (no formatting code on a first call).
+    let id = id as u32;
+    if id >= 10 {
+        json.push(char::from_digit(id / 10 % 10, 10).unwrap_or('0'));
+    }
+    json.push(char::from_digit(id % 10, 10).unwrap_or('0'));
     json.push_str(",\"warning\":");
     match &warning {
         Some(w) => push_json_string(&mut json, w),
