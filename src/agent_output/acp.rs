@@ -226,6 +226,12 @@ impl AcpReader {
             }
             return true;
         }
+        if let Some(text) = content_text(update)
+            .filter(|t| self.quirks.notice_texts.iter().any(|p| t.starts_with(p)))
+        {
+            out.note("agent_message_chunk", text.trim(), Some("notice"));
+            return true;
+        }
         false
     }
 
@@ -374,12 +380,19 @@ impl AcpReader {
         let has_text = update.text;
         if update.kind == Kind::MessageChunk
             && has_text
-            && self
+            && (self
                 .quirks
                 .error_text_prefix
                 .is_some_and(|p| starts_with_str(text, p))
+                || self
+                    .quirks
+                    .notice_texts
+                    .iter()
+                    .any(|p| starts_with_str(text, p)))
         {
-            return false; // maybe an error as text (Copilot's "Error: ")
+            // Maybe an error as text (Copilot's "Error: "), or a notice
+            // (pi's adapter): the general reader's.
+            return false;
         }
         let Some(session) = new_session(update, out) else {
             return false;
@@ -657,7 +670,7 @@ impl AcpReader {
             out.fail(
                 "stopReason",
                 &format!(
-                    "{} ended the turn without a word, a thought or a tool call: over ACP it says nothing of a failed model call (its session's log names the cause)",
+                    "the turn ended without a word, a thought or a tool call: over ACP {} says nothing of a failed model call (its session's log names the cause)",
                     self.name
                 ),
                 Some("silent_turn"),

@@ -127,6 +127,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         kept: &["tmp", "history"],
         names_folder: false,
         fixed: "{}",
+        kept_setting: None,
     }),
     min_node: None,
 };

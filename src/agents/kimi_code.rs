@@ -6,7 +6,7 @@
 //!
 //! Its traps: in its headless mode it reads no prompt on stdin (`-p -` is
 //! the prompt "-"), so the prompt goes in `--prompt=…`; that mode approves
-//! every tool call by itself ("Auto permission mode"); over ACP a failed
+//! every tool call by itself ("Auto permission mode") and refuses `--plan`; over ACP a failed
 //! model call ends the turn `end_turn` with nothing sent and no error (the
 //! cause is only in its session's log); `--model` names one of its
 //! configuration's aliases, not a model; sessions belong to the folder
@@ -43,13 +43,10 @@ pub const AGENT: AgentSpec = AgentSpec {
         // one is `Session "…" not found.`, one of another folder `… was
         // created under a different directory.` (exit 1, no API call).
         session: SessionArg::Flag("--session"),
-        // Its headless mode approves every call ("Auto permission mode");
-        // `--plan` plans without running tools, `--auto` never asks.
-        approval: ApprovalArg::Flags {
-            read_only: &["--plan"],
-            yolo: &["--auto"],
-            edits: &[],
-        },
+        // Its headless mode approves every call ("Auto permission mode").
+        approval: ApprovalArg::AllApproved(
+            "its headless mode approves every tool call itself and refuses `--plan` with `--prompt`; over ACP (protocol 'acp') it asks before edits and commands",
+        ),
         trailing_args: &[],
         mcp: CliMcp::Unsupported(
             "Kimi Code reads MCP servers only from its own configuration folder (its `/mcp-config`): give them over ACP, where session/new carries them",
@@ -138,5 +135,7 @@ pub const SIGNS: Signs = Signs {
     unknown_session: &["\" not found.", "was created under a different directory"],
     markers: &[("provider.connection_error", NetworkError)],
     retry_lines: &["\"type\":\"turn.step.retrying\""],
+    // The line after its error names its log file: not why it failed.
+    chatter: &["See log: "],
     ..NO_SIGNS
 };

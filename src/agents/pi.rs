@@ -74,6 +74,24 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: false,
         ask_mode: None,
         mcp: AcpMcp::Unsupported(NO_MCP),
+        // Nothing listening on its endpoint: it retries, then ends the turn
+        // without a word; an endpoint on this machine is asked first.
+        probes_endpoint: true,
+        quirks: AcpQuirks {
+            // 0.0.24 (and 0.0.34) drop a failed model call's error: the
+            // turn ends `end_turn` without a word.
+            silent_failures: true,
+            // Its notices, sent as the reply's text.
+            notice_texts: &[
+                "Retrying (attempt ",
+                "Retrying...",
+                "Retry finished, resuming.",
+                "Context nearing limit, running automatic compaction",
+                "Automatic compaction finished",
+                "Starting queued message.",
+            ],
+            ..AcpQuirks::NONE
+        },
         ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "pi",
@@ -132,6 +150,9 @@ pub const AGENT: AgentSpec = AgentSpec {
         // as the reply's first text. Its model SDK's retries (2, silent)
         // off: its own retries, which it says, are `retry.maxRetries`.
         fixed: r#"{"quietStartup":true,"retry":{"provider":{"maxRetries":0}}}"#,
+        // Its sessions written to the user's folder by its real path: its
+        // ACP adapter keeps that path to load the session again.
+        kept_setting: Some(("sessionDir", "sessions")),
     }),
     min_node: Some(NodeVersion {
         major: 20,
@@ -155,9 +176,15 @@ pub const ATTACHMENTS: CliAttachments = CliAttachments {
 /// exits 0; before each retry it prints `auto_retry_start` (`errorMessage`,
 /// `attempt`, `delayMs`), and `auto_retry_end` (`success`, `finalError`)
 /// once it gives up. An unknown `--session` prints `No session found
-/// matching '…'` on stderr and exits 1.
+/// matching '…'` on stderr and exits 1; one made in another folder prints
+/// `Session found in different project: <folder>` and asks on stdin
+/// whether to fork it, reading the prompt's first line as the answer
+/// (`Aborted.`, exit 0, when it is not "y").
 pub const SIGNS: Signs = Signs {
-    unknown_session: &["No session found matching"],
+    unknown_session: &[
+        "No session found matching",
+        "Session found in different project",
+    ],
     // Its retry announcements are not progress for the idle timeout.
     retry_lines: &["\"type\":\"auto_retry_start\""],
     ..NO_SIGNS

@@ -138,6 +138,12 @@ pub struct RunHome {
     /// under the run's own keys (pi's `quietStartup`, whose startup notice
     /// its ACP adapter would send as the reply's first text).
     pub fixed: &'static str,
+    /// A setting given the real path of one of `kept` in the user's folder,
+    /// unless the user's settings set it: `(key, folder)`. pi's ACP adapter
+    /// remembers a session by the path of its file, which through the run's
+    /// link would be a path inside the run's home, gone with it (pi's
+    /// `sessionDir`).
+    pub kept_setting: Option<(&'static str, &'static str)>,
 }
 
 /// How the agent's own retries of a failed API call are bounded, through
@@ -468,6 +474,11 @@ pub enum ApprovalArg {
         yolo: &'static [&'static str],
         edits: &'static [&'static str],
     },
+    /// Its headless mode approves every tool call by itself and has no
+    /// read-only mode (Kimi Code refuses `--plan` with `--prompt`): `yolo`
+    /// and edits change nothing, `sandbox: 'read-only'` is `INVALID_INPUT`
+    /// saying why.
+    AllApproved(&'static str),
 }
 
 /// How an agent is started for the Agent Client Protocol (SPEC §12):
@@ -607,9 +618,13 @@ pub struct AcpQuirks {
     /// What its session keeps of a prompt whose turn failed.
     pub failed_prompt: FailedPrompt,
     /// A failed model call ends the turn `end_turn` having sent nothing,
-    /// with no error (Kimi Code): a turn that ends so, without a word, a
-    /// thought or a tool call, failed.
+    /// with no error (Kimi Code, pi's adapter): a turn that ends so,
+    /// without a word, a thought or a tool call, failed.
     pub silent_failures: bool,
+    /// Message chunks starting with one of these are the agent's notices,
+    /// not the reply (pi's adapter: `Retrying (attempt 1/3, waiting
+    /// 2s)...`, `Retry finished, resuming.`).
+    pub notice_texts: &'static [&'static str],
 }
 
 impl AcpQuirks {
@@ -623,6 +638,7 @@ impl AcpQuirks {
         input_in_first_content: false,
         failed_prompt: FailedPrompt::Dropped,
         silent_failures: false,
+        notice_texts: &[],
     };
 }
 

@@ -342,6 +342,14 @@ pub fn build_cli_invocation(
                 args.extend(flags.iter().map(|f| (*f).to_owned()));
             }
         }
+        ApprovalArg::AllApproved(why) => {
+            if options.sandbox == Some(Sandbox::ReadOnly) {
+                return Err(AgentContextError::invalid(format!(
+                    "options.sandbox 'read-only' cannot be kept by {} over its command line: {why}",
+                    agent.name
+                )));
+            }
+        }
     }
     let approve = options.yolo == Some(true) || options.sandbox == Some(Sandbox::DangerFullAccess);
     args.extend(crate::launch::mcp_servers::cli::cli_args(
@@ -524,7 +532,10 @@ fn with_system_flag() -> String {
         })
         .map(|a| a.agent_type)
         .collect();
-    names.join(" and ")
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// An option's value; `''` counts as not given.

@@ -327,6 +327,7 @@ fn pi_takes_its_values_apart_and_kimi_code_its_prompt_in_a_flag() {
         None,
         &InvocationOptions {
             yolo: Some(true),
+            sandbox: None,
             ..options.clone()
         },
     )
@@ -339,9 +340,14 @@ fn pi_takes_its_values_apart_and_kimi_code_its_prompt_in_a_flag() {
             "stream-json",
             "--model=-m1",
             "--session=s1",
-            "--plan",
             "--prompt=[MESSAGE]\nHi"
         ]
+    );
+    // Its headless mode approves everything and has no read-only mode.
+    let message = err(build("kimi-code", None, &options));
+    assert!(
+        message.starts_with("options.sandbox 'read-only' cannot be kept by Kimi Code over its command line: its headless mode approves every tool call itself"),
+        "{message}"
     );
     assert_eq!(kimi.stdin, "");
     let message = err(build_cli_invocation(

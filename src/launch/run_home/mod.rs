@@ -72,6 +72,10 @@ pub struct HomeRequest {
     /// user's of that name (pi's `models.json` for an endpoint).
     #[serde(default)]
     pub files: Vec<HomeFile>,
+    /// A setting given the real path of a kept folder of the user's unless
+    /// the user's settings set it: `[key, folder]` (pi's `sessionDir`).
+    #[serde(default)]
+    pub kept_setting: Option<(String, String)>,
 }
 
 /// A file of the run's home ([`HomeRequest::files`]): its name in the
@@ -160,6 +164,9 @@ pub fn home_request(
         kept: home.kept.iter().map(|k| (*k).to_owned()).collect(),
         settings: keys,
         names_folder: home.names_folder,
+        kept_setting: home
+            .kept_setting
+            .map(|(key, folder)| (key.to_owned(), folder.to_owned())),
         files: files
             .into_iter()
             .map(|(name, content)| HomeFile { name, content })
@@ -210,6 +217,13 @@ pub fn home_plan(
         .filter(Value::is_object)
         .unwrap_or_else(|| Value::Object(Default::default()));
     merge_json(&mut settings, request.settings.clone());
+    if let (Some(user), Some((key, folder)), Value::Object(map)) =
+        (user, &request.kept_setting, &mut settings)
+    {
+        if !map.contains_key(key) {
+            map.insert(key.clone(), Value::String(join(user, folder)));
+        }
+    }
     if let Some(user) = user {
         let mut linked: Vec<Entry> = entries
             .iter()

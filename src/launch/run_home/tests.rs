@@ -286,6 +286,17 @@ fn pis_home_is_its_folder_with_the_endpoints_models_file_in_place_of_the_users()
     let settings: Value = serde_json::from_str(&plan.files[0].content).unwrap();
     assert_eq!(settings["theme"], "light");
     assert_eq!(settings["defaultModel"], "m1");
+    // Sessions go to the user's folder by its real path (its ACP adapter
+    // keeps that path), unless the user's settings name a folder.
+    assert_eq!(settings["sessionDir"], "/home/u/.pi/agent/sessions");
+    let own = home_plan(
+        &home,
+        Some("/home/u/.pi/agent"),
+        &entries,
+        Some(r#"{"sessionDir": "~/pi-sessions"}"#),
+    );
+    let own: Value = serde_json::from_str(&own.files[0].content).unwrap();
+    assert_eq!(own["sessionDir"], "~/pi-sessions");
     let models: Value = serde_json::from_str(&plan.files[1].content).unwrap();
     // The key and the headers' values are variables' names, never the
     // values (pi runs a value starting with `!`).
