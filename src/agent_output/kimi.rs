@@ -12,16 +12,19 @@ use super::builder::ReplyBuilder;
 use super::json::{count_field, output_text, str_field};
 use super::reply::ToolStatus;
 
-/// Reads one line; `kind` is its `type` (a `meta` line's), the role decides.
+/// Reads one line; `kind` is its `type` (a `meta` line's), the role
+/// decides. A message line has no `type`: one that has one is of a kind
+/// this reader does not know.
 pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     match str_field(event, "role") {
+        Some("meta") => meta(event, kind, out),
+        _ if !kind.is_empty() || event.get("type").is_some() => out.unknown(kind, event),
         Some("assistant") => assistant(event, out),
         Some("tool") => {
             let id = str_field(event, "tool_call_id").unwrap_or_default();
             let output = event.get("content").and_then(output_text);
             out.tool_finished(id, ToolStatus::Success, output.as_deref());
         }
-        Some("meta") => meta(event, kind, out),
         _ => out.unknown(kind, event),
     }
 }
