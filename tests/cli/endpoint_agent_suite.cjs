@@ -266,6 +266,19 @@ function endpointAgentSuite(cli, protocol) {
         assert.doesNotMatch(result.reply.text ?? '', /Mock server error/);
       }));
 
+    // Kimi Code on this machine's own Node.js (20): its start fails, and the
+    // run says which Node ran it and which it needs.
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    const oldNode = cli === 'kimi' && (major < 22 || (major === 22 && minor < 19));
+    test('started by a Node.js older than it needs: the run names both', { timeout: TEST_TIMEOUT_MS, skip: oldNode ? false : cli === 'kimi' ? `this Node (${process.versions.node}) is new enough for Kimi Code` : 'pi runs on this Node (it needs 20.6)' }, () =>
+      within(cli, 'plain', async (ctx) => {
+        const result = await run(ctx, protocol, { env: { ...ctx.env, PATH: process.env.PATH } });
+        failedWith(result, 'process_error');
+        assert.match(result.error.message, new RegExp(`^Kimi Code needs Node\\.js 22\\.19 or newer, and the node that ran it is v${process.versions.node.replace(/\./g, '\\.')}: put a newer node first on the PATH`));
+        assert.equal(result.attempts, 1, 'not tried again');
+        assert.equal(requests(ctx).length, 0, 'no model call');
+      }));
+
     test('abort during the turn: aborted within seconds, nothing left running', { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'stall', async (ctx) => {
         const controller = new AbortController();
