@@ -4,7 +4,8 @@
 // 2. the fast paths (js/web/fast-path.js) wrapping the generated functions, with
 //    the internal planner exports removed from Node's exports, and
 //    AgentOutputParser#push over the core's `__push` (js/web/parser-events.js);
-// 3. the Node-only JS host copied flat into pkg/node from its layers' folders:
+// 3. the Node-only JS host copied flat into pkg/node from its layers' folders,
+//    each relative require made to name the file beside it:
 //    js/api (runAgent's js/api/agent-run.cjs over js/api/run.cjs, the one run
 //    driver; sessions and the conversation carried from a record,
 //    AgentTeam's class, the Gemini tool's runner, the MCP server), js/host
@@ -23,8 +24,9 @@
 //    the fast path (2.) and the KnownAgentType union in the declarations;
 //    and, asked of the core, each agent's layout and the known input keys,
 //    which the fast path (2.) then has from its first call.
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -35,7 +37,7 @@ const web = `${root}pkg/web/${crate}.js`;
 
 // The JS host's folders whose files pkg/node ships as they are (js/web is
 // appended to both builds' glue, js/types to the Node build's declarations).
-const NODE_LAYERS = ['api', 'host', 'record', 'remote'];
+const NODE_LAYERS = ['api', 'host', 'record', 'remote', 'transport', 'serve'];
 
 const TEMPLATE_NAMES = ['base-rules-chat.md', 'base-rules-run.md', 'tool-policy.md', 'run-directive-protocol.md'];
 const templates = Object.fromEntries(TEMPLATE_NAMES.map((n) => [n, readFileSync(`${root}templates/${n}`, 'utf8')]));
@@ -101,15 +103,35 @@ appendFileSync(node, wiring('node'));
 appendFileSync(web, wiring('web'));
 
 // Every Node-only file of the JS host, from its layer's folder into pkg/node,
-// flat: they require each other as './x.cjs', which the flat package resolves,
-// so a name may be in one folder only.
+// flat (so a name may be in one folder only). In the source tree a file
+// requires another as it sits there ('../host/agent-process.cjs') and the
+// core's modules through js/core/ ('../core/agent_context_node.cjs', which
+// names the glue in pkg/node); copied flat, each of those requires names the
+// file beside it ('./agent-process.cjs', './agent_context_node.js'). A
+// relative require of anything else fails the build.
 const shipped = new Map();
 for (const layer of NODE_LAYERS) {
   for (const file of readdirSync(`${root}js/${layer}`).filter((f) => f.endsWith('.cjs'))) {
     if (shipped.has(file)) throw new Error(`finish-pkg: js/${layer}/${file} and js/${shipped.get(file)}/${file} would both be pkg/node/${file}`);
     shipped.set(file, layer);
-    copyFileSync(`${root}js/${layer}/${file}`, `${root}pkg/node/${file}`);
   }
+}
+// js/core/<name>.cjs: `module.exports = require('../../pkg/node/<glue>')`.
+const coreGlue = new Map();
+for (const file of readdirSync(`${root}js/core`).filter((f) => f.endsWith('.cjs'))) {
+  const glue = /require\('\.\.\/\.\.\/pkg\/node\/([^'/]+)'\)/.exec(readFileSync(`${root}js/core/${file}`, 'utf8'));
+  if (!glue) throw new Error(`finish-pkg: js/core/${file} does not require a file of pkg/node`);
+  coreGlue.set(`core/${file}`, glue[1]);
+}
+for (const [file, layer] of shipped) {
+  const text = readFileSync(`${root}js/${layer}/${file}`, 'utf8');
+  const flat = text.replace(/require\((['"])(\.\.?\/[^'"]+)\1\)/g, (whole, quote, specifier) => {
+    const target = posix.normalize(`${layer}/${specifier}`);
+    const name = coreGlue.get(target) ?? (shipped.get(posix.basename(target)) === posix.dirname(target) ? posix.basename(target) : undefined);
+    if (name === undefined) throw new Error(`finish-pkg: js/${layer}/${file} requires ${specifier}, which is not shipped in pkg/node`);
+    return `require(${quote}./${name}${quote})`;
+  });
+  writeFileSync(`${root}pkg/node/${file}`, flat);
 }
 appendFileSync(
   node,
@@ -123,8 +145,11 @@ appendFileSync(
     "exports.runAgent = function runAgent(agentType, request, options) { return require('./agent-run.cjs').runAgent(exports, agentType, request, options); };",
     '// openAgentSession (Node only): ./session.cjs, required on first use; the same second module.',
     "exports.openAgentSession = function openAgentSession(agentType, options) { return require('./session.cjs').openAgentSession(exports, agentType, options); };",
+    "exports.openConversation = function openConversation(store, conversationId, options) { return require('./session.cjs').openConversation(exports, store, conversationId, options); };",
     '// openAgent (Node only): ./open-agent.cjs, one process holding several sessions; the same second module.',
     "exports.openAgent = function openAgent(agentType, options) { return require('./open-agent.cjs').openAgent(exports, agentType, options); };",
+    '// serveAgent (Node only): ./serve-agent.cjs, an ACP agent over Streamable HTTP and WebSocket; required on first use.',
+    "exports.serveAgent = function serveAgent(options) { return require('./serve-agent.cjs').serveAgent(options); };",
     '// AgentTeam (Node only): ./team.cjs, a small class; its sessions are openAgentSession\'s.',
     '// Required on first use, like the runners: loading the library loads only this file.',
     "Object.defineProperty(exports, 'AgentTeam', { enumerable: true, configurable: true, get() {",
@@ -137,6 +162,8 @@ appendFileSync(
     '// ./memory-session-store.cjs in memory; both read them through this module. Required on first use.',
     "exports.openSessionStore = function openSessionStore(dir) { return require('./session-store.cjs').openSessionStore(dir); };",
     "exports.memorySessionStore = function memorySessionStore() { return require('./memory-session-store.cjs').memorySessionStore(); };",
+    "exports.listConversations = function listConversations(store, filter) { return require('./conversations.cjs').listConversations(store, filter); };",
+    "exports.readConversation = function readConversation(store, conversationId, options) { return require('./conversations.cjs').readConversation(store, conversationId, options); };",
     '',
     '// Platforms (Node only): ./agent-platform.cjs finds agents; the decisions come from the',
     "// core's platform functions in the second module, required on first use.",
@@ -147,7 +174,7 @@ appendFileSync(
     '',
   ].join('\n'),
 );
-for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store']) {
+for (const name of ['gemini-tool', 'platform', 'node-only', 'agent-run', 'team', 'session-store', 'serve']) {
   appendFileSync(`${root}pkg/node/${crate}.d.ts`, readFileSync(`${root}js/types/${name}.d.ts`, 'utf8'));
 }
 

@@ -4,7 +4,11 @@
 
 use std::fmt;
 
-/// Stable error codes; the JS binding exposes them as `error.code`.
+/// Stable error codes, as `error.code` says them: the one list of the
+/// codes of every `AgentContextError` the library throws, the core's and the
+/// JS host's (`AgentContextErrorCode` in the shipped types is this list,
+/// checked by `tests/error_codes.rs`; the codes the JS host throws, by
+/// `tests/js/js_sources.test.cjs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     /// A field is missing, has the wrong type, or an impossible value.
@@ -13,15 +17,36 @@ pub enum ErrorCode {
     BudgetExceeded,
     /// A broken internal invariant; never expected, reported instead of panicking.
     Internal,
+    /// A session store's record is being written by another writer.
+    SessionLocked,
+    /// An agent failed an operation that does not resolve a run or a turn
+    /// (opening a session, a mode or model set); `kind` says how.
+    AgentError,
+    /// An agent session that is no longer its conversation's live end;
+    /// `details` names the live end.
+    SessionMoved,
 }
 
 impl ErrorCode {
+    /// Every code, in the order the shipped types list them.
+    pub const ALL: [ErrorCode; 6] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::BudgetExceeded,
+        ErrorCode::Internal,
+        ErrorCode::SessionLocked,
+        ErrorCode::AgentError,
+        ErrorCode::SessionMoved,
+    ];
+
     /// The code as JS sees it.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "INVALID_INPUT",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::SessionLocked => "SESSION_LOCKED",
+            ErrorCode::AgentError => "AGENT_ERROR",
+            ErrorCode::SessionMoved => "SESSION_MOVED",
         }
     }
 }
@@ -45,6 +70,8 @@ pub struct AgentContextError {
     /// Boxed: every `Result` of the crate carries this error, and a pointer
     /// keeps it (and the code that moves it) as small as before.
     shortfall: Option<Box<BudgetShortfall>>,
+    /// What the code says more (`SESSION_MOVED`: the live end), as JSON.
+    details: Option<Box<serde_json::Value>>,
 }
 
 impl AgentContextError {
@@ -53,6 +80,7 @@ impl AgentContextError {
             code,
             message: message.into(),
             shortfall: None,
+            details: None,
         }
     }
 
@@ -66,12 +94,24 @@ impl AgentContextError {
                 needed_bytes,
                 max_bytes,
             })),
+            details: None,
         }
     }
 
     /// The sizes of a `BUDGET_EXCEEDED` error; `None` for the other codes.
     pub fn shortfall(&self) -> Option<BudgetShortfall> {
         self.shortfall.as_deref().copied()
+    }
+
+    /// The error with `details` (`error.details` in JS).
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(Box::new(details));
+        self
+    }
+
+    /// What the code says more, when anything.
+    pub fn details(&self) -> Option<&serde_json::Value> {
+        self.details.as_deref()
     }
 
     /// `INVALID_INPUT` with a message that names the field.

@@ -9,7 +9,7 @@
 //! there.
 //!
 //! ```
-//! use agent_context::{prompt::assemblers::GEMINI, AssemblerInput, ContextMessage};
+//! use agent_context::{agents::GEMINI, AssemblerInput, ContextMessage};
 //!
 //! let mut input = AssemblerInput::default();
 //! input.fields.current_message = "Hello Gemini".into();
@@ -22,41 +22,50 @@
 // The core is safe Rust; the binding layer's generated glue is not ours.
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
 
-// The core, by layer (docs/architecture.md): the prompt built within its
-// budget; the agents as data; what a launch needs (command line, endpoint,
-// home, MCP servers, attachments, platform); what agents print, read; an
-// attempt's rules; the session engine and what rests on it
-// (ACP's rules, structured output, the record, teams, remote hosts); the
-// tools built on runs; the errors and the one failure taxonomy, and the
-// text formats every layer reads and writes.
-pub mod prompt;
-
-pub mod agents;
-
-pub mod launch;
-
-pub mod agent_output;
-
-pub mod attempt;
-pub mod engine;
-
-pub mod acp;
-pub mod record;
-pub mod remote;
-pub mod structured;
-pub mod team;
-
-pub mod tools;
-
+// The core, by layer, bottom-up (docs/architecture.md): a layer uses only
+// the layers declared before it here (tests/module_graph.rs checks it).
+// The errors and the one failure taxonomy.
 pub mod error;
 pub mod error_kind;
+// The text formats every layer reads and writes, and the caller's values.
 pub mod formats;
+// The prompt, built within its budget.
+pub mod prompt;
+// The agents, as data.
+pub mod agents;
+// Structured output: a schema read, a value validated, a reply judged.
+pub mod structured;
+// What a launch needs: command line, endpoint, home, MCP servers,
+// attachments, platform.
+pub mod launch;
+// What agents print, read.
+pub mod agent_output;
+// What an attempt is made of.
+pub mod attempt;
+// ACP's pure rules.
+pub mod acp;
+// The session record.
+pub mod record;
+// The session engine.
+pub mod engine;
+// Agents on other machines.
+pub mod remote;
+// ACP served over the network: who may connect, what a session may ask.
+pub mod serve;
+// The conversation, one thing: which agent session runs its next turn,
+// what that turn carries, what is recorded.
+pub mod conversation;
+// Teams.
+pub mod team;
+// The tools built on runs.
+pub mod tools;
 
+// The binding, on top: it may use any layer.
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
+pub use agents::assembly::{assemble_for_agent, AgentAssembly};
 pub use error::{AgentContextError, ErrorCode, Result};
-pub use prompt::assemblers::{assemble_for_agent, AgentAssembly};
 pub use prompt::budget::{AssembleOptions, Assembled};
 pub use prompt::input::{
     AssemblerInput, ContextMessage, ContextSource, PromptFields, DEFAULT_MAX_BYTES,

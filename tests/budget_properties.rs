@@ -1,8 +1,9 @@
 //! Properties of the byte budget over random inputs (SPEC §3), for every layout.
 #![cfg(not(target_arch = "wasm32"))]
 
-use agent_context::prompt::assemblers::{InstructionPlacement, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::agents::{CLAUDE, CODEX, GEMINI};
 use agent_context::prompt::budget::{assemble, MESSAGE_MIN_KEEP};
+use agent_context::prompt::layout::{InstructionPlacement, PLAIN_TEXT};
 use agent_context::prompt::text::js_trim;
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, Layout, PromptFields};
 use proptest::prelude::*;

@@ -3,8 +3,9 @@
 
 mod common;
 
-use agent_context::prompt::assemblers::{CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::agents::{CLAUDE, CODEX, GEMINI};
 use agent_context::prompt::budget::{assemble, MESSAGE_MIN_KEEP};
+use agent_context::prompt::layout::PLAIN_TEXT;
 use agent_context::{AssembleOptions, Assembled, AssemblerInput, ErrorCode, Layout};
 use common::input;
 

@@ -6,8 +6,9 @@
 
 use std::num::NonZeroUsize;
 
-use agent_context::prompt::assemblers::{CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::agents::{CLAUDE, CODEX, GEMINI};
 use agent_context::prompt::budget::assemble;
+use agent_context::prompt::layout::PLAIN_TEXT;
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, Layout, PromptFields};
 use proptest::prelude::*;
 

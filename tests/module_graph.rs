@@ -1,12 +1,17 @@
-//! The core's modules form no cycle (`prompt::assemblers` and
-//! `prompt::budget` do not import each other): a module's dependencies are
-//! the `crate::name` paths in its files (`crate::layer::name` for a module
-//! of a layer folder, `LAYERS`), comments and test modules left out;
-//! `lib.rs`, the layers' own `mod.rs` and the binding (`src/wasm/`) are not
-//! part of the core's graph. Nor do the files of any
-//! one folder (`src/agent_output/codex.rs` and `codex_legacy.rs`, or
-//! `crates/scan`'s `json_string`, `unit` and `utf16`): there a file's
-//! dependencies are its `super::name` and `crate::folder::name` paths.
+//! The layers of `src/` form no cycle. A layer is a top-level folder or
+//! file of `src/` (`agents/`, `error.rs`; not `lib.rs`, nor the binding,
+//! `src/wasm/`, which sits on top and may use any); a layer's dependencies
+//! are the `crate::layer` paths in its files, comments and test modules
+//! left out. Every dependency is on a layer declared before it in
+//! `src/lib.rs`, whose module list is the order, bottom-up.
+//!
+//! Nor do the core's modules (`prompt::budget` and `prompt::layout` do not
+//! import each other): a module's dependencies are the `crate::name` paths
+//! in its files (`crate::layer::name` for a module of a layer folder,
+//! `LAYERS`). Nor do the files of any one folder
+//! (`src/agent_output/codex.rs` and `codex_legacy.rs`, or `crates/scan`'s
+//! `json_string`, `unit` and `utf16`): there a file's dependencies are its
+//! `super::name` and `crate::folder::name` paths.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -80,6 +85,93 @@ fn collect(dir: &Path, root: &Path, graph: &mut BTreeMap<String, BTreeSet<String
             }
         }
     }
+}
+
+/// The layers of `src/` (`dir`): its top-level folders and `.rs` files,
+/// by name, but `lib.rs` and the binding (`wasm/`).
+fn layers(dir: &Path) -> BTreeSet<String> {
+    let mut layers = BTreeSet::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let layer = if path.is_dir() {
+            name
+        } else if let Some(stem) = name.strip_suffix(".rs") {
+            stem.to_owned()
+        } else {
+            continue;
+        };
+        if layer != "lib" && layer != "wasm" {
+            layers.insert(layer);
+        }
+    }
+    layers
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().and_then(|e| e.to_str()) == Some("rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Each layer's dependencies, each with the first place that names it
+/// (`agents/spec.rs:240`): the `crate::layer` paths of the layer's files,
+/// comments and test modules left out. A `crate::` path that names no
+/// layer (an item `lib.rs` re-exports) is an error: the core names the
+/// layer an item lives in.
+fn layer_graph(src: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let layers = layers(src);
+    let mut graph: BTreeMap<String, BTreeMap<String, String>> = layers
+        .iter()
+        .map(|layer| (layer.clone(), BTreeMap::new()))
+        .collect();
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    for path in files {
+        let relative = path.strip_prefix(src).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let first = first.to_string_lossy();
+        let layer = first.trim_end_matches(".rs");
+        if !layers.contains(layer) || is_test_file(&path) {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (number, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for (at, _) in line.match_indices("crate::") {
+                let name = ident(&line[at + 7..]);
+                let place = format!("{}:{}", relative.display(), number + 1);
+                assert!(
+                    layers.contains(&name),
+                    "{place} names crate::{name}, which is no layer of src/: name the layer it lives in"
+                );
+                if name != layer {
+                    let deps = graph.get_mut(layer).unwrap();
+                    deps.entry(name).or_insert(place);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// The layers in the order `src/lib.rs` declares them (`pub mod name;`),
+/// bottom-up.
+fn declared_order(lib: &str) -> Vec<String> {
+    lib.lines()
+        .filter_map(|line| line.trim().strip_prefix("pub mod "))
+        .map(ident)
+        .filter(|name| name != "wasm")
+        .collect()
 }
 
 /// A test module kept in a file of its own (`tests.rs`, `*_tests.rs`).
@@ -213,13 +305,58 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 }
 
 #[test]
+fn the_layers_of_src_form_no_cycle() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = layer_graph(&manifest.join("src"));
+    assert!(graph.len() > 10, "read the layers: {graph:#?}");
+    assert!(graph["engine"].contains_key("agents"), "{graph:#?}");
+    assert!(graph["team"].contains_key("prompt"), "{graph:#?}");
+    assert!(graph["error"].is_empty(), "{graph:#?}");
+    let plain: BTreeMap<String, BTreeSet<String>> = graph
+        .iter()
+        .map(|(layer, deps)| (layer.clone(), deps.keys().cloned().collect()))
+        .collect();
+    if let Some(cycle) = find_cycle(&plain) {
+        let steps: Vec<String> = cycle
+            .windows(2)
+            .map(|pair| format!("{} -> {} ({})", pair[0], pair[1], graph[&pair[0]][&pair[1]]))
+            .collect();
+        panic!(
+            "a cycle among the layers of src/: {}\n{}",
+            cycle.join(" -> "),
+            steps.join("\n")
+        );
+    }
+    // And the order src/lib.rs writes down holds: a layer uses only those
+    // declared before it.
+    let order = declared_order(&fs::read_to_string(manifest.join("src/lib.rs")).unwrap());
+    let declared: BTreeSet<String> = order.iter().cloned().collect();
+    let layers: BTreeSet<String> = graph.keys().cloned().collect();
+    assert_eq!(declared, layers, "src/lib.rs declares every layer once");
+    assert_eq!(
+        order.len(),
+        layers.len(),
+        "src/lib.rs declares every layer once"
+    );
+    for (at, layer) in order.iter().enumerate() {
+        for (dep, place) in &graph[layer] {
+            assert!(
+                order[..at].contains(dep),
+                "{layer} uses {dep} ({place}), which src/lib.rs declares above it: \
+                 the layers are declared bottom-up"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_core_has_no_module_cycle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut graph = BTreeMap::new();
     collect(&root, &root, &mut graph);
     assert!(graph.len() > 10, "read the core: {graph:?}");
-    assert!(graph["prompt::assemblers"].contains("prompt::budget"));
-    assert!(!graph["prompt::budget"].contains("prompt::assemblers"));
+    assert!(graph["prompt::budget"].contains("prompt::layout"));
+    assert!(!graph["prompt::layout"].contains("prompt::budget"));
     assert!(graph["engine"].contains("launch::invocation"), "{graph:?}");
     if let Some(cycle) = find_cycle(&graph) {
         panic!("a module cycle: {}", cycle.join(" -> "));
@@ -271,11 +408,17 @@ fn paths_in_a_use_are_read() {
     assert_eq!(module_named("engine::Engine"), "engine");
     let parts = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
     assert_eq!(
-        module_of(&parts("prompt/assemblers/mod.rs")),
-        "prompt::assemblers"
+        module_of(&parts("prompt/size_plan/mod.rs")),
+        "prompt::size_plan"
     );
     assert_eq!(module_of(&parts("prompt/budget.rs")), "prompt::budget");
     assert_eq!(module_of(&parts("engine/turns.rs")), "engine");
+}
+
+#[test]
+fn the_layer_order_is_read_from_lib_rs() {
+    let lib = "pub mod error;\n\npub mod formats;\n#[cfg(target_arch = \"wasm32\")]\npub mod wasm;\npub use error::Result;\n";
+    assert_eq!(declared_order(lib), ["error", "formats"]);
 }
 
 #[test]

@@ -3,7 +3,9 @@
 
 mod common;
 
-use agent_context::prompt::assemblers::{resolve_layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use agent_context::agents::assembly::resolve_layout;
+use agent_context::agents::{CLAUDE, CODEX, GEMINI};
+use agent_context::prompt::layout::PLAIN_TEXT;
 use agent_context::{assemble_for_agent, AssembleOptions, AssemblerInput, ContextMessage};
 use common::{golden, input, WORKED_EXAMPLES_JSON};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! of which the plan names.
 #![cfg(not(target_arch = "wasm32"))]
 
-use agent_context::prompt::assemblers::assemble_for_agent;
+use agent_context::agents::assembly::assemble_for_agent;
 use agent_context::team::{plan_turn, Member, TurnKind, TurnRequest};
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, PromptFields};
 use proptest::prelude::*;

@@ -3,7 +3,8 @@
 //! BUDGET_EXCEEDED; the instruction body survives whole whenever it fits
 //! alone; nothing panics.
 
-use agent_context::prompt::assemblers::{resolve_layout, InstructionPlacement};
+use agent_context::agents::assembly::resolve_layout;
+use agent_context::prompt::layout::InstructionPlacement;
 use agent_context::prompt::budget::{assemble, MESSAGE_MIN_KEEP};
 use agent_context::prompt::text::js_trim;
 use agent_context::{AssembleOptions, ContextMessage, ErrorCode, PromptFields};

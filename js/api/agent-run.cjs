@@ -3,15 +3,15 @@
 //
 // Every decision is the core's: a run is the session engine made for one
 // prompt over the protocol the core chooses (the agent's command line or
-// the Agent Client Protocol), driven by ./run.cjs and ./engine-host.cjs.
+// the Agent Client Protocol), driven by ./run.cjs and ../host/engine-host.cjs.
 // The engine lives in the Node-only second WebAssembly module
 // (pkg/node/agent_context_node.js), compiled on the first call. This file
 // checks the options only JS holds and assembles an AssemblerInput with the
 // main module's `assemble`.
 'use strict';
 
-const { inputError, describe } = require('./agent-process.cjs');
-const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('./option-check.cjs');
+const { inputError, describe } = require('../host/agent-process.cjs');
+const { loggerOf, warnUnknownKeys, warnEndpointKeys, envProblem } = require('../host/option-check.cjs');
 
 /** Whether the agent is given by its definition (an AgentDefinition or an ACP registry entry), which runs over ACP. */
 function isDefinition(agent) {
@@ -62,7 +62,7 @@ function hostOptions(options) {
     throw inputError(`options.command must be a non-empty string, got ${describe(command)}`);
   }
   const { signal: _s, onEvent: _o, env: _e, logger: _l, onPermission: _p, onElicitation: _el, store: givenStore, ...rest } = options;
-  const store = require('./session-record.cjs').checkStore(givenStore, 'options.store');
+  const store = require('../record/record-writer.cjs').checkStore(givenStore, 'options.store');
   return { signal: signal ?? undefined, onEvent: onEvent ?? undefined, onPermission: onPermission ?? undefined, onElicitation: onElicitation ?? undefined, env: env ?? process.env, givenEnv: env, store, rest };
 }
 
@@ -104,7 +104,7 @@ async function runAgent(api, agentType, request, options, finish) {
   const warn = loggerOf(options);
   const { output, problem: requestProblem } = toOutput(api, agentType, request, warn);
   const { runOnce, agentArg } = require('./run.cjs');
-  const core = require('./agent_context_node.js');
+  const core = require('../core/agent_context_node.cjs');
   const { schema, trace, problem } = requestProblem ? { problem: requestProblem } : answerPlan(core, agentArg(agentType), rest);
   let hostError;
   const refused = () => core.__RunResult.invalid(agentArg(agentType), problem);

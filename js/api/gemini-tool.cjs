@@ -6,7 +6,7 @@
 // Every decision is the core's: the parameters and the envelope
 // (`__GeminiToolCall`, src/tools/gemini_tool/), and the run between them, which is
 // runAgent's — Gemini CLI over its command line on the session engine
-// (./run.cjs, `__Engine`, src/engine/, driven by ./engine-host.cjs): the
+// (./run.cjs, `__Engine`, src/engine/, driven by ../host/engine-host.cjs): the
 // command line, what an attempt came to, whether and when to retry. Those
 // classes live in the Node-only second WebAssembly module
 // (pkg/node/agent_context_node.js and _bg.wasm, built with the
@@ -17,7 +17,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 /** The process layer, required when a call first spawns. */
-const processLayer = () => require('./agent-process.cjs');
+const processLayer = () => require('../host/agent-process.cjs');
 const inputError = (message) => processLayer().inputError(message);
 
 /** Points at the gemini executable when `options.command` does not. */
@@ -56,7 +56,7 @@ function readOptions(options) {
 /** The core's `__GeminiToolCall`: the tool's module is required, and its .wasm compiled, on the first call. */
 let GeminiToolCall;
 function loadGeminiToolCall() {
-  GeminiToolCall ??= require('./agent_context_node.js').__GeminiToolCall;
+  GeminiToolCall ??= require('../core/agent_context_node.cjs').__GeminiToolCall;
   return GeminiToolCall;
 }
 

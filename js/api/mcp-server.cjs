@@ -25,7 +25,7 @@ const RESULTS_DIR = path.join(os.tmpdir(), 'agent-context-results');
 
 /** The core's tool list and call class (the Node-only second module). */
 function toolCore() {
-  return require('./agent_context_node.js');
+  return require('../core/agent_context_node.cjs');
 }
 
 /**
@@ -36,7 +36,7 @@ function toolCore() {
  * tool names that were not found).
  */
 async function findTools({ env, command, only, definitions = [] }) {
-  const { resolveAgentCommand } = require('./agent-platform.cjs');
+  const { resolveAgentCommand } = require('../host/agent-platform.cjs');
   const { COMMAND_ENV } = require('./gemini-tool.cjs');
   const all = toolCore().__agentTools();
   // With agent definitions (`--agent-json`) only the agents named besides them are served.

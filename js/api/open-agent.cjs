@@ -1,17 +1,20 @@
 // openAgent, Node only: one agent process over the Agent Client Protocol
 // holding several sessions (`__Engine` made for the process, src/engine/,
-// driven by ./engine-host.cjs). Each session is an AgentSession
+// driven by ../host/engine-host.cjs). Each session is an AgentSession
 // (./session.cjs) addressed to the engine by its key. Shipped as
 // pkg/node/open-agent.cjs; the Node entry requires it on the first call.
 'use strict';
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { inputError, directoryProblem } = require('./agent-process.cjs');
-const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy } = require('./run.cjs');
-const { loggerOf, warnUnknownKeys, envProblem } = require('./option-check.cjs');
-const { makeSession, openStarted, agentError, describe, checkFunction, secretsOf } = require('./session.cjs');
-const { SessionRecord, checkStore, takeRecord } = require('./session-record.cjs');
+const { inputError, directoryProblem } = require('../host/agent-process.cjs');
+const { startEngine, checkPermissionHandler, checkElicitationHandler, cdWhy, secretsOf, realDirs } = require('./run.cjs');
+const { loggerOf, warnUnknownKeys, envProblem } = require('../host/option-check.cjs');
+const { opened, checkFunction } = require('./session.cjs');
+const { agentError } = require('./conversation.cjs');
+const { checkStore } = require('../record/record-writer.cjs');
+const { describe } = require('../host/describe.cjs');
+const conversations = require('../record/conversations.cjs');
 
 /**
  * Starts `agentType` (an agent type, an AgentDefinition or an ACP registry
@@ -45,8 +48,17 @@ async function openAgent(api, agentType, options) {
     warn,
     process: true,
   });
-  const { host, plan, opened } = await openStarted(started);
-  let info = opened;
+  if (started.failed !== undefined) throw inputError(started.failed.replace(/^invalid parameters: /, ''));
+  const { host, plan } = started;
+  const ready = await host.run((now) => host.engine.input({ type: 'open' }, now));
+  if (ready.failed) {
+    await host.run((now) => host.engine.input({ type: 'close' }, now));
+    await host.closedPromise;
+    host.engine.free();
+    throw agentError(ready.failed);
+  }
+  require('./run.cjs').release(host);
+  let info = ready.opened;
   const takeHostError = () => {
     const err = hostError;
     hostError = null;
@@ -73,34 +85,37 @@ async function openAgent(api, agentType, options) {
       if (problem) throw inputError(`sessionOptions.cd ${cdWhy(problem)}: ${own.cd}`);
       own.cd = fs.realpathSync(full);
     }
+    if (own.dirs != null) own.dirs = realDirs(own.dirs, 'sessionOptions.dirs', !!host.channel);
     if (sessionId !== undefined) own.sessionId = sessionId;
-    // A session reopened from the store: its record is taken (a lock) first.
-    const taken = store && sessionId !== undefined ? await takeRecord(store, sessionId, plan.agentType) : undefined;
+    // The session's conversation: new, or — reopened from the store — the
+    // one it is the live end of (SESSION_MOVED when it is not; its record
+    // taken first, a lock).
+    const setup = { id: require('node:crypto').randomUUID(), createdAt: Date.now(), agent: agentType, options: { ...rest, ...own } };
+    const Machine = require('../core/agent_context_node.cjs').__Conversation;
+    let machine = new Machine(setup);
+    let writer;
+    const found = store && sessionId !== undefined && (await conversations.findConversation(store, sessionId));
+    if (found) {
+      const taken = await conversations.takeConversation(store, found.conversationId);
+      try {
+        machine = Machine.restore(setup, taken.bytes, sessionId, Date.now());
+      } catch (err) {
+        await taken.writer.close();
+        throw err;
+      }
+      writer = machine.id === found.conversationId ? taken.writer : (await taken.writer.close(), undefined);
+    }
     const key = host.engine.addSession(own);
     if (sessionUpdate) updates.set(key, sessionUpdate);
     const done = await host.run((now) => host.engine.input({ type: 'openSession', session: key }, now));
     if (done.failed) {
       updates.delete(key);
       await host.run((now) => host.engine.input({ type: 'closeSession', session: key }, now));
-      await taken?.writer?.close();
+      await writer?.close();
       throw agentError(done.failed);
     }
-    const record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn });
-    const secrets = secretsOf(givenEnv, rest.endpoint);
-    host.records.set(key, record);
-    host.feed((e, now) => e.record(key, record.text ? Buffer.from(record.text) : undefined, secrets, now));
-    const session = makeSession(api, host, plan, {
-      defined: agentType !== null && typeof agentType === 'object',
-      protocol: 'acp',
-      persistent: true,
-      snapshot: done.opened,
-      warn,
-      takeHostError,
-      key,
-      sessionTrace: rest.traceparent ?? undefined,
-      record,
-      secrets,
-    });
+    const adopt = async () => ({ host, plan, key, snapshot: done.opened });
+    const session = await opened(api, machine, { env, onPermission, onElicitation, onUpdate: sessionUpdate ?? onUpdate, warn, secrets: secretsOf(givenEnv, rest.endpoint), store, writer, base: setup.options, traceparent: rest.traceparent ?? undefined, adopt });
     const close = session.close;
     session.close = async () => {
       await close();
@@ -144,6 +159,24 @@ async function openAgent(api, agentType, options) {
       const done = await host.run((now) => host.engine.input({ type: 'listSessions', params }, now));
       if (done.failed) throw agentError(done.failed);
       return { sessions: done.ok?.sessions ?? [], nextCursor: done.ok?.nextCursor ?? undefined };
+    },
+    /**
+     * Deletes the agent's session `sessionId` (`session/delete`, where the
+     * agent advertises it; `INVALID_INPUT` naming the agent, nothing sent,
+     * where not).
+     */
+    async deleteSession(sessionId) {
+      live();
+      if (typeof sessionId !== 'string' || sessionId === '') throw inputError(`deleteSession: sessionId must be a non-empty string, got ${describe(sessionId)}`);
+      const done = await host.run((now) => host.engine.input({ type: 'deleteSession', sessionId }, now));
+      if (done.failed) throw agentError(done.failed);
+    },
+    /** Logs the agent out (`logout`, where it advertises it; `INVALID_INPUT` naming the agent, nothing sent, where not). */
+    async logout() {
+      live();
+      const done = await host.run((now) => host.engine.input({ type: 'logout' }, now));
+      if (!host.closed) info = host.engine.processInfo();
+      if (done.failed) throw agentError(done.failed);
     },
     async authenticate(methodId) {
       live();

@@ -1,6 +1,6 @@
 // The one run driver, Node only: an engine started for a session, a process
 // or one run, over either protocol (`__Engine`, src/engine/, driven by
-// ./engine-host.cjs). `runAgent` and the Gemini tool are one run: the engine
+// ../host/engine-host.cjs). `runAgent` and the Gemini tool are one run: the engine
 // made for it, its one prompt, close, its result (`__RunResult`). The core
 // decides everything (the protocol, the options and defaults, the command
 // line, what an attempt came to, the retries, the result); this file finds
@@ -11,14 +11,14 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { directoryProblem, launchFor } = require('./agent-process.cjs');
-const { EngineHost } = require('./engine-host.cjs');
-const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('./option-check.cjs');
-const { materialize } = require('./attachments.cjs');
+const { directoryProblem, launchFor } = require('../host/agent-process.cjs');
+const { EngineHost } = require('../host/engine-host.cjs');
+const { runFolderName, writeRunFiles, removeRunFolder, makeRunHome } = require('../host/option-check.cjs');
+const { materialize } = require('../host/attachments.cjs');
 
 let core;
 function nodeModule() {
-  core ??= require('./agent_context_node.js');
+  core ??= require('../core/agent_context_node.cjs');
   return core;
 }
 
@@ -41,8 +41,8 @@ function agentArg(agent) {
  * `onNotFound(message)` hears where it was looked for (the Gemini tool).
  */
 async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, cdName = 'options.cd', asIs = false, onNotFound, remote, ...remoteOptions }) {
-  // An agent on another machine (`options.host`): through its channel (./remote-start.cjs).
-  if (remote != null) return require('./remote-start.cjs').prepareRemote(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, ...remoteOptions });
+  // An agent on another machine (`options.host`): through its channel (../remote/remote-start.cjs).
+  if (remote != null) return require('../remote/remote-start.cjs').prepareRemote(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, ...remoteOptions });
   // The run's own folder (the endpoint's settings, the agent's home, a
   // long system prompt, images given as data), removed when it closes.
   const runFolder = runFolderName();
@@ -73,6 +73,8 @@ async function prepare(make, { env, onPermission, onElicitation, onUpdate, onHos
       return gone ? `${cdName} ${cdWhy(gone)}: ${plan.cd}` : undefined;
     },
   });
+  // An agent served elsewhere (options.transport): connected to, nothing started here.
+  if (plan.transport) return require('../transport/transport-channel.cjs').prepareServed(host, plan, problem && `${cdName} ${cdWhy(problem)}: ${plan.cd}`);
   if (problem) {
     engine.input({ type: 'reject', message: `${cdName} ${cdWhy(problem)}: ${plan.cd}` }, Date.now());
     return { host, plan };
@@ -101,17 +103,37 @@ function realCd(options) {
 }
 
 /**
+ * `dirs` (a session's more folders) made absolute with links resolved, as
+ * `cd` is; one that is not a folder here is `INVALID_INPUT` naming it
+ * (`name`, `options.dirs`). Anything but an array of strings goes to the
+ * core as it is (it names what is wrong). On another machine they are that
+ * side's, left as given.
+ */
+function realDirs(dirs, name = 'options.dirs', there = false) {
+  if (!Array.isArray(dirs) || there) return dirs;
+  return dirs.map((dir, i) => {
+    if (typeof dir !== 'string' || dir === '') return dir;
+    const full = path.resolve(dir);
+    const problem = directoryProblem(full);
+    if (problem) throw require('../host/agent-process.cjs').inputError(`${name}[${i}] ${cdWhy(problem)}: ${dir}`);
+    return fs.realpathSync(full);
+  });
+}
+
+/**
  * An engine started for a session (`openAgentSession`) or, with `process`,
  * for an ACP process holding several (`openAgent`): `{ host, plan }` or
  * `{ failed }`. `rest`: the options without the functions and `env`.
  */
 async function startEngine(agent, rest, { env, onPermission, onElicitation, onUpdate, onHostError, warn, process: several = false }) {
-  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, host: remote, ...options } = rest;
+  const { command, onPermission: _p, onUpdate: _u, onElicitation: _el, host: given, ...named } = rest;
+  const { options, remote } = served(named, given, env !== process.env);
   const asks = onPermission !== undefined;
   return prepare(
     // `there`: the folder on another machine (options.host).
     (Engine, runFolder, there) => {
       const given = { ...options, cd: there ? there.cd : realCd(options), runFolder };
+      if (options.dirs != null) given.dirs = realDirs(options.dirs, 'options.dirs', !!there);
       // A process with sessions added hears every session's updates.
       return Engine.session(agentArg(agent), given, command ?? '', asks, several || onUpdate !== undefined, several);
     },
@@ -119,12 +141,23 @@ async function startEngine(agent, rest, { env, onPermission, onElicitation, onUp
   );
 }
 
+/**
+ * `options` as the core reads them, and the `host` to reach: with a
+ * `transport` (an agent served elsewhere) no host is reached, and the
+ * options that only JS holds and that start an agent here (`host`, `env`)
+ * are named for the core, which refuses them.
+ */
+function served(options, host, envGiven) {
+  if (options.transport == null) return { options, remote: host };
+  return { options: { ...options, ...(host != null && { host: true }), ...(envGiven && { env: true }) }, remote: undefined };
+}
+
 /** `onPermission`, checked. */
 function checkPermissionHandler(options) {
   const { onPermission } = options;
   if (onPermission != null && typeof onPermission !== 'function') {
     const got = onPermission === null ? 'null' : typeof onPermission;
-    throw require('./agent-process.cjs').inputError(`options.onPermission must be a function, got ${got}`);
+    throw require('../host/agent-process.cjs').inputError(`options.onPermission must be a function, got ${got}`);
   }
   return onPermission ?? undefined;
 }
@@ -134,7 +167,7 @@ function checkElicitationHandler(options) {
   const { onElicitation } = options;
   if (onElicitation != null && typeof onElicitation !== 'function') {
     const got = onElicitation === null ? 'null' : typeof onElicitation;
-    throw require('./agent-process.cjs').inputError(`options.onElicitation must be a function, got ${got}`);
+    throw require('../host/agent-process.cjs').inputError(`options.onElicitation must be a function, got ${got}`);
   }
   return onElicitation ?? undefined;
 }
@@ -162,7 +195,8 @@ async function runOnce(agent, request, options, host) {
   const answer = host.answer ?? ((send) => send(request.prompt, undefined, 0));
   const { __RunResult: RunResult } = nodeModule();
   const agentType = agentArg(agent);
-  const { command, onPermission: _p, attachments: given, host: remote, ...rest } = options;
+  const { command, onPermission: _p, attachments: given, host: named, ...all } = options;
+  const { options: rest, remote } = served(all, named, host.givenEnv != null);
   const acp = nodeModule().__Engine.runProtocol(agentType, rest) === 'acp';
   let attachments;
   const started = await prepare(
@@ -180,6 +214,7 @@ async function runOnce(agent, request, options, host) {
       if (acp) attachments = read;
       const cd = there ? there.cd : acp ? realCd(rest) : rest.cd;
       const runOptions = { ...rest, cd, ...files, ...(acp || read === undefined ? {} : { attachments: read }) };
+      if (rest.dirs != null) runOptions.dirs = realDirs(rest.dirs, 'options.dirs', !!there);
       return Engine.run(agentType, request, runOptions, command ?? '', onPermission !== undefined, keepEvents);
     },
     { ...host, onHostError: (err) => onHostError?.(err), remote, cd: rest.cd, attachments: given, scratch: !acp },
@@ -197,25 +232,14 @@ async function runOnce(agent, request, options, host) {
     await runHost.channel?.close();
     return notRun(RunResult.aborted(agentType));
   }
-  // A run with a store is recorded as a session is (a run resuming a
-  // recorded session goes on with its record).
-  let record;
-  if (store) {
-    const { SessionRecord, takeRecord } = require('./session-record.cjs');
-    let taken;
-    try {
-      taken = rest.sessionId != null ? await takeRecord(store, String(rest.sessionId), started.plan.agentType) : undefined;
-    } catch (err) {
-      engine.free();
-      removeRunFolder(runHost.runFolder);
-      await runHost.channel?.close();
-      throw err;
-    }
-    record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: host.warn });
-    runHost.records.set(0, record);
-    const secrets = require('./session.cjs').secretsOf(host.givenEnv, rest.endpoint);
-    runHost.feed((e, now) => e.record(0, record.text ? Buffer.from(record.text) : undefined, secrets, now));
-  }
+  // A run with a store is a conversation of one turn (a run resuming a
+  // recorded agent session goes on with its conversation).
+  const record = store ? await recordRun(store, agentType, rest, runHost, host).catch(async (err) => {
+    engine.free();
+    removeRunFolder(runHost.runFolder);
+    await runHost.channel?.close();
+    throw err;
+  }) : undefined;
   let op;
   const onAbort = () => runHost.feed((e, now) => e.input({ type: 'abort', op }, now));
   runHost.onHostError = (err) => {
@@ -242,8 +266,59 @@ async function runOnce(agent, request, options, host) {
     await runHost.closedPromise;
     signal?.removeEventListener('abort', onAbort);
     engine.free();
-    await record?.close();
+    // A store that did not take every line was told of already (the run's warning).
+    await record?.close().catch(() => {});
   }
 }
 
-module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg };
+/** Values never written in a record: the endpoint's key and headers, the environment given. */
+function secretsOf(env, endpoint) {
+  const values = [];
+  for (const v of Object.values(env ?? {})) if (typeof v === 'string') values.push(v);
+  if (endpoint && typeof endpoint === 'object') {
+    if (typeof endpoint.apiKey === 'string') values.push(endpoint.apiKey);
+    for (const v of Object.values(endpoint.headers ?? {})) if (typeof v === 'string') values.push(v);
+  }
+  return values;
+}
+
+/**
+ * The conversation a run is recorded in (`store`): a new one, or — with
+ * `sessionId` — the one that agent session is the live end of
+ * (`SESSION_MOVED` when it is not); its record kept by a RecordWriter.
+ */
+async function recordRun(store, agent, options, runHost, host) {
+  const { RecordWriter } = require('../record/record-writer.cjs');
+  const conversations = require('../record/conversations.cjs');
+  const { __Conversation: Machine } = nodeModule();
+  const setup = { id: require('node:crypto').randomUUID(), createdAt: Date.now(), agent, options: {} };
+  const asked = options.sessionId != null ? String(options.sessionId) : undefined;
+  const found = asked && (await conversations.findConversation(store, asked));
+  let machine = new Machine(setup);
+  let writer;
+  if (found) {
+    const taken = await conversations.takeConversation(store, found.conversationId);
+    try {
+      machine = Machine.restore(setup, taken.bytes, asked, Date.now());
+    } catch (err) {
+      await taken.writer.close();
+      throw err;
+    }
+    if (machine.id === found.conversationId) writer = taken.writer;
+    else await taken.writer.close();
+  }
+  machine.input({ type: 'start' }, Date.now());
+  const open = machine.take().find((a) => a.type === 'openPart');
+  machine.input({ type: 'opened', part: open.part }, Date.now());
+  const record = new RecordWriter({ store, id: machine.id, header: JSON.parse(machine.headerLine), writer, onError: (err) => host.warn?.(`the run's record could not be written to its store: ${err?.message ?? err}`) });
+  for (const a of machine.take()) if (a.type === 'write') record.add(a.lines);
+  runHost.records.set(0, (lines) => {
+    machine.lines(lines);
+    record.add(lines);
+  });
+  const secrets = secretsOf(host.givenEnv, options.endpoint);
+  runHost.feed((e, now) => e.input({ type: 'record', session: 0, start: open.record, secrets }, now));
+  return record;
+}
+
+module.exports = { runOnce, startEngine, release, checkPermissionHandler, checkElicitationHandler, cdWhy, agentArg, secretsOf, realDirs };

@@ -3,10 +3,10 @@
 // the schema, says what the prompt is, judges each finished turn (the value
 // accepted as `reply.structured`, a corrective turn, or `invalid_output`)
 // and carries a corrective turn's time and usage over; this file only sends
-// the turns it is told to, each in its span (./tracing.cjs).
+// the turns it is told to, each in its span (../host/tracing.cjs).
 'use strict';
 
-const { startTurn } = require('./tracing.cjs');
+const { startTurn } = require('../host/tracing.cjs');
 
 let OutputSchema;
 
@@ -17,7 +17,7 @@ let OutputSchema;
  */
 function readOutputSchema(schema, agent, protocol, field) {
   if (schema === undefined || schema === null) return undefined;
-  OutputSchema ??= require('./agent_context_node.js').__OutputSchema;
+  OutputSchema ??= require('../core/agent_context_node.cjs').__OutputSchema;
   return new OutputSchema(schema, agent, protocol, field);
 }
 

@@ -11,7 +11,7 @@
 // is made).
 'use strict';
 
-const { describe } = require('./describe.cjs');
+const { describe } = require('../host/describe.cjs');
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -25,7 +25,7 @@ function fallbackOptions(entry) {
 
 /** Values a team's record never holds: the environments' values, the endpoints' keys and headers. */
 function secretsOf(run, members) {
-  const { secretsOf: of } = require('./session.cjs');
+  const { secretsOf: of } = require('./run.cjs');
   const out = of(run.env, run.endpoint);
   for (const m of Array.isArray(members) ? members : []) {
     if (!isObject(m)) continue;
@@ -38,8 +38,8 @@ function secretsOf(run, members) {
 /** Defines the class over the Node entry's exports (`api`). */
 function defineAgentTeam(api) {
   const inputError = (message) => new api.AgentContextError('INVALID_INPUT', message);
-  const checks = () => require('./option-check.cjs');
-  const core = () => require('./agent_context_node.js');
+  const checks = () => require('../host/option-check.cjs');
+  const core = () => require('../core/agent_context_node.cjs');
 
   function optionalString(value, name) {
     if (value != null && typeof value !== 'string') throw inputError(`${name} must be a string, got ${describe(value)}`);
@@ -99,8 +99,8 @@ function defineAgentTeam(api) {
     #thrown = new Map();
     /** Ask id → `{ resolve, reject, turnOptions, turn }`. */
     #asks = new Map();
-    /** Member id → `{ from, action }`: the session a failed turn left, until the next agent's opens. */
-    #handoffs = new Map();
+    /** Member id → the agents its conversation goes on with (`next` of its last `open`). */
+    #next = new Map();
     /** The team's own record (with a store). */
     #record;
     #teamId;
@@ -119,7 +119,7 @@ function defineAgentTeam(api) {
       checks().warnEndpointKeys(options, this.#warn);
       const { teamTask, members, ...run } = options;
       this.#run = run;
-      const { checkStore } = require('./session-record.cjs');
+      const { checkStore } = require('../record/record-writer.cjs');
       const store = checkStore(run.store, 'options.store');
       const debug = /^(1|true)$/.test(process.env.DEBUG ?? '');
       const picked = { endpoint: run.endpoint, protocol: run.protocol, model: run.model };
@@ -144,11 +144,11 @@ function defineAgentTeam(api) {
 
     /** Keeps the team's record in `store` (`taken`: the one it goes on). */
     #recordIn(store, teamId, taken, secrets) {
-      const { SessionRecord } = require('./session-record.cjs');
+      const { RecordWriter } = require('../record/record-writer.cjs');
       this.#teamId = teamId ?? require('node:crypto').randomUUID();
-      this.#record = new SessionRecord({ store, writer: taken?.writer, prior: taken?.prior ?? '', warn: this.#warn });
-      const prior = taken?.prior ? Buffer.from(taken.prior) : undefined;
-      this.#machine.record(this.#teamId, prior, secrets, Date.now());
+      const header = { format: 'agent-context/session-record', version: '2.0', conversationId: this.#teamId, createdAt: Date.now() };
+      this.#record = new RecordWriter({ store, id: this.#teamId, header, writer: taken?.writer, onError: (err) => this.#warn(`the team's record could not be written to its store: ${err?.message ?? err}`) });
+      this.#machine.record(this.#teamId, taken?.bytes, secrets, Date.now());
       this.#drain();
     }
 
@@ -249,14 +249,10 @@ function defineAgentTeam(api) {
           ask?.resolve({ ...ask.turn, ...(to ? { handedOffTo: to } : {}), context });
           break;
         }
-        case 'handoff':
-          this.#handoff(action);
-          break;
         case 'record':
-          this.#record?.add(action.header ?? undefined, action.lines);
+          this.#record?.add(action.lines);
           break;
         case 'fail': {
-          this.#closeHandoff(action.member);
           const ask = this.#settle(action.ask);
           const opening = this.#thrown.get(action.member);
           this.#thrown.delete(action.member);
@@ -278,77 +274,47 @@ function defineAgentTeam(api) {
     }
 
     /**
-     * A member's turn failed and goes on with the next agent of its
-     * fallback: the session it had is kept until the new one opens (to link
-     * the two records), then closed.
+     * The team's session options, the member's own over them (or those of
+     * the fallback entry it runs), then the machine's (`action`: an `open`,
+     * or one of its `next`); `agentOnly`: only what belongs to the agent.
      */
-    #handoff(action) {
-      this.#closeHandoff(action.member);
-      const from = this.#sessions.get(action.member);
-      this.#sessions.delete(action.member);
-      this.#thrown.delete(action.member);
-      this.#handoffs.set(action.member, { from, action });
-    }
-
-    /** The new agent's session is open: both records linked, the turn's `onEvent` told, the old session closed. */
-    #handedOff(member, to) {
-      const handoff = this.#handoffs.get(member);
-      if (!handoff) return;
-      this.#handoffs.delete(member);
-      const { from, action } = handoff;
-      if (from) {
-        from.__carry?.link('handedOffTo', to.sessionId ?? '', to.agentType);
-        to.__carry?.link('handedOffFrom', from.sessionId ?? '', from.agentType);
-        from.close().catch(() => {});
-      }
-      const event = {
-        type: 'handoff',
-        reason: action.reason,
-        from: { agentType: from?.agentType ?? action.from, sessionId: from?.sessionId },
-        to: { agentType: to.agentType, sessionId: to.sessionId },
-      };
-      try {
-        this.#asks.get(action.ask)?.turnOptions?.onEvent?.(event);
-      } catch (err) {
-        process.emitWarning(`onEvent threw on a handoff: ${err?.message ?? err}`);
-      }
-    }
-
-    #closeHandoff(member) {
-      const handoff = this.#handoffs.get(member);
-      this.#handoffs.delete(member);
-      handoff?.from?.close().catch(() => {});
-    }
-
-    /** The team's session options, the member's own over them (or those of the fallback it went on with), then the machine's. */
-    #sessionOptions(action) {
-      const { endpoint, store: _s, ...options } = this.#run;
-      const mine = this.#own.get(action.member) ?? {};
+    #sessionOptions(member, action, agentOnly = false) {
+      const { endpoint, store: _s, ...options } = agentOnly ? {} : this.#run;
+      const mine = this.#own.get(member) ?? {};
       const own = action.fallback > 0 ? fallbackOptions(mine.fallback?.[action.fallback - 1]) : mine;
       for (const key of ['env', 'model', 'command', 'host']) if (own[key] != null) options[key] = own[key];
-      if (action.endpoint === 'team') options.endpoint = endpoint;
+      if (action.endpoint === 'team') options.endpoint = this.#run.endpoint;
       if (action.endpoint === 'own') options.endpoint = own.endpoint;
       options.protocol = action.protocol;
-      if (action.sessionId != null) options.sessionId = action.sessionId;
-      if (action.systemPrompt != null) options.systemPrompt = action.systemPrompt;
-      if (this.#record) options.store = this.#record.store;
+      options.systemPrompt = action.systemPrompt ?? undefined;
+      if (!agentOnly && action.sessionId != null) options.sessionId = action.sessionId;
       return options;
     }
 
     async #open(action) {
       const { openAgentSession } = require('./session.cjs');
+      const options = this.#sessionOptions(action.member, action);
+      // Its conversation goes on with these agents when its own fails (the
+      // conversation decides when; the team plans what the turn carries).
+      this.#next.set(action.member, action.next);
+      options.fallback = action.next.map((n) => ({ agent: n.agent, options: this.#sessionOptions(action.member, n, true) }));
+      const record = this.#record;
+      // A member's conversation goes on in the store; an agent session it cannot reopen is a new part of it (the team plans what it is sent).
+      if (record) options.store = record.store;
+      if (record && action.conversationId != null) options.rebuild = true;
       let session;
       try {
-        const member = this.#record ? { teamId: this.#teamId, memberId: action.member } : undefined;
-        session = await openAgentSession(api, action.agent, this.#sessionOptions(action), member);
+        const member = { teamId: this.#teamId, memberId: action.member, conversationId: record ? (action.conversationId ?? undefined) : undefined, hostCarries: true };
+        session = await openAgentSession(api, action.agent, options, record ? member : { hostCarries: true });
       } catch (err) {
         this.#thrown.set(action.member, err);
         this.#feed({ type: 'openFailed', member: action.member, kind: typeof err?.kind === 'string' ? err.kind : undefined });
         return;
       }
       this.#sessions.set(action.member, session);
-      this.#handedOff(action.member, session);
-      this.#feed({ type: 'opened', member: action.member, sessionId: session.sessionId });
+      const at = session.__conversation.machine.live()?.fallbackIndex ?? 0;
+      const fallback = at > 0 ? action.next[at - 1]?.fallback : undefined;
+      this.#feed({ type: 'opened', member: action.member, sessionId: session.sessionId, conversationId: record ? session.conversationId : undefined, fallback });
     }
 
     async #prompt(action) {
@@ -356,13 +322,16 @@ function defineAgentTeam(api) {
       const session = this.#sessions.get(action.member);
       let turn;
       try {
-        turn = await session.prompt(action.request, ask?.turnOptions);
+        // A turn that went on with another agent goes on: the session's own continuation.
+        turn = await (action.continues ? session.__conversation.prompt(action.request, ask?.turnOptions ?? {}, true) : session.prompt(action.request, ask?.turnOptions));
       } catch (err) {
         if (ask) ask.thrown = err;
         this.#feed({ type: 'promptFailed', member: action.member });
         return;
       }
       if (ask) ask.turn = turn;
+      // The turn went on with another agent of its conversation: the team plans it there.
+      const moved = turn.continues ? this.#next.get(action.member)?.[turn.continues - 1]?.fallback : undefined;
       this.#feed({
         type: 'turnDone',
         member: action.member,
@@ -370,6 +339,7 @@ function defineAgentTeam(api) {
         text: turn.reply?.text ?? undefined,
         kind: turn.error?.kind ?? undefined,
         sessionId: session.sessionId,
+        moved,
       });
     }
 
@@ -399,15 +369,15 @@ function defineAgentTeam(api) {
      * `SESSION_LOCKED`; an id with no team's record, `INVALID_INPUT`.
      */
     static async open(store, teamId, options = {}) {
-      const { checkStore, takeRecord } = require('./session-record.cjs');
+      const { checkStore } = require('../record/record-writer.cjs');
       checkStore(store, 'store');
       if (store == null) throw inputError('store must be a session store, got ' + describe(store));
       if (typeof teamId !== 'string' || teamId === '') throw inputError(`teamId must be a non-empty string, got ${describe(teamId)}`);
       if (!isObject(options)) throw inputError(`options must be an object, got ${describe(options)}`);
-      const taken = await takeRecord(store, teamId, 'agent-team');
-      if (!taken.writer) throw inputError(`the store has no team "${teamId}"`);
+      if (!(await store.list({ kind: 'team' })).some((s) => s.conversationId === teamId)) throw inputError(`the store has no team "${teamId}"`);
+      const taken = await require('../record/conversations.cjs').takeConversation(store, teamId);
       try {
-        const data = core().__teamRecordJSON(taken.prior);
+        const data = core().__teamRecordJSON(Buffer.from(taken.bytes).toString());
         const { teamTask: _t, store: _s, ...rest } = options;
         return new AgentTeam({ cd: data.cd, ...rest, store }, new Restoring(data, teamId, taken));
       } catch (err) {
@@ -418,9 +388,8 @@ function defineAgentTeam(api) {
 
     /** Closes every member's session (a later `fromJSON` resumes them where the agent can). */
     async close() {
-      const open = [...this.#sessions.values(), ...[...this.#handoffs.values()].map((h) => h.from).filter(Boolean)];
+      const open = [...this.#sessions.values()];
       this.#sessions.clear();
-      this.#handoffs.clear();
       this.#feed({ type: 'close' });
       await Promise.allSettled(open.map((s) => s.close()));
       await this.#record?.close();

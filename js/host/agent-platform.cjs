@@ -13,7 +13,7 @@ const fs = require('node:fs');
 let core;
 /** The core's platform functions (the second module, compiled on first use). */
 function platformCore() {
-  core ??= require('./agent_context_node.js');
+  core ??= require('../core/agent_context_node.cjs');
   return core;
 }
 

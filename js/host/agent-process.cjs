@@ -13,7 +13,7 @@ const { resolveAgentCommand } = require('./agent-platform.cjs');
  * beside this file in pkg/node), so `err instanceof AgentContextError` holds.
  */
 function inputError(message) {
-  const { AgentContextError } = require('./agent_context.js');
+  const { AgentContextError } = require('../core/agent_context.cjs');
   return new AgentContextError('INVALID_INPUT', message);
 }
 

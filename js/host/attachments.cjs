@@ -12,7 +12,7 @@ const path = require('node:path');
 
 let maxBytes;
 function maxImageBytes() {
-  maxBytes ??= require('./agent_context_node.js').__attachmentMaxBytes();
+  maxBytes ??= require('../core/agent_context_node.cjs').__attachmentMaxBytes();
   return maxBytes;
 }
 

@@ -13,7 +13,8 @@ const { spawnAgent } = require('./spawn-agent.cjs');
 const { removeRunFolder, writeRunFiles } = require('./option-check.cjs');
 const { TerminalHost } = require('./terminals.cjs');
 
-/** How long a probe of the endpoint (on this machine) waits for the connection. */
+/** How long a probe of the endpoint (on this machine) waits for the connection: a
+ * loopback address answers at once, listening or not; a timeout lets the attempt go on. */
 const PROBE_MS = 2000;
 
 /** `file` with symbolic links resolved, through its nearest existing folder when it does not exist yet. */
@@ -53,7 +54,8 @@ class EngineHost {
     this.onUpdate = onUpdate;
     this.onHostError = onHostError ?? (() => {});
     this.ops = new Map(); // op → { resolve, onEvent }
-    this.records = new Map(); // session key → its SessionRecord (./session-record.cjs)
+    this.asking = new Map(); // host call → its AbortController (the agent may cancel it)
+    this.records = new Map(); // session key → what takes its record's lines (a conversation, ../api/conversation.cjs)
     this.child = null;
     this.timer = null;
     this.closed = false;
@@ -113,9 +115,25 @@ class EngineHost {
     switch (action.kind) {
       case 'spawn':
         return this.spawn(action);
-      case 'write':
-        if (this.child && !this.child.stdin.destroyed && !this.child.stdin.writableEnded) this.child.stdin.write(action.data);
+      case 'connect':
+        // An agent served elsewhere: its connection (../transport/transport-channel.cjs).
+        return this.connector.connect(action, this);
+      case 'write': {
+        const child = this.child;
+        if (!child || child.stdin.writableEnded) return undefined;
+        if (!child.stdin.destroyed) {
+          child.stdin.write(action.data);
+          return undefined;
+        }
+        // Its stdin went with it (Node destroys it at the exit, which the
+        // engine hears of two loop turns after the close): what was to be
+        // written never reached it, as after EPIPE, and the engine is told
+        // so before it hears of the exit.
+        process.nextTick(() => {
+          if (this.child === child) this.feed((e, now) => e.input({ type: 'writeFailed' }, now));
+        });
         return undefined;
+      }
       case 'closeStdin':
         if (this.child && !this.child.stdin.writableEnded) this.child.stdin.end();
         return undefined;
@@ -124,6 +142,11 @@ class EngineHost {
         return undefined;
       case 'host':
         return this.host(action);
+      case 'cancelHost':
+        // The agent cancelled the request (already answered): the app's callback is aborted.
+        this.asking.get(action.call)?.abort(new Error('the agent cancelled its request'));
+        this.asking.delete(action.call);
+        return undefined;
       case 'terminal':
         return this.terminals.act(action);
       case 'probe':
@@ -143,7 +166,7 @@ class EngineHost {
         (this.warn ?? console.warn)(action.message);
         return undefined;
       case 'record':
-        this.records.get(action.session)?.add(action.header, action.lines);
+        this.records.get(action.session)?.(action.lines);
         return undefined;
       case 'update':
         if (this.onUpdate) {
@@ -162,6 +185,8 @@ class EngineHost {
       }
       case 'closed': {
         this.closed = true;
+        for (const asking of this.asking.values()) asking.abort(new Error('the agent is gone'));
+        this.asking.clear();
         this.terminals.killAll();
         if (this.timer) clearTimeout(this.timer);
         // An agent on another machine: its run ended and removed there first.
@@ -190,15 +215,17 @@ class EngineHost {
       socket.destroy();
       if (!this.closed) this.feed((e, now) => e.input({ type: 'probed', op, outcome }, now));
     };
-    const socket = net.connect({ host, port });
+    // Every address of the name is tried (`localhost` may be ::1 first
+    // while the server listens on 127.0.0.1 only): refused only when all are.
+    const socket = net.connect({ host, port, autoSelectFamily: true });
     const timer = setTimeout(() => tell('ETIMEDOUT'), PROBE_MS);
     socket.once('connect', () => tell('connected'));
-    socket.once('error', (err) => tell(err.code ?? 'EIO'));
+    socket.once('error', (err) => tell(err.code ?? (err.errors?.length && err.errors.every((e) => e.code === 'ECONNREFUSED') ? 'ECONNREFUSED' : 'EIO')));
     return undefined;
   }
 
   spawn(action) {
-    // An agent on another machine: through its channel (./remote-channel.cjs).
+    // An agent on another machine: through its channel (../remote/remote-channel.cjs).
     if (this.channel) return this.channel.spawn(action, this);
     const adds = (vars) => vars && Object.keys(vars).length > 0;
     const env =
@@ -269,15 +296,22 @@ class EngineHost {
   }
 
   async host(action) {
+    // The agent may cancel its request (`$/cancel_request`): this aborts,
+    // and whatever the callback answers then goes nowhere.
+    const asking = new AbortController();
+    const { signal } = asking;
+    this.asking.set(action.call, asking);
+    // The request as the app's callback gets it: the agent's params, with `signal` (not enumerable).
+    const withSignal = (params) => Object.defineProperty({ ...params }, 'signal', { value: signal, enumerable: false });
     let answer;
     try {
       if (action.ask === 'permission') {
         let decision = null;
         if (this.onPermission) {
           try {
-            decision = await this.onPermission(action.params);
+            decision = await this.onPermission(withSignal(action.params));
           } catch (err) {
-            this.onHostError(err);
+            if (!signal.aborted) this.onHostError(err);
             decision = 'reject';
           }
         }
@@ -285,9 +319,9 @@ class EngineHost {
       } else if (action.ask === 'elicitation') {
         answer = null; // declined
         try {
-          answer = (await this.onElicitation?.(action.params)) ?? null;
+          answer = (await this.onElicitation?.(withSignal(action.params))) ?? null;
         } catch (err) {
-          this.onHostError(err);
+          if (!signal.aborted) this.onHostError(err);
           answer = { action: 'cancel' };
         }
       } else if (this.channel) {
@@ -299,13 +333,16 @@ class EngineHost {
         if (!this.engine.pathAllowed(real, write, action.call)) answer = { error: 'OUTSIDE' };
         else if (write) {
           await fs.promises.mkdir(path.dirname(real), { recursive: true });
-          await fs.promises.writeFile(real, action.content);
+          await fs.promises.writeFile(real, action.content, { signal });
           answer = {};
-        } else answer = { content: await fs.promises.readFile(real, 'utf8') };
+        } else answer = { content: await fs.promises.readFile(real, { encoding: 'utf8', signal }) };
       }
     } catch (err) {
       answer = { error: err.code || 'EIO' };
     }
+    this.asking.delete(action.call);
+    // Answered already (the agent cancelled it, or the host is gone): nothing more.
+    if (signal.aborted || this.closed) return;
     try {
       this.feed((e, now) => e.hostAnswer(action.call, answer, now));
     } catch (err) {

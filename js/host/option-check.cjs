@@ -5,7 +5,7 @@
 
 let warningsOf;
 function unknownKeyWarnings(what, keys) {
-  warningsOf ??= require('./agent_context_node.js').__unknownKeyWarnings;
+  warningsOf ??= require('../core/agent_context_node.cjs').__unknownKeyWarnings;
   return warningsOf(what, keys);
 }
 
@@ -102,7 +102,7 @@ let homeApi;
 function makeRunHome(home, env) {
   if (!home) return;
   const fs = require('node:fs');
-  homeApi ??= require('./agent_context_node.js');
+  homeApi ??= require('../core/agent_context_node.cjs');
   const user = homeApi.__runHomeUserFolder(home, env ?? {});
   let entries = [];
   let settings = null;

@@ -19,10 +19,11 @@ const {
   matches,
   readOptions,
   watchCursor,
+  conversationMethods,
 } = require('./session-store.cjs');
 
 function core() {
-  return require('./agent_context.js');
+  return require('../core/agent_context.cjs');
 }
 
 const decoder = new TextDecoder();
@@ -42,8 +43,7 @@ function memorySessionStore() {
         } catch {
           continue; // a record of a newer major version: read() says so
         }
-        if (summary.sessionId === '') summary.sessionId = sessionId;
-        if (matches(summary, filter)) summaries.push(summary);
+        if (summary !== null && matches(summary, filter)) summaries.push(summary);
       }
       return summaries.sort((a, b) => b.updatedAt - a.updatedAt);
     },
@@ -51,7 +51,12 @@ function memorySessionStore() {
     async read(sessionId, options) {
       checkSessionId(sessionId);
       const opts = readOptions(options, 'options');
-      return core().readSessionRecord(records.get(sessionId)?.text ?? '', opts);
+      return core().readConversationRecord(records.get(sessionId)?.text ?? '', opts);
+    },
+
+    async bytes(sessionId) {
+      checkSessionId(sessionId);
+      return Buffer.from(records.get(sessionId)?.text ?? '');
     },
 
     async delete(sessionId) {
@@ -136,7 +141,7 @@ function memorySessionStore() {
     return set;
   }
 
-  return store;
+  return conversationMethods(store);
 }
 
 module.exports = { memorySessionStore };

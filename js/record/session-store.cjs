@@ -10,7 +10,7 @@
 // requires it on the first call.
 'use strict';
 
-const { describe } = require('./describe.cjs');
+const { describe } = require('../host/describe.cjs');
 
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
@@ -28,7 +28,7 @@ const POLL_MS = 1000;
 const POLL_ALONE_MS = 250;
 
 function core() {
-  return require('./agent_context.js');
+  return require('../core/agent_context.cjs');
 }
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -65,27 +65,37 @@ function readOptions(options, name) {
   return options;
 }
 
-/** The list filter: `{ agentType?, cd?, teamId? }`, each a string. */
+const FILTER_KEYS = ['agentType', 'cd', 'teamId', 'memberId', 'kind'];
+
+/** The list filter: `{ agentType?, cd?, teamId?, memberId?, kind? }`, each a string. */
 function checkFilter(filter) {
   if (filter === undefined || filter === null) return {};
   if (!isObject(filter)) throw inputError(`filter must be an object, got ${describe(filter)}`);
-  for (const key of ['agentType', 'cd', 'teamId']) {
+  for (const key of FILTER_KEYS) {
     if (filter[key] != null && typeof filter[key] !== 'string') throw inputError(`filter.${key} must be a string, got ${describe(filter[key])}`);
   }
   return filter;
 }
 
 function matches(summary, filter) {
-  return ['agentType', 'cd', 'teamId'].every((key) => filter[key] == null || summary[key] === filter[key]);
+  return FILTER_KEYS.every((key) => filter[key] == null || summary[key] === filter[key]);
 }
 
-/** The header line's fields, checked: the core's format, this session. */
-function checkHeader(header, sessionId) {
+/** The header line's fields, checked: the core's format, this record's id (a conversation's; a 1.x record's session). */
+function checkHeader(header, id) {
   if (!isObject(header)) throw inputError(`header must be an object, got ${describe(header)}`);
   if (header.format !== FORMAT) throw inputError(`header.format must be '${FORMAT}', got ${describe(header.format)}`);
   if (typeof header.version !== 'string') throw inputError(`header.version must be a string, got ${describe(header.version)}`);
-  if (header.sessionId !== sessionId) throw inputError(`header.sessionId must be the session's id, ${JSON.stringify(sessionId)}, got ${JSON.stringify(header.sessionId)}`);
+  const named = header.conversationId ?? header.sessionId;
+  if (named !== id) throw inputError(`header.conversationId must be the record's id, ${JSON.stringify(id)}, got ${JSON.stringify(named)}`);
   return header;
+}
+
+/** The conversation methods of a store, over its `list`, `read` and `bytes`. */
+function conversationMethods(store) {
+  store.listConversations = async (filter) => core().__conversationsOf(await store.list(), checkFilter(filter));
+  store.readConversation = async (id, options) => store.read(id, options);
+  return store;
 }
 
 /** Appended bytes: whole lines (ending with `\n`), as a string or bytes. */
@@ -137,14 +147,6 @@ function stemOf(sessionId) {
     stem += /[A-Za-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return stem;
-}
-
-function idOf(stem) {
-  try {
-    return decodeURIComponent(stem);
-  } catch {
-    return stem;
-  }
 }
 
 /** What a lock file says: `{ pid, host, token }`, or null when it is gone or unreadable. */
@@ -307,11 +309,12 @@ function openSessionStore(dir) {
           } catch {
             continue; // a record of a newer major version (read() says so), or deleted meanwhile
           }
-          if (summary.sessionId === '') summary.sessionId = idOf(stem);
           entry = { size: stat.size, mtimeMs: stat.mtimeMs, summary };
           changed = true;
         }
         fresh[stem] = entry;
+        // A file with no valid header is not a record.
+        if (entry.summary === null) continue;
         const summary = { ...entry.summary };
         if (summary.status === 'interrupted' && writing(stem)) summary.status = 'open';
         if (matches(summary, filter)) summaries.push(summary);
@@ -320,18 +323,20 @@ function openSessionStore(dir) {
       return summaries.sort((a, b) => b.updatedAt - a.updatedAt);
     },
 
-    /** `{ entries, cursor }` of the session's record (none when there is no record). */
+    /** `{ entries, cursor, skipped }` of the record (none when there is none), each entry named by its agent session. */
     async read(sessionId, options) {
+      return core().readConversationRecord(await store.bytes(sessionId), readOptions(options, 'options'));
+    },
+
+    /** The record's bytes (empty when there is none). */
+    async bytes(sessionId) {
       checkSessionId(sessionId);
-      const opts = readOptions(options, 'options');
-      let bytes;
       try {
-        bytes = await fsp.readFile(recordFile(sessionId));
+        return await fsp.readFile(recordFile(sessionId));
       } catch (err) {
         if (err.code !== 'ENOENT') throw err;
-        bytes = new Uint8Array(0);
+        return new Uint8Array(0);
       }
-      return core().readSessionRecord(bytes, opts);
     },
 
     /** Removes the session's record; one being written is SESSION_LOCKED. */
@@ -457,7 +462,7 @@ function openSessionStore(dir) {
       };
     },
   };
-  return store;
+  return conversationMethods(store);
 }
 
 /** Hands the whole lines of `file` past `offset` to `follow`; the new offset. */
@@ -503,4 +508,5 @@ module.exports = {
   matches,
   readOptions,
   watchCursor,
+  conversationMethods,
 };

@@ -3,8 +3,8 @@
 // application's own `exec(argv, env)` function). Every decision is the
 // core's (`__RemoteRun`, src/remote/): what to start for each operation,
 // what goes on its stdin, what its answer means. This file starts those
-// local processes (./spawn-agent.cjs), moves their bytes, and hands the
-// session engine (./engine-host.cjs) what happened, as it does for an agent
+// local processes (../host/spawn-agent.cjs), moves their bytes, and hands the
+// session engine (../host/engine-host.cjs) what happened, as it does for an agent
 // run here. What those local processes leave running outside their group
 // is kept (`keepStrays`): the shared SSH connection, which close() ends.
 'use strict';
@@ -12,12 +12,12 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { spawnAgent, onHostEnd } = require('./spawn-agent.cjs');
-const { runFolderName, removeRunFolder } = require('./option-check.cjs');
+const { spawnAgent, onHostEnd } = require('../host/spawn-agent.cjs');
+const { runFolderName, removeRunFolder } = require('../host/option-check.cjs');
 
 let RemoteRunClass;
 function remoteClass() {
-  RemoteRunClass ??= require('./agent_context_node.js').__RemoteRun;
+  RemoteRunClass ??= require('../core/agent_context_node.cjs').__RemoteRun;
   return RemoteRunClass;
 }
 
@@ -31,6 +31,10 @@ const REAP_TIMEOUT_MS = 10_000;
 const AT_EXIT_TIMEOUT_MS = 5_000;
 /** What is kept of an operation's stderr, for messages. */
 const STDERR_KEEP = 4096;
+/** After `ssh -O exit` answered: the shared connection's process gets this long to be gone. */
+const SHARED_EXIT_MS = 5_000;
+/** How often its control socket is looked for meanwhile. */
+const SHARED_POLL_MS = 10;
 
 const isExecHost = (host) => host !== null && typeof host === 'object' && !Array.isArray(host) && typeof host.exec === 'function';
 
@@ -51,7 +55,9 @@ class RemoteChannel {
     removeRunFolder(this.localFolder);
     try {
       // The run's folder there is named apart from this one (the two are one folder over SSH to this same machine).
-      this.core = new (remoteClass())(given, path.join(this.localFolder, 'ssh'), env ?? null, `remote-${path.basename(this.localFolder)}`);
+      // The shared SSH connection's control socket (OpenSSH's ControlPath).
+      this.controlPath = path.join(this.localFolder, 'ssh');
+      this.core = new (remoteClass())(given, this.controlPath, env ?? null, `remote-${path.basename(this.localFolder)}`);
     } catch (err) {
       removeRunFolder(this.localFolder);
       throw err;
@@ -281,7 +287,10 @@ class RemoteChannel {
     return { _error: `${file} on ${this.name}: ${got.error}` };
   }
 
-  /** Everything of the run ended and removed there, the shared connection ended, the local folder removed. */
+  /**
+   * Everything of the run ended and removed there, the shared connection
+   * ended and its process gone, the local folder removed.
+   */
   async close() {
     if (this.closed) return;
     this.closed = true;
@@ -289,7 +298,15 @@ class RemoteChannel {
     const clean = this.core.command({ type: 'clean' });
     if (clean) await this.run(clean);
     const shared = this.core.command({ type: 'endShared' });
-    if (shared) await this.run({ local: shared, stdin: '' }, KILL_GRACE_MS);
+    if (shared) {
+      // `ssh -O exit` answers before the connection's process has gone:
+      // OpenSSH removes the control socket as that process ends, the last
+      // thing it does. (No socket here: none was made, or the caller's own
+      // ControlPath won over ours, and the connection is not ours to wait for.)
+      const made = fs.existsSync(this.controlPath);
+      await this.run({ local: shared, stdin: '' }, KILL_GRACE_MS);
+      if (made) await gone(this.controlPath, SHARED_EXIT_MS);
+    }
     this.finish();
   }
 
@@ -311,6 +328,12 @@ class RemoteChannel {
     this.unhook();
     this.core.free();
   }
+}
+
+/** Resolves once `file` does not exist, or after `ms`. */
+async function gone(file, ms) {
+  const until = Date.now() + ms;
+  while (fs.existsSync(file) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, SHARED_POLL_MS));
 }
 
 module.exports = { RemoteChannel, isExecHost };

@@ -1,15 +1,15 @@
 // Starting the session engine for an agent on another machine (`options.host`),
-// Node only: what ./run.cjs's `prepare` does for an agent here, through the
+// Node only: what ../api/run.cjs's `prepare` does for an agent here, through the
 // channel (./remote-channel.cjs) instead — the other side probed (its home,
 // where the run's folder goes; `cd` checked there), the run's own files and
 // home staged to be made there, the attachments read or written there, the
 // command left to be resolved there. The engine and its host
-// (./engine-host.cjs) then run as for any agent; every decision is the core's.
+// (../host/engine-host.cjs) then run as for any agent; every decision is the core's.
 'use strict';
 
 const path = require('node:path');
 const { RemoteChannel } = require('./remote-channel.cjs');
-const { EngineHost } = require('./engine-host.cjs');
+const { EngineHost } = require('../host/engine-host.cjs');
 
 /** The caller's own `options.env` (added on the other side), or undefined when none was given. */
 function givenEnv(env) {
@@ -17,7 +17,7 @@ function givenEnv(env) {
 }
 
 /**
- * ./run.cjs's `prepare` for an agent on another machine (`remote`:
+ * ../api/run.cjs's `prepare` for an agent on another machine (`remote`:
  * `options.host`): `{ host, plan }`, or `{ failed }` (an AgentContextError's
  * message) when the input cannot be read. `make(Engine, runFolder, there)`
  * makes the engine; `there` is `{ cd, attachments }` as that side has them
@@ -27,7 +27,7 @@ function givenEnv(env) {
  * there as files (a run over the CLI).
  */
 async function prepareRemote(make, { env, onPermission, onElicitation, onUpdate, onHostError, warn, remote, cd, attachments, scratch = false }) {
-  const Engine = require('./agent_context_node.js').__Engine;
+  const Engine = require('../core/agent_context_node.cjs').__Engine;
   const ownEnv = givenEnv(env);
   let channel;
   try {
@@ -73,7 +73,7 @@ async function prepareRemote(make, { env, onPermission, onElicitation, onUpdate,
 
 let maxBytes;
 function maxImageBytes() {
-  maxBytes ??= require('./agent_context_node.js').__attachmentMaxBytes();
+  maxBytes ??= require('../core/agent_context_node.cjs').__attachmentMaxBytes();
   return maxBytes;
 }
 

@@ -1,11 +1,4 @@
 
-/** Why a run failed: one taxonomy for every agent, protocol and entry point. */
-export type AgentErrorKind =
-  | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
-  | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
-  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error'
-  | 'invalid_output';
-
 /** `runAgent`'s options (Node only). */
 export interface RunAgentOptions {
   /** The agent's working directory (required). */
@@ -70,6 +63,24 @@ export interface RunAgentOptions {
    * argument list). See `RemoteHost`.
    */
   host?: RemoteHost;
+  /**
+   * Joins an ACP agent served elsewhere (over Streamable HTTP or WebSocket)
+   * instead of starting one here: the ACP SDK's server in front of any
+   * stdio agent, another `serveAgent`, `goose serve`. `cd` is then the
+   * server's folder, sent as the session's `cwd`; `command`, `env`,
+   * `endpoint`, `host`, `extraArgs` and `model` cannot go with it. A lost
+   * connection is a crash: the turn ends `process_error` (`transport_lost`),
+   * the next prompt connects again and reopens the session. Needs the
+   * packages `@agentclientprotocol/sdk` and `ws` (docs/served-agents.md).
+   */
+  transport?: AgentTransport;
+  /**
+   * Whether the agent may read and write this machine's files through the
+   * client (the ACP `fs` methods, confined to `cd`) — and, with
+   * `terminals`, run commands in client terminals. Default: true for an
+   * agent started here, false for one reached by `transport`.
+   */
+  clientFs?: boolean;
   /** Kills the process tree; the run says `aborted`. */
   signal?: AbortSignal;
   /** The parser's events, live, as the agent prints them. */
@@ -106,6 +117,25 @@ export interface RunAgentOptions {
    */
   terminals?: boolean;
   /**
+   * ACP only: more folders of the session than `cd` (each made absolute
+   * with its links resolved; one that is not a folder is `INVALID_INPUT`
+   * naming `dirs[i]`). Sent as `additionalDirectories` on
+   * `session/new|load|resume|fork`, and the client's files and terminals
+   * (and the policy's edits) are allowed in them as in `cd`. An agent that
+   * does not advertise `sessionCapabilities.additionalDirectories` cannot
+   * take them: opening fails `invalid_params` naming `dirs` and the agent.
+   * Over the CLI protocol: `INVALID_INPUT`.
+   */
+  dirs?: string[];
+  /**
+   * ACP only: the app can run an agent's login in a terminal of its own
+   * (`clientCapabilities.auth.terminal`): the agent may then list terminal
+   * logins among its `authMethods` (`type: 'terminal'`), each with
+   * `terminal: { command, args, env }`, the command line to run (with
+   * `env` set over the session's environment). Off by default.
+   */
+  terminalAuth?: boolean;
+  /**
    * A JSON Schema the reply must match; `reply.structured` is the value.
    * Claude Code and Codex over their CLI hold the answer to it themselves
    * (`--json-schema`, `--output-schema`); every other agent, and every agent
@@ -128,10 +158,15 @@ export interface RunAgentOptions {
   traceparent?: string;
 }
 
-/** An ACP `elicitation/create`'s params, as the agent sent them. */
-export type AcpElicitationRequest =
+/**
+ * An ACP `elicitation/create`'s params, as the agent sent them, and
+ * `signal` (not enumerable): aborted when the agent cancels the request
+ * (`$/cancel_request`) or its turn is cancelled; it was then answered
+ * already, and what the handler returns goes nowhere.
+ */
+export type AcpElicitationRequest = { readonly signal: AbortSignal } & (
   | { mode: 'form'; sessionId?: string; toolCallId?: string; message: string; requestedSchema: { type?: 'object'; properties?: Record<string, Record<string, unknown>>; required?: string[]; [key: string]: unknown }; [key: string]: unknown }
-  | { mode: 'url'; sessionId?: string; toolCallId?: string; message: string; elicitationId: string; url: string; [key: string]: unknown };
+  | { mode: 'url'; sessionId?: string; toolCallId?: string; message: string; elicitationId: string; url: string; [key: string]: unknown });
 
 /** What `onElicitation` answers (`null`/`undefined`: declined). */
 export type AcpElicitationAnswer =
@@ -184,8 +219,14 @@ export type Attachment =
   | { type: 'resource_link'; uri: string; name?: string }
   | { type: 'resource'; uri: string; text: string; mimeType?: string };
 
-/** An ACP `session/request_permission`'s params, as the agent sent them. */
+/**
+ * An ACP `session/request_permission`'s params, as the agent sent them,
+ * and `signal` (not enumerable): aborted when the agent cancels the request
+ * (`$/cancel_request`) or its turn is cancelled. The agent was then
+ * answered `cancelled` at once, and what the handler returns goes nowhere.
+ */
 export interface AcpPermissionRequest {
+  readonly signal: AbortSignal;
   sessionId: string;
   toolCall: { toolCallId: string; title?: string; kind?: string; locations?: { path: string }[]; rawInput?: unknown; [key: string]: unknown };
   options: { optionId: string; name: string; kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' }[];
@@ -233,7 +274,7 @@ export interface AgentRun {
  * 'cli' is `invalid_params` for it); a bad one is an `invalid_params` run
  * naming the field (`agentType.command`).
  */
-export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
+export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, request: AssemblerInput | AssemblerOutput, options: RunAgentOptions): Promise<AgentRun>;
 
 /**
  * An MCP server handed to the agent for one run or session: stdio, or http
@@ -246,6 +287,25 @@ export function runAgent(agentType: KnownAgentType | AgentDefinition | AcpRegist
 export type McpServerConfig =
   | { name: string; type?: 'stdio'; command: string; args?: string[]; env?: Record<string, string> }
   | { name: string; type: 'http' | 'sse'; url: string; headers?: Record<string, string> };
+
+/** Where an agent served elsewhere is (`options.transport`). */
+export interface AgentTransport {
+  /** `http://`/`https://` (Streamable HTTP) or `ws://`/`wss://` (WebSocket); no credentials, query or fragment. */
+  url: string;
+  /** Sent with every request and with the WebSocket's upgrade: `{ Authorization: 'Bearer …' }`. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * An agent served elsewhere, named (with `options.transport` only): its
+ * `id` a built-in agent type makes it that agent (its ACP quirks apply).
+ */
+export interface ServedAgentDefinition {
+  id: string;
+  /** For messages; default: `id`. */
+  name?: string;
+  protocol?: 'acp';
+}
 
 /**
  * Where an agent runs when not here (`options.host`). Nothing is installed
@@ -282,10 +342,11 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
   systemPrompt?: string;
   mcpServers?: McpServerConfig[];
   /**
-   * Answers the agent's permission requests: an `optionId` it offered, or
-   * 'allow' / 'allow_always' / 'reject'. Without it the sandbox policy answers.
+   * Answers the agent's permission requests: an `optionId` it offered,
+   * 'allow' / 'allow_always' / 'reject', or `{ outcome: 'cancelled' }` (the
+   * protocol's cancelled outcome). Without it the sandbox policy answers.
    */
-  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | Promise<string | { optionId: string }>;
+  onPermission?: (request: AcpPermissionRequest) => string | { optionId: string } | { outcome: 'cancelled' } | Promise<string | { optionId: string } | { outcome: 'cancelled' }>;
   /**
    * Seconds without a turn before the agent's process stops; the next prompt
    * starts it again and resumes or loads the session. Applied only for an
@@ -334,7 +395,20 @@ export interface AgentTurn extends AgentRun {
    * conversation it carried, assembled for the agent (`kind` 'full'),
    * `carried` messages, `dropped` for the budget, and the trim report.
    */
-  context?: { kind: 'full'; carried: number; dropped: number; report: TrimReport };
+  context?: {
+    kind: 'full';
+    carried: number;
+    dropped: number;
+    report: TrimReport;
+    /**
+     * The agent had compacted its context: its summary stood for
+     * `replacedTurns` earlier turns, which were not carried (the summary
+     * and the turns after it were).
+     */
+    compacted?: { compactionId: string; replacedTurns: number };
+    /** `'all'`: every recorded turn was carried (no compaction with a summary of text). */
+    from?: 'all';
+  };
   /** The turn ran again on a fallback agent: the session it runs in now. */
   handedOffTo?: { agentType: string; sessionId: string | undefined };
 }
@@ -424,8 +498,8 @@ export interface AgentSession {
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started or the session opened.
  */
-export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions & { protocol?: 'acp' }): Promise<AcpSession>;
-export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: SessionOptions): Promise<AgentSession>;
+export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: SessionOptions & { protocol?: 'acp' }): Promise<AcpSession>;
+export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: SessionOptions): Promise<AgentSession>;
 
 /** A session over ACP: its id is known once it is open. */
 export interface AcpSession extends AgentSession {
@@ -447,6 +521,8 @@ export interface NewSessionOptions {
    * for them, only the process's (`INVALID_INPUT` otherwise).
    */
   mcpServers?: McpServerConfig[];
+  /** The session's more folders (the process's `dirs` by default); see RunAgentOptions.dirs. */
+  dirs?: string[];
   /** This session's updates outside a turn's reply (else the process's `onUpdate`). */
   onUpdate?: (update: { sessionUpdate: string; [key: string]: unknown }) => void;
 }
@@ -468,6 +544,10 @@ export interface AgentProcess {
     nextCursor?: string;
   }>;
   authenticate(methodId: string): Promise<void>;
+  /** Deletes the agent's stored session (`session/delete`); rejects `INVALID_INPUT` naming the agent, nothing sent, when it does not advertise it. */
+  deleteSession(sessionId: string): Promise<void>;
+  /** Logs the agent out (`logout`); rejects `INVALID_INPUT` naming the agent, nothing sent, when it does not advertise it. */
+  logout(): Promise<void>;
   /** Closes every session, then the process tree. A session's own `close()` closes that session only. */
   close(): Promise<void>;
 }
@@ -478,4 +558,4 @@ export interface AgentProcess {
  * `AgentContextError`: `INVALID_INPUT` for bad options, `AGENT_ERROR` (with
  * `kind`) when the agent cannot be started.
  */
-export function openAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry, options: AgentProcessOptions): Promise<AgentProcess>;
+export function openAgent(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: AgentProcessOptions): Promise<AgentProcess>;

@@ -1,8 +1,9 @@
 // The class of every error the library throws (scripts/finish-pkg.mjs puts it
 // in both builds). The WebAssembly module makes its errors with this
 // prototype (src/wasm/js_error.rs), so `err instanceof AgentContextError`
-// holds; `code` is INVALID_INPUT, BUDGET_EXCEEDED or INTERNAL, and
-// BUDGET_EXCEEDED also carries `neededBytes` and `maxBytes`.
+// holds; `code` is one of the core's list (`ErrorCode`, src/error.rs, whose
+// codes the JS host throws too), and BUDGET_EXCEEDED also carries
+// `neededBytes` and `maxBytes`.
 class AgentContextError extends Error {
   constructor(code, message, details) {
     super(message);

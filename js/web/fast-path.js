@@ -318,7 +318,7 @@ function createFastPath(raw) {
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
   // An input with a key the core does not know goes to the full path, where
-  // the core words the warning (src/prompt/input_keys.rs). 0: AssemblerInput, 1: PromptInput.
+  // the core words the warning (src/formats/input_keys.rs). 0: AssemblerInput, 1: PromptInput.
   let knownKeys = null;
   function onlyKnownKeys(input, which) {
     if (knownKeys === null) knownKeys = raw.preset.knownInputKeys.map((keys) => new Set(keys));

@@ -1,8 +1,11 @@
 //! What the client offers an agent beyond files and permissions, and the
 //! options that turn it on: client terminals (`terminals: true`), answers
-//! to elicitations (the app's `onElicitation`), and the W3C trace context
-//! (`traceparent`) handed to the agent in ACP's `_meta` and as
-//! `TRACEPARENT` in its environment.
+//! to elicitations (the app's `onElicitation`), a login run in a terminal
+//! by the app (`terminalAuth: true`), more roots than `cd` (`dirs`), and
+//! the W3C trace context (`traceparent`) handed to the agent in ACP's
+//! `_meta` and as `TRACEPARENT` in its environment. Always offered: the
+//! agent's own context compaction and its live notices as session updates
+//! (`session.compaction`, `session.notices`), and boolean config options.
 
 use serde_json::{json, Map, Value};
 
@@ -16,31 +19,81 @@ pub struct ClientOptions {
     pub terminals: bool,
     /// `traceparent`: the trace the session's work belongs to.
     pub traceparent: Option<String>,
+    /// `terminalAuth: true`: the app can run an agent's login in a
+    /// terminal (`auth.terminal` is advertised).
+    pub terminal_auth: bool,
+    /// `dirs`: more roots of the session than `cd` (absolute paths), sent
+    /// as `additionalDirectories` where the agent takes them; the client's
+    /// files and terminals are allowed in them.
+    pub dirs: Vec<String>,
 }
 
 impl ClientOptions {
-    /// Takes `terminals` and `traceparent` out of `options` (checked, each
-    /// problem naming its field).
+    /// Takes `terminals`, `terminalAuth`, `dirs` and `traceparent` out of
+    /// `options` (checked, each problem naming its field).
     pub fn take(options: &mut Map<String, Value>) -> Result<ClientOptions> {
-        let terminals = match options.remove("terminals") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => b,
-            Some(other) => {
-                return Err(AgentContextError::invalid(format!(
-                    "options.terminals must be a boolean, got {}",
-                    type_name(&other)
-                )))
-            }
+        let flag = |options: &mut Map<String, Value>, key: &str| match options.remove(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(b),
+            Some(other) => Err(AgentContextError::invalid(format!(
+                "options.{key} must be a boolean, got {}",
+                type_name(&other)
+            ))),
         };
+        let terminals = flag(options, "terminals")?;
+        let terminal_auth = flag(options, "terminalAuth")?;
         let traceparent = match options.remove("traceparent") {
             None | Some(Value::Null) => None,
             Some(value) => Some(read_traceparent(&value, "options.traceparent")?),
         };
+        let dirs = read_dirs(options.remove("dirs"), "options.dirs")?;
         Ok(ClientOptions {
             terminals,
             traceparent,
+            terminal_auth,
+            dirs,
         })
     }
+}
+
+/// `dirs` as given (left out or `null`: none): an array of non-empty
+/// strings, each an absolute path; `field` names it in errors.
+pub fn read_dirs(value: Option<Value>, field: &str) -> Result<Vec<String>> {
+    let list = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            return Err(AgentContextError::invalid(format!(
+                "{field} must be an array of absolute paths, got {}",
+                type_name(&other)
+            )))
+        }
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, dir)| match dir {
+            Value::String(s) if absolute(&s) => Ok(s),
+            Value::String(s) => Err(AgentContextError::invalid(format!(
+                "{field}[{i}] must be an absolute path, got {}",
+                Value::String(s)
+            ))),
+            other => Err(AgentContextError::invalid(format!(
+                "{field}[{i}] must be a string (an absolute path), got {}",
+                type_name(&other)
+            ))),
+        })
+        .collect()
+}
+
+/// Whether `path` is absolute (POSIX, or a Windows drive or share).
+fn absolute(path: &str) -> bool {
+    let b = path.as_bytes();
+    path.starts_with('/')
+        || path.starts_with("\\\\")
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'\\' | b'/'))
 }
 
 /// The client's own features on one agent process, as the engine keeps
@@ -52,11 +105,16 @@ pub struct ClientState {
     pub terminals: super::terminals::Terminals,
 }
 
-/// `clientCapabilities` for `initialize`.
-pub fn capabilities(terminals: bool, elicitation: bool) -> Value {
+/// `clientCapabilities` for `initialize`: `terminal` and `auth.terminal`
+/// as the app enabled them, `elicitation` when it answers elicitations;
+/// always the agent's compaction and notices as session updates and
+/// boolean config options.
+pub fn capabilities(terminals: bool, elicitation: bool, terminal_auth: bool) -> Value {
     let mut caps = json!({
         "fs": {"readTextFile": true, "writeTextFile": true},
         "terminal": terminals,
+        "session": {"compaction": {}, "notices": {}, "configOptions": {"boolean": {}}},
+        "auth": {"terminal": terminal_auth},
     });
     if elicitation {
         caps["elicitation"] = super::elicitation::capability();
@@ -164,7 +222,7 @@ mod tests {
 
     #[test]
     fn options_and_capabilities() {
-        let mut map = json!({"cd": "/w", "terminals": true, "traceparent": TP})
+        let mut map = json!({"cd": "/w", "terminals": true, "traceparent": TP, "terminalAuth": true, "dirs": ["/a", "C:\\b"]})
             .as_object()
             .unwrap()
             .clone();
@@ -173,7 +231,9 @@ mod tests {
             c,
             ClientOptions {
                 terminals: true,
-                traceparent: Some(TP.into())
+                traceparent: Some(TP.into()),
+                terminal_auth: true,
+                dirs: vec!["/a".into(), "C:\\b".into()],
             }
         );
         assert_eq!(map.len(), 1, "taken out");
@@ -182,13 +242,40 @@ mod tests {
             ClientOptions::take(&mut bad).unwrap_err().message(),
             "options.terminals must be a boolean, got a string"
         );
+        for (bad, message) in [
+            (
+                json!({"dirs": "/a"}),
+                "options.dirs must be an array of absolute paths, got a string",
+            ),
+            (
+                json!({"dirs": ["rel"]}),
+                "options.dirs[0] must be an absolute path, got \"rel\"",
+            ),
+            (
+                json!({"dirs": ["/a", 3]}),
+                "options.dirs[1] must be a string (an absolute path), got a number",
+            ),
+            (
+                json!({"terminalAuth": 1}),
+                "options.terminalAuth must be a boolean, got a number",
+            ),
+        ] {
+            let mut map = bad.as_object().unwrap().clone();
+            assert_eq!(
+                ClientOptions::take(&mut map).unwrap_err().message(),
+                message
+            );
+        }
+        let always = json!({"compaction": {}, "notices": {}, "configOptions": {"boolean": {}}});
         assert_eq!(
-            capabilities(false, false),
-            json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false})
+            capabilities(false, false, false),
+            json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false,
+                "session": always, "auth": {"terminal": false}})
         );
         assert_eq!(
-            capabilities(true, true),
-            json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true, "elicitation": {"form": {}, "url": {}}})
+            capabilities(true, true, true),
+            json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true,
+                "session": always, "auth": {"terminal": true}, "elicitation": {"form": {}, "url": {}}})
         );
         let mut params = json!({"sessionId": "s", "_meta": {"x": 1}})
             .as_object()

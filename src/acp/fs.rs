@@ -30,6 +30,27 @@ pub fn inside(cd: &str, path: &str) -> Option<String> {
     within.then_some(full)
 }
 
+/// [`inside`] any of the session's roots: `cd`, then each of `dirs` (its
+/// more folders, `additionalDirectories`); a relative path is taken against
+/// `cd`.
+///
+/// ```
+/// use agent_context::acp::fs::inside_roots;
+///
+/// let dirs = ["/w/shared".to_owned()];
+/// assert_eq!(inside_roots("/w/p", &dirs, "/w/shared/a.txt").as_deref(), Some("/w/shared/a.txt"));
+/// assert_eq!(inside_roots("/w/p", &dirs, "../shared/b.txt").as_deref(), Some("/w/shared/b.txt"));
+/// assert_eq!(inside_roots("/w/p", &dirs, "/w/other/c.txt"), None);
+/// ```
+pub fn inside_roots(cd: &str, dirs: &[String], path: &str) -> Option<String> {
+    if let Some(full) = inside(cd, path) {
+        return Some(full);
+    }
+    let windows = is_windows(cd) || is_windows(path);
+    let full = normalize(path, Some(cd), windows)?;
+    dirs.iter().find_map(|dir| inside(dir, &full))
+}
+
 fn is_windows(path: &str) -> bool {
     let b = path.as_bytes();
     (b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic()) || path.starts_with("\\\\")

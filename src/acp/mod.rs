@@ -3,7 +3,8 @@
 //! ([`session`]), permission answers by the sandbox policy ([`permission`]),
 //! the client `fs` methods confined to `cd` ([`fs`]), what the client
 //! offers and the trace context ([`client`]), elicitations
-//! ([`elicitation`]) and client terminals ([`terminals`]). The session
+//! ([`elicitation`]), client terminals ([`terminals`]), and an agent
+//! served elsewhere reached over HTTP or WebSocket ([`transport`]). The session
 //! engine ([`crate::engine`]) speaks the protocol with them.
 
 pub mod client;
@@ -12,6 +13,7 @@ pub mod fs;
 pub mod permission;
 pub mod session;
 pub mod terminals;
+pub mod transport;
 
 pub use permission::{Decision, Policy};
 pub use session::SessionStep;
@@ -24,5 +26,8 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 /// JSON-RPC's "invalid params": a path outside `cd`, a write refused.
 pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC's "request cancelled": the answer to a request its sender
+/// cancelled (`$/cancel_request`).
+pub const REQUEST_CANCELLED: i64 = -32800;
 /// The `protocolVersion` this client speaks (every agent answers 1).
 pub const PROTOCOL_VERSION: u64 = 1;

@@ -25,7 +25,6 @@
 
 use serde_json::{json, Value};
 
-use super::fs::inside;
 use crate::launch::invocation::Sandbox;
 
 /// What the sandbox and `yolo` allow.
@@ -71,6 +70,12 @@ impl Decision {
 
 /// The policy's decision for `request` (`session/request_permission`'s params).
 pub fn by_policy(request: &Value, policy: Policy, cd: &str) -> Decision {
+    by_policy_in(request, policy, cd, &[])
+}
+
+/// [`by_policy`] for a session with more folders than `cd` (`dirs`): an
+/// edit inside any of them is as one inside `cd`.
+pub fn by_policy_in(request: &Value, policy: Policy, cd: &str, dirs: &[String]) -> Decision {
     let call = request.get("toolCall").unwrap_or(&Value::Null);
     let kind = call.get("kind").and_then(Value::as_str).unwrap_or("other");
     let read = matches!(kind, "read" | "search" | "think");
@@ -81,7 +86,10 @@ pub fn by_policy(request: &Value, policy: Policy, cd: &str) -> Decision {
         Policy::Workspace => {
             read || (edit && {
                 let paths = paths(call);
-                !paths.is_empty() && paths.iter().all(|p| inside(cd, p).is_some())
+                !paths.is_empty()
+                    && paths
+                        .iter()
+                        .all(|p| super::fs::inside_roots(cd, dirs, p).is_some())
             })
         }
     };
@@ -100,7 +108,17 @@ pub fn answer(
     cd: &str,
     decision: Option<Decision>,
 ) -> (Decision, Value) {
-    let decision = decision.unwrap_or_else(|| by_policy(request, policy, cd));
+    answer_in(request, policy, (cd, &[]), decision)
+}
+
+/// [`answer`] for a session whose roots are `cd` and `dirs`.
+pub fn answer_in(
+    request: &Value,
+    policy: Policy,
+    (cd, dirs): (&str, &[String]),
+    decision: Option<Decision>,
+) -> (Decision, Value) {
+    let decision = decision.unwrap_or_else(|| by_policy_in(request, policy, cd, dirs));
     let wanted: &[&str] = match decision {
         Decision::Allow => &["allow_once", "allow_always"],
         Decision::AllowAlways => &["allow_always", "allow_once"],

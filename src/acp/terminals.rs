@@ -8,7 +8,6 @@
 
 use serde_json::{json, Value};
 
-use crate::acp::fs::inside;
 use crate::formats::json_read::type_name;
 
 /// The most output a terminal keeps, whatever the agent asks: 1 MiB.
@@ -69,6 +68,15 @@ impl ExitStatus {
     fn json(&self) -> Value {
         json!({"exitCode": self.exit_code, "signal": self.signal})
     }
+}
+
+/// A terminal request the agent cancelled ([`Terminals::cancel`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cancelled {
+    /// A `terminal/wait_for_exit` that no longer waits.
+    Wait,
+    /// A `terminal/create` not yet answered: that terminal is given up.
+    Create(String),
 }
 
 /// One terminal.
@@ -139,13 +147,14 @@ pub struct Terminals {
 
 impl Terminals {
     /// Reads `terminal/create`'s params for a session whose folder is `cd`
-    /// (`windows`: the host's shell is `cmd.exe`) and adds the terminal;
+    /// and whose more folders are `dirs` (a `cwd` may be in any of them;
+    /// `windows`: the host's shell is `cmd.exe`) and adds the terminal;
     /// the host then starts what the [`Launch`] says. `Err`: why not
     /// (answered as invalid params).
     pub fn create(
         &mut self,
         params: &Value,
-        cd: &str,
+        (cd, dirs): (&str, &[String]),
         windows: bool,
         owner: (Option<u64>, Option<u64>),
         rpc_id: Value,
@@ -185,7 +194,7 @@ impl Terminals {
         let env = read_env(params.get("env"))?;
         let cwd = match params.get("cwd") {
             None | Some(Value::Null) => cd.to_owned(),
-            Some(Value::String(dir)) => inside(cd, dir)
+            Some(Value::String(dir)) => super::fs::inside_roots(cd, dirs, dir)
                 .ok_or_else(|| format!("params.cwd {dir} is outside the working directory {cd}"))?,
             Some(other) => {
                 return Err(format!(
@@ -317,6 +326,24 @@ impl Terminals {
         Some((t.running(), t.waiting))
     }
 
+    /// The agent cancelled its request `rpc_id` (`$/cancel_request`): a
+    /// `wait_for_exit` stops waiting (`Wait`); a `create` not yet answered
+    /// is the terminal given up (`Create(id)`: to release); `None` when no
+    /// terminal request waits under that id.
+    pub fn cancel(&mut self, rpc_id: &Value) -> Option<Cancelled> {
+        for t in &mut self.list {
+            if t.create_rpc.as_ref() == Some(rpc_id) {
+                t.create_rpc = None;
+                return Some(Cancelled::Create(t.id.clone()));
+            }
+            if let Some(at) = t.waiting.iter().position(|w| w == rpc_id) {
+                t.waiting.remove(at);
+                return Some(Cancelled::Wait);
+            }
+        }
+        None
+    }
+
     /// The terminals of `session` (all of them when `None`) whose process
     /// may still run.
     pub fn running_of(&self, session: Option<u64>) -> Vec<String> {
@@ -379,7 +406,41 @@ mod tests {
     use super::*;
 
     fn create(t: &mut Terminals, params: Value) -> Result<Launch, String> {
-        t.create(&params, "/work/app", false, (Some(1), Some(7)), json!(5))
+        t.create(
+            &params,
+            ("/work/app", &[]),
+            false,
+            (Some(1), Some(7)),
+            json!(5),
+        )
+    }
+
+    #[test]
+    fn a_cancelled_request_stops_waiting_or_gives_the_terminal_up() {
+        let mut t = Terminals::default();
+        let launch = create(&mut t, json!({"sessionId": "s", "command": "ls"})).unwrap();
+        assert_eq!(
+            t.cancel(&json!(5)),
+            Some(Cancelled::Create(launch.id.clone())),
+            "create not yet answered"
+        );
+        assert_eq!(t.started(&launch.id), None, "no late answer");
+        assert_eq!(t.wait(&launch.id, json!(8)), None);
+        assert_eq!(t.cancel(&json!(8)), Some(Cancelled::Wait));
+        let (waiting, _) = t.exited(&launch.id, ExitStatus::default());
+        assert!(waiting.is_empty(), "the cancelled wait is not answered");
+        assert_eq!(t.cancel(&json!(99)), None);
+        let dirs = ["/work/shared".to_owned()];
+        let there = t
+            .create(
+                &json!({"sessionId": "s", "command": "ls", "cwd": "/work/shared/x"}),
+                ("/work/app", &dirs),
+                false,
+                (Some(1), None),
+                json!(6),
+            )
+            .unwrap();
+        assert_eq!(there.cwd, "/work/shared/x", "a cwd in the session's dirs");
     }
 
     #[test]
@@ -416,7 +477,7 @@ mod tests {
         let win = t
             .create(
                 &json!({"command": "dir /b"}),
-                "C:\\app",
+                ("C:\\app", &[]),
                 true,
                 (None, None),
                 json!(1),

@@ -40,6 +40,11 @@ const KNOWN_UPDATES: &[&str] = &[
     "current_mode_update",
     "config_option_update",
     "session_info_update",
+    // The agent's own context compaction and its live notices (sent only
+    // to a client that advertises `session.compaction` / `session.notices`).
+    "compaction_update",
+    "compaction_summary_chunk",
+    "notice",
 ];
 
 /// Where the transcript stands, as far as the agent's side shows it.
@@ -197,6 +202,8 @@ impl AcpReader {
                 update.get("cost").and_then(usd),
                 out,
             ),
+            "compaction_update" | "compaction_summary_chunk" if !history => out.compaction(update),
+            "notice" if !history => out.notice(update),
             "session_info_update" if !history && self.quirks.system_error_info => {
                 self.codex_session_info(update.get("_meta"), out)
             }

@@ -44,6 +44,7 @@ pub struct ReplyBuilder {
     /// The latest plan the agent reported (ACP `plan` entries).
     plan: Option<Value>,
     structured: Option<Value>,
+    compactions: super::compaction::Compactions,
     /// `None` when nobody reads events (the whole-text function).
     events: Option<Vec<AgentEvent>>,
 }
@@ -70,6 +71,7 @@ impl ReplyBuilder {
             thoughts: String::new(),
             plan: None,
             structured: None,
+            compactions: Default::default(),
             events: record_events.then(Vec::new),
         }
     }
@@ -522,6 +524,26 @@ impl ReplyBuilder {
         }
     }
 
+    /// A `compaction_update` or `compaction_summary_chunk` update.
+    pub fn compaction(&mut self, update: &Value) {
+        let Some(now) = self.compactions.update(update) else {
+            return;
+        };
+        if self.events.is_some() {
+            let compaction = now.clone();
+            self.emit(|| AgentEvent::Compaction { compaction });
+        }
+    }
+
+    /// A live `notice` (an event only).
+    pub fn notice(&mut self, update: &Value) {
+        if self.events.is_some() {
+            if let Some(notice) = super::compaction::Notice::read(update) {
+                self.emit(|| AgentEvent::Notice { notice });
+            }
+        }
+    }
+
     /// The structured value the agent answered with (`outputSchema`).
     pub fn structured(&mut self, value: &Value) {
         self.structured = Some(value.clone());
@@ -572,6 +594,7 @@ impl ReplyBuilder {
             thoughts: self.thoughts,
             plan: self.plan,
             structured: self.structured,
+            compactions: self.compactions.all().to_vec(),
         };
         (reply, units)
     }

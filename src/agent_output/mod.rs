@@ -38,6 +38,7 @@ mod claude_scan;
 mod codex;
 mod codex_legacy;
 mod codex_shared;
+pub mod compaction;
 mod copilot;
 mod gemini;
 mod gemini_scan;
@@ -53,6 +54,7 @@ mod reply_text;
 mod usage_file;
 
 pub use ansi::strip_ansi;
+pub use compaction::{Compaction, Notice};
 pub use host_input::merged_file_usage;
 pub use reply::{
     AgentEvent, AgentReply, EventTypeCount, ModelUsage, ReplyError, ReplyStatus, ToolStatus,

@@ -190,6 +190,10 @@ pub struct AgentReply {
     /// value it validated, or none when the turn ends `invalid_output`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
+    /// The agent's own context compactions in this reply, each as it last
+    /// stood (ACP `compaction_update` and `compaction_summary_chunk`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compactions: Vec<super::Compaction>,
 }
 
 /// How many lines of one unknown event type were seen.
@@ -243,6 +247,18 @@ pub enum AgentEvent {
     /// The agent's plan now: its entries as sent.
     Plan {
         entries: Value,
+    },
+    /// The agent compacted its context (or is compacting it): the
+    /// compaction as it stands now (`id`, `status`, `summary`, `error`).
+    Compaction {
+        #[serde(flatten)]
+        compaction: super::Compaction,
+    },
+    /// A live notice for the user (`severity`, `title`, `description`):
+    /// not part of the reply or the record.
+    Notice {
+        #[serde(flatten)]
+        notice: super::Notice,
     },
     /// A JSON line of a type this parser does not know: its `type` (or the
     /// `msg.type` of Codex's older schema; `""` when it has none) and the

@@ -7,7 +7,6 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::{InstructionPlacement, Layout};
 
 pub const CLAUDE: Layout = Layout {
@@ -113,6 +112,15 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     home: None,
     min_node: None,
+    // Its ACP adapter offers the bypass mode, and asks Claude Code to allow
+    // it, when IS_SANDBOX holds any value; Claude Code as root then starts
+    // only with `1`, and reads `1`, `true`, `yes` and `on` as set elsewhere.
+    env_flags: &[EnvFlag {
+        name: "IS_SANDBOX",
+        on: "1",
+        on_words: &["1", "true", "yes", "on"],
+        off: "",
+    }],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

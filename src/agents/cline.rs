@@ -44,9 +44,6 @@ pub const AGENT: AgentSpec = AgentSpec {
         // Neither advertises mcpCapabilities; a stdio server goes in
         // `session/new` as for any agent (not tried).
         mcp: AcpMcp::Session,
-        // Nothing listening on its endpoint: it retries for ~62 s in
-        // silence before it answers the prompt with the error.
-        probes_endpoint: true,
         ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "cline",
@@ -77,6 +74,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     home: None,
     min_node: None,
+    env_flags: &[],
 };
 
 /// Cline 3.0.65 over ACP against the mock: a failed model call answers the

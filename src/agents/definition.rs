@@ -37,8 +37,8 @@ use serde_json::{Map, Value};
 use super::spec::*;
 use super::{find, known_list, AgentSpec};
 use crate::error::{AgentContextError, Result};
+use crate::formats::input_keys::unknown_key_warnings;
 use crate::formats::json_read::type_name;
-use crate::prompt::input_keys::unknown_key_warnings;
 
 /// The field every message names: the agent is given where an agent type
 /// string is.
@@ -113,6 +113,44 @@ pub fn read_agent(value: &Value) -> Result<(Agent, Vec<String>)> {
     read_agent_for(value, "to run over ACP")
 }
 
+/// [`read_agent`] for an agent served elsewhere (`options.transport`): an
+/// agent type, or a definition naming it (`{ id, name? }`: its `id` a
+/// built-in agent type makes it that agent). What says how to start it
+/// here (a definition's `command`, `args` and `env`, a registry entry's
+/// distribution) is refused, naming the field.
+pub fn read_served_agent(value: &Value) -> Result<(Agent, Vec<String>)> {
+    let map = match value {
+        Value::Object(map) => map,
+        _ => return read_agent(value),
+    };
+    if map.contains_key("distribution") {
+        return Err(AgentContextError::invalid(format!(
+            "{FIELD}.distribution cannot be used with options.transport: an ACP registry entry says how to start an agent here; name the served agent by its agent type or {{ id, name }}"
+        )));
+    }
+    if let Some(key) = ["command", "args", "env"]
+        .into_iter()
+        .find(|k| map.get(*k).is_some_and(|v| !v.is_null()))
+    {
+        return Err(AgentContextError::invalid(format!(
+            "{FIELD}.{key} cannot be used with options.transport: nothing is started here"
+        )));
+    }
+    let warnings = warnings("the agent definition", map, DEFINITION_KEYS);
+    let id = required(map, "id", FIELD)?;
+    let name = optional(map, "name", FIELD)?.unwrap_or_else(|| id.clone());
+    check_protocol(map)?;
+    let def = AgentDefinition {
+        install: id.clone(),
+        id,
+        name,
+        command: String::new(),
+        args: Vec::new(),
+        env: Vec::new(),
+    };
+    Ok((Agent::Defined(def), warnings))
+}
+
 /// The id the results name for `value` (an agent type, or a definition's
 /// `id`), whether or not the rest of it can be read.
 pub fn agent_label(value: &Value) -> String {
@@ -132,16 +170,7 @@ fn read_definition(map: &Map<String, Value>) -> Result<(Agent, Vec<String>)> {
     let id = required(map, "id", FIELD)?;
     let name = optional(map, "name", FIELD)?.unwrap_or_else(|| id.clone());
     let command = required(map, "command", FIELD)?;
-    match map.get("protocol") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(p)) if p == "acp" => {}
-        Some(other) => {
-            return Err(AgentContextError::invalid(format!(
-                "{FIELD}.protocol must be 'acp' (an agent definition speaks the Agent Client Protocol), got {}",
-                shown(other)
-            )))
-        }
-    }
+    check_protocol(map)?;
     let args = strings(map, "args", FIELD)?;
     let env = env(map, "env", FIELD)?;
     let install = command.clone();
@@ -154,6 +183,18 @@ fn read_definition(map: &Map<String, Value>) -> Result<(Agent, Vec<String>)> {
         install,
     };
     Ok((Agent::Defined(def), warnings))
+}
+
+/// A definition's `protocol`: ACP, or not given.
+fn check_protocol(map: &Map<String, Value>) -> Result<()> {
+    match map.get("protocol") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(p)) if p == "acp" => Ok(()),
+        Some(other) => Err(AgentContextError::invalid(format!(
+            "{FIELD}.protocol must be 'acp' (an agent definition speaks the Agent Client Protocol), got {}",
+            shown(other)
+        ))),
+    }
 }
 
 fn read_entry(map: &Map<String, Value>) -> Result<(Agent, Vec<String>)> {
@@ -366,6 +407,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
         ),
         home: None,
         min_node: None,
+        env_flags: &[],
     }
 }
 

@@ -75,6 +75,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     home: None,
     min_node: None,
+    env_flags: &[],
 };
 
 /// Factory Droid 0.225.2 over ACP against the mock: a failed model call is

@@ -11,7 +11,6 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::Layout;
 
 pub const COPILOT: Layout = Layout {
@@ -78,9 +77,6 @@ pub const AGENT: AgentSpec = AgentSpec {
             error_text_words: &["Could not connect to"],
             ..AcpQuirks::NONE
         },
-        // Nothing listening on its endpoint: 5 retries in silence (~10 s,
-        // much more on a loaded machine) before that error.
-        probes_endpoint: true,
         ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "copilot",
@@ -122,6 +118,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     home: None,
     min_node: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

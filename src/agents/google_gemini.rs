@@ -8,7 +8,6 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::{InstructionPlacement, Layout};
 
 pub const GEMINI: Layout = Layout {
@@ -130,6 +129,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         kept_setting: None,
     }),
     min_node: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -17,7 +17,6 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::Layout;
 
 pub const KIMI_CODE: Layout = Layout {
@@ -71,9 +70,6 @@ pub const AGENT: AgentSpec = AgentSpec {
             silent_failures: true,
             ..AcpQuirks::NONE
         },
-        // Nothing listening on its endpoint: it retries in silence (10
-        // attempts by default) and then ends the turn without a word.
-        probes_endpoint: true,
         ..AcpLaunch::DEFAULT
     }),
     mcp_tool: "kimi",
@@ -113,6 +109,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         major: 22,
         minor: 19,
     }),
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`): its

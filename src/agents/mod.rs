@@ -1,7 +1,7 @@
 //! The registry of agents (SPEC §9): one file per agent, each a table
 //! ([`AgentSpec`]) naming its agent type, prompt layout, output format, CLI
 //! invocation and ACP launch, and one list, [`AGENTS`], that registers them.
-//! Every other list of agents (the assemblers, the parsers, the command
+//! Every other list of agents (the assemblers, [`assembly`], the parsers, the command
 //! lines, the JS classes, the command, the playground, the fuzz targets, the
 //! TypeScript union) reads this one or is checked against it by a test.
 //!
@@ -18,6 +18,7 @@
 //! ```
 
 pub mod api_family;
+pub mod assembly;
 mod claude_code;
 mod cline;
 pub mod definition;
@@ -41,18 +42,17 @@ pub use openai_codex::CODEX;
 pub use opencode::OPENCODE;
 pub use qwen_code::QWEN;
 pub use spec::{
-    AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliExtras, CliMcp,
-    CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvRoute, FailedPrompt, FamilyUse,
-    FileRoute, HeaderRoute, McpShape, ModelsFile, NodeVersion, OutputFormat, OutputSchemaArg,
-    OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg, SettingsPlace, SettingsRoute,
-    SystemPromptArg,
+    AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliAttachments,
+    CliExtras, CliImage, CliMcp, CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvFlag,
+    EnvRoute, FailedPrompt, FamilyUse, FileRoute, HeaderRoute, McpShape, ModelsFile, NodeVersion,
+    OutputFormat, OutputSchemaArg, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg,
+    SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 pub use superseded::{save_wait_ms, superseded_warning};
 
 use serde::Serialize;
 
 use crate::error::{AgentContextError, Result};
-use crate::launch::attachments::cli::CliAttachments;
 
 /// Every agent the library knows, in the order lists show them.
 pub const AGENTS: &[&AgentSpec] = &[

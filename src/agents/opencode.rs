@@ -11,7 +11,6 @@ use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
 use crate::error_kind::AgentErrorKind::*;
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::Layout;
 
 pub const OPENCODE: Layout = Layout {
@@ -115,6 +114,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     },
     home: None,
     min_node: None,
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

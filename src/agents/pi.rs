@@ -15,8 +15,6 @@ use super::claude_code;
 use super::signs::{Signs, NO_SIGNS};
 use super::spec::*;
 use super::ApiFamily;
-
-use crate::launch::attachments::cli::{CliAttachments, CliImage};
 use crate::prompt::layout::Layout;
 
 pub const PI: Layout = Layout {
@@ -74,9 +72,6 @@ pub const AGENT: AgentSpec = AgentSpec {
         missing_file_is_empty: false,
         ask_mode: None,
         mcp: AcpMcp::Unsupported(NO_MCP),
-        // Nothing listening on its endpoint: it retries, then ends the turn
-        // without a word; an endpoint on this machine is asked first.
-        probes_endpoint: true,
         quirks: AcpQuirks {
             // 0.0.24 (and 0.0.34) drop a failed model call's error: the
             // turn ends `end_turn` without a word.
@@ -158,6 +153,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         major: 20,
         minor: 6,
     }),
+    env_flags: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

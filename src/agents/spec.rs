@@ -43,6 +43,10 @@ pub struct AgentSpec {
     /// (`None`: not one, or any Node the package runs on): a start that
     /// fails on an older one says so ([`NodeVersion`]).
     pub min_node: Option<NodeVersion>,
+    /// Variables of the caller's environment its parts read differently
+    /// (Claude Code's `IS_SANDBOX`): the run gives them the value every
+    /// part reads alike.
+    pub env_flags: &'static [EnvFlag],
 }
 
 /// A Node.js release, `major.minor`.
@@ -59,6 +63,28 @@ pub struct AgentSpec {
 pub struct NodeVersion {
     pub major: u32,
     pub minor: u32,
+}
+
+/// A variable of the caller's environment that the agent's parts read
+/// differently, so that a value set for the whole machine could fail a run
+/// that asked nothing of it: Claude Code's `IS_SANDBOX`, which its ACP
+/// adapter takes as "a sandbox" whatever the value, while Claude Code's
+/// check as root takes only `1` (and its other checks `1`, `true`, `yes`
+/// or `on`), so that as root `IS_SANDBOX=yes` had the adapter ask for a
+/// permission mode Claude Code then refused at the start. The run gives
+/// the agent the value all its parts read as the caller's value means
+/// ([`crate::launch::env_flags`]): `on` for one of `on_words` (any case,
+/// spaces around), `off` for any other value; a value already `on` or
+/// `off`, or none, is left as it is (`docs/agents.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvFlag {
+    pub name: &'static str,
+    /// The value every part reads as set (`1`).
+    pub on: &'static str,
+    /// The values, lowercase, that the agent itself reads as set.
+    pub on_words: &'static [&'static str],
+    /// The value every part reads as unset (`""`).
+    pub off: &'static str,
 }
 
 impl AgentSpec {
@@ -278,8 +304,38 @@ pub struct CliSpec {
     pub mcp: CliMcp,
     /// What only some CLIs need.
     /// How it takes attachments on its command line (`None`: it takes none).
-    pub attachments: Option<crate::launch::attachments::cli::CliAttachments>,
+    pub attachments: Option<CliAttachments>,
     pub extras: CliExtras,
+}
+
+/// How one agent CLI takes attachments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CliAttachments {
+    pub image: CliImage,
+    /// True when the CLI reads a file named `@path` in the prompt and sends
+    /// its content (images included) to the model (Gemini CLI, Qwen Code).
+    pub at_path: bool,
+    /// The flag that lets it read a folder outside its working directory,
+    /// given once per folder of an `@path` file (`--include-directories`).
+    pub include_dir_flag: Option<&'static str>,
+}
+
+/// How an image reaches the model through the CLI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CliImage {
+    /// `{flag}=path`, once per image (Codex `--image`, Copilot
+    /// `--attachment`, opencode `--file`).
+    FileFlag(&'static str),
+    /// `@path` in the prompt text ([`CliAttachments::at_path`]).
+    AtPath,
+    /// A base64 image block in a stream-json user message on stdin, which
+    /// these arguments turn on (Claude Code's `--input-format stream-json`).
+    StreamJson(&'static [&'static str]),
+    /// `@path` as an argument of its own, once per image (pi reads the file
+    /// and sends it when the model is declared to take images).
+    AtArg,
+    /// It takes none over its command line; why (`INVALID_INPUT`).
+    Refused(&'static str),
 }
 
 /// How a run hands its MCP servers to the CLI, for that run only and never
@@ -531,11 +587,6 @@ pub struct AcpLaunch {
     pub mcp: AcpMcp,
     /// How what it sends differs in a way the reply cares about.
     pub quirks: AcpQuirks,
-    /// True when, over ACP, it retries a model server that refuses the
-    /// connection without a word and with no setting for it: before each
-    /// prompt, a loopback `endpoint` is asked from here first, and nothing
-    /// listening there fails the attempt `network_error` at once.
-    pub probes_endpoint: bool,
 }
 
 impl AcpLaunch {
@@ -544,8 +595,7 @@ impl AcpLaunch {
     /// instructions opening the prompt, loads trusted where advertised, a
     /// missing file `resourceNotFound`, its own default mode and
     /// environment, images beside other context, exiting when its stdin
-    /// ends, MCP servers in `session/new`, no quirks, its endpoint not
-    /// asked first. `command` and
+    /// ends, MCP servers in `session/new`, no quirks. `command` and
     /// `package` are always the agent's own.
     pub const DEFAULT: AcpLaunch = AcpLaunch {
         command: "",
@@ -563,7 +613,6 @@ impl AcpLaunch {
         mcp_env: &[],
         mcp: AcpMcp::Session,
         quirks: AcpQuirks::NONE,
-        probes_endpoint: false,
     };
 }
 

@@ -120,6 +120,10 @@ fn too_old_node(e: &Evidence) -> Option<(String, crate::agents::NodeVersion)> {
 /// with what it printed last.
 pub fn ended_early(e: &Evidence, what: &str) -> Failure {
     let failure = failure(e, e.agent.signs, e.end.exit_code);
+    // A lost channel or connection says itself what happened.
+    if super::transport_lost_in(e.last_lines).is_some() {
+        return failure;
+    }
     if !matches!(
         failure.kind,
         AgentErrorKind::Incomplete | AgentErrorKind::ProcessError

@@ -37,4 +37,7 @@ pub struct RunError {
     pub exit_code: Option<i32>,
     /// The last lines it printed (stdout and stderr), cleaned.
     pub last_lines: Vec<String>,
+    /// What the failed attempt streamed before it failed: never the reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }

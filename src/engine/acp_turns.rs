@@ -78,14 +78,18 @@ impl Engine {
             if turn.attempt.is_none() && !turn.retrying && turn.probe != Probe::Asked {
                 if s.setup == Setup::Ready {
                     self.begin_attempt(i, now);
-                } else {
+                } else if !self.awaits_probe(i) {
+                    // Its endpoint asked before the process is started.
                     self.ensure_session(i, authenticating, now);
                 }
             }
         }
         while !self.sessions[i].queue.is_empty() {
             if self.sessions[i].setup != Setup::Ready {
-                self.ensure_session(i, authenticating, now);
+                // A prompt that starts the process asks its endpoint first.
+                if !self.awaits_probe(i) {
+                    self.ensure_session(i, authenticating, now);
+                }
                 break;
             }
             match self.sessions[i].queue.pop_front() {
@@ -202,6 +206,10 @@ impl Engine {
         self.tail = OutputTail::default();
         self.init_failed = None;
         let cfg = self.acp_cfg();
+        if let Some(transport) = &cfg.reach.transport {
+            let connect = Action::Connect(transport.clone());
+            return self.push(connect);
+        }
         let spawn = Action::Spawn {
             command: cfg.command.clone(),
             args: cfg.args.clone(),
@@ -318,7 +326,11 @@ impl Engine {
                 _ => None,
             };
             match cancelled {
-                Some(answer) if call.key == Some(key) => self.respond(call.rpc_id, answer),
+                Some(answer) if call.key == Some(key) => {
+                    self.respond(call.rpc_id, answer);
+                    // The app's callback is aborted; its late answer is dropped.
+                    self.push(Action::HostCancel { call: call.call });
+                }
                 _ => self.calls.push(call),
             }
         }
@@ -512,6 +524,24 @@ impl Engine {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.push(Action::Write(format!("{line}\n")));
         id
+    }
+
+    /// The requests of ours that `which` picks are given up (a deadline
+    /// passed, the process is about to be stopped): the agent is told with
+    /// `$/cancel_request` each. Over the CLI, nothing.
+    pub(super) fn give_up(&mut self, which: impl Fn(&Pending) -> bool) {
+        if !self.cfg.is_acp() || self.proc != Proc::Up {
+            return;
+        }
+        let ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| which(p))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.notify("$/cancel_request", json!({ "requestId": id }));
+        }
     }
 
     pub(super) fn notify(&mut self, method: &str, params: Value) {

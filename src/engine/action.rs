@@ -30,6 +30,14 @@ pub enum Action {
         /// process runs, each new part handed to `retry_log`.
         retry_log: Option<crate::attempt::LogWatch>,
     },
+    /// Connect to an agent served elsewhere, the agent's process from then
+    /// on: each `write` is sent on it as its JSON-RPC messages, each
+    /// message that comes back is handed to `stdout` as a line, `closeStdin`
+    /// closes it (then `exited` with code 0), `kill` cuts it (then `exited`
+    /// with signal `SIGKILL`); a connection lost otherwise is
+    /// `disconnected`. Answer with `spawned` once it is made (messages
+    /// written before it opens wait for it).
+    Connect(crate::acp::transport::Transport),
     /// Write these bytes (whole JSON-RPC lines) to the agent's stdin.
     Write(String),
     /// End the agent's stdin.
@@ -39,8 +47,21 @@ pub enum Action {
     /// Ask the host (`onPermission`, the file system); answer with
     /// `host_answer(call, …)`.
     Host { call: u64, request: HostRequest },
-    /// An event of turn `op`'s reply, for its `onEvent`.
-    Event { op: u64, event: AgentEvent },
+    /// The agent cancelled what host request `call` asks (`$/cancel_request`):
+    /// it was answered already; the app's callback is aborted (its
+    /// `signal`), and what it answers later is dropped.
+    HostCancel { call: u64 },
+    /// An event of turn `op`'s reply, for its `onEvent`; `attempt`, the
+    /// attempt that streamed it (from 1 across retries and the
+    /// conversation's parts), which a text event says.
+    Event {
+        op: u64,
+        event: AgentEvent,
+        attempt: u32,
+    },
+    /// Turn `op`'s attempt `attempt` failed after it streamed text: that
+    /// text is no reply (`onEvent` hears `{ type: 'discard', attempt }`).
+    Discard { op: u64, attempt: u32 },
     /// A `session/update` the session received (modes, commands, options,
     /// and every update between turns), for `onUpdate`.
     Update(Value),
@@ -55,14 +76,9 @@ pub enum Action {
     /// Start or kill a client terminal's process
     /// ([`crate::acp::terminals::HostTerminal`]).
     Terminal(crate::acp::terminals::HostTerminal),
-    /// Lines of session `session`'s record to keep (appended in order);
-    /// `header`, once, when the agent's session id became known: the
-    /// record's first line.
-    Record {
-        session: u64,
-        header: Option<String>,
-        lines: String,
-    },
+    /// Lines of session `session`'s record to keep (appended in order to
+    /// its conversation's record).
+    Record { session: u64, lines: String },
     /// Try a TCP connection to `host:port` (the endpoint, on this
     /// machine) and close it; answer with `probed(op, outcome)`:
     /// `connected`, `remote` when the agent runs on another machine (a
@@ -144,6 +160,8 @@ impl Action {
             } => json!({"kind": "spawn", "command": command, "args": args, "env": pairs(env),
                 "defaultEnv": pairs(default_env), "cwd": cwd, "files": files, "outputs": outputs,
                 "retryLog": retry_log}),
+            Action::Connect(t) => json!({"kind": "connect", "url": t.url, "transport": t.kind,
+                "headers": pairs(&t.headers)}),
             Action::Write(line) => json!({"kind": "write", "data": line}),
             Action::CloseStdin => json!({"kind": "closeStdin"}),
             Action::Kill => json!({"kind": "kill"}),
@@ -161,8 +179,19 @@ impl Action {
                     json!({"kind": "host", "call": call, "ask": "elicitation", "params": params})
                 }
             },
+            Action::HostCancel { call } => json!({"kind": "cancelHost", "call": call}),
             Action::Terminal(t) => t.clone().host_json(),
-            Action::Event { op, event } => json!({"kind": "event", "op": op, "event": event}),
+            Action::Event { op, event, attempt } => {
+                let text = matches!(event, AgentEvent::Text { .. });
+                let mut event = json!(event);
+                if let (true, Value::Object(map)) = (text, &mut event) {
+                    map.insert("attempt".into(), json!(attempt));
+                }
+                json!({"kind": "event", "op": op, "event": event})
+            }
+            Action::Discard { op, attempt } => {
+                json!({"kind": "event", "op": op, "event": {"type": "discard", "attempt": attempt}})
+            }
             Action::Update(update) => json!({"kind": "update", "update": update}),
             Action::SessionUpdate { session, update } => {
                 json!({"kind": "update", "update": update, "session": session})
@@ -175,11 +204,9 @@ impl Action {
                     "kind": f.kind.as_str(), "message": f.message, "retryable": f.kind.is_retryable()}}),
             },
             Action::Warn(message) => json!({"kind": "warn", "message": message}),
-            Action::Record {
-                session,
-                header,
-                lines,
-            } => json!({"kind": "record", "session": session, "header": header, "lines": lines}),
+            Action::Record { session, lines } => {
+                json!({"kind": "record", "session": session, "lines": lines})
+            }
             Action::Probe { op, host, port } => {
                 json!({"kind": "probe", "op": op, "host": host, "port": port})
             }

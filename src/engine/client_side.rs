@@ -23,15 +23,33 @@ impl Engine {
         self.client.elicitation = on;
     }
 
-    /// `initialize`'s `clientCapabilities`: terminals only when enabled,
-    /// elicitation only when the host answers it.
+    /// `initialize`'s `clientCapabilities`: terminals and terminal login
+    /// only when enabled, elicitation only when the host answers it.
     pub(super) fn client_capabilities(&self) -> Value {
-        client::capabilities(self.serves_terminals(), self.client.elicitation)
+        let terminal_auth = self.acp_config().is_some_and(|c| c.client.terminal_auth);
+        let mut caps = client::capabilities(
+            self.serves_terminals(),
+            self.client.elicitation,
+            terminal_auth,
+        );
+        if !self.offers_files() {
+            caps["fs"] = serde_json::json!({"readTextFile": false, "writeTextFile": false});
+        }
+        caps
     }
 
-    /// Whether the agent may use client terminals.
+    /// Whether the agent may use client terminals (one served elsewhere:
+    /// with `clientFs` only).
     pub(super) fn serves_terminals(&self) -> bool {
-        self.acp_config().is_some_and(|c| c.client.terminals)
+        self.acp_config()
+            .is_some_and(|c| c.client.terminals && c.reach.client_fs)
+    }
+
+    /// Whether the agent may read and write this machine's files through
+    /// the client (`clientFs`: by default one started here, not one served
+    /// elsewhere).
+    pub(super) fn offers_files(&self) -> bool {
+        self.acp_config().is_some_and(|c| c.reach.client_fs)
     }
 
     /// `elicitation/create` from session `at` (its `key`).
@@ -112,16 +130,19 @@ impl Engine {
             a.heard = true;
         }
         if method == "terminal/create" {
-            let cd = self.cfg_of(key).options.cd.clone();
+            let cfg = self.cfg_of(key);
+            let (cd, dirs) = (cfg.options.cd.clone(), cfg.client.dirs.clone());
             let windows = self.options().platform.is_some_and(|p| p.is_windows());
             let turn = at
                 .and_then(|i| self.sessions[i].turn.as_ref())
                 .map(|t| t.op);
-            match self
-                .client
-                .terminals
-                .create(&params, &cd, windows, (key, turn), id.clone())
-            {
+            match self.client.terminals.create(
+                &params,
+                (&cd, &dirs),
+                windows,
+                (key, turn),
+                id.clone(),
+            ) {
                 Ok(launch) => self.push(Action::Terminal(HostTerminal::Start(launch))),
                 Err(why) => self.respond_error(id, rpc_error(INVALID_PARAMS, &why, None)),
             }
@@ -172,7 +193,7 @@ impl Engine {
     }
 
     /// Terminal `id` is forgotten, its process killed if it may still run.
-    fn release_terminal(&mut self, id: &str) {
+    pub(super) fn release_terminal(&mut self, id: &str) {
         if let Some((running, waiting)) = self.client.terminals.release(id) {
             if running {
                 self.push(Action::Terminal(HostTerminal::Kill(id.to_owned())));
@@ -244,10 +265,11 @@ impl Engine {
     }
 
     /// Whether terminal `id` may run in `real` (its folder with links
-    /// resolved by the host): inside its session's folder.
+    /// resolved by the host): inside its session's folder or its `dirs`.
     pub fn terminal_cwd_allowed(&self, id: &str, real: &str) -> bool {
         let session = self.client.terminals.session_of(id);
-        let cd = &self.cfg_of(session.flatten()).options.cd;
-        session.is_some() && crate::acp::fs::inside(cd, real).is_some()
+        let cfg = self.cfg_of(session.flatten());
+        session.is_some()
+            && crate::acp::fs::inside_roots(&cfg.options.cd, &cfg.client.dirs, real).is_some()
     }
 }

@@ -46,14 +46,21 @@ fn form(session: &str) -> Value {
 fn only_fs_is_advertised_unless_the_app_enables_more() {
     let mut e = engine("claude-code", json!({}));
     let caps = initialize_params(&mut e)["clientCapabilities"].clone();
+    // Always: the agent's compaction and notices as updates, boolean options.
     assert_eq!(
         caps,
-        json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false})
+        json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false,
+            "session": {"compaction": {}, "notices": {}, "configOptions": {"boolean": {}}},
+            "auth": {"terminal": false}})
     );
-    let mut e = engine("claude-code", json!({"terminals": true}));
+    let mut e = engine(
+        "claude-code",
+        json!({"terminals": true, "terminalAuth": true}),
+    );
     e.answer_elicitations(true);
     let caps = initialize_params(&mut e)["clientCapabilities"].clone();
     assert_eq!(caps["terminal"], true);
+    assert_eq!(caps["auth"], json!({"terminal": true}));
     assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
 }
 

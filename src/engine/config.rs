@@ -68,8 +68,12 @@ pub struct SessionConfig {
     /// `idleClose`: without a turn for this long the process stops (the
     /// session is reopened on the next prompt).
     pub idle_close_ms: Option<u64>,
-    /// `terminals` and `traceparent` ([`crate::acp::client`]).
+    /// `terminals`, `terminalAuth`, `dirs` and `traceparent` ([`crate::acp::client`]).
     pub client: crate::acp::client::ClientOptions,
+    /// An agent served elsewhere (`options.transport`): connected to, not
+    /// started; and whether the agent may use this machine's files
+    /// (`clientFs`) ([`crate::acp::transport`]).
+    pub reach: crate::acp::transport::Reach,
 }
 
 impl SessionConfig {
@@ -85,7 +89,10 @@ impl SessionConfig {
     /// a definition's command, arguments and environment replace the
     /// registry's launch; `command`, when not empty, still overrides.
     pub fn read_agent(agent: &Value, options: &Value, command: &str) -> Result<SessionConfig> {
-        let (agent, warnings) = definition::read_agent(agent)?;
+        let (agent, warnings) = match crate::acp::transport::given(options) {
+            true => definition::read_served_agent(agent)?,
+            false => definition::read_agent(agent)?,
+        };
         let (agent, defined) = match agent {
             Agent::Known(spec) => (spec, None),
             Agent::Defined(def) => (def.spec(), Some(def)),
@@ -104,8 +111,10 @@ impl SessionConfig {
         };
         let mut cfg = SessionConfig::read_for(agent, launch, options, command)?;
         if let Some(def) = defined {
-            let launch_args = launch.args.len();
-            cfg.args.splice(..launch_args, def.args.iter().cloned());
+            if cfg.reach.transport.is_none() {
+                let launch_args = launch.args.len();
+                cfg.args.splice(..launch_args, def.args.iter().cloned());
+            }
             cfg.env.extend(def.env);
             cfg.id = def.id;
             cfg.name = def.name;
@@ -125,7 +134,9 @@ impl SessionConfig {
         let mut mcp = Value::Null;
         let mut idle_close_ms = None;
         let mut client = crate::acp::client::ClientOptions::default();
+        let mut reach = crate::acp::transport::Reach::default();
         if let Some(map) = rest.as_object_mut() {
+            reach = crate::acp::transport::Reach::take(map, command)?;
             check_protocol(map.remove("protocol"))?;
             client = crate::acp::client::ClientOptions::take(map)?;
             system_prompt = match map.remove("systemPrompt") {
@@ -162,6 +173,19 @@ impl SessionConfig {
             command
         };
         let mut options = RunOptions::read(&rest, command)?;
+        if reach.transport.is_some() {
+            // Nothing is started here: no command line, environment, files or home.
+            return SessionConfig::served(
+                agent,
+                launch,
+                options,
+                system_prompt,
+                mcp,
+                idle_close_ms,
+                client,
+                reach,
+            );
+        }
         options.apply_endpoint(agent, Protocol::Acp)?;
         options.apply_home(agent, Protocol::Acp)?;
         if !options.extra_args.is_empty() {
@@ -265,6 +289,43 @@ impl SessionConfig {
             found: None,
             idle_close_ms,
             client,
+            reach,
+        })
+    }
+
+    /// The settings of an agent served elsewhere: the session's own, and
+    /// no command line, environment, files or home (nothing starts here).
+    #[allow(clippy::too_many_arguments)]
+    fn served(
+        agent: &'static AgentSpec,
+        launch: &'static AcpLaunch,
+        mut options: RunOptions,
+        system_prompt: Option<String>,
+        mcp: Value,
+        idle_close_ms: Option<u64>,
+        client: crate::acp::client::ClientOptions,
+        reach: crate::acp::transport::Reach,
+    ) -> Result<SessionConfig> {
+        options.command = String::new();
+        Ok(SessionConfig {
+            agent,
+            launch,
+            id: agent.agent_type.to_owned(),
+            name: agent.name.to_owned(),
+            warnings: Vec::new(),
+            options,
+            command: String::new(),
+            args: Vec::new(),
+            env: Vec::new(),
+            default_env: Vec::new(),
+            own_files: Vec::new(),
+            retry_log: None,
+            system_prompt,
+            mcp_servers: read_mcp_servers(&mcp)?,
+            found: None,
+            idle_close_ms,
+            client,
+            reach,
         })
     }
 
@@ -278,7 +339,7 @@ impl SessionConfig {
     }
 
     /// The settings of one more session on the same process: `options`
-    /// (`{ cd?, sessionId?, systemPrompt?, mcpServers? }`) replace the
+    /// (`{ cd?, sessionId?, systemPrompt?, mcpServers?, dirs? }`) replace the
     /// process's; the session to reopen is only the one given here.
     pub fn for_session(&self, options: &Value) -> Result<SessionConfig> {
         let mut cfg = self.clone();
@@ -313,11 +374,15 @@ impl SessionConfig {
         if map.contains_key("systemPrompt") {
             cfg.system_prompt = text("systemPrompt")?;
         }
+        if map.contains_key("dirs") {
+            cfg.client.dirs =
+                crate::acp::client::read_dirs(map.get("dirs").cloned(), "sessionOptions.dirs")?;
+        }
         if let Some(mcp) = map.get("mcpServers") {
             cfg.mcp_servers = read_mcp_servers(mcp).map_err(|e| {
                 AgentContextError::invalid(e.message().replacen("options.", "sessionOptions.", 1))
             })?;
-            if self.launch.mcp == AcpMcp::Launch && cfg.mcp_servers != self.mcp_servers {
+            if self.takes_mcp_at_launch() && cfg.mcp_servers != self.mcp_servers {
                 return Err(AgentContextError::invalid(format!(
                     "sessionOptions.mcpServers cannot differ from the process's for {}: it takes MCP servers on the command line it is started with; give them in openAgent's options.mcpServers",
                     self.agent.name
@@ -355,14 +420,26 @@ impl SessionConfig {
         self.found = Some(found.to_owned());
         self.command = file.to_owned();
         self.args = args;
+        // What the agent's parts read differently in the caller's
+        // environment, agreed as the caller's value means.
+        for (name, value) in crate::launch::env_flags::agreed_env(self.agent.env_flags, env) {
+            self.env.retain(|(k, _)| *k != name);
+            self.env.push((name, value));
+        }
         Ok(())
+    }
+
+    /// Whether the agent got its MCP servers on the command line it was
+    /// started with (never one served elsewhere: it gets them as ACP says).
+    fn takes_mcp_at_launch(&self) -> bool {
+        self.launch.mcp == AcpMcp::Launch && self.reach.transport.is_none()
     }
 
     /// The MCP servers the agent can take, as `session/new|load|resume`
     /// send them; a transport it does not advertise is `Err` naming it.
     /// None for an agent that got them on its command line.
     pub fn mcp_for(&self, initialized: &Value) -> Result<Value> {
-        if self.launch.mcp == AcpMcp::Launch {
+        if self.takes_mcp_at_launch() {
             return Ok(Value::Array(Vec::new()));
         }
         let caps = initialized.pointer("/agentCapabilities/mcpCapabilities");
@@ -382,6 +459,28 @@ impl SessionConfig {
             out.push(server.acp());
         }
         Ok(Value::Array(out))
+    }
+}
+
+impl SessionConfig {
+    /// `additionalDirectories` for `session/new|load|resume|fork`: `None`
+    /// when the session has no `dirs`; `Err` naming `dirs` and the agent
+    /// when it does and the agent does not advertise
+    /// `sessionCapabilities.additionalDirectories` (never dropped).
+    pub fn dirs_for(&self, initialized: &Value) -> Result<Option<Value>> {
+        if self.client.dirs.is_empty() {
+            return Ok(None);
+        }
+        let taken = initialized
+            .pointer("/agentCapabilities/sessionCapabilities/additionalDirectories")
+            .is_some_and(|c| !c.is_null() && c != &Value::Bool(false));
+        if !taken {
+            return Err(AgentContextError::invalid(format!(
+                "options.dirs: {} does not take more folders than cd over ACP (it does not advertise sessionCapabilities.additionalDirectories); open the session without dirs",
+                self.name
+            )));
+        }
+        Ok(Some(json!(self.client.dirs)))
     }
 }
 

@@ -318,16 +318,33 @@ impl Engine {
         for timer in self.timers.take_due(now) {
             let session = timer.session().and_then(|k| self.at(k));
             match (timer, session) {
-                (Timer::SuspendKill | Timer::CloseKill, _) => self.kill(),
+                (Timer::SuspendKill | Timer::CloseKill, _) => {
+                    self.give_up(|p| matches!(p, Pending::Close(_)));
+                    self.kill()
+                }
                 (Timer::IdleClose, _) => self.suspend(now),
-                (Timer::Setup, _) => self.setup_silent(),
+                (Timer::Setup, _) => {
+                    self.give_up(|p| {
+                        matches!(
+                            p,
+                            Pending::Initialize
+                                | Pending::Session(..)
+                                | Pending::AskMode(_)
+                                | Pending::Op(_, OpKind::Fork(_), _)
+                        )
+                    });
+                    self.setup_silent()
+                }
                 (Timer::Retry(_), Some(i)) => {
                     if let Some(turn) = self.sessions[i].turn.as_mut() {
                         turn.retrying = false;
                     }
                     self.pump(now);
                 }
-                (Timer::Kill(_), Some(_)) => self.push(Action::Kill),
+                (Timer::Kill(key), Some(_)) => {
+                    self.give_up(|p| *p == Pending::Prompt(key));
+                    self.push(Action::Kill)
+                }
                 (Timer::Deadline(_), Some(i)) => {
                     self.stop_turn(i, crate::attempt::StopReason::MaxDuration, now)
                 }

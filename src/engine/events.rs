@@ -177,6 +177,23 @@ impl Engine {
         self.pump(now);
     }
 
+    /// The connection to an agent served elsewhere was lost: a crash, as
+    /// when a process dies (its running turn ends `process_error` with
+    /// `transport_lost` in its message; the next prompt connects again and
+    /// reopens the session).
+    pub fn disconnected(&mut self, opened: bool, reason: &str, now: u64) {
+        self.now = now;
+        if self.proc == Proc::Down {
+            return;
+        }
+        let Some(transport) = self.acp_config().and_then(|c| c.reach.transport.clone()) else {
+            return;
+        };
+        let line = crate::acp::transport::lost_line(&transport, opened, reason);
+        self.stderr(format!("{line}\n").as_bytes(), now);
+        self.exited(None, None, now);
+    }
+
     /// What the exited process wrote to its output file at `path` (one of
     /// its `Spawn`'s `outputs`, over the CLI), read by the host before it
     /// says the process exited; merged into the attempt's reply. Anything

@@ -65,10 +65,27 @@ impl Engine {
                 return self.done_failed(op, fail(format!("invalid parameters: {}", e.message())))
             }
         };
+        let dirs = match target.dirs_for(&self.initialized) {
+            Ok(dirs) => dirs,
+            Err(e) => {
+                return self.done_failed(op, fail(format!("invalid parameters: {}", e.message())))
+            }
+        };
         let mut params = Map::new();
         params.insert("sessionId".into(), json!(source));
         params.insert("cwd".into(), json!(target.options.cd));
+        if let Some(dirs) = dirs {
+            params.insert("additionalDirectories".into(), dirs);
+        }
         params.insert("mcpServers".into(), mcp);
+        if super::setup::takes_system_prompt(&self.initialized) {
+            super::setup::system_prompt_params(
+                &mut params,
+                target,
+                target.launch,
+                &self.initialized,
+            );
+        }
         crate::acp::client::with_trace(&mut params, target.client.traceparent.as_deref());
         let key = self.sessions[i].key;
         let idle = self.options().idle_timeout_ms;

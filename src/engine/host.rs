@@ -106,15 +106,16 @@ impl Engine {
 
     /// Whether the agent may read (`write` false) or write `path` (its
     /// links resolved by the host) for host request `call`: inside its
-    /// session's folder, and no write under `read-only`. Over the CLI the
+    /// session's folder or one of its `dirs`, and no write under `read-only`. Over the CLI the
     /// agent asks the client for no file: never.
     pub fn path_allowed(&self, call: Option<u64>, path: &str, write: bool) -> bool {
         if !self.cfg.is_acp() {
             return false;
         }
         let key = call.and_then(|c| self.calls.iter().find(|h| h.call == c).and_then(|h| h.key));
-        let cd = &self.cfg_of(key).options.cd;
-        let inside_cd = crate::acp::fs::inside(cd, path).is_some();
+        let cfg = self.cfg_of(key);
+        let inside_cd =
+            crate::acp::fs::inside_roots(&cfg.options.cd, &cfg.client.dirs, path).is_some();
         inside_cd
             && !(write
                 && self.options().sandbox == Some(crate::launch::invocation::Sandbox::ReadOnly))

@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::engine::{Engine, DEFAULT};
 use crate::error::{AgentContextError, Result};
 use crate::formats::json_read::Obj;
-use crate::record::Relation;
 
 /// One input; `session` left out is the engine's only session.
 #[derive(Debug)]
@@ -39,6 +38,11 @@ pub enum HostInput {
     Authenticate {
         method: String,
     },
+    /// `session/delete` of the agent's session `session_id`.
+    DeleteSession {
+        session_id: String,
+    },
+    Logout,
     Close,
     /// Session `session` (from `addSession`) opened as a fork of `source`.
     ForkSession {
@@ -71,6 +75,13 @@ pub enum HostInput {
     },
     /// A write to the process failed (it was gone).
     WriteFailed,
+    /// The connection to an agent served elsewhere was lost (not closed as
+    /// the engine asked): `opened` whether anything came back on it,
+    /// `reason` its error's code or message ('' when the server closed it).
+    Disconnected {
+        opened: bool,
+        reason: String,
+    },
     /// The process ended: its exit code (a Windows code of 2^31 or more
     /// reads as JavaScript's `ToInt32` reads it) or the signal that ended it.
     Exited {
@@ -104,12 +115,26 @@ pub enum HostInput {
         session: u64,
         text: String,
     },
-    /// The record of `session` names another session.
-    RecordLink {
+    /// Record `session` from now on: where its conversation's record
+    /// stands (`crate::engine::RecordStart`'s JSON), the values never written.
+    Record {
         session: u64,
-        relation: String,
-        id: String,
-        agent_type: String,
+        start: Value,
+        secrets: Vec<String>,
+    },
+    /// `session` is not recorded here any more (its conversation goes on
+    /// with another part).
+    StopRecording {
+        session: u64,
+    },
+    /// How `session`'s turns end for its conversation: `hands_off`, a
+    /// hands-off failure ends an attempt (the conversation has another
+    /// agent); `attempts_before`, the attempts its next turn had (a turn
+    /// another part began).
+    Conversation {
+        session: u64,
+        hands_off: bool,
+        attempts_before: Option<u32>,
     },
 }
 
@@ -158,6 +183,10 @@ impl HostInput {
             "authenticate" => I::Authenticate {
                 method: text("method")?,
             },
+            "deleteSession" => I::DeleteSession {
+                session_id: text("sessionId")?,
+            },
+            "logout" => I::Logout,
             "close" => I::Close,
             "forkSession" => I::ForkSession {
                 source: need("source")?,
@@ -180,6 +209,10 @@ impl HostInput {
                 outcome: text("outcome")?,
             },
             "writeFailed" => I::WriteFailed,
+            "disconnected" => I::Disconnected {
+                opened: o.opt_bool("opened")?.unwrap_or(false),
+                reason: maybe("reason")?.unwrap_or_default(),
+            },
             "exited" => I::Exited {
                 code: code("code"),
                 signal: maybe("signal")?,
@@ -205,11 +238,31 @@ impl HostInput {
                 session: need("session")?,
                 text: text("text")?,
             },
-            "recordLink" => I::RecordLink {
+            "record" => I::Record {
                 session: need("session")?,
-                relation: text("relation")?,
-                id: text("id")?,
-                agent_type: text("agentType")?,
+                start: o.get("start").cloned().unwrap_or(Value::Null),
+                secrets: match o.get("secrets") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(list)) => list
+                        .iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect(),
+                    Some(_) => {
+                        return Err(AgentContextError::invalid(format!(
+                            "{} must be an array of strings",
+                            o.path_of("secrets")
+                        )))
+                    }
+                },
+            },
+            "stopRecording" => I::StopRecording {
+                session: need("session")?,
+            },
+            "conversation" => I::Conversation {
+                session: need("session")?,
+                hands_off: o.opt_bool("handsOff")?.unwrap_or(false),
+                attempts_before: count("attemptsBefore")?
+                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
             },
             other => {
                 return Err(AgentContextError::invalid(format!(
@@ -236,6 +289,8 @@ impl Engine {
                 Some(self.set_config_value_in(key(session), &id, value, now)?)
             }
             I::Authenticate { method } => Some(self.authenticate(&method, now)),
+            I::DeleteSession { session_id } => Some(self.delete_session(&session_id, now)),
+            I::Logout => Some(self.logout(now)),
             I::Close => Some(self.close(now)),
             I::ForkSession { source, session } => Some(self.fork_session(source, session, now)),
             I::AnswerElicitations { on } => {
@@ -278,6 +333,10 @@ impl Engine {
                 self.write_failed(now);
                 None
             }
+            I::Disconnected { opened, reason } => {
+                self.disconnected(opened, &reason, now);
+                None
+            }
             I::Exited { code, signal } => {
                 // `as` wraps, as `ToInt32` does.
                 self.exited(code.map(|c| c as i32), signal.as_deref(), now);
@@ -298,14 +357,25 @@ impl Engine {
                 self.record_next_as(session, &text);
                 None
             }
-            I::RecordLink {
+            I::Record {
                 session,
-                relation,
-                id,
-                agent_type,
+                start,
+                secrets,
             } => {
-                let relation = Relation::read(&relation)?;
-                self.record_link(session, relation, &id, &agent_type, now);
+                let start = crate::record::RecordStart::read(&start)?;
+                self.record(session, start, &secrets, now);
+                None
+            }
+            I::StopRecording { session } => {
+                self.stop_recording(session);
+                None
+            }
+            I::Conversation {
+                session,
+                hands_off,
+                attempts_before,
+            } => {
+                self.conversation_turns(session, hands_off, attempts_before);
                 None
             }
         })
@@ -344,8 +414,9 @@ mod tests {
                 ..
             }
         ));
-        let link = json!({ "type": "recordLink", "session": 0, "relation": "forkedFrom", "id": "s", "agentType": "a" });
-        assert!(matches!(read(link), HostInput::RecordLink { .. }));
+        let record =
+            json!({ "type": "record", "session": 0, "start": { "nextSeq": 3 }, "secrets": ["k"] });
+        assert!(matches!(read(record), HostInput::Record { .. }));
         let bad = [
             (
                 json!({ "type": "nope" }),

@@ -9,7 +9,7 @@ use super::engine::*;
 use super::judge::{error_text, Stage};
 use super::messages::parse_object;
 use super::timers::Timer;
-use crate::acp::fs::inside;
+use crate::acp::fs::inside_roots;
 use crate::acp::permission::{self, Decision, Policy};
 use crate::acp::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use crate::attempt::{AgentErrorKind, Failure};
@@ -123,6 +123,7 @@ impl Engine {
             return;
         }
         let (op, wanted, recorded) = (turn.op, turn.limits.events, turn.recorded);
+        let attempt = turn.attempt_number();
         let Some(a) = turn.attempt.as_mut() else {
             return;
         };
@@ -134,13 +135,17 @@ impl Engine {
                 self.record_event(op, &event);
             }
             if wanted {
-                self.actions.push_back(Action::Event { op, event });
+                self.actions.push_back(Action::Event { op, event, attempt });
             }
         }
         self.event_buffer = events;
     }
 
     pub(super) fn agent_notification(&mut self, method: &str, message: &Value) {
+        if method == "$/cancel_request" {
+            let id = message.pointer("/params/requestId").cloned();
+            return self.agent_cancelled(id.unwrap_or(Value::Null));
+        }
         let at = self.session_of(message);
         self.drain_events(at);
         if method != "session/update" {
@@ -173,9 +178,17 @@ impl Engine {
             Some("session_info_update") => {}
             // The reply's own updates go to the turn's events.
             _ if s.turn.as_ref().is_some_and(|t| t.attempt.is_some()) => return,
+            // A compaction between turns: recorded as the session's.
+            Some("compaction_update" | "compaction_summary_chunk") => {
+                if let Some(compaction) = s.compactions.update(update).cloned() {
+                    let key = s.key;
+                    let event = crate::agent_output::AgentEvent::Compaction { compaction };
+                    self.record_session_event(key, &event);
+                }
+            }
             _ => {}
         }
-        let key = s.key;
+        let key = self.sessions[i].key;
         self.push_update(key, update);
     }
 
@@ -227,7 +240,7 @@ impl Engine {
                     self.respond(id, response);
                 }
             }
-            "fs/read_text_file" | "fs/write_text_file" => {
+            "fs/read_text_file" | "fs/write_text_file" if self.offers_files() => {
                 let write = method == "fs/write_text_file";
                 let Some(path) = params.get("path").and_then(Value::as_str) else {
                     self.respond_error(
@@ -236,13 +249,19 @@ impl Engine {
                     );
                     return;
                 };
-                let cd = self.cfg_of(key).options.cd.clone();
-                let Some(full) = inside(&cd, path) else {
+                let cfg = self.cfg_of(key);
+                let cd = cfg.options.cd.clone();
+                let Some(full) = inside_roots(&cd, &cfg.client.dirs, path) else {
                     let what = if write { "write" } else { "read" };
+                    let more = if cfg.client.dirs.is_empty() {
+                        ""
+                    } else {
+                        " and the session's dirs"
+                    };
                     let error = rpc_error(
                         INVALID_PARAMS,
                         &format!(
-                            "refused to {what} {path}: it is outside the working directory {cd}"
+                            "refused to {what} {path}: it is outside the working directory {cd}{more}"
                         ),
                         None,
                     );
@@ -303,6 +322,40 @@ impl Engine {
         }
     }
 
+    /// The agent cancelled its request `rpc_id` (`$/cancel_request`): a
+    /// pending permission is answered `cancelled` at once, any other
+    /// request error -32800; the host's callback is aborted and its late
+    /// answer dropped. A request already answered (or unknown) is left.
+    pub(super) fn agent_cancelled(&mut self, rpc_id: Value) {
+        if rpc_id.is_null() {
+            return;
+        }
+        if let Some(at) = self.calls.iter().position(|c| c.rpc_id == rpc_id) {
+            let HostCall {
+                call, kind, key, ..
+            } = self.calls.remove(at);
+            match kind {
+                CallKind::Permission(params) => {
+                    let cancelled = json!({"outcome": {"outcome": "cancelled"}});
+                    self.record_permission_answer(key, &params, &cancelled);
+                    self.respond(rpc_id, cancelled);
+                }
+                _ => self.respond_error(rpc_id, request_cancelled()),
+            }
+            self.push(Action::HostCancel { call });
+            return;
+        }
+        use crate::acp::terminals::Cancelled;
+        match self.client.terminals.cancel(&rpc_id) {
+            Some(Cancelled::Wait) => self.respond_error(rpc_id, request_cancelled()),
+            Some(Cancelled::Create(id)) => {
+                self.respond_error(rpc_id, request_cancelled());
+                self.release_terminal(&id);
+            }
+            None => {}
+        }
+    }
+
     pub(super) fn call_id(&mut self) -> u64 {
         self.next_call += 1;
         self.next_call
@@ -315,8 +368,9 @@ impl Engine {
         decision: Option<Decision>,
     ) -> Value {
         let policy = Policy::from_options(self.options().sandbox, self.options().yolo);
-        let cd = self.cfg_of(key).options.cd.clone();
-        let (made, response) = permission::answer(params, policy, &cd, decision);
+        let cfg = self.cfg_of(key);
+        let (cd, dirs) = (cfg.options.cd.clone(), cfg.client.dirs.clone());
+        let (made, response) = permission::answer_in(params, policy, (&cd, &dirs), decision);
         if made == Decision::Reject {
             if let Some(a) = key
                 .and_then(|k| self.at(k))
@@ -429,6 +483,8 @@ impl Engine {
             OpKind::Authenticate(id) => format!("authenticate with {id}"),
             OpKind::Open => "open the session".to_owned(),
             OpKind::List(_) => "list its sessions".to_owned(),
+            OpKind::Delete(id) => format!("delete session {id}"),
+            OpKind::Logout => "log out".to_owned(),
             OpKind::Fork(_) => "fork the session".to_owned(),
         };
         let code = error.get("code").and_then(Value::as_i64);
@@ -442,4 +498,10 @@ impl Engine {
             format!("{name} could not {what}: {}", error_text(error)),
         )
     }
+}
+
+/// JSON-RPC's "request cancelled" (-32800): the answer to a request the
+/// agent cancelled.
+pub(super) fn request_cancelled() -> Value {
+    rpc_error(crate::acp::REQUEST_CANCELLED, "Request cancelled", None)
 }

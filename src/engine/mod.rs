@@ -64,8 +64,12 @@ mod recording_tests;
 #[cfg(test)]
 mod retry_tests;
 #[cfg(test)]
+mod schema_1_25_tests;
+#[cfg(test)]
 mod session_state_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transport_tests;

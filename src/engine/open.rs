@@ -55,6 +55,21 @@ pub struct Plan {
     pub home: Option<crate::launch::run_home::HomeRequest>,
     /// One process for every turn, else a process per turn.
     pub persistent: bool,
+    /// An agent served elsewhere: connected to, not started (nothing to
+    /// resolve, write or make here).
+    pub transport: Option<TransportPlan>,
+}
+
+/// How the host reaches an agent served elsewhere.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransportPlan {
+    pub url: String,
+    pub kind: crate::acp::transport::TransportKind,
+    /// Whether `cd` is a folder of this machine (the agent may use its
+    /// files: `clientFs`), checked here; else it is the server's, sent as
+    /// it is.
+    pub local_cd: bool,
 }
 
 impl Engine {
@@ -70,7 +85,8 @@ impl Engine {
         purpose: Purpose<'_>,
         asks_host: bool,
     ) -> Result<Engine> {
-        let defined = agent.is_object();
+        // An agent served elsewhere speaks ACP (its reader refuses 'cli').
+        let defined = agent.is_object() || crate::acp::transport::given(options);
         let asked = options.get("protocol").filter(|p| !p.is_null());
         match purpose {
             Purpose::Process => {
@@ -145,6 +161,14 @@ impl Engine {
             files,
             home: options.home.clone(),
             persistent: self.persistent(),
+            transport: self.acp_config().and_then(|c| {
+                let t = c.reach.transport.as_ref()?;
+                Some(TransportPlan {
+                    url: t.url.clone(),
+                    kind: t.kind,
+                    local_cd: c.reach.client_fs,
+                })
+            }),
         }
     }
 }
@@ -156,6 +180,7 @@ impl Engine {
 pub fn run_protocol(agent: &Value, options: &Value) -> &'static str {
     let asked = options.get("protocol").filter(|p| !p.is_null());
     let cli = match (asked, agent) {
+        _ if crate::acp::transport::given(options) => false,
         (_, Value::Object(_)) => false,
         (Some(p), _) => p.as_str() == Some("cli"),
         (None, Value::String(agent_type)) => {

@@ -15,6 +15,30 @@ impl Engine {
                 let params = json!({ "methodId": method });
                 self.request("authenticate", params, Pending::Op(op, kind, None));
             }
+            OpKind::Delete(id) => match self.unadvertised(
+                "/agentCapabilities/sessionCapabilities/delete",
+                "delete sessions",
+                "sessionCapabilities.delete",
+            ) {
+                Some(failure) => self.done_failed(op, failure),
+                None => {
+                    let params = json!({ "sessionId": id });
+                    self.request(
+                        "session/delete",
+                        params,
+                        Pending::Op(op, kind.clone(), None),
+                    );
+                }
+            },
+            OpKind::Logout => {
+                match self.unadvertised("/agentCapabilities/auth/logout", "log out", "auth.logout")
+                {
+                    Some(failure) => self.done_failed(op, failure),
+                    None => {
+                        self.request("logout", json!({}), Pending::Op(op, kind, None));
+                    }
+                }
+            }
             OpKind::List(params) => match self.list_problem() {
                 Some(failure) => self.done_failed(op, failure),
                 None => {
@@ -65,7 +89,11 @@ impl Engine {
                 self.request("session/set_mode", params, Pending::Op(op, kind, key));
             }
             OpKind::SetConfig(id, value) => {
-                let params = json!({"sessionId": session, "configId": id, "value": value});
+                let mut params = json!({"sessionId": session, "configId": id, "value": value});
+                // A boolean option's value says its type (ACP 1.25).
+                if value.is_boolean() {
+                    params["type"] = json!("boolean");
+                }
                 self.request(
                     "session/set_config_option",
                     params,
@@ -137,7 +165,28 @@ impl Engine {
                 }
             }
             OpKind::Fork(new) => self.send_fork(i, op, *new),
-            OpKind::Authenticate(_) | OpKind::List(_) => self.send_process_op(op, kind),
+            OpKind::Authenticate(_) | OpKind::List(_) | OpKind::Delete(_) | OpKind::Logout => {
+                self.send_process_op(op, kind)
+            }
         }
+    }
+
+    /// `invalid_params` naming the agent when it does not advertise the
+    /// capability at `pointer` of `initialize`'s result (`what` it cannot
+    /// do, `named` as the protocol names the capability); nothing is sent.
+    pub(super) fn unadvertised(&self, pointer: &str, what: &str, named: &str) -> Option<Failure> {
+        let advertised = self
+            .initialized
+            .pointer(pointer)
+            .is_some_and(|c| !c.is_null() && c != &Value::Bool(false));
+        (!advertised).then(|| {
+            Failure::new(
+                AgentErrorKind::InvalidParams,
+                format!(
+                    "invalid parameters: {} does not {what} over ACP (it does not advertise {named})",
+                    self.agent().name
+                ),
+            )
+        })
     }
 }

@@ -264,11 +264,13 @@ fn a_crash_ends_both_turns_and_each_session_is_reopened_by_its_next_prompt() {
     e.exited(Some(1), None, 23);
     let seen = drain(&mut e);
     for (op, id) in [(op_a, "sa"), (op_b, "sb")] {
-        // Each turn ends with the exit and its own partial reply.
+        // Each turn ends with the exit and its own partial text, which is no reply.
         let result = turn_of(&seen, op).unwrap();
         assert!(!result.success);
-        assert_eq!(result.error.unwrap().exit_code, Some(1));
-        assert_eq!(result.reply.text, "partial");
+        assert_eq!(result.reply.text, "");
+        let error = result.error.unwrap();
+        assert_eq!(error.exit_code, Some(1));
+        assert_eq!(error.text.as_deref(), Some("partial"));
         assert_eq!(result.session_id.as_deref(), Some(id));
     }
     assert!(

@@ -3,15 +3,17 @@
 //! opened, a turn's request, its reply's events, permissions, the turn's
 //! end, mode and model changes, a crash, a reopen, a link, its close — is
 //! turned into record lines handed to the host as [`Action::Record`] (the
-//! host keeps them in memory and appends them to its store). The record's
-//! header comes once the agent's session id is known (over ACP when the
-//! session opens; over a CLI that makes it, after the first turn).
+//! host keeps them in memory and appends them to its conversation's
+//! record). A session is one part of a conversation: the host says where
+//! the conversation's record stands ([`RecordStart`]), and the engine goes
+//! on numbering from there; the conversation's header is the host's.
 
 use crate::acp::session::SessionStep;
 use crate::agent_output::AgentEvent;
-use crate::error::Result;
+use crate::error_kind::AgentErrorKind;
 use crate::launch::attachments::Attachment;
-use crate::record::{Header, Opened, Recorder, Relation, TurnOutcome};
+use crate::record::RecordStart;
+use crate::record::{Part, Recorder, TurnOutcome};
 
 use super::state::SessionRecord;
 
@@ -20,53 +22,27 @@ use super::engine::Engine;
 use super::result::TurnResult;
 
 impl Engine {
-    /// Records session `key` from now on. `prior`: the record it goes on
-    /// (restored after a restart; its unfinished turn is marked
-    /// `interrupted` first); `secrets`: values never written (the
-    /// endpoint's key, the environment's values). A record of a newer
-    /// major version is `INVALID_INPUT`.
-    pub fn record(
-        &mut self,
-        key: u64,
-        prior: Option<&[u8]>,
-        secrets: &[String],
-        now: u64,
-    ) -> Result<()> {
-        self.record_member(key, prior, secrets, None, now)
-    }
-
-    /// [`Engine::record`] of a team member's session: `team`, the team's
-    /// id and the member's, written in its `opened` entry.
-    pub fn record_member(
-        &mut self,
-        key: u64,
-        prior: Option<&[u8]>,
-        secrets: &[String],
-        team: Option<(String, String)>,
-        now: u64,
-    ) -> Result<()> {
+    /// Records session `key` from now on, from `start` (see
+    /// [`RecordStart`]); `secrets`: values never written (the endpoint's
+    /// key, the environment's values).
+    pub fn record(&mut self, key: u64, start: RecordStart, secrets: &[String], now: u64) {
         self.now = now;
-        let (recorder, first) = match prior {
-            Some(bytes) => Recorder::continuing(bytes, now)?,
-            None => (Recorder::new(), String::new()),
-        };
-        let recorder = recorder.with_secrets(secrets.iter().map(String::as_str));
+        let recorder =
+            Recorder::seeded(start.seed).with_secrets(secrets.iter().map(String::as_str));
         self.records.retain(|r| r.key != key);
+        let reopened = start.part.is_none();
         self.records.push(SessionRecord {
             key,
             recorder,
-            headed: prior.is_some(),
-            created_at: now,
             op: None,
-            opened: false,
+            opened: reopened,
+            part: start.part,
             mode: None,
             model: None,
             next_text: None,
-            team,
         });
-        self.emit_record(key, first);
         // Recording a session already open: it is written as opened now
-        // (a record that goes on: as resumed or loaded).
+        // (the live part reopened: as resumed or loaded).
         if let Some(i) = self.at(key) {
             if self.sessions[i].setup == super::state::Setup::Ready {
                 let s = &self.sessions[i];
@@ -75,15 +51,39 @@ impl Engine {
                     (None, Some(_)) => Some(SessionStep::Resume),
                     (None, None) => None,
                 };
-                if prior.is_some() && step.is_some_and(|s| s != SessionStep::New) {
+                if reopened && !step.is_some_and(|s| s != SessionStep::New) {
+                    // Reopened as a new session: nothing to say of it.
+                    let snap = self.sessions[i].snapshot.clone();
                     if let Some(r) = self.rec_mut(key) {
                         r.opened = true;
+                        r.mode = snap.mode;
+                        r.model = snap.model;
                     }
+                    return;
                 }
                 self.record_ready(i, step);
             }
         }
-        Ok(())
+    }
+
+    /// Session `key` is no longer recorded here, and nothing more is
+    /// written of it (the conversation goes on with another part).
+    pub fn stop_recording(&mut self, key: u64) {
+        self.records.retain(|r| r.key != key);
+    }
+
+    /// Whether session `key`'s hands-off failures end an attempt rather
+    /// than the turn (the conversation has another agent to go on with),
+    /// and how many attempts its next turn had before (a turn another part
+    /// began).
+    pub fn conversation_turns(&mut self, key: u64, hands_off: bool, attempts_before: Option<u32>) {
+        if let Some(i) = self.at(key) {
+            let s = &mut self.sessions[i];
+            s.hands_off = hands_off;
+            if attempts_before.is_some() {
+                s.attempts_before = attempts_before;
+            }
+        }
     }
 
     /// The next request of session `key` is recorded as `text`.
@@ -91,24 +91,6 @@ impl Engine {
         if let Some(r) = self.rec_mut(key) {
             r.next_text = Some(text.to_owned());
         }
-    }
-
-    /// Another session relates to session `key` (handed off, forked,
-    /// rebuilt, to or from it).
-    pub fn record_link(
-        &mut self,
-        key: u64,
-        relation: Relation,
-        session_id: &str,
-        agent_type: &str,
-        now: u64,
-    ) {
-        self.now = now;
-        let lines = match self.rec_mut(key) {
-            Some(r) => r.recorder.link(now, relation, session_id, agent_type),
-            None => return,
-        };
-        self.emit_record(key, lines);
     }
 
     pub(super) fn is_recorded(&self, key: u64) -> bool {
@@ -119,37 +101,21 @@ impl Engine {
         self.records.iter_mut().find(|r| r.key == key)
     }
 
-    /// Hands `lines` to the host, with the header first when the session's
-    /// id just became known.
+    /// Hands `lines` to the host.
     fn emit_record(&mut self, key: u64, lines: String) {
-        // Most of a turn's events write nothing (text is held): no lookup.
-        if lines.is_empty() && self.records.iter().any(|r| r.key == key && r.headed) {
-            return;
-        }
-        let id = self
-            .at(key)
-            .and_then(|i| self.sessions[i].snapshot.session_id.clone());
-        let agent_type = self.agent().agent_type;
-        let Some(r) = self.rec_mut(key) else { return };
-        let header = match (&id, r.headed) {
-            (Some(id), false) => {
-                r.headed = true;
-                Some(Header::new(id, agent_type, r.created_at).line())
-            }
-            _ => None,
-        };
-        if lines.is_empty() && header.is_none() {
+        // Most of a turn's events write nothing (text is held).
+        if lines.is_empty() {
             return;
         }
         self.actions.push_back(Action::Record {
             session: key,
-            header,
             lines,
         });
     }
 
-    /// Session `i` is open (`step`: how, over ACP): `opened` the first
-    /// time, `resumed` or `loaded` when it was reopened (a restart).
+    /// Session `i` is open (`step`: how, over ACP): its `part` the first
+    /// time (a new part of the conversation), `resumed` or `loaded` when it
+    /// was reopened, `restarted` when its process was started again.
     pub(super) fn record_ready(&mut self, i: usize, step: Option<SessionStep>) {
         let key = self.sessions[i].key;
         let snap = self.sessions[i].snapshot.clone();
@@ -167,16 +133,20 @@ impl Engine {
                 r.opened = true;
                 r.mode.clone_from(&snap.mode);
                 r.model.clone_from(&snap.model);
-                let (team_id, member_id) = r.team.clone().unzip();
-                r.recorder.opened(
+                let start = r.part.take().unwrap_or_default();
+                let (team_id, member_id) = start.team.unzip();
+                r.recorder.part(
                     now,
-                    Opened {
+                    Part {
+                        session_id: snap.session_id.clone(),
                         agent_type: agent_type.to_owned(),
                         protocol: protocol.to_owned(),
+                        reason: start.reason,
+                        from_turn: start.from_turn.max(1),
+                        fallback_index: start.fallback_index,
                         cd,
                         model: snap.model.clone(),
                         mode: snap.mode.clone(),
-                        agent_session_id: snap.session_id.clone(),
                         team_id,
                         member_id,
                     },
@@ -195,15 +165,24 @@ impl Engine {
         self.emit_record(key, lines);
     }
 
-    /// Session `i`'s running turn starts: its request is recorded, and its
-    /// reply's events are read for the record.
+    /// Session `i`'s running turn starts an attempt: its request is
+    /// recorded with the first (a turn another part began is not asked
+    /// again), and its reply's events are read for the record.
     pub(super) fn record_request(&mut self, i: usize) {
         let key = self.sessions[i].key;
         let now = self.now;
         let Some(turn) = self.sessions[i].turn.as_mut() else {
             return;
         };
-        if turn.attempts > 0 || !self.records.iter().any(|r| r.key == key) {
+        if turn.attempts > 0 {
+            if turn.recorded {
+                if let Some(r) = self.records.iter_mut().find(|r| r.key == key) {
+                    r.recorder.attempt_start();
+                }
+            }
+            return;
+        }
+        if !self.records.iter().any(|r| r.key == key) {
             return;
         }
         turn.recorded = true;
@@ -220,6 +199,20 @@ impl Engine {
         r.op = Some(op);
         let text = r.next_text.take().unwrap_or(text);
         let lines = r.recorder.request(now, &text, &attachments);
+        r.recorder.attempt_start();
+        self.emit_record(key, lines);
+    }
+
+    /// Turn `op`'s running attempt failed (`kind`, `message`) and another
+    /// follows, or the turn goes on with the conversation's next agent:
+    /// its `attemptEnd` (the text it streamed, never a reply).
+    pub(super) fn record_attempt_end(&mut self, op: u64, kind: AgentErrorKind, message: &str) {
+        let now = self.now;
+        let Some(r) = self.records.iter_mut().find(|r| r.op == Some(op)) else {
+            return;
+        };
+        let key = r.key;
+        let lines = r.recorder.attempt_end(now, kind, message);
         self.emit_record(key, lines);
     }
 
@@ -230,6 +223,15 @@ impl Engine {
             return;
         };
         let key = r.key;
+        let lines = r.recorder.event(now, event);
+        self.emit_record(key, lines);
+    }
+
+    /// An event of session `key` outside a turn (a compaction between
+    /// turns).
+    pub(super) fn record_session_event(&mut self, key: u64, event: &AgentEvent) {
+        let now = self.now;
+        let Some(r) = self.rec_mut(key) else { return };
         let lines = r.recorder.event(now, event);
         self.emit_record(key, lines);
     }
@@ -313,12 +315,28 @@ impl Engine {
 
     fn record_turn_end(&mut self, op: u64, result: &TurnResult) {
         let now = self.now;
-        let Some(r) = self.records.iter_mut().find(|r| r.op == Some(op)) else {
+        let Some(at) = self.records.iter().position(|r| r.op == Some(op)) else {
             return;
         };
+        let key = self.records[at].key;
+        let failed = result
+            .error
+            .as_ref()
+            .filter(|e| e.kind != AgentErrorKind::Aborted)
+            .map(|e| (e.kind, e.message.clone()));
+        let hands_off = self.at(key).is_some_and(|i| self.sessions[i].hands_off);
+        let r = &mut self.records[at];
         r.op = None;
-        let key = r.key;
-        let lines = r.recorder.turn_end(now, &outcome_of(result));
+        let mut lines = String::new();
+        if let Some((kind, message)) = &failed {
+            lines.push_str(&r.recorder.attempt_end(now, *kind, message));
+            if hands_off && kind.hands_off() {
+                // The turn goes on with the conversation's next agent.
+                r.recorder.leave_turn();
+                return self.emit_record(key, lines);
+            }
+        }
+        lines.push_str(&r.recorder.turn_end(now, &outcome_of(result)));
         self.emit_record(key, lines);
     }
 

@@ -47,6 +47,9 @@ pub struct TurnError {
     /// With `auth_error` over ACP: the agent's `authMethods`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auth_methods: Option<Value>,
+    /// What the failed attempt streamed before it failed: never the reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 impl TurnResult {
@@ -69,6 +72,7 @@ impl TurnResult {
             exit_code,
             last_lines,
             auth_methods: None,
+            text: None,
         });
         TurnResult {
             success: error.is_none(),
@@ -99,6 +103,7 @@ impl TurnResult {
                 retryable: e.retryable,
                 exit_code: e.exit_code,
                 last_lines: e.last_lines.clone(),
+                text: e.text.clone(),
             }),
             duration_ms: self.duration_ms,
             attempts: self.attempts,

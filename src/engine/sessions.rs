@@ -96,6 +96,25 @@ impl Engine {
         op
     }
 
+    /// `session/delete` of the agent's session `id` (the process started
+    /// for it when down), where the agent advertises it; otherwise
+    /// `invalid_params` naming the agent, nothing sent.
+    pub fn delete_session(&mut self, id: &str, now: u64) -> u64 {
+        let op = self.op_id();
+        self.process_queue
+            .push_back((op, OpKind::Delete(id.to_owned())));
+        self.pump(now);
+        op
+    }
+
+    /// `logout` (likewise).
+    pub fn logout(&mut self, now: u64) -> u64 {
+        let op = self.op_id();
+        self.process_queue.push_back((op, OpKind::Logout));
+        self.pump(now);
+        op
+    }
+
     /// Close session `key` alone: its queued work is aborted, its running
     /// turn cancelled, then `session/close` where advertised; the process
     /// goes on. Done once it is closed.

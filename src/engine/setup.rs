@@ -21,6 +21,8 @@ impl Engine {
             .get("authMethods")
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
+        self.info.auth_methods =
+            with_terminal_commands(self.info.auth_methods.take(), self.acp_cfg());
         self.info.agent_info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
         self.save_wait_ms = crate::agents::save_wait_ms(&self.info.agent_info);
         // An adapter no longer maintained: said once, whatever restarts.
@@ -73,18 +75,28 @@ impl Engine {
                 return self.setup_decided(i, failure);
             }
         };
+        let dirs = match scfg.dirs_for(&self.initialized) {
+            Ok(dirs) => dirs,
+            Err(e) => {
+                let failure = Failure::new(
+                    AgentErrorKind::InvalidParams,
+                    format!("invalid parameters: {}", e.message()),
+                );
+                return self.setup_decided(i, failure);
+            }
+        };
         let mut params = Map::new();
         if let Some(id) = asked.filter(|_| step != SessionStep::New) {
             params.insert("sessionId".into(), json!(id));
         }
         params.insert("cwd".into(), json!(scfg.options.cd));
-        params.insert("mcpServers".into(), mcp);
-        if let (true, Some(system)) = (launch.system_prompt_meta, &scfg.system_prompt) {
-            params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
+        if let Some(dirs) = dirs {
+            params.insert("additionalDirectories".into(), dirs);
         }
+        params.insert("mcpServers".into(), mcp);
+        let carried = system_prompt_params(&mut params, scfg, launch, &self.initialized);
         crate::acp::client::with_trace(&mut params, scfg.client.traceparent.as_deref());
-        let system_inline =
-            step == SessionStep::New && !launch.system_prompt_meta && scfg.system_prompt.is_some();
+        let system_inline = step == SessionStep::New && !carried && scfg.system_prompt.is_some();
         let s = &mut self.sessions[i];
         s.setup = Setup::Opening;
         s.system_inline = system_inline;
@@ -273,4 +285,70 @@ impl Engine {
         self.push(Action::CloseStdin);
         self.push(Action::Kill);
     }
+}
+
+/// Whether the agent takes a client's system prompt on its session
+/// requests (`sessionCapabilities.systemPrompt`, unstable in ACP 1.25).
+pub(super) fn takes_system_prompt(initialized: &Value) -> bool {
+    initialized
+        .pointer("/agentCapabilities/sessionCapabilities/systemPrompt")
+        .is_some_and(|c| !c.is_null() && c != &Value::Bool(false))
+}
+
+/// The session's system prompt in `params` where the agent takes one:
+/// `systemPrompt: { mode: 'append', content }` where it advertises
+/// `sessionCapabilities.systemPrompt`, else Claude's `_meta.systemPrompt`.
+/// False when it goes inline (in front of the first prompt) instead.
+pub(super) fn system_prompt_params(
+    params: &mut Map<String, Value>,
+    scfg: &super::config::SessionConfig,
+    launch: &crate::agents::AcpLaunch,
+    initialized: &Value,
+) -> bool {
+    let Some(system) = &scfg.system_prompt else {
+        return false;
+    };
+    if takes_system_prompt(initialized) {
+        params.insert(
+            "systemPrompt".into(),
+            json!({"mode": "append", "content": [{"type": "text", "text": system}]}),
+        );
+        true
+    } else if launch.system_prompt_meta {
+        params.insert("_meta".into(), json!({"systemPrompt": {"append": system}}));
+        true
+    } else {
+        false
+    }
+}
+
+/// The agent's auth methods, each terminal login (`type: 'terminal'`) with
+/// the command that runs it in a terminal: `terminal: { command, args, env }`,
+/// the agent's own command line as it is started here with the method's
+/// `args` after it, and the method's `env` (to set over the environment the
+/// session was given).
+pub(super) fn with_terminal_commands(methods: Value, cfg: &super::config::SessionConfig) -> Value {
+    let Value::Array(list) = methods else {
+        return methods;
+    };
+    let list = list
+        .into_iter()
+        .map(|mut m| {
+            if m.get("type").and_then(Value::as_str) != Some("terminal") {
+                return m;
+            }
+            let mut args = cfg.args.clone();
+            if let Some(more) = m.get("args").and_then(Value::as_array) {
+                args.extend(more.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            let env = m
+                .get("env")
+                .filter(|e| e.is_object())
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            m["terminal"] = json!({"command": cfg.command, "args": args, "env": env});
+            m
+        })
+        .collect();
+    Value::Array(list)
 }

@@ -400,7 +400,10 @@ fn own_retries_past_max_retries_end_the_turn() {
     e.stderr(line(2).as_bytes(), 5_200);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
     e.timeout(5_200 + CANCEL_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    let gave_up = drain(&mut e);
+    // The prompt given up: `$/cancel_request` for it, then the kill.
+    assert_eq!(written(&gave_up)[0]["method"], "$/cancel_request");
+    assert_eq!(gave_up.last(), Some(&Action::Kill));
     e.exited(None, Some("SIGKILL"), 5_300 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
@@ -599,8 +602,70 @@ fn qwen_retries_told_in_its_telemetry_file_end_the_turn() {
     e.retry_log(record(2).as_bytes(), 4_500);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
     e.timeout(4_500 + CANCEL_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    let gave_up = drain(&mut e);
+    // The prompt given up: `$/cancel_request` for it, then the kill.
+    assert_eq!(written(&gave_up)[0]["method"], "$/cancel_request");
+    assert_eq!(gave_up.last(), Some(&Action::Kill));
     e.exited(None, Some("SIGKILL"), 4_600 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::UpstreamError));
+}
+
+#[test]
+fn a_variable_the_agent_and_its_adapter_read_two_ways_is_agreed_at_launch() {
+    let spawn_env = |value: &str| {
+        let mut e = engine("claude-code", json!({}));
+        e.launch(
+            Resolved {
+                platform: crate::launch::platform::Platform::Linux,
+                found: "claude-agent-acp".into(),
+                file: "claude-agent-acp".into(),
+                prefix: Vec::new(),
+                env: vec![
+                    ("PATH".into(), "/bin".into()),
+                    ("IS_SANDBOX".into(), value.into()),
+                ],
+            },
+            0,
+        );
+        e.open(0);
+        drain(&mut e)
+            .into_iter()
+            .find_map(|a| match a {
+                Action::Spawn { env, .. } => Some(env),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let sandbox = |env: Vec<(String, String)>| {
+        env.into_iter()
+            .find(|(k, _)| k == "IS_SANDBOX")
+            .map(|(_, v)| v)
+    };
+    // The adapter takes any value as a sandbox, Claude Code as root only
+    // `1`: the run says what the caller's value means in the value both read.
+    assert_eq!(sandbox(spawn_env("yes")).as_deref(), Some("1"));
+    assert_eq!(sandbox(spawn_env("false")).as_deref(), Some(""));
+    assert_eq!(sandbox(spawn_env("1")), None);
+    // An agent whose parts agree gets the caller's value as it is.
+    let mut e = engine("google-gemini", json!({}));
+    e.launch(
+        Resolved {
+            platform: crate::launch::platform::Platform::Linux,
+            found: "gemini".into(),
+            file: "gemini".into(),
+            prefix: Vec::new(),
+            env: vec![("IS_SANDBOX".into(), "yes".into())],
+        },
+        0,
+    );
+    e.open(0);
+    let env = drain(&mut e)
+        .into_iter()
+        .find_map(|a| match a {
+            Action::Spawn { env, .. } => Some(env),
+            _ => None,
+        })
+        .unwrap();
+    assert!(env.iter().all(|(k, _)| k != "IS_SANDBOX"), "{env:?}");
 }

@@ -108,6 +108,10 @@ pub(super) enum OpKind {
     Open,
     /// `session/list`'s params.
     List(Value),
+    /// `session/delete` of this session id.
+    Delete(String),
+    /// `logout`.
+    Logout,
     /// `session/fork` of the session it is queued in, into session `u64`.
     Fork(u64),
 }
@@ -191,6 +195,14 @@ pub(crate) struct Session {
     pub(super) closed: bool,
     /// How it was last opened over ACP (new, resumed, loaded).
     pub(super) opened_by: Option<SessionStep>,
+    /// Its conversation has another agent: a hands-off failure ends an
+    /// attempt, not the turn, in its record.
+    pub(super) hands_off: bool,
+    /// The attempts its next turn had before (a turn another part began).
+    pub(super) attempts_before: Option<u32>,
+    /// The agent's compactions reported between turns (a turn's are its
+    /// reply's).
+    pub(super) compactions: crate::agent_output::compaction::Compactions,
 }
 
 impl Session {
@@ -215,6 +227,9 @@ impl Session {
             closing: None,
             closed: false,
             opened_by: None,
+            hands_off: false,
+            attempts_before: None,
+            compactions: Default::default(),
         }
     }
 
@@ -228,26 +243,25 @@ impl Session {
 pub(crate) struct SessionRecord {
     pub(super) key: u64,
     pub(super) recorder: Recorder,
-    /// The header was handed over (or the record existed already).
-    pub(super) headed: bool,
-    pub(super) created_at: u64,
     /// The op of the turn being recorded.
     pub(super) op: Option<u64>,
-    /// `opened` was written by this engine.
+    /// Its first entry was written (`part`), or it is the live part
+    /// reopened (its `resumed`, `loaded` or `restarted` are written).
     pub(super) opened: bool,
+    /// The part it begins, until its `part` entry is written.
+    pub(super) part: Option<crate::record::PartStart>,
     pub(super) mode: Option<String>,
     pub(super) model: Option<String>,
     /// What the next request is recorded as (instead of the prompt sent:
     /// the user's words of a turn that carries a rebuilt conversation).
     pub(super) next_text: Option<String>,
-    pub(super) team: Option<(String, String)>,
 }
 
 impl std::fmt::Debug for SessionRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionRecord")
             .field("key", &self.key)
-            .field("headed", &self.headed)
+            .field("opened", &self.opened)
             .finish_non_exhaustive()
     }
 }

@@ -300,11 +300,18 @@ fn idle_turns_are_cancelled_then_killed_after_the_grace() {
     e.timeout(1_600);
     assert_eq!(written(&drain(&mut e))[0]["method"], "session/cancel");
     e.timeout(1_600 + CANCEL_GRACE_MS);
-    assert_eq!(drain(&mut e), vec![Action::Kill]);
+    let gave_up = drain(&mut e);
+    // The prompt given up: `$/cancel_request` for it, then the kill.
+    assert_eq!(written(&gave_up)[0]["method"], "$/cancel_request");
+    assert_eq!(gave_up.last(), Some(&Action::Kill));
     e.exited(None, Some("SIGKILL"), 1_700 + CANCEL_GRACE_MS);
     let result = turn_of(&drain(&mut e), op).unwrap();
     assert_eq!(result.kind(), Some(AgentErrorKind::IdleTimeout));
-    assert_eq!(result.reply.text, "partial");
+    assert_eq!(result.reply.text, "", "a failed attempt is no reply");
+    assert_eq!(
+        result.error.as_ref().and_then(|e| e.text.as_deref()),
+        Some("partial")
+    );
     assert!(!e.is_running());
 }
 
@@ -470,6 +477,7 @@ fn each_line_is_split_across_chunks_and_events_come_in_order() {
             Action::Event {
                 op: o,
                 event: crate::agent_output::AgentEvent::Text { text },
+                attempt: 1,
             } if *o == op => Some(text.clone()),
             _ => None,
         })

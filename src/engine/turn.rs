@@ -87,8 +87,11 @@ pub struct Turn {
     /// Its attachments, until its request is recorded (their metadata).
     pub attachments: Vec<crate::launch::attachments::Attachment>,
     /// Where its next attempt stands with the endpoint asked first
-    /// (`super::probe`).
+    /// (`super::probe`), queued or running.
     pub probe: Probe,
+    /// The attempts made at it by the conversation's part before this one
+    /// (a turn that failed over): its attempts are numbered on.
+    pub attempts_before: u32,
 }
 
 /// A turn's next attempt and the [`Action::Probe`](super::Action::Probe)
@@ -154,6 +157,8 @@ pub struct CliAttempt {
     /// Its reply's events, kept for the turn's result when the session
     /// keeps them (the Gemini tool's `all_messages`).
     pub kept: Option<Vec<AgentEvent>>,
+    /// Decided before any process ran (its endpoint refused the probe).
+    pub decided: Option<crate::attempt::Failure>,
 }
 
 impl Turn {
@@ -178,7 +183,13 @@ impl Turn {
             recorded: false,
             attachments: Vec::new(),
             probe: Probe::None,
+            attempts_before: 0,
         }
+    }
+
+    /// The running (or last) attempt's number in the conversation's turn.
+    pub fn attempt_number(&self) -> u32 {
+        self.attempts_before + self.attempts.max(1)
     }
 
     /// A new attempt at `now`, its parser reading `agent`'s output over

@@ -95,6 +95,10 @@ impl Engine {
     pub(super) fn enqueue(&mut self, key: u64, queued: Queued, op: u64, now: u64) {
         match self.at(key) {
             Some(i) if !self.sessions[i].closed && self.sessions[i].closing.is_none() => {
+                let mut queued = queued;
+                if let Queued::Prompt(turn) = &mut queued {
+                    turn.attempts_before = self.sessions[i].attempts_before.take().unwrap_or(0);
+                }
                 self.sessions[i].queue.push_back(queued);
                 self.pump(now);
             }
@@ -304,7 +308,7 @@ impl Engine {
             Some(StopReason::Aborted | StopReason::OwnRetries(_)) => false,
             Some(_) => self.one_shot,
         };
-        if let Some(failure) = outcome.err().filter(|_| again) {
+        if let Some(failure) = outcome.as_ref().err().filter(|_| again) {
             let wait = retry_wait(
                 failure.kind,
                 turn.attempts.saturating_sub(1),
@@ -312,6 +316,9 @@ impl Engine {
                 turn.deadline().saturating_sub(now),
             );
             if let Some(wait) = wait {
+                // The failed attempt's text is no reply.
+                self.record_attempt_end(turn.op, failure.kind, &failure.message);
+                self.discard_attempt(&turn, &mut result);
                 turn.retrying = true;
                 turn.continues = kept;
                 turn.stopped = None;
@@ -322,11 +329,36 @@ impl Engine {
             }
         }
         self.timers.clear_turn(key);
+        if outcome
+            .as_ref()
+            .is_err_and(|f| f.kind != AgentErrorKind::Aborted)
+        {
+            self.discard_attempt(&turn, &mut result);
+        }
         self.push(Action::Done {
             op: turn.op,
             outcome: Outcome::Turn(Box::new(result)),
         });
         self.after_turn(i, now);
+    }
+
+    /// A failed attempt of `turn` is no reply: what it streamed moves from
+    /// `result`'s reply to its error (`error.text`), and `onEvent`, which
+    /// heard it, is told to drop it.
+    fn discard_attempt(&mut self, turn: &Turn, result: &mut TurnResult) {
+        if result.reply.text.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut result.reply.text);
+        if let Some(error) = result.error.as_mut() {
+            error.text = Some(text);
+        }
+        if turn.limits.events {
+            self.push(Action::Discard {
+                op: turn.op,
+                attempt: turn.attempt_number(),
+            });
+        }
     }
 
     /// A turn of session `i` that was waiting for its session or its process

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::host_value::*;
+use crate::prompt::host_input::assembler_input;
 use crate::prompt::input::{ContextSource, ASSEMBLER_INPUT};
 use crate::record::ReadOptions;
 use crate::team::TurnInput;

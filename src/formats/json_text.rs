@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter, Serializer};
 use serde_json::Value;
 
-use crate::prompt::text::js_number_text;
+use super::js_number::js_number_text;
 
 /// `value` as `JSON.stringify` writes it: no spaces, keys in their order,
 /// strings escaped as JS escapes them, and numbers as JavaScript writes them

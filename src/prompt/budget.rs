@@ -20,7 +20,7 @@ use std::num::NonZeroUsize;
 
 use crate::error::{AgentContextError, ErrorCode, Result};
 use crate::prompt::cache_stable::messages_to_drop;
-use crate::prompt::input::{ContextMessage, ContextSource, PromptFields};
+use crate::prompt::input::{AssemblerInput, ContextMessage, ContextSource, PromptFields};
 use crate::prompt::layout::{InstructionPlacement, Layout};
 use crate::prompt::output::{AssemblerOutput, TrimReport};
 use crate::prompt::text::js_trim;
@@ -196,6 +196,19 @@ impl<'a> Piece<'a> {
             Some(cut) => cut.write(self.text, out),
             None => out.push_str(self.text),
         }
+    }
+}
+
+impl Layout {
+    /// `assembler.assemble(input)` for a whole input held in Rust.
+    pub fn assemble(&self, input: &AssemblerInput) -> Result<AssemblerOutput> {
+        assemble(
+            self,
+            &input.fields,
+            &input.context_messages,
+            AssembleOptions::default(),
+        )
+        .map(|a| a.output)
     }
 }
 

@@ -18,7 +18,7 @@ use std::num::NonZeroUsize;
 
 use crate::error::{AgentContextError, Result};
 use crate::formats::host_value::{self as host, HostValue, Shape};
-use crate::prompt::text::js_number_text;
+use crate::formats::js_number::js_number_text;
 
 /// The block when `cacheStable` is on and `cacheBlock` is not given.
 pub const DEFAULT_CACHE_BLOCK: NonZeroUsize = match NonZeroUsize::new(16) {

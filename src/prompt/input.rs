@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 
 use crate::error::{AgentContextError, Result};
-use crate::prompt::input_keys;
-use crate::prompt::text::js_number_text;
+use crate::formats::input_keys;
+use crate::formats::js_number::{js_number_text, MAX_SAFE_INTEGER};
 
 /// 768 KiB: the budget when `maxBytes` is missing.
 pub const DEFAULT_MAX_BYTES: u64 = 786_432;
@@ -100,9 +100,6 @@ pub struct AssemblerInput {
     pub context_messages: Vec<ContextMessage>,
 }
 
-/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
 /// Checks a JS number given as `maxBytes`: finite and `>= 0`; a fraction is
 /// rounded down (a budget counts whole bytes), and a budget beyond
 /// `Number.MAX_SAFE_INTEGER` is that (no output comes near it), so every figure
@@ -118,25 +115,12 @@ pub fn max_bytes_from_number(value: f64) -> Result<u64> {
     Ok((value.floor() as u64).min(MAX_SAFE_INTEGER))
 }
 
-/// A JS number as a count or a limit: a whole number `>= 0` (beyond
-/// `usize::MAX`, `usize::MAX`), else `None`.
-pub fn count_from_number(n: f64) -> Option<usize> {
-    // `as` saturates at `usize::MAX`.
-    (n >= 0.0 && n.fract() == 0.0).then_some(n as usize)
-}
-
-/// A JS number as a cursor: a whole number `>= 0` up to
-/// `Number.MAX_SAFE_INTEGER`, else `None`.
-pub fn cursor_from_number(n: f64) -> Option<u64> {
-    ((0.0..=MAX_SAFE_INTEGER as f64).contains(&n) && n.fract() == 0.0).then_some(n as u64)
-}
-
 /// The JS names of the fields an assembler reads: `AssemblerInput` and seed
 /// 002's `PromptInput` name three of them differently.
 pub struct FieldNames {
     /// The input type's name in warnings, e.g. `AssemblerInput`.
     pub label: &'static str,
-    /// Every key the input type knows (see `crate::prompt::input_keys`).
+    /// Every key the input type knows (see `crate::formats::input_keys`).
     pub known_keys: &'static [&'static str],
     pub current_message: &'static str,
     pub team_task: &'static str,
@@ -168,22 +152,6 @@ pub const PROMPT_INPUT: FieldNames = FieldNames {
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
-
-    #[test]
-    fn counts_and_cursors_are_whole_numbers_from_zero() {
-        assert_eq!(count_from_number(0.0), Some(0));
-        assert_eq!(count_from_number(5.0), Some(5));
-        assert_eq!(count_from_number(f64::MAX), Some(usize::MAX));
-        assert_eq!(
-            cursor_from_number(MAX_SAFE_INTEGER as f64),
-            Some(MAX_SAFE_INTEGER)
-        );
-        assert_eq!(cursor_from_number(2f64.powi(53)), None);
-        for bad in [f64::NAN, f64::INFINITY, -1.0, 1.5] {
-            assert_eq!(count_from_number(bad), None, "{bad}");
-            assert_eq!(cursor_from_number(bad), None, "{bad}");
-        }
-    }
 
     #[test]
     fn max_bytes_validation() {

@@ -1,8 +1,7 @@
 //! How a prompt is laid out for one agent: section headings and the shape of
-//! a context line. Each agent's layout lives in its file under
-//! [`crate::agents`]; the budget engine ([`crate::prompt::budget`]) and the
-//! assemblers ([`crate::prompt::assemblers`]) read it, and neither imports the other
-//! for it.
+//! a context line. Each agent's layout lives in its file under `agents/`
+//! (a layer above this one); the budget engine ([`crate::prompt::budget`])
+//! fills a layout.
 
 /// Where the instruction body (system instruction + instruction file) goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

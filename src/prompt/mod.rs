@@ -1,17 +1,16 @@
 //! The prompt: an agent's `Layout` filled from an `AssemblerInput` within a
-//! hard byte budget (`assemblers`, `budget`, `truncate`, with JS-exact text
-//! rules from `text`), the size-only plan behind the JS fast path
+//! hard byte budget (`budget`, `truncate`, with JS-exact text rules from
+//! `text`), the size-only plan behind the JS fast path
 //! (`size_plan`), messages dropped in blocks for a provider's prompt cache
-//! (`cache_stable`), what a recipient sees (`selection`), unknown input keys
-//! worded (`input_keys`), and the OpenAI-style message array
-//! (`context_builder`).
+//! (`cache_stable`), what a recipient sees (`selection`), an input read
+//! from the caller's values (`host_input`), and the OpenAI-style message
+//! array (`context_builder`).
 
-pub mod assemblers;
 pub mod budget;
 pub mod cache_stable;
 pub mod context_builder;
+pub mod host_input;
 pub mod input;
-pub mod input_keys;
 pub mod layout;
 pub mod output;
 pub mod sample;

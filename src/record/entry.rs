@@ -11,31 +11,75 @@ use crate::agent_output::Usage;
 /// The format's name, in the header line.
 pub const FORMAT: &str = "agent-context/session-record";
 /// The format's version, `major.minor`: a reader takes every minor version
-/// of its major one (the kinds it does not know are kept as they are).
-pub const VERSION: &str = "1.1";
+/// of every major one up to its own (the kinds it does not know are kept
+/// as they are). 2.0 keeps one record per conversation (`part` entries
+/// where the agent changes); 1.x, one per agent session, is read, never
+/// written.
+pub const VERSION: &str = "2.0";
 /// The major part of [`VERSION`].
-pub const MAJOR: u64 = 1;
+pub const MAJOR: u64 = 2;
 
-/// The first line of a record file.
+/// The agent type a team's own record is listed with.
+pub const TEAM_AGENT_TYPE: &str = "agent-team";
+
+/// The first line of a record file: a conversation's (2.0), or a 1.x
+/// session's (`sessionId`, `agentType`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Header {
     pub format: String,
     pub version: String,
-    pub session_id: String,
-    pub agent_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
     pub created_at: u64,
+    /// The 1.x conversation (its root session's id) this record goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<String>,
 }
 
 impl Header {
-    pub fn new(session_id: &str, agent_type: &str, created_at: u64) -> Header {
+    /// The header of conversation `conversation_id`'s record.
+    pub fn new(conversation_id: &str, created_at: u64) -> Header {
         Header {
             format: FORMAT.to_owned(),
             version: VERSION.to_owned(),
-            session_id: session_id.to_owned(),
-            agent_type: agent_type.to_owned(),
+            conversation_id: Some(conversation_id.to_owned()),
+            session_id: None,
+            agent_type: None,
             created_at,
+            continues: None,
         }
+    }
+
+    /// The header of a 1.x record (one agent session), as the library
+    /// wrote it before conversations: read, never written.
+    pub fn v1(session_id: &str, agent_type: &str, created_at: u64) -> Header {
+        Header {
+            format: FORMAT.to_owned(),
+            version: "1.1".to_owned(),
+            conversation_id: None,
+            session_id: Some(session_id.to_owned()),
+            agent_type: Some(agent_type.to_owned()),
+            created_at,
+            continues: None,
+        }
+    }
+
+    /// The record's key: its conversation's id (2.0), else its session's (1.x).
+    pub fn id(&self) -> &str {
+        self.conversation_id
+            .as_deref()
+            .or(self.session_id.as_deref())
+            .unwrap_or_default()
+    }
+
+    /// Whether the record is of the 1.x format (one agent session each).
+    pub fn is_v1(&self) -> bool {
+        self.version.split('.').next() == Some("1")
     }
 
     /// The header as its line, `\n` included.
@@ -64,8 +108,18 @@ pub struct RecordEntry {
     rename_all_fields = "camelCase"
 )]
 pub enum Entry {
-    /// The session opened.
+    /// A 1.x record's session opened (2.0 writes `part`).
     Opened(Opened),
+    /// An agent session of the conversation begins: the first, or the one
+    /// it went on with (handed off, failed over, rebuilt).
+    Part(Part),
+    /// An attempt at the running turn failed: its error and the text it
+    /// streamed (never a reply); the turn goes on with another attempt,
+    /// or ends with its `turnEnd`.
+    AttemptEnd(AttemptEnd),
+    /// A forked conversation's own part begins here: the lines before it
+    /// are its parent's, copied up to the turn it forked at.
+    Forked(Forked),
     /// A turn's prompt: its text and what was attached (never the bytes).
     Request {
         text: String,
@@ -120,6 +174,11 @@ pub enum Entry {
     /// A team's record: a member as the team holds it (who it is, its
     /// session, its mark), written whenever that changes.
     Member { member: Value },
+    /// The agent compacted its context: written when first seen (its place
+    /// in the conversation) and at its end (`completed`, `failed`,
+    /// `cancelled`), the whole summary as text; readers merge the entries
+    /// of one `compactionId`.
+    Compaction(CompactionEntry),
     /// A team's record: a message joined the transcript.
     Message {
         from: String,
@@ -134,6 +193,9 @@ impl Entry {
     pub fn kind(&self) -> &'static str {
         match self {
             Entry::Opened(_) => "opened",
+            Entry::Part(_) => "part",
+            Entry::AttemptEnd(_) => "attemptEnd",
+            Entry::Forked(_) => "forked",
             Entry::Request { .. } => "request",
             Entry::Text { .. } => "text",
             Entry::Thought { .. } => "thought",
@@ -154,6 +216,7 @@ impl Entry {
             Entry::Team { .. } => "team",
             Entry::Member { .. } => "member",
             Entry::Message { .. } => "message",
+            Entry::Compaction(_) => "compaction",
         }
     }
 }
@@ -178,6 +241,109 @@ pub struct Opened {
     pub team_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member_id: Option<String>,
+}
+
+/// Why a conversation has a new part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PartReason {
+    /// The conversation's first agent session (a fork's own first too).
+    #[default]
+    Opened,
+    /// The app handed the conversation to another agent.
+    Handoff,
+    /// A turn failed in a way another agent may not, and went on with the
+    /// next agent of `fallback`.
+    Failover,
+    /// The agent could not reopen its session: a new one carries the
+    /// conversation.
+    Rebuild,
+}
+
+impl PartReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PartReason::Opened => "opened",
+            PartReason::Handoff => "handoff",
+            PartReason::Failover => "failover",
+            PartReason::Rebuild => "rebuild",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<PartReason> {
+        Some(match name {
+            "opened" => PartReason::Opened,
+            "handoff" => PartReason::Handoff,
+            "failover" => PartReason::Failover,
+            "rebuild" => PartReason::Rebuild,
+            _ => return None,
+        })
+    }
+}
+
+/// An agent session of a conversation, as it began. Its `sessionId` is
+/// left out when it is not known yet (a CLI agent tells it with its first
+/// `turnEnd`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub agent_type: String,
+    /// `acp` or `cli`.
+    pub protocol: String,
+    pub reason: PartReason,
+    /// The first turn it runs (a failover's: the turn that failed).
+    pub from_turn: u32,
+    /// The agent of `fallback` it runs (0 for the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_index: Option<usize>,
+    pub cd: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The team whose member this conversation is, and the member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_id: Option<String>,
+}
+
+/// A failed attempt: its number in the turn (from 1, across retries and
+/// fallbacks), its error, and the text it streamed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptEnd {
+    pub attempt: u32,
+    pub error: TurnEndError,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// Where a forked conversation came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Forked {
+    pub conversation_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub at_turn: u32,
+}
+
+/// A compaction of the agent's context, as one entry says it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionEntry {
+    pub compaction_id: String,
+    /// `in_progress` when first seen, then `completed`, `failed` or
+    /// `cancelled` (or a later protocol's value, as the agent sent it).
+    pub status: String,
+    /// The summary's text, on the entry of its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What was attached to a prompt: never its bytes.

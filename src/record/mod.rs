@@ -9,25 +9,37 @@
 
 pub mod conversation;
 pub mod entry;
+mod fields;
+pub mod listing;
+pub mod page;
 pub mod read;
 mod recorder;
 mod sha256;
+pub mod start;
+pub mod state;
 pub mod summary;
 mod written;
 
-pub use conversation::{conversation, Message};
+pub use conversation::{carry, conversation, Carried, Compacted, Message};
 pub use entry::{
-    AttachmentMeta, Entry, Header, Link, Opened, Permission, PermissionOption, RecordEntry,
-    Relation, ToolCall, TurnEnd, TurnEndError, FORMAT, MAJOR, VERSION,
+    AttachmentMeta, AttemptEnd, CompactionEntry, Entry, Forked, Header, Link, Opened, Part,
+    PartReason, Permission, PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd,
+    TurnEndError, FORMAT, MAJOR, TEAM_AGENT_TYPE, VERSION,
 };
+pub use page::{conversation_page, entry_prefix, Page, PartName};
 pub use read::{
     json_array, read_record, read_record_by_seq, read_record_str, writing_option, Line, LinesBySeq,
     ReadOptions, RecordRead,
 };
-pub use recorder::{Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
+pub use recorder::{OpenTurn, RecordSeed, Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};
-pub use summary::{summarize, summarize_read, title_of, SessionSummary, Status};
-pub use written::{acp_session_record, link_lines};
+pub use start::{PartStart, RecordStart};
+pub use state::{ConversationState, PartRead};
+pub use summary::{
+    summarize, summarize_read, summary_of, title_of, ForkedFrom, Kind, SessionRef, SessionSummary,
+    Status,
+};
+pub use written::acp_session_record;
 
 #[cfg(test)]
 mod read_tests;

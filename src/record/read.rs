@@ -33,7 +33,7 @@ impl ReadOptions {
             if host::is_absent(&value) {
                 return Ok(None);
             }
-            let n = host::whole(&value, crate::prompt::input::cursor_from_number);
+            let n = host::whole(&value, crate::formats::js_number::cursor_from_number);
             n.map(Some)
                 .ok_or_else(|| host::not_whole(&format!("options.{key}"), &value))
         };
@@ -72,6 +72,9 @@ pub struct RecordRead<'a> {
     pub header: Option<Header>,
     pub lines: Vec<Line<'a>>,
     pub cursor: u64,
+    /// Whole lines after the cursor that are not entries (garbage, a line
+    /// torn and ended later, a `seq` written twice): skipped, counted.
+    pub skipped: u64,
 }
 
 /// The entries of `record` (its bytes) that `options` asks for. `record`
@@ -91,6 +94,7 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
         header: None,
         lines: Vec::new(),
         cursor: options.after,
+        skipped: 0,
     };
     let limit = options.limit.unwrap_or(usize::MAX);
     // Every entry read is above this: the last entry's seq, or `after`.
@@ -115,6 +119,8 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
         // An entry at or below the floor is never read, whatever it holds.
         if let Some(seq) = seq_prefix(rest) {
             if seq <= floor {
+                // Written twice (above the cursor asked for): counted.
+                out.skipped += u64::from(seq > options.after);
                 start = line_end(whole, start) + 1;
                 continue;
             }
@@ -126,11 +132,14 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
         } else {
             None
         };
+        let blank = start == end;
         start = end + 1;
         let Some(line) = line else {
+            out.skipped += u64::from(!blank);
             continue;
         };
         if line.seq <= floor {
+            out.skipped += 1;
             continue;
         }
         floor = line.seq;
@@ -320,14 +329,8 @@ fn header_of(text: &[u8]) -> Result<Option<Header>> {
     if probe.get("format").and_then(Value::as_str) != Some(FORMAT) {
         return Ok(None);
     }
-    let text_of = |key: &str| {
-        probe
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let version = text_of("version");
+    let text_of = |key: &str| probe.get(key).and_then(Value::as_str).map(str::to_owned);
+    let version = text_of("version").unwrap_or_default();
     let major = version
         .split('.')
         .next()
@@ -336,18 +339,29 @@ fn header_of(text: &[u8]) -> Result<Option<Header>> {
         Some(major) if major <= MAJOR => {}
         _ => {
             return Err(AgentContextError::invalid(format!(
-                "the session record is version {version:?}; this library reads version {MAJOR}.x"
+                "the session record is version {version:?}; this library reads versions up to {MAJOR}.x"
             )))
         }
     }
+    let v1 = major.is_some_and(|m| m < 2);
     Ok(Some(Header {
         format: FORMAT.to_owned(),
         version,
-        session_id: text_of("sessionId"),
-        agent_type: text_of("agentType"),
+        conversation_id: if v1 { None } else { text_of("conversationId") },
+        session_id: if v1 {
+            Some(text_of("sessionId").unwrap_or_default())
+        } else {
+            None
+        },
+        agent_type: if v1 {
+            Some(text_of("agentType").unwrap_or_default())
+        } else {
+            None
+        },
         created_at: probe
             .get("createdAt")
             .and_then(Value::as_u64)
             .unwrap_or_default(),
+        continues: if v1 { None } else { text_of("continues") },
     }))
 }

@@ -11,7 +11,7 @@ fn reads_every_entry_and_the_header() {
     assert_eq!(seqs(&entries), (1..=10).collect::<Vec<_>>());
     assert_eq!(cursor, 10);
     let read = read_record(record.as_bytes(), ReadOptions::default()).unwrap();
-    assert_eq!(read.header, Some(Header::new("s-1", "claude-code", 1_000)));
+    assert_eq!(read.header, Some(Header::v1("s-1", "claude-code", 1_000)));
     let kinds: Vec<_> = read.lines.iter().map(|l| l.kind.to_string()).collect();
     assert_eq!(
         kinds,
@@ -145,7 +145,7 @@ fn garbage_anywhere_changes_nothing_read() {
 
 #[test]
 fn seq_gaps_are_read_as_they_are() {
-    let mut record = Header::new("s", "codex", 1).line();
+    let mut record = Header::v1("s", "codex", 1).line();
     for seq in [1, 2, 5, 9] {
         record += &entry(seq, None, Entry::Restarted).line();
     }
@@ -163,7 +163,7 @@ fn seq_gaps_are_read_as_they_are() {
 
 #[test]
 fn kinds_of_a_newer_minor_version_are_kept_and_a_newer_major_is_refused() {
-    let mut record = Header::new("s", "codex", 1)
+    let mut record = Header::v1("s", "codex", 1)
         .line()
         .replace("\"1.1\"", "\"1.7\"");
     record += "{\"seq\":1,\"at\":2,\"kind\":\"hologram\",\"turn\":1,\"depth\":3}\n";
@@ -175,10 +175,10 @@ fn kinds_of_a_newer_minor_version_are_kept_and_a_newer_major_is_refused() {
         b"{\"seq\":1,\"at\":2,\"kind\":\"hologram\",\"turn\":1,\"depth\":3}"
     );
     assert_eq!(read.header.unwrap().version, "1.7");
-    let newer = record.replace("\"1.7\"", "\"2.0\"");
+    let newer = record.replace("\"1.7\"", "\"3.0\"");
     let err = read_record(newer.as_bytes(), ReadOptions::default()).unwrap_err();
     assert_eq!(err.code(), crate::ErrorCode::InvalidInput);
-    assert!(err.message().contains("\"2.0\""), "{}", err.message());
+    assert!(err.message().contains("\"3.0\""), "{}", err.message());
     // Without a header (a part of a record, or a store's own rows), entries read.
     let rows = entry(1, None, Entry::Closed).line();
     assert_eq!(

@@ -12,8 +12,8 @@ use memchr::memmem::Finder;
 use serde_json::Value;
 
 use super::entry::{
-    AttachmentMeta, Entry, Link, Opened, Permission, PermissionOption, RecordEntry, Relation,
-    ToolCall, TurnEnd, TurnEndError,
+    AttachmentMeta, AttemptEnd, CompactionEntry, Entry, Link, Opened, Part, Permission,
+    PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd, TurnEndError,
 };
 use super::read::{read_record, ReadOptions};
 use super::sha256::Sha256;
@@ -64,6 +64,35 @@ pub struct Recorder {
     session_changed: bool,
     replaying: bool,
     secrets: Vec<Finder<'static>>,
+    /// A turn another part of the conversation began: the next request
+    /// continues it (not written again), its attempts counted on.
+    continues: Option<OpenTurn>,
+    /// The running attempt's number in its turn (from 1).
+    attempt: u32,
+    /// The text the running attempt streamed that was written already
+    /// (a failed attempt's `attemptEnd` holds all of it).
+    attempt_text: String,
+    /// Compactions written when first seen, and those written at their end.
+    compactions_seen: HashSet<String>,
+    compactions_ended: HashSet<String>,
+}
+
+/// Where a conversation's record stands, for the recorder of its next
+/// part: the next entry's `seq`, the turns recorded, and the turn left
+/// open by the part before (a failover's: its number and the attempts
+/// made at it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordSeed {
+    pub next_seq: u64,
+    pub turns: u32,
+    pub open_turn: Option<OpenTurn>,
+}
+
+/// A turn that began and did not end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenTurn {
+    pub turn: u32,
+    pub attempts: u32,
 }
 
 /// How a turn ended, as [`Recorder::turn_end`] takes it.
@@ -85,6 +114,17 @@ impl Recorder {
         }
     }
 
+    /// The recorder of a conversation's next part, from where its record
+    /// stands.
+    pub fn seeded(seed: RecordSeed) -> Recorder {
+        Recorder {
+            next_seq: seed.next_seq.max(1),
+            turns: seed.turns,
+            continues: seed.open_turn,
+            ..Recorder::default()
+        }
+    }
+
     /// The recorder of a record that goes on: `record` is what it holds so
     /// far. Returns it, and the lines to append first: `interrupted` (at
     /// `at`) for a turn the record left unfinished (its writer went away). A record of
@@ -101,6 +141,14 @@ impl Recorder {
                     unfinished = turn;
                 }
                 "turnEnd" | "interrupted" | "closed" => unfinished = None,
+                "compaction" => {
+                    if let Ok(c) = serde_json::from_slice::<CompactionEntry>(line.text) {
+                        if crate::agent_output::compaction::is_terminal(&c.status) {
+                            recorder.compactions_ended.insert(c.compaction_id.clone());
+                        }
+                        recorder.compactions_seen.insert(c.compaction_id);
+                    }
+                }
                 _ => {}
             }
         }
@@ -139,7 +187,7 @@ impl Recorder {
         self.turns
     }
 
-    /// The session opened.
+    /// A 1.x record's session opened (2.0 records write [`Recorder::part`]).
     pub fn opened(&mut self, at: u64, opened: Opened) -> String {
         if opened.agent_session_id.is_some() {
             self.agent_session_id.clone_from(&opened.agent_session_id);
@@ -147,13 +195,29 @@ impl Recorder {
         self.write(at, Entry::Opened(opened))
     }
 
+    /// An agent session of the conversation begins (its first entry).
+    pub fn part(&mut self, at: u64, part: Part) -> String {
+        if part.session_id.is_some() {
+            self.agent_session_id.clone_from(&part.session_id);
+        }
+        self.write(at, Entry::Part(part))
+    }
+
     /// A turn starts with this prompt: its text and what is attached to it
     /// (their kind, type, size and digest only). A turn still running ends
-    /// `interrupted` first.
+    /// `interrupted` first. The turn another part began (a failover) goes
+    /// on instead: its request is written already.
     pub fn request(&mut self, at: u64, text: &str, attachments: &[Attachment]) -> String {
+        if let Some(open) = self.continues.take() {
+            self.turn = Some(open.turn);
+            self.turns = self.turns.max(open.turn);
+            self.attempt = open.attempts;
+            return String::new();
+        }
         let mut out = self.end_running(at, Entry::Interrupted);
         self.turns += 1;
         self.turn = Some(self.turns);
+        self.attempt = 0;
         let attachments = attachments.iter().map(attachment_meta).collect();
         let entry = Entry::Request {
             text: text.to_owned(),
@@ -161,6 +225,48 @@ impl Recorder {
         };
         self.push(&mut out, at, self.turn, entry);
         out
+    }
+
+    /// An attempt at the running turn begins; returns its number (from 1,
+    /// across retries and the conversation's parts).
+    pub fn attempt_start(&mut self) -> u32 {
+        self.attempt += 1;
+        self.attempt_text.clear();
+        self.attempt
+    }
+
+    /// The running attempt failed (`kind`, `message`) and is not the
+    /// turn's reply: `attemptEnd` holds the text it streamed (never a
+    /// `text` entry of its own from here). The turn goes on, or ends with
+    /// [`Recorder::turn_end`].
+    pub fn attempt_end(&mut self, at: u64, kind: AgentErrorKind, message: &str) -> String {
+        let mut out = String::new();
+        if !self.thought.text.is_empty() {
+            self.flush_held(&mut out, true);
+        }
+        self.flush_plan(&mut out);
+        let held = std::mem::take(&mut self.text);
+        let mut text = std::mem::take(&mut self.attempt_text);
+        text.push_str(&held.text);
+        let end = AttemptEnd {
+            attempt: self.attempt.max(1),
+            error: TurnEndError {
+                kind: kind.as_str().to_owned(),
+                message: message.to_owned(),
+            },
+            text: (!text.is_empty()).then_some(text),
+        };
+        self.push(&mut out, at, self.turn, Entry::AttemptEnd(end));
+        out
+    }
+
+    /// The running turn is left open for the conversation's next part (a
+    /// failover): nothing more is written of it here.
+    pub fn leave_turn(&mut self) {
+        self.text = Held::default();
+        self.thought = Held::default();
+        self.plan = None;
+        self.reset_turn();
     }
 
     /// An event of the running turn's reply (or between turns). During an
@@ -201,13 +307,39 @@ impl Recorder {
                 }
                 String::new()
             }
+            AgentEvent::Compaction { compaction } => self.compaction(at, compaction),
             // Notes, the status, lines that are not JSON and unknown ones
             // are not the conversation: the turn's end says how it ended.
-            AgentEvent::Error { .. }
+            // Notices are live only.
+            AgentEvent::Notice { .. }
+            | AgentEvent::Error { .. }
             | AgentEvent::Status { .. }
             | AgentEvent::NonJson { .. }
             | AgentEvent::Unknown { .. } => String::new(),
         }
+    }
+
+    /// A compaction as it stands now: written when first seen (its place)
+    /// and once more at its end, with its whole summary; nothing between.
+    fn compaction(&mut self, at: u64, c: &crate::agent_output::Compaction) -> String {
+        if self.compactions_ended.contains(&c.id) {
+            return String::new();
+        }
+        let first = self.compactions_seen.insert(c.id.clone());
+        let ended = c.is_terminal();
+        if !first && !ended {
+            return String::new();
+        }
+        if ended {
+            self.compactions_ended.insert(c.id.clone());
+        }
+        let entry = CompactionEntry {
+            compaction_id: c.id.clone(),
+            status: c.status.clone(),
+            summary: c.summary.clone().filter(|_| ended),
+            error: c.error.clone(),
+        };
+        self.write(at, Entry::Compaction(entry))
     }
 
     /// The agent asked the host (`session/request_permission`'s params).
@@ -404,6 +536,7 @@ impl Recorder {
 
     fn reset_turn(&mut self) {
         self.turn = None;
+        self.attempt_text.clear();
         self.open_tools.clear();
         self.ended_tools.clear();
         self.usage = None;
@@ -497,6 +630,9 @@ impl Recorder {
         let entry = if thought {
             Entry::Thought { text: held.text }
         } else {
+            if self.turn.is_some() {
+                self.attempt_text.push_str(&held.text);
+            }
             Entry::Text { text: held.text }
         };
         self.push(out, held.at, self.turn, entry);

@@ -275,10 +275,10 @@ fn a_record_goes_on_after_its_writer_died_mid_turn() {
     assert_eq!((r.next_seq(), r.turns()), (11, 2));
     record += &r.request(2_000, "third", &[]);
     record += "{\"seq\":12,\"at\":2001,\"kind\":\"text\",\"turn\":3,\"text\":\"tor";
-    let summary = summarize(record.as_bytes(), false).unwrap();
+    let summary = summarize(record.as_bytes(), false).unwrap().unwrap();
     assert_eq!((summary.turns, summary.status), (3, Status::Interrupted));
     assert_eq!(
-        summarize(record.as_bytes(), true).unwrap().status,
+        summarize(record.as_bytes(), true).unwrap().unwrap().status,
         Status::Open
     );
     let (mut next, first) = Recorder::continuing(record.as_bytes(), 3_000).unwrap();
@@ -301,7 +301,7 @@ fn a_record_goes_on_after_its_writer_died_mid_turn() {
     .0;
     assert_eq!(seqs(&v), [12, 13, 14]);
     assert_eq!(v[2]["turn"], 4);
-    let summary = summarize(record.as_bytes(), false).unwrap();
+    let summary = summarize(record.as_bytes(), false).unwrap().unwrap();
     assert_eq!((summary.turns, summary.status), (4, Status::Interrupted));
     // Nothing left unfinished: nothing to write.
     let (_, nothing) = Recorder::continuing(two_turns().as_bytes(), 1).unwrap();

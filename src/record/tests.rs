@@ -81,7 +81,7 @@ pub(super) fn opened() -> Opened {
 /// A record of two turns, the first with a tool call.
 pub(super) fn two_turns() -> String {
     let mut r = Recorder::new();
-    let mut out = Header::new("s-1", "claude-code", 1_000).line();
+    let mut out = Header::v1("s-1", "claude-code", 1_000).line();
     out += &r.opened(1_000, opened());
     out += &r.request(1_001, "Read the notes", &[]);
     out += &r.event(1_002, &text("Let me "));
@@ -146,7 +146,7 @@ fn an_entry_is_one_line_seq_at_kind_turn_first() {
         entry(4, None, Entry::Closed).line(),
         "{\"seq\":4,\"at\":1004,\"kind\":\"closed\"}\n"
     );
-    let header = Header::new("s-1", "codex", 7).line();
+    let header = Header::v1("s-1", "codex", 7).line();
     assert_eq!(
         header,
         "{\"format\":\"agent-context/session-record\",\"version\":\"1.1\",\"sessionId\":\"s-1\",\"agentType\":\"codex\",\"createdAt\":7}\n"
@@ -258,6 +258,12 @@ fn every_kind() -> Vec<RecordEntry> {
         }),
         Entry::Closed,
         Entry::Interrupted,
+        Entry::Compaction(CompactionEntry {
+            compaction_id: "c1".into(),
+            status: "completed".into(),
+            summary: Some("We chose SQLite.".into()),
+            error: None,
+        }),
     ];
     bodies
         .into_iter()
@@ -334,6 +340,8 @@ fn no_field_could_hold_a_secret() {
         "from",
         "to",
         "content",
+        "compactionId",
+        "summary",
     ];
     fn keys(value: &Value, out: &mut Vec<String>) {
         match value {
@@ -401,19 +409,23 @@ fn the_recorder_redacts_the_secrets_it_is_given() {
 #[test]
 fn the_summary_of_a_session() {
     let mut record = two_turns();
-    let summary = summarize(record.as_bytes(), false).unwrap();
+    let summary = summarize(record.as_bytes(), false).unwrap().unwrap();
     assert_eq!(
         serde_json::to_value(&summary).unwrap(),
         json!({
+            "conversationId": "s-1", "kind": "conversation", "version": "1.1",
             "sessionId": "s-1", "agentType": "claude-code", "protocol": "acp", "cd": "/home/u/app",
             "title": "Read the notes", "createdAt": 1000, "updatedAt": 1010, "turns": 2,
-            "usage": {"inputTokens": 20, "outputTokens": 10}, "status": "open"
+            "usage": {"inputTokens": 20, "outputTokens": 10}, "status": "open",
+            "live": {"sessionId": "s-1", "agentType": "claude-code"},
+            "parts": [{"sessionId": "s-1", "agentType": "claude-code", "protocol": "acp", "reason": "opened", "fromTurn": 1}],
+            "skipped": 0
         })
     );
     let (mut r, _) = Recorder::continuing(record.as_bytes(), 1_011).unwrap();
     record += &r.link(1_011, Relation::RebuiltFrom, "old-1", "google-gemini");
     record += &r.closed(1_012);
-    let summary = summarize(record.as_bytes(), true).unwrap();
+    let summary = summarize(record.as_bytes(), true).unwrap().unwrap();
     assert_eq!(summary.status, Status::Closed);
     assert_eq!(
         summary.linked_from,
@@ -423,7 +435,11 @@ fn the_summary_of_a_session() {
             relation: Relation::RebuiltFrom,
         })
     );
-    assert_eq!(summarize(b"", false).unwrap().turns, 0);
+    assert_eq!(
+        summarize(b"", false).unwrap(),
+        None,
+        "no header: not a record"
+    );
 }
 
 #[test]
@@ -637,8 +653,172 @@ fn a_record_is_carried_as_a_conversation_with_tool_calls_summed_up() {
     );
     let first = crate::record::conversation(record.as_bytes(), "claude-code", Some(1)).unwrap();
     assert_eq!(first.len(), 2);
-    // A turn that never ended (its host was killed) keeps its request.
+    // A turn still open (a failover's) is not carried: its request goes
+    // with the conversation as the message, once.
     let cut = &record[..record.find("{\"seq\":9").unwrap()];
     let open = crate::record::conversation(cut.as_bytes(), "claude-code", None).unwrap();
-    assert_eq!(open.last().unwrap().content, "Thanks");
+    assert_eq!(open.len(), 2);
+    assert_eq!(open.last().unwrap().from, "claude-code");
+}
+
+/// A record of three turns; a compaction (`status`, `summary`) during turn
+/// `at` (its first entry with `in_progress`, its end after the turn's text
+/// when `reply` is true: the turn said something besides).
+fn compacted_record(at: u64, status: &str, summary: Option<&str>, reply: bool) -> String {
+    let mut lines = vec![
+        json!({"seq": 1, "at": 1, "kind": "opened", "agentType": "claude-code", "protocol": "acp", "cd": "/w"}),
+    ];
+    let mut seq = 1;
+    let mut push = |lines: &mut Vec<Value>, mut v: Value| {
+        seq += 1;
+        v["seq"] = json!(seq);
+        v["at"] = json!(seq);
+        lines.push(v);
+    };
+    for turn in 1..=3u64 {
+        push(
+            &mut lines,
+            json!({"kind": "request", "turn": turn, "text": format!("Question {turn}")}),
+        );
+        if turn == at {
+            push(
+                &mut lines,
+                json!({"kind": "compaction", "turn": turn, "compactionId": "k1", "status": "in_progress"}),
+            );
+            let mut end =
+                json!({"kind": "compaction", "turn": turn, "compactionId": "k1", "status": status});
+            if let Some(s) = summary {
+                end["summary"] = json!(s);
+            }
+            push(&mut lines, end);
+            if reply {
+                push(
+                    &mut lines,
+                    json!({"kind": "text", "turn": turn, "text": format!("Answer {turn}")}),
+                );
+            }
+        } else {
+            push(
+                &mut lines,
+                json!({"kind": "text", "turn": turn, "text": format!("Answer {turn}")}),
+            );
+        }
+        push(
+            &mut lines,
+            json!({"kind": "turnEnd", "turn": turn, "stopReason": "end_turn", "durationMs": 1}),
+        );
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn contents(carried: &crate::record::Carried) -> Vec<String> {
+    carried.messages.iter().map(|m| m.content.clone()).collect()
+}
+
+#[test]
+fn after_a_completed_compaction_its_summary_and_the_later_turns_are_carried() {
+    // `/compact` as turn 2: its own turn said nothing, and is not carried.
+    let record = compacted_record(2, "completed", Some("Q1 was answered: A1."), false);
+    let carried = crate::record::carry(record.as_bytes(), "claude-code", None).unwrap();
+    assert_eq!(
+        contents(&carried),
+        [
+            format!(
+                "{}\n\nQ1 was answered: A1.",
+                crate::record::conversation::SUMMARY_LEAD
+            ),
+            "Question 3".to_owned(),
+            "Answer 3".to_owned(),
+        ]
+    );
+    assert_eq!(carried.messages[0].from, "claude-code");
+    let compacted = carried.compacted.as_ref().unwrap();
+    assert_eq!(
+        (compacted.compaction_id.as_str(), compacted.replaced_turns),
+        ("k1", 1)
+    );
+    assert_eq!(
+        serde_json::to_value(&carried).unwrap()["compacted"],
+        json!({"compactionId": "k1", "replacedTurns": 1})
+    );
+    // A compaction in a turn that went on: that turn is carried after the summary.
+    let record = compacted_record(2, "completed", Some("Summary."), true);
+    let carried = crate::record::carry(record.as_bytes(), "claude-code", None).unwrap();
+    assert_eq!(
+        contents(&carried)[1..],
+        ["Question 2", "Answer 2", "Question 3", "Answer 3"]
+    );
+    assert_eq!(carried.compacted.unwrap().replaced_turns, 1);
+    // Up to a turn before it: every turn up to there.
+    let carried = crate::record::carry(record.as_bytes(), "claude-code", Some(1)).unwrap();
+    assert_eq!(contents(&carried), ["Question 1", "Answer 1"]);
+    assert!(carried.compacted.is_none());
+}
+
+#[test]
+fn without_a_usable_summary_every_turn_is_carried() {
+    for (status, summary) in [
+        ("completed", None),
+        ("completed", Some("  ")),
+        ("failed", Some("Partial.")),
+        ("cancelled", Some("Partial.")),
+        ("in_progress", Some("Partial.")),
+    ] {
+        let record = compacted_record(2, status, summary, true);
+        let carried = crate::record::carry(record.as_bytes(), "claude-code", None).unwrap();
+        assert!(carried.compacted.is_none(), "{status} {summary:?}");
+        assert_eq!(carried.messages.len(), 6, "{status} {summary:?}");
+        assert_eq!(carried.messages[0].content, "Question 1");
+        assert!(
+            serde_json::to_value(&carried)
+                .unwrap()
+                .get("compacted")
+                .is_none(),
+            "carried whole"
+        );
+    }
+}
+
+#[test]
+fn a_compaction_is_written_when_first_seen_and_at_its_end() {
+    use crate::agent_output::Compaction;
+    let mut r = Recorder::new();
+    let mut out = r.request(1, "go", &[]);
+    let c = |status: &str, summary: Option<&str>| AgentEvent::Compaction {
+        compaction: Compaction {
+            id: "k".into(),
+            status: status.into(),
+            summary: summary.map(str::to_owned),
+            error: None,
+        },
+    };
+    out += &r.event(2, &c("in_progress", None));
+    out += &r.event(3, &c("in_progress", Some("We")));
+    out += &r.event(4, &c("in_progress", Some("We chose")));
+    out += &r.event(5, &c("completed", Some("We chose SQLite.")));
+    out += &r.event(6, &c("completed", Some("again")));
+    let entries: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = entries
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["request", "compaction", "compaction"]);
+    assert_eq!(entries[1]["status"], "in_progress");
+    assert!(entries[1].get("summary").is_none());
+    assert_eq!(entries[2]["summary"], "We chose SQLite.");
+    // A record that goes on knows what was written.
+    let (mut again, _) = Recorder::continuing(out.as_bytes(), 9).unwrap();
+    assert!(again.event(10, &c("completed", Some("x"))).is_empty());
+    // A notice is never written.
+    let notice = AgentEvent::Notice {
+        notice: crate::agent_output::Notice {
+            severity: "info".into(),
+            title: "Hi".into(),
+            description: None,
+        },
+    };
+    assert!(r.event(7, &notice).is_empty());
 }

@@ -23,11 +23,17 @@ pub enum Event {
         #[serde(default, rename = "replyTo")]
         reply_to: Option<String>,
     },
-    /// The member's session is open (its id).
+    /// The member's session is open (its id, and its conversation's);
+    /// `fallback`: it opened on the agent of that entry of the fallback it
+    /// was given (its own agent could not start).
     Opened {
         member: String,
         #[serde(default, rename = "sessionId")]
         session_id: Option<String>,
+        #[serde(default, rename = "conversationId")]
+        conversation_id: Option<String>,
+        #[serde(default)]
+        fallback: Option<usize>,
     },
     /// Opening the member's session failed (the error's `kind`).
     OpenFailed {
@@ -36,7 +42,9 @@ pub enum Event {
         kind: Option<String>,
     },
     /// The member's turn ended: the reply's text, the error's kind, the
-    /// session's id afterwards.
+    /// session's id afterwards; `moved`: the turn failed and the member's
+    /// conversation went on with the agent of that entry of the fallback it
+    /// was given, where the turn goes on (the team plans it again).
     TurnDone {
         member: String,
         success: bool,
@@ -46,6 +54,8 @@ pub enum Event {
         kind: Option<String>,
         #[serde(default, rename = "sessionId")]
         session_id: Option<String>,
+        #[serde(default)]
+        moved: Option<usize>,
     },
     /// Sending the prompt threw (the host rejects the ask with what it caught).
     PromptFailed { member: String },
@@ -76,7 +86,10 @@ pub enum Cause {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Open a session for `member` with the team's session options, the
-    /// member's own over them, and these.
+    /// member's own over them, and these: the member's conversation (its
+    /// id, to go on with it), and the agents it goes on with when its own
+    /// fails (`next`: `{ fallback, agent, protocol, endpoint, systemPrompt }`
+    /// each, whose session options are those of `fallback[n - 1]`).
     Open {
         member: String,
         /// Its agent type, or the definition it was given by.
@@ -89,13 +102,17 @@ pub enum Action {
         endpoint: &'static str,
         session_id: Option<String>,
         system_prompt: Option<String>,
+        conversation_id: Option<String>,
+        next: Vec<Value>,
     },
     /// Send `request` (an `AssemblerOutput`) on the member's session, with
-    /// the turn options of ask `ask`.
+    /// the turn options of ask `ask`; `continues`: the turn that went on
+    /// with another agent, planned for it.
     Prompt {
         member: String,
         ask: u64,
         request: AssemblerOutput,
+        continues: bool,
     },
     /// Close the member's session (nothing waits for it).
     Close { member: String },
@@ -109,17 +126,6 @@ pub enum Action {
     },
     /// A line for the logger (`'warn'` or `'debug'`).
     Log { level: &'static str, text: String },
-    /// Ask `ask`'s turn failed (`reason`, an error kind) on the member's
-    /// agent, and goes on with `to`, the next agent of its `fallback`: the
-    /// host keeps the session it had (to link the two records once the
-    /// new one is open, then close it) and tells the turn's `onEvent`.
-    Handoff {
-        member: String,
-        ask: u64,
-        reason: String,
-        from: String,
-        to: String,
-    },
     /// Lines to append to the team's record (`header` first, the first
     /// time).
     Record {
@@ -141,14 +147,17 @@ impl Action {
                 endpoint,
                 session_id,
                 system_prompt,
+                conversation_id,
+                next,
             } => json!({"type": "open", "member": member, "agent": agent, "fallback": fallback,
                 "protocol": protocol, "endpoint": endpoint, "sessionId": session_id,
-                "systemPrompt": system_prompt}),
+                "systemPrompt": system_prompt, "conversationId": conversation_id, "next": next}),
             Action::Prompt {
                 member,
                 ask,
                 request,
-            } => json!({"type": "prompt", "member": member, "ask": ask,
+                continues,
+            } => json!({"type": "prompt", "member": member, "ask": ask, "continues": continues,
                 "request": {"prompt": request.prompt, "systemFlag": request.system_flag}}),
             Action::Close { member } => json!({"type": "close", "member": member}),
             Action::Done { ask, context } => {
@@ -162,14 +171,6 @@ impl Action {
                 }})
             }
             Action::Log { level, text } => json!({"type": "log", "level": level, "text": text}),
-            Action::Handoff {
-                member,
-                ask,
-                reason,
-                from,
-                to,
-            } => json!({"type": "handoff", "member": member, "ask": ask, "reason": reason,
-                "from": from, "to": to}),
             Action::Record { header, lines } => {
                 json!({"type": "record", "header": header, "lines": lines})
             }

@@ -24,8 +24,8 @@ use std::collections::VecDeque;
 use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
+use crate::formats::input_keys::TEAM_MEMBER;
 use crate::prompt::input::ContextMessage;
-use crate::prompt::input_keys::TEAM_MEMBER;
 use crate::prompt::output::AssemblerOutput;
 
 use super::events::{Action, Cause, Event};
@@ -84,6 +84,9 @@ struct Live {
     turn: Option<Turn>,
     /// The agents it goes on with when its own fails (its `fallback`).
     fallback: Vec<Fallback>,
+    /// The running turn went on with another agent: its next prompt
+    /// continues it there.
+    continues: bool,
 }
 
 /// A team conversation's machine.
@@ -271,6 +274,7 @@ impl TeamMachine {
                 let seat = Seat {
                     record,
                     session_id: None,
+                    conversation_id: None,
                     mark: None,
                 };
                 self.seat(seat, &member, &path)?;
@@ -280,9 +284,17 @@ impl TeamMachine {
                 message,
                 reply_to,
             } => return self.ask(&member, message, reply_to),
-            Event::Opened { member, session_id } => {
+            Event::Opened {
+                member,
+                session_id,
+                conversation_id,
+                fallback,
+            } => {
                 if let Some(i) = self.index(&member) {
-                    self.opened(i, session_id);
+                    if conversation_id.is_some() {
+                        self.state.members[i].conversation_id = conversation_id;
+                    }
+                    self.opened(i, session_id, fallback);
                 }
             }
             Event::OpenFailed { member, kind } => {
@@ -296,9 +308,13 @@ impl TeamMachine {
                 text,
                 kind,
                 session_id,
+                moved,
             } => {
                 if let Some(i) = self.index(&member) {
-                    self.turn_done(i, success, text, kind.as_deref(), session_id);
+                    match moved {
+                        Some(entry) => self.went_on(i, entry, session_id),
+                        None => self.turn_done(i, success, text, kind.as_deref(), session_id),
+                    }
                 }
             }
             Event::PromptFailed { member } => {
@@ -356,6 +372,7 @@ impl TeamMachine {
             queue: VecDeque::new(),
             turn: None,
             fallback,
+            continues: false,
         });
         Ok(())
     }
@@ -425,20 +442,24 @@ impl TeamMachine {
     }
 
     fn open_action(
-        &self,
+        &mut self,
         i: usize,
         session_id: Option<String>,
         system_prompt: Option<String>,
     ) -> Action {
+        let next = self.next_agents(i);
         let live = &self.live[i];
+        let seat = &self.state.members[i];
         Action::Open {
-            member: self.state.members[i].record.id.clone(),
+            member: seat.record.id.clone(),
             agent: self.member_json(i),
-            fallback: self.state.members[i].record.fallback_used,
+            fallback: seat.record.fallback_used,
             protocol: live.runs.protocol,
             endpoint: live.runs.endpoint.as_str(),
             session_id,
             system_prompt,
+            conversation_id: seat.conversation_id.clone(),
+            next,
         }
     }
 
@@ -466,7 +487,12 @@ impl TeamMachine {
     /// they open the prompt instead, or there are none (or they do not fit
     /// the budget, which the session's first prompt met).
     fn instructions_apart(&self, i: usize) -> Option<String> {
-        let member = self.state.members[i].record.member();
+        self.instructions_apart_of(&self.state.members[i].record)
+    }
+
+    /// [`TeamMachine::instructions_apart`] of a member as `record` has it.
+    fn instructions_apart_of(&self, record: &MemberRecord) -> Option<String> {
+        let member = record.member();
         if member.system_instruction.is_empty() && member.instruction_file_text.is_empty() {
             return None;
         }
@@ -516,7 +542,7 @@ impl TeamMachine {
         Ok(plan)
     }
 
-    fn opened(&mut self, i: usize, session_id: Option<String>) {
+    fn opened(&mut self, i: usize, session_id: Option<String>, fallback: Option<usize>) {
         let was = self.live[i].session;
         if !matches!(was, Session::Resuming | Session::Opening) {
             return;
@@ -524,6 +550,13 @@ impl TeamMachine {
         self.live[i].session = Session::Open;
         if self.closed {
             return self.close_session(i, Cause::Error(AgentContextError::invalid(CLOSED)));
+        }
+        // Its own agent could not start: the conversation opened the next.
+        if let Some(entry) = fallback.filter(|&n| n > self.state.members[i].record.fallback_used) {
+            if self.moved_to(i, entry) {
+                self.state.members[i].session_id = session_id;
+                return self.send(i);
+            }
         }
         let seat = &mut self.state.members[i];
         let live = &mut self.live[i];
@@ -579,6 +612,7 @@ impl TeamMachine {
             return;
         };
         let ask = turn.ask.id;
+        let continues = std::mem::take(&mut self.live[i].continues);
         let member = self.state.members[i].record.id.clone();
         if self.debug {
             if let Some(flag) = &request.system_flag {
@@ -606,7 +640,28 @@ impl TeamMachine {
             member,
             ask,
             request,
+            continues,
         });
+    }
+
+    /// Member `i`'s turn failed and its conversation went on with entry
+    /// `entry` of its fallback: the member is on that agent, and the same
+    /// turn goes on there, planned for it from the whole view.
+    fn went_on(&mut self, i: usize, entry: usize, session_id: Option<String>) {
+        if self.live[i].turn.is_none() {
+            return;
+        }
+        if !self.moved_to(i, entry) {
+            return self.end_failed(i, Cause::Error(AgentContextError::invalid(format!(
+                "member \"{}\" went on with fallback entry {entry}, which it does not have",
+                self.state.members[i].record.id
+            ))));
+        }
+        if session_id.is_some() {
+            self.state.members[i].session_id = session_id;
+        }
+        self.live[i].continues = true;
+        self.send(i);
     }
 
     fn open_failed(&mut self, i: usize, kind: Option<&str>) {
@@ -615,9 +670,6 @@ impl TeamMachine {
             return;
         }
         self.live[i].session = Session::None;
-        if self.fail_over(i, kind) {
-            return;
-        }
         if was == Session::Resuming && kind == Some("session_not_found") && !self.closed {
             // The agent no longer has it: a new session, with the whole view.
             self.lose(i);
@@ -651,9 +703,6 @@ impl TeamMachine {
         let Some(plan) = self.live[i].turn.as_ref().and_then(|t| t.plan.clone()) else {
             return;
         };
-        if !success && self.fail_over(i, kind) {
-            return;
-        }
         if kind == Some("session_not_found") {
             self.lose(i);
             let retry = self.live[i].turn.as_ref().is_some_and(|t| !t.retried);

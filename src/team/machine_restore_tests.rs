@@ -21,7 +21,7 @@ fn a_restored_claude_member_gets_its_instructions_again_as_the_system_prompt_ove
         turn_done(&mut m, "carol", "Done", None, "s1");
         m.take_actions();
         let stored = m.state().to_json();
-        assert_eq!(stored["version"], 2);
+        assert_eq!(stored["version"], 3);
 
         let mut back = TeamMachine::restore(
             &stored,
@@ -239,8 +239,8 @@ fn version_1_is_read_and_bad_json_names_the_field() {
         assert_eq!(err.message(), expected);
     };
     bad(
-        json!({"version": 3}),
-        "json.version must be 2 (or 1, still read), got 3",
+        json!({"version": 4}),
+        "json.version must be 3 (or 1 or 2, still read), got 4",
     );
     bad(
         json!({"members": [{"id": "carol", "agentType": "claude-code", "mark": 2}]}),
@@ -292,13 +292,15 @@ fn a_team_recorded_reads_back_as_its_json_and_goes_on() {
             text += &lines;
         }
     }
-    assert!(text.starts_with("{\"format\":\"agent-context/session-record\",\"version\":\"1.1\",\"sessionId\":\"team-1\",\"agentType\":\"agent-team\""), "{text}");
+    assert!(text.starts_with("{\"format\":\"agent-context/session-record\",\"version\":\"2.0\",\"conversationId\":\"team-1\""), "{text}");
     assert!(!text.contains("sk-secret-123456"));
     let data = crate::team::team_json(text.as_bytes()).unwrap();
     let mut expected = m.state().to_json();
     expected["transcript"][0]["content"] = json!("Write the parser with [redacted]");
     assert_eq!(data, expected);
-    let summary = crate::record::summarize(text.as_bytes(), true).unwrap();
+    let summary = crate::record::summarize(text.as_bytes(), true)
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (summary.team_id.as_deref(), summary.title.as_str()),
         (Some("team-1"), "Ship")

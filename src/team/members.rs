@@ -21,10 +21,10 @@ use serde_json::Value;
 
 use crate::agents::{self, AgentSpec, ApiFamily, SystemPromptArg};
 use crate::error::{AgentContextError, Result};
+use crate::formats::input_keys::nearest_known;
 use crate::formats::json_read::{type_name, Obj};
 use crate::launch::endpoint::{endpoint_setup, Endpoint, Protocol};
 use crate::prompt::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
-use crate::prompt::input_keys::nearest_known;
 
 use super::turn::Member;
 

@@ -50,7 +50,7 @@
 //! assert_eq!((next.sent.as_slice(), next.mark), (&[3][..], 4));
 //! ```
 //!
-//! [`assemble_for_agent`]: crate::prompt::assemblers::assemble_for_agent
+//! [`assemble_for_agent`]: crate::agents::assembly::assemble_for_agent
 
 mod events;
 mod machine;

@@ -23,7 +23,7 @@ use crate::record::{read_record, Entry, Header, ReadOptions, Recorder};
 use super::state::{TeamState, JSON_VERSION};
 
 /// The agent type a team's record names in its header.
-pub const TEAM_AGENT_TYPE: &str = "agent-team";
+pub use crate::record::TEAM_AGENT_TYPE;
 
 /// Writes a team's record (sans-IO: it returns the lines to append).
 pub struct TeamRecorder {
@@ -137,7 +137,7 @@ impl TeamRecorder {
         }
         let header = (!self.headed && !out.is_empty()).then(|| {
             self.headed = true;
-            Header::new(&self.team_id, TEAM_AGENT_TYPE, self.created_at).line()
+            Header::new(&self.team_id, self.created_at).line()
         });
         (header, out)
     }

@@ -1,6 +1,6 @@
-//! The team as data: what `toJSON` gives and `fromJSON` reads. Version 2
-//! names each member's own session options; version 1, which had none, is
-//! still read.
+//! The team as data: what `toJSON` gives and `fromJSON` reads. Version 3
+//! names each member's conversation; version 2 names each member's own
+//! session options; versions 1 and 2 are still read.
 
 use serde_json::{json, Map, Value};
 
@@ -11,7 +11,7 @@ use crate::prompt::input::ContextMessage;
 use super::members::{MemberRecord, SESSION_OPTIONS};
 
 /// The version `toJSON` writes.
-pub const JSON_VERSION: u64 = 2;
+pub const JSON_VERSION: u64 = 3;
 
 /// A member and where its session is.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,6 +19,8 @@ pub struct Seat {
     pub record: MemberRecord,
     /// The session it last had, to resume.
     pub session_id: Option<String>,
+    /// Its conversation (with a store: its sessions, one record).
+    pub conversation_id: Option<String>,
     /// How many transcript messages its session has been through; `None`
     /// before its first turn, or once its session was lost.
     pub mark: Option<usize>,
@@ -90,6 +92,10 @@ impl Seat {
             ),
             ("sessionId", self.session_id.as_ref().map(|s| json!(s))),
             (
+                "conversationId",
+                self.conversation_id.as_ref().map(|s| json!(s)),
+            ),
+            (
                 "fallbackUsed",
                 Some(json!(r.fallback_used)).filter(|_| r.fallback_used > 0),
             ),
@@ -105,7 +111,7 @@ impl Seat {
 }
 
 impl TeamState {
-    /// `{ version: 2, teamTask, cd, members, transcript }`.
+    /// `{ version: 3, teamTask, cd, members, transcript }`.
     pub fn to_json(&self) -> Value {
         json!({
             "version": JSON_VERSION,
@@ -116,15 +122,15 @@ impl TeamState {
         })
     }
 
-    /// Reads what `to_json` wrote (version 1 or 2), naming the field of
+    /// Reads what `to_json` wrote (version 1, 2 or 3), naming the field of
     /// any problem (`json.members[0].mark …`).
     pub fn read(value: &Value) -> Result<TeamState> {
         let o = Obj::new(value, "json")?;
         match o.get("version").and_then(Value::as_u64) {
-            Some(1) | Some(JSON_VERSION) => {}
+            Some(1 | 2) | Some(JSON_VERSION) => {}
             _ => {
                 return Err(AgentContextError::invalid(format!(
-                    "json.version must be {JSON_VERSION} (or 1, still read), got {}",
+                    "json.version must be {JSON_VERSION} (or 1 or 2, still read), got {}",
                     o.get("version")
                         .map_or("undefined".to_owned(), |v| v.to_string())
                 )))
@@ -179,6 +185,7 @@ impl TeamState {
             members.push(Seat {
                 record,
                 session_id: s.opt_str("sessionId")?.map(str::to_owned),
+                conversation_id: s.opt_str("conversationId")?.map(str::to_owned),
                 mark,
             });
         }

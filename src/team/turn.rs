@@ -1,8 +1,8 @@
 //! Planning one member's turn: the full prompt or the delta, its new mark,
 //! and what the budget dropped.
 
+use crate::agents::assembly::assemble_for_agent;
 use crate::error::{AgentContextError, Result};
-use crate::prompt::assemblers::assemble_for_agent;
 use crate::prompt::budget::AssembleOptions;
 use crate::prompt::input::{ContextSource, PromptFields, DEFAULT_MAX_BYTES};
 use crate::prompt::output::{AssemblerOutput, TrimReport};

@@ -2,7 +2,8 @@
 //! plans, with the lines a debugging caller logs.
 
 use crate::error::Result;
-use crate::formats::host_value::{self as host, HostValue, MessageArray};
+use crate::formats::host_value::{self as host, HostValue};
+use crate::prompt::host_input::{max_bytes, MessageArray};
 
 use super::turn::{plan_turn, Member, TeamTurn, TurnRequest};
 
@@ -44,7 +45,7 @@ fn member<V: HostValue>(value: V) -> Result<Member> {
         agent_type: required("agentType")?,
         system_instruction: text(value, prefix, "systemInstruction")?.unwrap_or_default(),
         instruction_file_text: text(value, prefix, "instructionFileText")?.unwrap_or_default(),
-        max_bytes: host::max_bytes(&host::field(value, prefix, "maxBytes")?, prefix, true)?,
+        max_bytes: max_bytes(&host::field(value, prefix, "maxBytes")?, prefix, true)?,
     })
 }
 

@@ -7,9 +7,12 @@ use super::call_options::CallOptions;
 use super::js_input;
 use super::{js_output, js_result, json_bridge};
 use crate::formats::host_value as host;
-use crate::prompt::assemblers::{self, Layout, CLAUDE, CODEX, GEMINI, PLAIN_TEXT};
+use crate::agents::assembly;
+use crate::agents::{CLAUDE, CODEX, GEMINI};
 use crate::prompt::budget::{self, AssembleOptions, Assembled};
+use crate::prompt::host_input::assembler_input;
 use crate::prompt::input::{FieldNames, ASSEMBLER_INPUT, PROMPT_INPUT};
+use crate::prompt::layout::{Layout, PLAIN_TEXT};
 
 /// Logs `[Debug][Trim]` decisions and `[Debug][Send]` output when debugging is on.
 pub(crate) fn log_debug(
@@ -48,11 +51,11 @@ pub(crate) fn assemble_agent(
     options: &CallOptions,
     measure_dropped: bool,
 ) -> Result<Assembled, JsValue> {
-    let (fields, context) = js_result(host::assembler_input(input, names))?;
+    let (fields, context) = js_result(assembler_input(input, names))?;
     for warning in host::unknown_key_warnings(input, names.label, names.known_keys) {
         options.warn(&warning)?;
     }
-    let assembly = js_result(assemblers::assemble_for_agent(
+    let assembly = js_result(assembly::assemble_for_agent(
         agent_type,
         &fields,
         &context,
@@ -118,7 +121,7 @@ pub fn sample_input() -> Result<JsValue, JsValue> {
 
 /// Assembles with a fixed layout (the assembler classes); debug lines follow `DEBUG=1`.
 fn assemble_with(layout: &Layout, input: &JsValue) -> Result<JsValue, JsValue> {
-    let (fields, context) = js_result(host::assembler_input(input, &ASSEMBLER_INPUT))?;
+    let (fields, context) = js_result(assembler_input(input, &ASSEMBLER_INPUT))?;
     let options = CallOptions::default();
     for warning in host::unknown_key_warnings(input, "AssemblerInput", ASSEMBLER_INPUT.known_keys) {
         options.warn(&warning)?;

@@ -272,26 +272,6 @@ impl EngineJs {
         Ok(array)
     }
 
-    /// Records session `session` from now on (`record` actions): `prior`,
-    /// the record it goes on (restored); `secrets`, values never written;
-    /// `team` and `member`, the team whose member it is (in `opened`).
-    pub fn record(
-        &mut self,
-        session: f64,
-        prior: Option<Vec<u8>>,
-        secrets: Vec<String>,
-        now: f64,
-        team: Option<String>,
-        member: Option<String>,
-    ) -> Result<(), JsValue> {
-        let prior = prior.as_deref();
-        let team = team.zip(member);
-        js_result(
-            self.inner
-                .record_member(key(Some(session)), prior, &secrets, team, ms(now)),
-        )
-    }
-
     /// When to call `timeout` next (the host's clock), or undefined.
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {

@@ -7,6 +7,7 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
+use crate::agents::assembly;
 use crate::prompt::size_plan::{fast_path, PlanStep};
 
 /// What the fast path needs to know of the layout for `agent_type`, as the
@@ -18,7 +19,8 @@ use crate::prompt::size_plan::{fast_path, PlanStep};
 /// ` -> {to}`. Asked once per agent type.
 #[wasm_bindgen(js_name = __layoutInfo, skip_typescript)]
 pub fn layout_info(agent_type: &str) -> String {
-    fast_path::layout_info(agent_type)
+    let (layout, warning) = assembly::resolve_layout(agent_type);
+    fast_path::layout_info(layout, assembly::layout_id(layout), warning.as_deref())
 }
 
 /// What `__planContext` returns: what the fast path does next. Exported to
@@ -80,7 +82,7 @@ pub fn plan(
             return PlanStepCode::Engine;
         };
         let step = fast_path::plan_sizes(
-            layout_id,
+            assembly::layout_by_id(layout_id),
             max_bytes,
             sizes,
             total,

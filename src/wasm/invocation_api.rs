@@ -51,7 +51,7 @@ pub fn build_cli_invocation(
     for warning in crate::formats::host_value::unknown_key_warnings(
         &options_value,
         "buildCliInvocation options",
-        crate::prompt::input_keys::INVOCATION_OPTIONS,
+        crate::formats::input_keys::INVOCATION_OPTIONS,
     ) {
         super::call_options::CallOptions::default().warn(&warning)?;
     }

@@ -22,7 +22,8 @@ pub fn set_error_prototype(prototype: Object) {
 }
 
 /// `Error` whose `name` is `'AgentContextError'` and `code` the stable code;
-/// `BUDGET_EXCEEDED` also has `neededBytes` and `maxBytes` (numbers).
+/// `BUDGET_EXCEEDED` also has `neededBytes` and `maxBytes` (numbers), and
+/// `SESSION_MOVED` its `details` (the conversation's live end).
 pub fn to_js(err: AgentContextError) -> JsValue {
     let js = Error::new(err.message());
     PROTOTYPE.with(|p| {
@@ -42,6 +43,15 @@ pub fn to_js(err: AgentContextError) -> JsValue {
             JsValue::from_f64(shortfall.needed_bytes as f64),
         );
         set("maxBytes", JsValue::from_f64(shortfall.max_bytes as f64));
+    }
+    if let Some(details) = err.details() {
+        // Through JSON text, as every structured value crosses; a value
+        // that cannot be written is left out rather than failing the error.
+        if let Ok(text) = serde_json::to_string(details) {
+            if let Ok(value) = js_sys::JSON::parse(&text) {
+                set("details", value);
+            }
+        }
     }
     js.into()
 }

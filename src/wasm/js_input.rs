@@ -9,8 +9,9 @@ use wasm_bindgen::JsCast;
 
 use super::js_error::describe_thrown;
 use crate::error::{AgentContextError, Result};
-use crate::formats::host_value::{type_name, HostValue, MessageArray, Shape};
+use crate::formats::host_value::{type_name, HostValue, Shape};
 use crate::formats::json_text::replace_lone_surrogate_escapes;
+use crate::prompt::host_input::MessageArray;
 
 impl HostValue for JsValue {
     type Key = JsValue;

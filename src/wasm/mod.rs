@@ -24,9 +24,9 @@ macro_rules! exports {
 
 exports!("api": agent_output_api, agents_api, assemble_api, context_api, context_manager,
     fast_path_api, gemini_tool_prompt_api, selection_api, team_api);
-exports!("node": agent_tool_api, client_api, engine_api, gemini_tool_run_api, invocation_api,
-    option_keys_api, platform_api, remote_api, run_home_api, run_result_api, structured_api,
-    team_machine_api);
+exports!("node": agent_tool_api, client_api, conversation_api, engine_api, gemini_tool_run_api,
+    invocation_api, option_keys_api, platform_api, remote_api, run_home_api, run_result_api,
+    serve_api, structured_api, team_machine_api);
 
 // The session record is read in both modules (see its file).
 mod record_api;

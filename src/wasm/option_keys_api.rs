@@ -1,10 +1,10 @@
 //! The unknown-key warnings of the Node-only entry points' options
 //! (`runAgent`, `openAgentSession`, a session's turn, a request given as an
-//! `AssemblerOutput`): `crate::prompt::input_keys` decides and words them.
+//! `AssemblerOutput`): `crate::formats::input_keys` decides and words them.
 
 use wasm_bindgen::prelude::*;
 
-use crate::prompt::input_keys::unknown_key_warnings_of;
+use crate::formats::input_keys::unknown_key_warnings_of;
 
 /// The warnings for `keys` of the object `what` names (internal).
 #[wasm_bindgen(js_name = __unknownKeyWarnings, skip_typescript)]

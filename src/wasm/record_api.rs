@@ -3,24 +3,29 @@
 //! the Node-only module, `__sessionRecordOfAcp` (a whole session recorded
 //! from an agent's ACP output, for the benchmark).
 
-#[cfg(feature = "api")]
 pub use reader::*;
 
-#[cfg(feature = "api")]
-mod reader {
-    use js_sys::{Object, Reflect, Uint8Array};
+pub(super) mod reader {
+    #[cfg(feature = "api")]
+    use js_sys::Uint8Array;
+    use js_sys::{Object, Reflect};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
 
     use crate::error::{AgentContextError, ErrorCode, Result};
+    #[cfg(feature = "api")]
     use crate::formats::host_value::type_name;
     use crate::record::{self, ReadOptions};
     use crate::wasm::js_error::describe_thrown;
+    #[cfg(feature = "api")]
     use crate::wasm::js_result;
+    #[cfg(feature = "api")]
     use crate::wasm::js_text::utf8_pieces;
+    #[cfg(feature = "api")]
     use crate::wasm::json_bridge::from_serializable;
 
     /// The record's bytes (a string encoded by the engine a piece at a time).
+    #[cfg(feature = "api")]
     fn record_bytes(value: &JsValue) -> Result<Vec<u8>> {
         if let Some(string) = value.dyn_ref::<js_sys::JsString>() {
             let mut bytes = Vec::with_capacity(string.length() as usize);
@@ -82,6 +87,7 @@ mod reader {
     /// record the recorder wrote is placed by each line's `seq` and parsed
     /// at once; anything else (garbage, a torn or hand-written line) is read
     /// by the core's checking reader, line by line.
+    #[cfg(feature = "api")]
     fn page_of(bytes: &[u8], options: ReadOptions) -> Result<(JsValue, u64)> {
         if let Some(read) = record::read_record_by_seq(bytes, options) {
             let texts = read.lines.iter().map(|&(_, text)| text);
@@ -102,7 +108,118 @@ mod reader {
         Ok((array, read.cursor))
     }
 
+    /// The page of a conversation `options` asks for, each entry named by
+    /// its agent session (`sessionId`, `agentType`): `{ entries, cursor,
+    /// skipped }`. A record the recorder wrote is parsed at once.
+    pub fn conversation_page_js(bytes: &[u8], options: ReadOptions) -> Result<JsValue> {
+        let mut page = record::conversation_page(bytes, options, false)?;
+        let parsed = if page.as_recorded {
+            let array = parse_lines(page.lines.iter().copied()).ok();
+            array.filter(|a| {
+                let seqs: Vec<(u64, &[u8])> = page
+                    .lines
+                    .iter()
+                    .map(|l| (record::entry_prefix(l).map_or(0, |p| p.0), *l))
+                    .collect();
+                entries_match(a, &seqs)
+            })
+        } else {
+            None
+        };
+        let array = match parsed {
+            Some(array) => array,
+            None => {
+                page = record::conversation_page(bytes, options, true)?;
+                parse_lines(page.lines.iter().copied()).map_err(|thrown| {
+                    let message = format!(
+                        "a record line read is not JSON: {}",
+                        describe_thrown(&thrown)
+                    );
+                    AgentContextError::new(ErrorCode::Internal, message)
+                })?
+            }
+        };
+        let names: Vec<(JsValue, JsValue)> = page
+            .parts
+            .iter()
+            .map(|p| {
+                (
+                    JsValue::from_str(&p.session_id),
+                    JsValue::from_str(&p.agent_type),
+                )
+            })
+            .collect();
+        let (session_key, agent_key) = (
+            JsValue::from_str("sessionId"),
+            JsValue::from_str("agentType"),
+        );
+        let list: &js_sys::Array = array.unchecked_ref();
+        for (i, part) in page.part_of.iter().enumerate() {
+            let Some((session, agent)) = part.and_then(|p| names.get(p)) else {
+                continue;
+            };
+            let entry = list.get(i as u32);
+            // The entry's own fields win (a `part`'s own sessionId).
+            if !Reflect::has(&entry, &session_key).unwrap_or(true) {
+                let _ = Reflect::set(&entry, &session_key, session);
+            }
+            if !Reflect::has(&entry, &agent_key).unwrap_or(true) {
+                let _ = Reflect::set(&entry, &agent_key, agent);
+            }
+        }
+        let out = Object::new();
+        let _ = Reflect::set(&out, &"entries".into(), &array);
+        let _ = Reflect::set(
+            &out,
+            &"cursor".into(),
+            &JsValue::from_f64(page.cursor as f64),
+        );
+        let _ = Reflect::set(
+            &out,
+            &"skipped".into(),
+            &JsValue::from_f64(page.skipped as f64),
+        );
+        Ok(out.into())
+    }
+
+    /// `readConversationRecord` (declared in types.d.ts).
+    #[cfg(feature = "api")]
+    #[wasm_bindgen(js_name = readConversationRecord, skip_typescript)]
+    pub fn read_conversation_record(
+        record: JsValue,
+        options: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let read = || -> Result<JsValue> {
+            let options = ReadOptions::read(&options)?;
+            let bytes = record_bytes(&record)?;
+            conversation_page_js(&bytes, options)
+        };
+        js_result(read())
+    }
+
+    /// The conversations a store's `list()` (`summaries`) holds, matching
+    /// `filter` (internal: `listConversations` over any store).
+    #[cfg(feature = "api")]
+    #[wasm_bindgen(js_name = __conversationsOf, skip_typescript)]
+    pub fn conversations_of(
+        summaries: JsValue,
+        filter: JsValue,
+    ) -> std::result::Result<JsValue, JsValue> {
+        let read = || -> Result<JsValue> {
+            let summaries = crate::wasm::json_bridge::to_json(&summaries, "summaries")?;
+            let filter = match filter.is_undefined() || filter.is_null() {
+                true => serde_json::Value::Null,
+                false => crate::wasm::json_bridge::to_json(&filter, "filter")?,
+            };
+            let filter = record::listing::Filter::read(&filter)?;
+            let list = summaries.as_array().map_or(&[][..], Vec::as_slice);
+            from_serializable(&record::listing::conversations(list, &filter))
+        };
+        js_result(read())
+    }
+
     /// `readSessionRecord` (declared in types.d.ts).
+    #[cfg(feature = "api")]
     #[wasm_bindgen(js_name = readSessionRecord, skip_typescript)]
     pub fn read_session_record(
         record: JsValue,
@@ -121,7 +238,9 @@ mod reader {
         js_result(read())
     }
 
-    /// `summarizeSessionRecord` (declared in types.d.ts).
+    /// `summarizeSessionRecord` (declared in types.d.ts): `null` for bytes
+    /// that are not a record (no valid header).
+    #[cfg(feature = "api")]
     #[wasm_bindgen(js_name = summarizeSessionRecord, skip_typescript)]
     pub fn summarize_session_record(
         record: JsValue,
@@ -131,7 +250,10 @@ mod reader {
             let writing = record::writing_option(&options)?;
             let bytes = record_bytes(&record)?;
             let read = record::read_record(&bytes, ReadOptions::default())?;
-            from_serializable(&record::summarize_read(&read, writing))
+            match record::summarize_read(&read, writing) {
+                Some(summary) => from_serializable(&summary),
+                None => Ok(JsValue::NULL),
+            }
         };
         js_result(read())
     }
@@ -145,60 +267,4 @@ mod reader {
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = __sessionRecordOfAcp, skip_typescript)]
 pub fn session_record_of_acp(agent_type: String, turns: Vec<String>, prompt: String) -> String {
     crate::record::acp_session_record(&agent_type, &turns, &prompt)
-}
-
-/// The conversation a record holds (`record` a string), up to turn `upTo`
-/// (all when undefined): `{ from, content }[]`, the user's messages from
-/// `'user'` and the agent's from `agent`. What a rebuilt, handed-off or
-/// forked session's first turn carries (internal).
-#[cfg(feature = "node")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordConversation, skip_typescript)]
-pub fn record_conversation(
-    record: String,
-    agent: String,
-    up_to: Option<f64>,
-) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
-    let up_to = up_to.map(|n| n.max(0.0) as u64);
-    let messages = super::js_result(crate::record::conversation(
-        record.as_bytes(),
-        &agent,
-        up_to,
-    ))?;
-    super::js_result(super::json_bridge::from_serializable(&messages))
-}
-
-/// The lines that link the record `prior` (a string) to another session:
-/// `interrupted` first for a turn it left unfinished, then the `link`
-/// (`relation` as the record names it). For a record whose session is not
-/// running here (a rebuilt one's old record); internal.
-#[cfg(feature = "node")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordLinkLines, skip_typescript)]
-pub fn record_link_lines(
-    prior: String,
-    relation: String,
-    id: String,
-    agent_type: String,
-    now: f64,
-) -> Result<String, wasm_bindgen::JsValue> {
-    let now = now.max(0.0) as u64;
-    let lines = crate::record::link_lines(prior.as_bytes(), &relation, &id, &agent_type, now);
-    super::js_result(lines)
-}
-
-/// The header line of session `sessionId`'s record, as the engine writes
-/// it: what a store's `open` is given (parsed) for a record it holds
-/// already (internal).
-#[cfg(feature = "node")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = __recordHeader, skip_typescript)]
-pub fn record_header(session_id: String, agent_type: String, created_at: f64) -> String {
-    crate::record::Header::new(&session_id, &agent_type, created_at.max(0.0) as u64).line()
-}
-
-/// Whether a turn that ended with error kind `kind` goes on with the next
-/// agent of a session's `fallback` (internal).
-#[cfg(feature = "node")]
-#[wasm_bindgen::prelude::wasm_bindgen(js_name = __handsOff, skip_typescript)]
-pub fn hands_off(kind: String) -> bool {
-    crate::error_kind::AgentErrorKind::from_name(&kind)
-        .is_some_and(crate::error_kind::AgentErrorKind::hands_off)
 }

@@ -204,8 +204,23 @@ export interface SelectContextOptions {
   limit?: number;
 }
 
-/** Stable codes of `AgentContextError` (`SESSION_LOCKED`: a session store's record is being written by another process or writer). */
-export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL' | 'SESSION_LOCKED';
+/**
+ * Stable codes of `AgentContextError`:
+ * - `INVALID_INPUT`: a field is missing, of the wrong type or impossible (the message names it);
+ * - `BUDGET_EXCEEDED`: the output does not fit `maxBytes` even after every allowed cut;
+ * - `INTERNAL`: a broken invariant (a bug);
+ * - `SESSION_LOCKED`: a session store's record is being written by another process or writer;
+ * - `AGENT_ERROR`: the agent failed an operation that does not resolve a run or a turn (opening a session, setting a mode or a model); `kind` says how;
+ * - `SESSION_MOVED`: the agent session is no longer its conversation's live end; `details` names the live end.
+ */
+export type AgentContextErrorCode = 'INVALID_INPUT' | 'BUDGET_EXCEEDED' | 'INTERNAL' | 'SESSION_LOCKED' | 'AGENT_ERROR' | 'SESSION_MOVED';
+
+/** Why a run failed: one taxonomy for every agent, protocol and entry point. */
+export type AgentErrorKind =
+  | 'invalid_params' | 'command_not_found' | 'spawn_failed' | 'auth_error' | 'quota_exceeded'
+  | 'context_too_long' | 'session_not_found' | 'untrusted_folder' | 'upstream_error' | 'request_rejected'
+  | 'network_error' | 'empty_response' | 'idle_timeout' | 'timeout' | 'aborted' | 'incomplete' | 'process_error'
+  | 'invalid_output';
 
 /**
  * Every error the library throws: `err instanceof AgentContextError` holds,
@@ -220,6 +235,14 @@ export class AgentContextError extends Error {
   neededBytes?: number;
   /** `BUDGET_EXCEEDED` only: the budget it did not fit. */
   maxBytes?: number;
+  /** An operation an agent failed (`AGENT_ERROR`, or `INVALID_INPUT` with `'invalid_params'`): how it failed. */
+  kind?: AgentErrorKind;
+  /** With `kind`: whether the same operation may succeed if tried again. */
+  retryable?: boolean;
+  /** `SESSION_LOCKED`: the session whose record is being written. */
+  sessionId?: string;
+  /** `SESSION_MOVED`: the conversation's live end, the agent session to go on with. */
+  details?: { conversationId: string; sessionId: string; agentType: string };
 }
 
 /**
@@ -614,6 +637,12 @@ export type RecordEntry = { seq: number; at: number; turn?: number } & (
   | { kind: 'closed' }
   /** The turn `turn` never ended: its writer went away. */
   | { kind: 'interrupted' }
+  /**
+   * The agent compacted its context: written when first seen (its place in
+   * the conversation) and again at its end (`completed`, `failed`,
+   * `cancelled`) with the whole summary as text. Read both as one, by `compactionId`.
+   */
+  | { kind: 'compaction'; compactionId: string; status: string; summary?: string; error?: string }
 );
 
 /** What `readSessionRecord` (and a store's `read`) returns. */
@@ -676,6 +705,30 @@ export interface AgentReply {
   plan?: AgentPlanEntry[];
   /** With `outputSchema`: the value the reply holds, validated against the schema. */
   structured?: JsonValue;
+  /** The agent's own context compactions in this reply (ACP, to a client that advertises them), each as it last stood; absent when none. */
+  compactions?: AgentCompaction[];
+}
+
+/**
+ * The agent compacted (summarised) its own context: the turns before it are
+ * no longer what the agent holds, the summary is. ACP `compaction_update`
+ * and `compaction_summary_chunk`, merged by `compactionId`.
+ */
+export interface AgentCompaction {
+  /** The agent's `compactionId`. */
+  id: string;
+  status: 'in_progress' | 'completed' | 'failed' | 'cancelled' | string;
+  /** The summary's text (its text blocks joined); absent when the agent sent none, or only blocks that are not text. */
+  summary?: string;
+  /** The agent's words for a failure. */
+  error?: string;
+}
+
+/** A live notice of the agent for the user (ACP `notice`): not part of the reply or the record. */
+export interface AgentNotice {
+  severity: 'info' | 'warning' | 'error' | string;
+  title: string;
+  description?: string;
 }
 
 /** One entry of an ACP agent's plan. */
@@ -712,6 +765,10 @@ export type AgentOutputEvent =
   | { type: 'thought'; text: string }
   /** The agent's plan now (ACP). */
   | { type: 'plan'; entries: AgentPlanEntry[] }
+  /** The agent is compacting, or compacted, its context (ACP): the compaction as it stands now. */
+  | ({ type: 'compaction' } & AgentCompaction)
+  /** A live notice for the user (ACP); never recorded. */
+  | ({ type: 'notice' } & AgentNotice)
   /** A JSON line of a type the parser does not know: its `type` (`''` when none) and the whole line, parsed. */
   | { type: 'unknown'; eventType: string; raw: JsonValue };
 

@@ -19,7 +19,9 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 const { inFreshRun } = require('../cli/processes.cjs');
+const { turnCalls, turnsAsking } = require('../cli/requests.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -34,13 +36,17 @@ function within(cli, scenario, body) {
 }
 
 const requests = (ctx) => chat.readRequests(ctx.mock.log);
+/** The calls of the agent's turns: not a side call beside them (a title holding the first prompt, Qwen's memory extraction and suggestion holding the history: the mock logs each call's kind). */
+const turns = (ctx) => turnCalls(requests(ctx));
+/** The first call of the turn asking `text` (its last user message holds it). */
+const turnAsking = (ctx, text) => turnsAsking(requests(ctx), text)[0];
 const strings = (value, out = []) => {
   if (typeof value === 'string') out.push(value);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
   return out;
 };
 /** Whether a tool result holding the notes went back to the model. */
-const notesReachedModel = (ctx) => requests(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
+const notesReachedModel = (ctx) => turns(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
 
 function runAcp(ctx, { request, ...options } = {}) {
   return pkg.runAgent(chat.AGENTS[ctx.cli].agentType, request ?? { prompt: 'Which UI framework should we use?', systemFlag: SYSTEM_MARK }, {
@@ -75,12 +81,12 @@ module.exports = function acpChatSuite(cli) {
         assert.equal(first.reply.text, PLAIN_TEXT);
         assert.ok(first.sessionId, JSON.stringify(first));
         assert.equal(first.reply.status, 'success');
-        assert.ok(requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`))), 'the instructions open the prompt');
+        assert.ok(turns(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(`${SYSTEM_MARK}\n\nWhich UI framework`))), 'the instructions open the prompt');
         const second = await runAcp(ctx, { sessionId: first.sessionId, request: { prompt: 'And for the admin pages?' } });
         succeeded(second);
         assert.equal(second.sessionId, first.sessionId);
         // The first turn's answer went back to the model with the second prompt.
-        const last = requests(ctx).filter((r) => strings(r.body?.messages).some((s) => s.includes('And for the admin pages?'))).at(-1);
+        const last = turnAsking(ctx, 'And for the admin pages?');
         assert.ok(last, 'the second prompt reached the model');
         assert.ok(last.body.messages.some((m) => m.role === 'assistant' && strings(m.content).some((s) => s.includes(PLAIN_TEXT))));
         const unknown = await runAcp(ctx, { sessionId: cli === 'opencode' ? 'ses_unknown0000000000000000' : UNKNOWN_ID });
@@ -179,9 +185,7 @@ module.exports = function acpChatSuite(cli) {
       within(cli, 'error500', async (ctx) => {
         const controller = new AbortController();
         const pending = runAcp(ctx, { signal: controller.signal, request: { prompt: 'Abort me (mark 5521).' } });
-        const asked = () => requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes('mark 5521')));
-        for (let i = 0; i < 600 && !asked(); i += 1) await new Promise((r) => setTimeout(r, 100));
-        assert.ok(asked(), `${cli} sent the prompt to the model`);
+        await waitFor(() => turns(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes('mark 5521'))), 60_000, `${cli} to send the prompt to the model`);
         const abortedAt = Date.now();
         controller.abort();
         const result = await pending;

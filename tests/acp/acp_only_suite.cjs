@@ -21,7 +21,9 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 const { inFreshRun } = require('../cli/processes.cjs');
+const { turnCalls, turnsAsking } = require('../cli/requests.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -48,13 +50,17 @@ function within(cli, scenario, body) {
 }
 
 const requests = (ctx) => chat.readRequests(ctx.mock.log);
+/** The calls of the agent's turns: not a side call beside them (a title holding the first prompt, Qwen's memory extraction and suggestion holding the history: the mock logs each call's kind). */
+const turns = (ctx) => turnCalls(requests(ctx));
+/** The first call of the turn asking `text` (its last user message holds it). */
+const turnAsking = (ctx, text) => turnsAsking(requests(ctx), text)[0];
 const strings = (value, out = []) => {
   if (typeof value === 'string') out.push(value);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
   return out;
 };
-const notesReachedModel = (ctx) => requests(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
-const asked = (ctx, text) => requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(text)));
+const notesReachedModel = (ctx) => turns(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
+const asked = (ctx, text) => turns(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(text)));
 
 function endpoint(ctx) {
   return { baseUrl: `http://127.0.0.1:${ctx.mock.port}/v1`, apiKey: chat.FAKE_KEY, model: chat.MODEL };
@@ -123,12 +129,12 @@ module.exports = function acpOnlySuite(cli, { userFiles, error400, error500 }) {
         assert.ok(events.some((e) => e.type === 'text'), 'live text events');
         assert.ok(asked(ctx, `${SYSTEM_MARK}\n\nWhich UI framework`), 'the instructions open the prompt');
         // The run's key reached the mock; nothing of the user's was written.
-        assert.ok(requests(ctx).some((r) => r.headers?.authorization === `Bearer ${chat.FAKE_KEY}`), 'the endpoint key was sent');
+        assert.ok(turns(ctx).some((r) => r.headers?.authorization === `Bearer ${chat.FAKE_KEY}`), 'the endpoint key was sent');
         homeUntouched(ctx, userFiles);
         const second = await run(ctx, { sessionId: first.sessionId, request: { prompt: 'And for the admin pages?' } });
         succeeded(second);
         assert.equal(second.sessionId, first.sessionId);
-        const last = requests(ctx).filter((r) => strings(r.body?.messages).some((s) => s.includes('And for the admin pages?'))).at(-1);
+        const last = turnAsking(ctx, 'And for the admin pages?');
         assert.ok(last, 'the second prompt reached the model');
         assert.ok(last.body.messages.some((m) => m.role === 'assistant' && strings(m.content).some((s) => s.includes(PLAIN_TEXT))), 'the first answer went back with it');
         const unknown = await run(ctx, { sessionId: AGENT[cli].unknownId });
@@ -180,8 +186,7 @@ module.exports = function acpOnlySuite(cli, { userFiles, error400, error500 }) {
       within(cli, 'stall', async (ctx) => {
         const controller = new AbortController();
         const pending = run(ctx, { signal: controller.signal, request: { prompt: 'Abort me (mark 5521).' } });
-        for (let i = 0; i < 600 && !asked(ctx, 'mark 5521'); i += 1) await new Promise((r) => setTimeout(r, 100));
-        assert.ok(asked(ctx, 'mark 5521'), `${cli} sent the prompt to the model`);
+        await waitFor(() => asked(ctx, 'mark 5521'), 60_000, `${cli} to send the prompt to the model`);
         const abortedAt = Date.now();
         controller.abort();
         const result = await pending;
@@ -207,7 +212,8 @@ module.exports = function acpOnlySuite(cli, { userFiles, error400, error500 }) {
         const three = await again.prompt('And for the admin pages?');
         succeeded(three);
         assert.equal(again.sessionId, id);
-        const last = requests(ctx).filter((r) => strings(r.body?.messages).some((s) => s.includes('And for the admin pages?'))).at(-1);
+        const last = turnAsking(ctx, 'And for the admin pages?');
+        assert.ok(last, 'the third prompt reached the model');
         assert.ok(last.body.messages.some((m) => m.role === 'user' && strings(m.content).some((s) => s.includes('And in one word?'))), 'the loaded session carries the earlier turns');
       }));
   });

@@ -17,8 +17,8 @@ if (!SCOPES.includes(ADAPTER_SCOPE)) {
 }
 
 /** The executable of `<ADAPTER_SCOPE>/<name>`: its bin of that name. */
-function adapter(name) {
-  const dir = path.join(AGENT_MODULES, ADAPTER_SCOPE, name);
+function adapter(name, scope = ADAPTER_SCOPE) {
+  const dir = path.join(AGENT_MODULES, scope, name);
   const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   return path.join(dir, typeof bin === 'string' ? bin : bin[name]);
 }
@@ -35,4 +35,7 @@ const ADAPTERS = {
 // whatever the slug.
 const CODEX_MODEL = ADAPTER_SCOPE === '@zed-industries' ? 'gpt-5.3-codex' : 'gpt-5.5';
 
-module.exports = { ADAPTERS, ADAPTER_SCOPE, CODEX_MODEL };
+/** The maintained adapters, whatever the scope (what only they do is tested on them), and their Codex's model. */
+const MAINTAINED = { claude: adapter('claude-agent-acp', SCOPES[0]), codex: adapter('codex-acp', SCOPES[0]), codexModel: 'gpt-5.5' };
+
+module.exports = { ADAPTERS, ADAPTER_SCOPE, CODEX_MODEL, MAINTAINED };

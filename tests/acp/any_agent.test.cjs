@@ -15,6 +15,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
+const { readJsonLines } = require('../cli/requests.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 const { AgentContextError, AgentTeam } = pkg;
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -30,10 +32,8 @@ function setUp() {
   return { dir, log, definition, env: { ...process.env, SDK_AGENT_LOG: '' } };
 }
 
-const sent = (ctx) =>
-  fs.existsSync(ctx.log)
-    ? fs.readFileSync(ctx.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    : [];
+/** What the agent logged, up to its last complete line (it appends while the test reads). */
+const sent = (ctx) => readJsonLines(ctx.log);
 const promptTexts = (ctx) => sent(ctx).filter((m) => m.method === 'session/prompt').map((m) => m.params.prompt.map((b) => b.text ?? '').join(''));
 
 const options = (ctx, more = {}) => ({ cd: ctx.dir, env: ctx.env, timeout: 20, maxRetries: 0, ...more });
@@ -228,7 +228,7 @@ test('close() resolves once the agent and every process it started are gone', { 
     });
   const definition = { ...ctx.definition, args: [path.join(__dirname, 'conformance', 'agent_with_grandchild.mjs')] };
   const session = await pkg.openAgentSession(definition, options(ctx));
-  for (let i = 0; i < 50 && running().length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => running().length > 0, 15_000, 'the agent to start its own process');
   assert.equal(running().length, 1, 'the agent started its own process');
   await session.close();
   assert.deepEqual(running(), [], 'nothing of its tree is left when close() resolves');

@@ -13,6 +13,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const pkg = require('agent-context');
+const { readJsonLines } = require('../cli/requests.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 
 const AGENT = path.join(__dirname, 'client_agent.mjs');
 const TIMEOUT_MS = 60_000;
@@ -26,10 +28,8 @@ function setUp() {
   return { dir, log, definition };
 }
 
-const logged = (ctx) =>
-  fs.existsSync(ctx.log)
-    ? fs.readFileSync(ctx.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    : [];
+/** What the agent logged, up to its last complete line (it appends while the test reads). */
+const logged = (ctx) => readJsonLines(ctx.log);
 const entries = (ctx, method) => logged(ctx).filter((m) => m.method === method);
 const options = (ctx, more = {}) => ({ cd: ctx.dir, timeout: 20, maxRetries: 0, ...more });
 
@@ -115,17 +115,18 @@ test('without onElicitation a request is declined within a second', { timeout: T
 
 test('a bad answer is cancel for the agent and INVALID_INPUT for the app; a cancelled turn cancels its elicitation', { timeout: TIMEOUT_MS }, async () => {
   const ctx = setUp();
-  const session = await pkg.openAgentSession(ctx.definition, options(ctx, { onElicitation: (r) => (r.message.includes('database') ? new Promise(() => {}) : null) }));
+  let asked = false;
+  const session = await pkg.openAgentSession(ctx.definition, options(ctx, { onElicitation: (r) => (r.message.includes('database') ? ((asked = true), new Promise(() => {})) : null) }));
   try {
     const turn = session.prompt('WAITASK');
-    for (let i = 0; i < 200 && entries(ctx, 'session/prompt').length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
-    await new Promise((r) => setTimeout(r, 200));
+    // Cancelled while the app has the elicitation, unanswered.
+    await waitFor(() => asked, 10_000, 'the elicitation to reach the app');
     await session.cancel();
     const ended = await turn;
     assert.equal(ended.error.kind, 'aborted');
     assert.equal(ended.stopReason, 'cancelled');
-    for (let i = 0; i < 100 && entries(ctx, 'late answer').length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
-    assert.deepEqual(entries(ctx, 'late answer')[0].params, { action: 'cancel' });
+    const late = await waitFor(() => entries(ctx, 'late answer')[0], 10_000, "the agent's elicitation to be answered");
+    assert.deepEqual(late.params, { action: 'cancel' });
   } finally {
     await session.close();
   }

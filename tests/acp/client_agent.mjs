@@ -19,15 +19,32 @@
 //   HANG    nothing until the turn is cancelled
 //   SCHEMA  JSON in the shape the prompt's JSON Schema asks for, but only
 //           from the corrective turn on; NEVER: never in that shape
+//   COMPACT a compaction of its context (compaction_update in_progress, the
+//           summary in two compaction_summary_chunks, completed), no text:
+//           a compact command's turn; its summary counts the characters of
+//           the session's earlier prompts (and quotes none of them)
+//   NOTICE  a notice (warning), then text
+//   CANCELPERM a permission request the agent cancels after 300 ms
+//           ($/cancel_request, the SDK's cancellationSignal); the reply says
+//           the answer it got
+//   CANCELASK  the same with a form elicitation
+//   READ <path> the client's file at <path>, quoted
 // Anything else: "Hello from turn N". With CLIENT_AGENT_OVER_QUOTA set,
 // every prompt fails as a model API over its quota does (an internal error
-// naming HTTP 429).
+// naming HTTP 429); set to `text`, it says the API's error as text first
+// (as Claude Code's adapter does); set to `tool`, it says a line, runs a
+// tool call to its end and says another line first. It advertises
+// session/delete, logout and additionalDirectories, unless
+// CLIENT_AGENT_PLAIN is set; a terminal login when the client advertises
+// auth.terminal. Every line it reads is also logged raw (`method: 'raw'`),
+// to count the answers to one request.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk/unstable';
 
 const log = (entry) => fs.appendFileSync(process.env.CLIENT_AGENT_LOG, `${JSON.stringify(entry)}\n`);
+const plain = Boolean(process.env.CLIENT_AGENT_PLAIN);
 log({ method: 'env', params: { TRACEPARENT: process.env.TRACEPARENT ?? null } });
 const sessions = new Map();
 const cancelled = new Set();
@@ -44,11 +61,27 @@ const app = acp
   .agent({ name: 'client-features-agent' })
   .onRequest('initialize', ({ params }) => {
     log({ method: 'initialize', params });
+    const terminalLogin = params.clientCapabilities?.auth?.terminal === true;
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: false, sessionCapabilities: { fork: {}, close: {} } },
-      authMethods: [],
+      agentCapabilities: plain
+        ? { loadSession: false, sessionCapabilities: { fork: {}, close: {} } }
+        : { loadSession: false, sessionCapabilities: { fork: {}, close: {}, delete: {}, additionalDirectories: {} }, auth: { logout: {} } },
+      authMethods: terminalLogin ? [{ id: 'tui-login', name: 'Log in in a terminal', type: 'terminal', args: ['--login'], env: { LOGIN_MODE: 'tui' } }] : [],
     };
+  })
+  .onRequest('session/delete', ({ params }) => {
+    log({ method: 'session/delete', params });
+    sessions.delete(params.sessionId);
+    return {};
+  })
+  .onRequest('session/set_config_option', ({ params }) => {
+    log({ method: 'session/set_config_option', params });
+    return { configOptions: [{ id: params.configId, name: params.configId, type: 'boolean', currentValue: params.value }] };
+  })
+  .onRequest('logout', ({ params }) => {
+    log({ method: 'logout', params });
+    return {};
   })
   .onRequest('session/new', ({ params }) => {
     log({ method: 'session/new', params });
@@ -87,6 +120,59 @@ const app = acp
     };
     const session = sessions.get(sessionId);
     session.turns += 1;
+    session.said = [...(session.said ?? []), text];
+    if (/\bCOMPACT\b/.test(text)) {
+      const compactionId = `compaction-${session.turns}`;
+      const update = (u) => client.notify('session/update', { sessionId, update: u });
+      const words = session.said.slice(0, -1).join(' / ');
+      await update({ sessionUpdate: 'compaction_update', compactionId, status: 'in_progress' });
+      await update({ sessionUpdate: 'compaction_summary_chunk', compactionId, content: { type: 'text', text: 'In the earlier turns ' } });
+      await update({ sessionUpdate: 'compaction_summary_chunk', compactionId, content: { type: 'text', text: `the user wrote ${words.length} characters.` } });
+      await update({ sessionUpdate: 'compaction_update', compactionId, status: 'completed' });
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bNOTICE\b/.test(text)) {
+      await client.notify('session/update', { sessionId, update: { sessionUpdate: 'notice', severity: 'warning', title: 'Falling back to a smaller model', description: 'The large one is busy.' } });
+      await say('Noted.');
+      return { stopReason: 'end_turn' };
+    }
+    if (/\bCANCELPERM\b|\bCANCELASK\b/.test(text)) {
+      const giveUp = new AbortController();
+      const timer = setTimeout(() => {
+        log({ method: 'cancelling', params: { at: Date.now() } });
+        giveUp.abort();
+      }, 300);
+      const permission = /\bCANCELPERM\b/.test(text);
+      const request = permission
+        ? client.request('session/request_permission', {
+            sessionId,
+            toolCall: { toolCallId: 'edit-1', title: 'Edit notes.txt', kind: 'edit' },
+            options: [{ optionId: 'ok', name: 'Allow', kind: 'allow_once' }, { optionId: 'no', name: 'Reject', kind: 'reject_once' }],
+          }, { cancellationSignal: giveUp.signal })
+        : client.request('elicitation/create', { sessionId, mode: 'form', message: 'Which database?', requestedSchema: { type: 'object', properties: { db: { type: 'string' } } } }, { cancellationSignal: giveUp.signal });
+      let answer;
+      try {
+        answer = { result: await request };
+      } catch (err) {
+        answer = { error: { code: err.code, message: err.message } };
+      }
+      clearTimeout(timer);
+      log({ method: 'cancelled request answer', params: { ...answer, at: Date.now() } });
+      // Time for a late second answer to show in the raw log.
+      await new Promise((r) => setTimeout(r, 2500));
+      await say(`answered ${JSON.stringify(answer.result ?? answer.error)}`);
+      return { stopReason: 'end_turn' };
+    }
+    const read = /\bREAD (\S+)/.exec(text);
+    if (read) {
+      try {
+        const file = await client.request('fs/read_text_file', { sessionId, path: read[1] });
+        await say(`file says: ${file.content}`);
+      } catch (err) {
+        await say(`refused: ${err.code} ${err.message}`);
+      }
+      return { stopReason: 'end_turn' };
+    }
     if (/\bASKURL\b/.test(text)) {
       const answer = await ask({ mode: 'url', message: 'Sign in to continue', url: 'https://example.test/login', elicitationId: 'login-1' });
       await say(`Sign-in: ${answer.action}`);
@@ -142,6 +228,15 @@ const app = acp
       return { stopReason: 'end_turn' };
     }
     if (process.env.CLIENT_AGENT_OVER_QUOTA) {
+      const how = process.env.CLIENT_AGENT_OVER_QUOTA;
+      if (how === 'text') await say('API Error: Request rejected (429) · rate limited');
+      if (how === 'tool') {
+        await say('Let me look.');
+        const toolCallId = `tool-${session.turns}`;
+        await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: 'Read notes.txt', kind: 'read', status: 'pending', rawInput: { path: 'notes.txt' } } });
+        await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', rawOutput: 'The launch code is 4217.' } });
+        await say('The notes say');
+      }
       throw acp.RequestError.internalError(undefined, 'HTTP 429: You exceeded your current quota, please check your plan and billing details');
     }
     if (/\bHANG\b/.test(text)) {
@@ -171,7 +266,20 @@ const app = acp
     return { stopReason: 'end_turn' };
   });
 
-const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+// Every line read, logged raw as well (to count the answers to one request).
+let partial = '';
+const input = Readable.toWeb(process.stdin).pipeThrough(
+  new TransformStream({
+    transform(chunk, out) {
+      partial += Buffer.from(chunk).toString('utf8');
+      const lines = partial.split('\n');
+      partial = lines.pop();
+      for (const line of lines) if (line.trim()) log({ method: 'raw', params: { line, at: Date.now() } });
+      out.enqueue(chunk);
+    },
+  }),
+);
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), input);
 const connection = app.connect(stream);
 await connection.closed;
 process.exit(0);

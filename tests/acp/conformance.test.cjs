@@ -3,7 +3,9 @@
 // message we send against the protocol's schema and answers as the
 // protocol says: initialize, session/new, prompts and their updates, modes,
 // a permission answered by optionId, the client's file read, cancel, close;
-// and two sessions in one process (openAgent), session/list.
+// and two sessions in one process (openAgent), session/list; ACP 1.25's
+// additionalDirectories, session/delete, logout, a boolean config option,
+// compaction and notice updates.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -11,6 +13,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const pkg = require('agent-context');
+const { readJsonLines } = require('../cli/requests.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 
 const AGENT = path.join(__dirname, 'conformance', 'sdk_agent.mjs');
 
@@ -21,10 +25,8 @@ function setUp() {
   return { dir, log, env: { ...process.env, SDK_AGENT_LOG: log } };
 }
 
-const sent = (ctx) =>
-  fs.existsSync(ctx.log)
-    ? fs.readFileSync(ctx.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    : [];
+/** What the agent logged, up to its last complete line (it appends while the test reads). */
+const sent = (ctx) => readJsonLines(ctx.log);
 
 test('the SDK agent accepts every message of a session and our client reads its answers', { timeout: 60_000 }, async () => {
   const ctx = setUp();
@@ -77,9 +79,7 @@ test('the SDK agent accepts every message of a session and our client reads its 
     assert.equal(tool.reply.toolUses[0].status, 'success');
 
     const waiting = session.prompt('WAIT for me');
-    for (let i = 0; i < 100 && !sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'); i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'), 10_000, 'the waiting prompt to reach the agent', 20);
     await session.cancel();
     const cancelled = await waiting;
     assert.equal(cancelled.error.kind, 'aborted');
@@ -135,9 +135,7 @@ test('two sessions in one process against the SDK agent: turns at once, each its
     assert.equal(tool.reply.text, 'notes say: ship on Monday', JSON.stringify(tool.error));
     // A's turn cancelled while B's runs on.
     const waiting = a.prompt('WAIT for me');
-    for (let i = 0; i < 100 && !sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'); i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => sent(ctx).some((m) => m.method === 'session/prompt' && m.params.prompt[0].text === 'WAIT for me'), 10_000, 'the waiting prompt to reach the agent', 20);
     const b2 = b.prompt('Again');
     await a.cancel();
     assert.equal((await waiting).error.kind, 'aborted');
@@ -152,6 +150,34 @@ test('two sessions in one process against the SDK agent: turns at once, each its
     await agent.close();
     assert.deepEqual(sent(ctx).filter((m) => m.method === 'session/close').map((m) => m.params.sessionId), [a.sessionId, b.sessionId]);
     await assert.rejects(b.prompt('closed?'), (err) => err.code === 'INVALID_INPUT');
+  } finally {
+    await agent?.close();
+    fs.rmSync(ctx.dir, { recursive: true, force: true });
+  }
+});
+
+test("ACP 1.25 against the SDK agent: additionalDirectories, a boolean option, compaction and notice updates, session/delete, logout", { timeout: 60_000 }, async () => {
+  const ctx = setUp();
+  const more = path.join(ctx.dir, 'more');
+  fs.mkdirSync(more);
+  let agent;
+  try {
+    agent = await pkg.openAgent('google-gemini', { cd: ctx.dir, command: AGENT, env: ctx.env, timeout: 20, maxRetries: 0, dirs: [more] });
+    const session = await agent.newSession();
+    assert.deepEqual(sent(ctx).find((m) => m.method === 'session/new').params.additionalDirectories, [more]);
+    await session.setConfigOption('fast', true);
+    assert.deepEqual(sent(ctx).find((m) => m.method === 'session/set_config_option').params, { sessionId: session.sessionId, configId: 'fast', type: 'boolean', value: true });
+    const events = [];
+    const turn = await session.prompt('COMPACT now', { onEvent: (e) => events.push(e) });
+    assert.equal(turn.success, true, JSON.stringify(turn.error));
+    assert.deepEqual(turn.reply.compactions, [{ id: 'k1', status: 'completed', summary: 'Summary so far.' }]);
+    assert.deepEqual(events.filter((e) => e.type === 'notice'), [{ type: 'notice', severity: 'info', title: 'Context compacted' }]);
+    const id = session.sessionId;
+    await session.close();
+    await agent.deleteSession(id);
+    assert.deepEqual(sent(ctx).find((m) => m.method === 'session/delete').params, { sessionId: id });
+    await agent.logout();
+    assert.ok(sent(ctx).some((m) => m.method === 'logout'));
   } finally {
     await agent?.close();
     fs.rmSync(ctx.dir, { recursive: true, force: true });

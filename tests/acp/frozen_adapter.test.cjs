@@ -15,6 +15,7 @@ const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
 const { inFreshRun } = require('../cli/processes.cjs');
+const { turnsAsking } = require('../cli/requests.cjs');
 
 const ZED = path.join(__dirname, '..', 'agents', 'node_modules', '@zed-industries', 'claude-agent-acp');
 const installed = fs.existsSync(path.join(ZED, 'package.json'));
@@ -67,7 +68,9 @@ async function resumeOnce(ctx) {
   if (!first.success) return { outcome: 'first run failed', detail: first.error?.message };
   const second = await pkg.runAgent('claude-code', { prompt: SECOND }, options(ctx, warnings, { sessionId: first.sessionId }));
   if (!second.success) return { outcome: 'reported', detail: `${second.error.kind}: ${second.error.message}` };
-  const asked = ctx.mock.requests().filter((r) => strings(r.body?.messages).some((s) => s.includes('mark 3318')));
+  // The turn calls asking the second prompt (not a side call: a session
+  // title holds the prompt alone; the mock logs each call's kind).
+  const asked = turnsAsking(ctx.mock.requests(), 'mark 3318');
   const carried = asked.length > 0 && asked.every((r) => (r.body.messages ?? []).some((m) => m.role === 'assistant' && strings(m.content).some((s) => s.includes(PLAIN_TEXT))));
   return { outcome: carried ? 'carried' : 'lost silently', detail: second.warnings };
 }

@@ -10,6 +10,7 @@ const pkg = require('agent-context');
 const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
 const { inFreshRun } = require('../cli/processes.cjs');
+const { turnsAsking: requestsTurnsAsking } = require('../cli/requests.cjs');
 
 const TEST_TIMEOUT_MS = 180_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -65,14 +66,22 @@ function openSession(ctx, options = {}) {
   });
 }
 
-// Claude's calls of its agent loop offer tools: claude-agent-acp 0.101.0
-// also asks the model for a session title, in parallel, with none.
-const mainCalls = (ctx) =>
-  ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]) && (ctx.cli !== 'claude' || (Array.isArray(r.body.tools) && r.body.tools.length > 0)));
+// The calls of the agent's turns (the mock logs each request's kind): not
+// the side calls beside them (Claude's adapter asks for a session title and
+// a suggestion of the next prompt, Codex's for a title of a new thread).
+const mainCalls = (ctx) => ctx.mock.turns();
+/** The turn calls that open the turn asking `needle` (their last user message holds it). */
+const turnsAsking = (ctx, needle) => requestsTurnsAsking(ctx.mock.requests(), needle);
+/** The one turn call asking `needle`: that turn's own request. */
+function turnAsking(ctx, needle) {
+  const found = turnsAsking(ctx, needle);
+  assert.equal(found.length, 1, `one ${ctx.cli} turn call asking ${JSON.stringify(needle)}, found ${found.length}`);
+  return found[0];
+}
 const bodyText = (request) => JSON.stringify(request.body);
 
 function succeeded(turn) {
   assert.equal(turn.success, true, JSON.stringify(turn.error));
 }
 
-module.exports = { TEST_TIMEOUT_MS, PLAIN_TEXT, MAIN_CALL, ACP_MODELS, ADAPTERS, setUp, within, open, openSession, mainCalls, bodyText, succeeded };
+module.exports = { TEST_TIMEOUT_MS, PLAIN_TEXT, MAIN_CALL, ACP_MODELS, ADAPTERS, setUp, within, open, openSession, mainCalls, turnsAsking, turnAsking, bodyText, succeeded };

@@ -13,7 +13,7 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
-const { isMainCall } = require('../cli/mocks/openai-chat.cjs');
+const { turnsAsking } = require('../cli/requests.cjs');
 const { inFreshRun, processesWithHome, startedProcesses, describeProcess } = require('../cli/processes.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
@@ -26,8 +26,8 @@ const strings = (value, out = []) => {
   return out;
 };
 const messagesText = (request) => strings(request.body?.messages).join('\n');
-/** The model calls for a turn whose messages hold `text`, in order. */
-const callsWith = (ctx, text) => chat.readRequests(ctx.mock.log).filter((r) => isMainCall(r.body) && messagesText(r).includes(text));
+/** The model calls of the turn asking `text` (its last user message holds it), in order: never a side call (a title, Qwen's memory extraction or its suggestion of the next prompt, which holds the whole history: the mock logs each call's kind). */
+const callsWith = (ctx, text) => turnsAsking(chat.readRequests(ctx.mock.log), text);
 
 function succeeded(turn) {
   assert.equal(turn.success, true, JSON.stringify(turn.error));

@@ -16,8 +16,9 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const chat = require('../cli/openai_chat_agents.cjs');
 const { PLAIN_PIECES, WRITE_FILE, WRITE_TEXT } = require('../cli/mocks/common.cjs');
-const { isMainCall } = require('../cli/mocks/openai-chat.cjs');
-const { inFreshRun, processesWithHome } = require('../cli/processes.cjs');
+const { turnsAsking } = require('../cli/requests.cjs');
+const { inFreshRun, processesWithHome, exited } = require('../cli/processes.cjs');
+const { waitFor } = require('../cli/wait.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -61,8 +62,8 @@ const strings = (value, out = []) => {
   return out;
 };
 const messagesText = (request) => strings(request.body?.messages).join('\n');
-/** The model calls for a turn (not a title or a memory extraction), in order, whose messages hold `text`. */
-const callsWith = (ctx, text) => chat.readRequests(ctx.mock.log).filter((r) => isMainCall(r.body) && messagesText(r).includes(text));
+/** The model calls of the turn asking `text` (its last user message holds it), in order: never a side call (a title, Qwen's memory extraction or its suggestion of the next prompt, which holds the whole history: the mock logs each call's kind). */
+const callsWith = (ctx, text) => turnsAsking(chat.readRequests(ctx.mock.log), text);
 /** The assistant messages of a model call, as text. */
 const assistantText = (request) => (request.body?.messages ?? []).filter((m) => m.role === 'assistant').map((m) => strings(m.content).join('')).join('\n');
 
@@ -70,10 +71,6 @@ function succeeded(turn) {
   assert.equal(turn.success, true, JSON.stringify(turn.error));
 }
 
-async function waitFor(check, tries = 300) {
-  for (let i = 0; i < tries && !check(); i += 1) await new Promise((r) => setTimeout(r, 100));
-  return check();
-}
 
 /** What each release advertised (docs/acp.md): load and resume, all three. */
 const ADVERTISES_REOPEN = { copilot: true, opencode: true, qwen: true };
@@ -126,7 +123,7 @@ describe('sessions over ACP: Copilot, opencode, Qwen Code', { concurrency: 3 }, 
         within(cli, 'stallOnce', async (ctx) => {
           const session = await open(ctx);
           const stalled = session.prompt('This one stalls (mark 3391).');
-          assert.ok(await waitFor(() => callsWith(ctx, 'mark 3391').length > 0), `${cli} sent the prompt to the model`);
+          await waitFor(() => callsWith(ctx, 'mark 3391').length > 0, 60_000, `${cli} to send the prompt to the model`);
           const cancelledAt = Date.now();
           await session.cancel();
           const cancelled = await stalled;
@@ -203,11 +200,10 @@ describe('sessions over ACP: Copilot, opencode, Qwen Code', { concurrency: 3 }, 
               // gone already
             }
           }
-          assert.ok(await waitFor(() => processesWithHome(ctx.home).length === 0, 50), 'the agent is gone');
-          // Between turns: the host has seen the exit before the next prompt
-          // (gone from the process table is not yet reaped by the host; a
-          // process dying as a prompt is written is that turn's crash).
-          await new Promise((r) => setTimeout(r, 500));
+          // Gone, its pipes closed: a prompt written from now on never
+          // reaches it, and goes to the agent started anew whether the host
+          // has heard of the exit before it or only after (docs/sessions.md).
+          await waitFor(() => killed.every(exited), 30_000, 'the killed agent to exit');
           const next = await session.prompt('What did I ask you to remember (mark 8812)?');
           assert.equal(reopens(session.capabilities), ADVERTISES_REOPEN[cli], JSON.stringify(session.capabilities));
           if (reopens(session.capabilities)) {

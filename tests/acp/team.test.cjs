@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { AgentTeam, AgentContextError } = require('agent-context');
+const { readJsonLines } = require('../cli/requests.cjs');
 
 const AGENT = path.join(__dirname, 'conformance', 'sdk_agent.mjs');
 
@@ -19,10 +20,8 @@ function setUp() {
   return { dir, log, sessions, env: { ...process.env, SDK_AGENT_LOG: log, SDK_AGENT_SESSIONS: sessions } };
 }
 
-const sent = (ctx) =>
-  fs.existsSync(ctx.log)
-    ? fs.readFileSync(ctx.log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    : [];
+/** What the agent logged, up to its last complete line (it appends while the test reads). */
+const sent = (ctx) => readJsonLines(ctx.log);
 
 /** The prompt texts each session was sent, by session id. */
 function prompts(ctx) {
@@ -243,7 +242,7 @@ test('a member\'s own env and command reach its session; the JSON names them wit
     const turn = await team.ask('max');
     assert.equal(turn.success, true, JSON.stringify(turn.error));
     assert.deepEqual(sent(ctx), [], 'nothing went to the team\'s log');
-    const prompts = fs.readFileSync(own, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.method === 'session/prompt');
+    const prompts = readJsonLines(own).filter((m) => m.method === 'session/prompt');
     assert.equal(prompts.length, 1);
     const stored = JSON.stringify(team.toJSON());
     await team.close();

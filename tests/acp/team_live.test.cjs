@@ -63,14 +63,11 @@ const members = [
 
 const runOptions = (ctx) => ({ env: ctx.env, timeout: 60, maxDuration: 120, maxRetries: 0, logger: () => {} });
 
-// The requests of each agent's loop (Claude's adapter also asks, with no
-// tools, for a session title).
-const MAIN = {
-  claude: (r) => r.url.includes('/v1/messages') && Array.isArray(r.body.tools) && r.body.tools.length > 0,
-  codex: (r) => r.url.includes('/v1/responses'),
-  gemini: (r) => r.url.includes(':streamGenerateContent'),
-};
-const modelCalls = (ctx, cli) => ctx.mocks[cli].requests().filter(MAIN[cli]);
+// The calls of each agent's turns, as the mocks log their kind: not the
+// side calls beside them (Claude's adapter asks for a session title and a
+// suggestion of the next prompt, Codex's for the title of a new thread,
+// which holds the thread's first prompt: the member's whole view).
+const modelCalls = (ctx, cli) => ctx.mocks[cli].turns();
 
 /** The text of the user's turns in a model request, oldest first, per API. */
 function userTurns(cli, body) {
@@ -256,7 +253,9 @@ test('a member over its quota mid-conversation goes on with Codex from the whole
       const refused = modelCalls(ctx, 'claude').filter((r) => userTurns('claude', r.body).at(-1).includes(MARK));
       assert.ok(refused.length >= 1, 'Claude was sent the turn');
       assert.ok(!userTurns('claude', refused[0].body).at(-1).includes('carol-8131'), 'as a delta');
-      // Codex's first request for Carol: the whole view, Claude's reply in it.
+      // Codex's first request for Carol: the whole view, Claude's reply in it;
+      // one turn call of hers so far (Codex's title call for her new thread,
+      // which holds the same text, is no turn).
       const carolOnCodex = modelCalls(ctx, 'codex').filter((r) => everything(r.body).includes('carol-8131'));
       assert.equal(carolOnCodex.length, 1, "one Codex request of Carol's so far");
       const handed = carolOnCodex[0].body;

@@ -69,16 +69,18 @@ test('a team with a store: its members\' sessions and its own record, brought ba
     assert.equal(one.success, true, JSON.stringify(one.error));
     const two = await team.ask('max', { message: 'Review it' });
     assert.equal(two.success, true, JSON.stringify(two.error));
-    const carolSession = team.members.find((m) => m.id === 'carol').sessionId;
+    const carol = team.members.find((m) => m.id === 'carol');
     await team.close();
 
-    // The store lists the team's record and each member's session under the team's id.
+    // The store lists the team's record and each member's conversation under the team's id.
     const listed = await store.list({ teamId });
     assert.deepEqual(listed.map((s) => s.agentType).sort(), ['agent-a', 'agent-b', 'agent-team']);
     const own = listed.find((s) => s.agentType === 'agent-team');
-    assert.deepEqual([own.sessionId, own.title, own.status, own.cd], [teamId, 'Ship the parser', 'closed', t.dir]);
-    const carolRecord = (await store.read(carolSession)).entries;
-    assert.deepEqual([carolRecord[0].kind, carolRecord[0].teamId, carolRecord[0].memberId], ['opened', teamId, 'carol']);
+    assert.deepEqual([own.conversationId, own.kind, own.title, own.status, own.cd], [teamId, 'team', 'Ship the parser', 'closed', t.dir]);
+    assert.deepEqual((await store.listConversations({ teamId })).map((c) => c.memberId).sort(), ['carol', 'max']);
+    assert.deepEqual((await store.listConversations({ kind: 'team' })).map((c) => c.conversationId), [teamId]);
+    const carolRecord = (await store.read(carol.conversationId)).entries;
+    assert.deepEqual([carolRecord[0].kind, carolRecord[0].teamId, carolRecord[0].memberId, carolRecord[0].sessionId], ['part', teamId, 'carol', carol.sessionId]);
     const kinds = (await store.read(teamId)).entries.map((e) => e.kind);
     assert.deepEqual(kinds, ['team', 'member', 'member', 'message', 'member', 'message', 'member', 'member', 'message', 'member', 'closed']);
 
@@ -106,12 +108,18 @@ test('a team with a store: its members\' sessions and its own record, brought ba
     const last = t.prompts('agent-a').at(-1);
     for (const part of ['Ship the parser', 'Write the parser', two.reply.text, 'Go on']) assert.ok(last.includes(part), `${part} in ${last}`);
     const after = (await store.read(teamId)).entries;
-    assert.deepEqual(after.slice(kinds.length).map((e) => e.kind), ['member', 'member', 'message', 'member', 'closed']);
+    // Carol's seat once (her conversation's new agent session), her reply, her marks after it.
+    assert.deepEqual(after.slice(kinds.length).map((e) => e.kind), ['member', 'message', 'member', 'closed']);
+    assert.equal(after[kinds.length].member.conversationId, carol.conversationId);
     assert.deepEqual(after.map((e) => e.seq), after.map((_, i) => i + 1));
-    assert.equal((await store.list({ teamId })).length, 4);
+    // Carol's conversation went on: a new agent session of it (the old one could not be reopened), turns numbered on.
+    assert.equal((await store.list({ teamId })).length, 3);
+    const carolAfter = (await store.read(carol.conversationId)).entries;
+    assert.deepEqual(carolAfter.filter((e) => e.kind === 'part').map((p) => p.reason), ['opened', 'rebuild']);
+    assert.deepEqual(carolAfter.filter((e) => e.kind === 'request').map((e) => e.turn), [1, 2]);
 
     // Not a team's record, or none: a clear error, and the record is let go.
-    await assert.rejects(pkg.AgentTeam.open(store, carolSession), (err) => err.code === 'INVALID_INPUT' && /not a team's/.test(err.message));
+    await assert.rejects(pkg.AgentTeam.open(store, carol.conversationId), (err) => err.code === 'INVALID_INPUT' && /no team/.test(err.message));
     await assert.rejects(pkg.AgentTeam.open(store, 'no-such-team'), (err) => err.code === 'INVALID_INPUT' && /no team "no-such-team"/.test(err.message));
     await assert.rejects(pkg.AgentTeam.open({}, teamId), (err) => err.code === 'INVALID_INPUT');
     const reopened = await pkg.AgentTeam.open(store, teamId, { logger: () => {} });
@@ -155,13 +163,10 @@ test('a member over its quota goes on with the next agent of its fallback, from 
     const [sent] = t.prompts('agent-b');
     assert.ok(sent.includes('Ship the parser') && sent.includes('Write the parser'), sent);
 
-    // The records link both sessions.
-    const oldId = events[0].from.sessionId;
-    const oldRecord = (await store.read(oldId)).entries;
-    assert.deepEqual(oldRecord.filter((e) => e.kind === 'link').map((e) => [e.relation, e.sessionId]), [['handedOffTo', carol.sessionId]]);
-    const newRecord = (await store.read(carol.sessionId)).entries;
-    assert.deepEqual(newRecord.filter((e) => e.kind === 'link').map((e) => [e.relation, e.sessionId]), [['handedOffFrom', oldId]]);
-    assert.equal(newRecord[0].memberId, 'carol');
+    // One conversation: both agents' sessions are parts of it, the turn's request once, the failed attempt ended.
+    const record = (await store.read(carol.conversationId)).entries;
+    assert.deepEqual(record.filter((e) => e.kind === 'part').map((p) => [p.agentType, p.reason, p.memberId]), [['agent-a', 'opened', 'carol'], ['agent-b', 'failover', 'carol']]);
+    assert.deepEqual(record.filter((e) => ['request', 'attemptEnd', 'turnEnd'].includes(e.kind)).map((e) => `${e.kind}:${e.turn}`), ['request:1', 'attemptEnd:1', 'turnEnd:1']);
 
     // The team goes on: max sees carol's reply; carol's next turn is a delta on the new agent.
     const two = await team.ask('max');

@@ -35,13 +35,9 @@ const MEMBERS = [
   { id: 'lin', cli: 'gemini', agentType: 'google-gemini', model: 'gemini-2.5-flash', key: ['x-goog-api-key', 'key-lin'] },
 ];
 
-// The requests of each agent's loop (Claude Code also asks, with no tools,
-// for a session title).
-const MAIN = {
-  claude: (r) => r.url.includes('/v1/messages') && Array.isArray(r.body.tools) && r.body.tools.length > 0,
-  codex: (r) => r.url.includes('/v1/responses'),
-  gemini: (r) => r.url.includes(':streamGenerateContent'),
-};
+// The calls of each agent's turns, as the mocks log their kind: not the
+// side calls beside them (a session title, a suggestion of the next prompt).
+const modelCalls = (ctx, cli) => ctx.mocks[cli].turns();
 
 async function setUp() {
   fs.mkdirSync(BASE, { recursive: true });
@@ -118,7 +114,7 @@ const count = (body, text) => JSON.stringify(body).split(text).length - 1;
 
 /** The one main request of `cli` whose last user turn holds `needle`. */
 function requestFor(ctx, cli, needle) {
-  const found = ctx.mocks[cli].requests().filter(MAIN[cli]).filter((r) => userTurns(cli, r.body).at(-1).includes(needle));
+  const found = modelCalls(ctx, cli).filter((r) => userTurns(cli, r.body).at(-1).includes(needle));
   assert.equal(found.length, 1, `one ${cli} request whose last user turn holds ${JSON.stringify(needle)}, found ${found.length}`);
   return found[0];
 }
@@ -149,11 +145,12 @@ for (const protocol of ['acp', 'cli']) {
       const kinds = Object.fromEntries(second.turns.map((t) => [t.member, t.kind]));
       const sessions = (r) => Object.fromEntries(r.turns.map((t) => [t.member, t.sessionId]));
 
-      // Each member on its own endpoint: every main request carries its key.
+      // Each member on its own endpoint: every model request (its turns' and
+      // the side calls beside them) carries its key.
       for (const m of MEMBERS) {
-        const calls = ctx.mocks[m.cli].requests().filter(MAIN[m.cli]);
-        assert.ok(calls.length >= 2, `${m.id}'s agent called its mock`);
-        for (const call of calls) assert.equal(call.headers[m.key[0]], m.key[1], `${m.id}'s key on its endpoint`);
+        assert.ok(modelCalls(ctx, m.cli).length >= 2, `${m.id}'s agent called its mock`);
+        const calls = ctx.mocks[m.cli].requests().filter((r) => r.kind !== 'other');
+        for (const call of calls) assert.equal(call.headers[m.key[0]], m.key[1], `${m.id}'s key on its endpoint (${call.kind} call)`);
       }
 
       // Claude Code: the same session resumed, a delta, and the instructions in the system prompt again.

@@ -17,6 +17,7 @@ const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const chat = require('./openai_chat_agents.cjs');
 const { inFreshRun } = require('./processes.cjs');
+const { turnCalls } = require('./requests.cjs');
 const { ADAPTERS, CODEX_MODEL } = require('../acp/adapters.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
@@ -99,7 +100,8 @@ function run(ctx, cli, protocol, attachments) {
   );
 }
 
-const everything = (ctx) => JSON.stringify(ctx.requests());
+/** The agent's turn calls as text (not a side call beside them, a session title: the mock logs each call's kind). */
+const everything = (ctx) => JSON.stringify(turnCalls(ctx.requests()));
 
 /** Whether the image reached the model: its bytes, or (Qwen Code over its CLI) the image re-encoded as a data URL part. */
 function imageReached(ctx, cli, protocol) {

@@ -8,7 +8,9 @@
 //   HTTP 429 on every call        → quota_exceeded
 //   HTTP 400 on every call        → request_rejected
 //
-// each within 60 s. No maxRetries, no timeout, no maxDuration: the
+// each within 60 s, and nothing listening within 5 s (a run from its call,
+// a session's turn from its prompt: opening a session starts the agent,
+// which takes what it takes). No maxRetries, no timeout, no maxDuration: the
 // agents' own retries are at their defaults and what bounds them is the
 // library's (docs/agents.md, "Every failure within a minute"). Each case has
 // its own folder, empty HOME, mock (stopped by its PID) and checks that no
@@ -20,7 +22,8 @@
 //
 //   node tests/cli/fast_failure_suite.cjs <agent> <cli|acp> <run|session> <refused|500|429|400>
 //
-// FAST_FAILURE_LIMIT_S changes the bound, FAST_FAILURE_CONCURRENCY how many
+// FAST_FAILURE_LIMIT_S changes the bound (FAST_FAILURE_REFUSED_S the one of
+// nothing listening), FAST_FAILURE_CONCURRENCY how many
 // cases of a file run at once; `--test-name-pattern` picks cases.
 'use strict';
 const { describe, test } = require('node:test');
@@ -36,6 +39,8 @@ const { inFreshRun } = require('./processes.cjs');
 const { ADAPTERS, CODEX_MODEL } = require('../acp/adapters.cjs');
 
 const LIMIT_MS = Number(process.env.FAST_FAILURE_LIMIT_S || 60) * 1000;
+/** Nothing listening on a loopback endpoint: asked before each attempt (docs/agents.md). */
+const REFUSED_LIMIT_MS = Number(process.env.FAST_FAILURE_REFUSED_S || 5) * 1000;
 /** A case that misses its bound is aborted this much later, so a failing test ends too. */
 const ABORT_MARGIN_MS = 30_000;
 const CONCURRENCY = Number(process.env.FAST_FAILURE_CONCURRENCY || 3);
@@ -154,8 +159,9 @@ function optionsFor(ctx, protocol, signal) {
 
 /**
  * One case: a runAgent, or a session opened and prompted once (then
- * closed), aborted `ABORT_MARGIN_MS` after `limitMs`. Resolves `{ result, elapsed }`: the
- * run's or the turn's result, or the error an open threw as one.
+ * closed), aborted `ABORT_MARGIN_MS` after `limitMs`. Resolves `{ result,
+ * elapsed, turn }`: the run's or the turn's result, or the error an open
+ * threw as one; the time from the call, and for a session from its prompt.
  */
 async function runCase(ctx, protocol, entry, limitMs = LIMIT_MS) {
   const controller = new AbortController();
@@ -164,21 +170,24 @@ async function runCase(ctx, protocol, entry, limitMs = LIMIT_MS) {
   try {
     if (entry === 'run') {
       const result = await pkg.runAgent(ctx.agent.agentType, { prompt: PROMPT }, optionsFor(ctx, protocol, controller.signal));
-      return { result, elapsed: Date.now() - started };
+      const elapsed = Date.now() - started;
+      return { result, elapsed, turn: elapsed };
     }
     const { signal, ...options } = optionsFor(ctx, protocol);
     let session;
     try {
       session = await pkg.openAgentSession(ctx.agent.agentType, options);
     } catch (err) {
-      return { result: { success: false, error: { kind: err.kind ?? err.code, message: err.message, lastLines: err.lastLines }, opened: false }, elapsed: Date.now() - started };
+      const elapsed = Date.now() - started;
+      return { result: { success: false, error: { kind: err.kind ?? err.code, message: err.message, lastLines: err.lastLines }, opened: false }, elapsed, turn: elapsed };
     }
     try {
       const onAbort = () => session.cancel().catch(() => {});
       controller.signal.addEventListener('abort', onAbort);
+      const prompted = Date.now();
       const result = await session.prompt(PROMPT);
       controller.signal.removeEventListener('abort', onAbort);
-      return { result, elapsed: Date.now() - started };
+      return { result, elapsed: Date.now() - started, turn: Date.now() - prompted };
     } finally {
       await session.close();
     }
@@ -200,9 +209,10 @@ function cases(name) {
   return out;
 }
 
-function describeResult(name, c, { result, elapsed }, ctx) {
+function describeResult(name, c, { result, elapsed, turn }, ctx) {
   const e = result.error ?? {};
-  return `${name} ${c.protocol} ${c.entry} ${c.failure}: ${result.success ? 'success' : e.kind} after ${(elapsed / 1000).toFixed(1)} s, ${result.attempts ?? '-'} attempt(s), ${ctx.mock.requests().length} request(s): ${(e.message ?? '').slice(0, 300)}`;
+  const prompt = c.entry === 'session' ? ` (its turn ${(turn / 1000).toFixed(1)} s)` : '';
+  return `${name} ${c.protocol} ${c.entry} ${c.failure}: ${result.success ? 'success' : e.kind} after ${(elapsed / 1000).toFixed(1)} s${prompt}, ${result.attempts ?? '-'} attempt(s), ${ctx.mock.requests().length} request(s): ${(e.message ?? '').slice(0, 300)}`;
 }
 
 /** The suite of one agent. */
@@ -211,14 +221,16 @@ function fastFailureSuite(name) {
   describe(`${name}: every failure classified in time, default options`, { concurrency: CONCURRENCY, skip }, () => {
     for (const c of cases(name)) {
       const kind = AGENTS[name].kinds?.[c.protocol]?.[c.failure] ?? FAILURES[c.failure].kind;
-      test(`${name} over ${c.protocol}, ${c.entry}: ${c.failure === 'refused' ? 'nothing on the port' : `HTTP ${c.failure}`} → ${kind} within ${LIMIT_MS / 1000} s`, { timeout: LIMIT_MS + ABORT_MARGIN_MS + 60_000 }, (t) =>
+      const bound = c.failure === 'refused' ? `${REFUSED_LIMIT_MS / 1000} s${c.entry === 'session' ? ' from the prompt' : ''}` : `${LIMIT_MS / 1000} s`;
+      test(`${name} over ${c.protocol}, ${c.entry}: ${c.failure === 'refused' ? 'nothing on the port' : `HTTP ${c.failure}`} → ${kind} within ${bound}`, { timeout: LIMIT_MS + ABORT_MARGIN_MS + 60_000 }, (t) =>
         inFreshRun(() => setUp(name, c.failure), cleanUp, async (ctx) => {
           const outcome = await runCase(ctx, c.protocol, c.entry);
           t.diagnostic(describeResult(name, c, outcome, ctx));
-          const { result, elapsed } = outcome;
+          const { result, elapsed, turn } = outcome;
           assert.equal(result.success, false, JSON.stringify(result));
           assert.equal(result.error.kind, kind, JSON.stringify(result.error));
           assert.ok(elapsed < LIMIT_MS, `${elapsed} ms`);
+          if (c.failure === 'refused') assert.ok(turn < REFUSED_LIMIT_MS, `${turn} ms${c.entry === 'session' ? ' from the prompt' : ''}`);
           if (c.failure !== 'refused') assert.ok(ctx.mock.requests().length >= 1, 'the mock was asked');
           // Words that are true: no exit code for an agent that answered
           // with an error and still ran, no HTTP status where none came.

@@ -18,6 +18,8 @@ const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
+const { turnCalls } = require('./requests.cjs');
+const { waitFor } = require('./wait.cjs');
 
 const TEST_TIMEOUT_MS = 120_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -52,8 +54,9 @@ async function call(ctx, params = {}, options = {}) {
   return { envelope, elapsedMs: Date.now() - started, calls: ctx.mock ? mainCalls(ctx.mock.requests().slice(before)) : [] };
 }
 
+/** The calls of Gemini CLI's turn: its stream, not a check beside it (the mock logs each call's kind). */
 function mainCalls(requests) {
-  return requests.filter((r) => r.url.includes(':streamGenerateContent'));
+  return turnCalls(requests);
 }
 
 /** Every string inside a JSON value. */
@@ -84,15 +87,6 @@ function alive(pid) {
     return true;
   } catch (err) {
     return err.code !== 'ESRCH';
-  }
-}
-
-/** Waits (at most `ms`) until `check()` is true. */
-async function waitFor(check, ms, what) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -271,17 +265,19 @@ test(`gemini ${version}: an empty reply is retried, then reported`, { timeout: T
 test(`gemini ${version}: a mock that stalls is an idle_timeout, retried, and nothing is left running`, { timeout: TEST_TIMEOUT_MS }, async () => {
   const ctx = await setUp('stall');
   try {
-    // 8 s: more than Gemini CLI takes to start, even on a loaded machine.
-    const running = call(ctx, { timeout: 8, max_retries: 1 });
+    // 20 s: more than Gemini CLI takes from its first line to its API call,
+    // even on a loaded machine (8 s were not, at load 15: the second attempt
+    // was stopped before it called).
+    const running = call(ctx, { timeout: 20, max_retries: 1 });
     // Gemini CLI relaunches itself: two processes in the folder while it waits.
     await waitFor(() => processesIn(ctx.cwd).length >= 2, 20_000, 'Gemini CLI to start');
     const { envelope, calls, elapsedMs } = await running;
-    checkFailure(envelope, 'idle_timeout', { retries: 1, limits: [8, 1800] });
-    assert.equal(envelope.error, 'Gemini CLI printed nothing for 8 s and was stopped (idle timeout)');
+    checkFailure(envelope, 'idle_timeout', { retries: 1, limits: [20, 1800] });
+    assert.equal(envelope.error, 'Gemini CLI printed nothing for 20 s and was stopped (idle timeout)');
     assert.equal(envelope.error_detail.exit_code, null);
     assert.ok(envelope.error_detail.last_lines.some((l) => l.includes('"type":"init"')));
     assert.equal(calls.length, 2, 'both attempts reached the API and hung there');
-    assert.ok(elapsedMs >= 16_500, `${elapsedMs} ms: two idle timeouts of 8 s and a wait of 0.5 s`);
+    assert.ok(elapsedMs >= 40_500, `${elapsedMs} ms: two idle timeouts of 20 s and a wait of 0.5 s`);
     assert.deepEqual(processesIn(ctx.cwd), []);
   } finally {
     cleanUp(ctx);
@@ -291,12 +287,14 @@ test(`gemini ${version}: a mock that stalls is an idle_timeout, retried, and not
 test(`gemini ${version}: a mock that trickles forever hits max_duration: timeout, no time left to retry`, { timeout: TEST_TIMEOUT_MS }, async () => {
   const ctx = await setUp('trickle');
   try {
-    const { envelope, calls, elapsedMs } = await call(ctx, { max_duration: 6, max_retries: 2 });
-    checkFailure(envelope, 'timeout', { retries: 0, limits: [300, 6] });
+    // 20 s: time for Gemini CLI to start and stream the mock's pieces, even
+    // on a loaded machine (6 s were not, at load 15: none had come).
+    const { envelope, calls, elapsedMs } = await call(ctx, { max_duration: 20, max_retries: 2 });
+    checkFailure(envelope, 'timeout', { retries: 0, limits: [300, 20] });
     assert.equal(envelope.error_detail.exit_code, null);
     assert.ok(envelope.error_detail.last_lines.some((l) => l.includes('Still thinking about step')));
     assert.equal(calls.length, 1);
-    assert.ok(elapsedMs >= 6000 && elapsedMs < 12_000, `${elapsedMs} ms`);
+    assert.ok(elapsedMs >= 20_000 && elapsedMs < 30_000, `${elapsedMs} ms`);
     assert.deepEqual(processesIn(ctx.cwd), []);
   } finally {
     cleanUp(ctx);

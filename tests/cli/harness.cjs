@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
+const { readJsonLines, turnCalls } = require('./requests.cjs');
 
 const ROOT = path.join(__dirname, '..', '..');
 // The CLIs have their own manifest (tests/agents/package.json), installed by
@@ -66,25 +67,17 @@ function startMock(api, scenario, dir) {
         pid: child.pid,
         baseUrl: `http://127.0.0.1:${port}`,
         requests: () => readRequests(logPath),
+        /** The calls of the agent's turns, without the side calls beside them. */
+        turns: () => turnCalls(readRequests(logPath)),
         stop: () => stopPid(child.pid),
       });
     });
   });
 }
 
-/**
- * The complete lines of a mock's request log, parsed. The mock appends a
- * line per request while a test polls the file: a reader can see a long
- * line half written (the kernel extends the file a page at a time), so a
- * last line without its newline is left for the next read.
- */
+/** The mock's request log, up to its last complete line (requests.cjs). */
 function readRequests(logPath) {
-  const text = fs.readFileSync(logPath, 'utf8');
-  return text
-    .slice(0, text.lastIndexOf('\n') + 1)
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+  return readJsonLines(logPath);
 }
 
 /** Sends SIGTERM to one process we started, by its PID; gone already is fine. */

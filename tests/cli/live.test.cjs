@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES, NOTES_TEXT } = require('./mocks/common.cjs');
 const { runScenario, cleanUp } = require('./scenarios.cjs');
+const { turnCalls } = require('./requests.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -24,10 +25,9 @@ function strings(value, out = []) {
   return out;
 }
 
-/** The mock's main calls: the ones that carry the conversation. */
+/** The mock's main calls: the ones that carry the conversation (the turn's, as the mock logs each call's kind). */
 function mainCalls(run) {
-  const main = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' }[run.cli];
-  return run.requests.filter((r) => r.url.includes(main));
+  return turnCalls(run.requests);
 }
 
 /** What holds in every run: the streamed parse equals the whole-text parse. */

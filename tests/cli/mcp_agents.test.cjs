@@ -12,7 +12,8 @@ const path = require('node:path');
 const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES, LONG_PIECES } = require('./mocks/common.cjs');
-const { processesWithHome } = require('./processes.cjs');
+const { assertNothingLeft } = require('./processes.cjs');
+const { waitFor } = require('./wait.cjs');
 
 const TEST_TIMEOUT_MS = 180_000;
 const BIN = path.join(harness.ROOT, 'bin', 'agent-context.js');
@@ -52,15 +53,6 @@ async function setUp(scenario) {
 function cleanUp(ctx) {
   for (const mock of Object.values(ctx.mocks)) mock.stop();
   fs.rmSync(ctx.dir, { recursive: true, force: true });
-}
-
-/** The PIDs of processes whose environment has this HOME. */
-async function waitFor(check, ms, what) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** An MCP client (the official v2 client package's) connected to `agent-context mcp ...args`. */
@@ -164,7 +156,7 @@ test('agent-context mcp: one tool per agent found, claude and codex answer with 
         return true;
       }
     }, 10_000, 'the server to exit');
-    assert.deepEqual(processesWithHome(ctx.home), [], 'nothing of the runs is left running');
+    await assertNothingLeft(ctx.home, 'nothing of the runs is left running');
   } finally {
     await client?.close().catch(() => {});
     cleanUp(ctx);

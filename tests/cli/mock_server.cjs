@@ -25,15 +25,22 @@
 // carries: Claude Code's `StructuredOutput` tool called with it, Codex's
 // `text.format` answered as JSON; plain otherwise), `ask` (Anthropic:
 // a question through Claude Code's AskUserQuestion tool, then an answer
-// quoting what it returned); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
+// quoting what it returned), `compact` (Anthropic: Claude Code's request to
+// summarise the conversation answered with a `<summary>`, plain
+// otherwise), `compactAuto` (the same, and every answer reports a context
+// nearly full: Claude Code compacts before its next turn); the Gemini mock also plays `trickle` (see mocks/gemini.cjs). The
 // server listens on an ephemeral port, prints `{"port":N}` as its first
 // stdout line, appends every request it receives to the log (one JSON object
-// a line), and exits by itself after LIFETIME_MS or MAX_REQUESTS, whichever
-// comes first: nothing here can outlive a test run or loop without bound.
+// a line, written whole before the request is answered, with its `kind`:
+// `turn` for the call of the agent's turn, else the side call it is,
+// mocks/kinds.cjs; a scenario plays on `turn` calls), and exits by itself
+// after LIFETIME_MS or MAX_REQUESTS, whichever comes first: nothing here can
+// outlive a test run or loop without bound.
 'use strict';
 const http = require('node:http');
 const fs = require('node:fs');
 const zlib = require('node:zlib');
+const { requestKind } = require('./mocks/kinds.cjs');
 
 const LIFETIME_MS = 180_000;
 const MAX_REQUESTS = 60;
@@ -49,7 +56,7 @@ const [api, scenario, logPath] = process.argv.slice(2);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
-const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'marked429', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask'];
+const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'marked429', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask', 'compact', 'compactAuto'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
 if (!responder || !known || !logPath) {
@@ -93,10 +100,11 @@ const server = http.createServer((req, res) => {
     } catch {
       body = { unparsed: text.slice(0, 1000) };
     }
-    const record = { n: served, method: req.method, url: req.url, headers: req.headers, body };
+    const kind = requestKind(api, { method: req.method, url: req.url, body });
+    const record = { n: served, kind, method: req.method, url: req.url, headers: req.headers, body };
     fs.appendFileSync(logPath, `${JSON.stringify(record)}\n`);
     try {
-      responder.respond({ method: req.method, url: req.url, headers: req.headers, body }, res, scenario);
+      responder.respond({ method: req.method, url: req.url, headers: req.headers, body, kind }, res, scenario);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `mock failed: ${err.message}` } }));

@@ -12,6 +12,7 @@ const { AGENTS, SUITE_AGENTS, NOTES_TEXT, executable } = require('./openai_chat_
 const { runChatScenario, cleanUp } = require('./openai_chat_scenarios.cjs');
 const chat = require('./mocks/openai-chat.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
+const { turnCalls } = require('./requests.cjs');
 
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const TOOL_ANSWER = 'The notes say the launch code is 4217.';
@@ -26,9 +27,9 @@ function strings(value, out = []) {
   return out;
 }
 
-/** The calls that carry the conversation (tools offered, not a side call). */
+/** The calls that carry the conversation: the turn's, not a side call (a title, Qwen's memory extraction: the mock logs each call's kind). */
 function mainCalls(run) {
-  return run.requests.filter((r) => r.url.endsWith('/chat/completions') && (r.body?.tools ?? []).length > 0 && !/memory extraction/i.test(JSON.stringify(r.body.messages?.[0] ?? '')));
+  return turnCalls(run.requests);
 }
 
 function checkStreaming(run) {

@@ -5,12 +5,15 @@
 //   node tests/cli/openai_chat_server.cjs <scenario> <request-log.jsonl> <notes-file>
 //
 // Prints `{"port":N}` first, appends every request to the log (one JSON
-// object a line) and exits by itself after LIFETIME_MS or MAX_REQUESTS.
+// object a line, written whole before the request is answered, with its
+// `kind`: mocks/kinds.cjs) and exits by itself after LIFETIME_MS or
+// MAX_REQUESTS.
 'use strict';
 const http = require('node:http');
 const fs = require('node:fs');
 const zlib = require('node:zlib');
 const chat = require('./mocks/openai-chat.cjs');
+const { requestKind } = require('./mocks/kinds.cjs');
 
 const LIFETIME_MS = 180_000;
 const MAX_REQUESTS = 80;
@@ -47,10 +50,11 @@ const server = http.createServer((req, res) => {
     } catch {
       body = { unparsed: text.slice(0, 1000) };
     }
-    const record = { n: served, method: req.method, url: req.url, headers: req.headers, body };
+    const kind = requestKind('openai-chat', { method: req.method, url: req.url, body });
+    const record = { n: served, kind, method: req.method, url: req.url, headers: req.headers, body };
     fs.appendFileSync(logPath, `${JSON.stringify(record)}\n`);
     try {
-      chat.respond({ method: req.method, url: req.url, headers: req.headers, body }, res, scenario, notesPath);
+      chat.respond({ method: req.method, url: req.url, headers: req.headers, body, kind }, res, scenario, notesPath);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `mock failed: ${err.message}` } }));

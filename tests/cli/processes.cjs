@@ -26,6 +26,21 @@ function processesWithHome(home) {
 }
 
 /**
+ * Whether process `pid` has exited with all its threads, its files (pipes
+ * included) closed: gone, or a zombie none of whose threads still runs (a
+ * killed process's main thread can be a zombie while others are still on
+ * their way out, holding its files).
+ */
+function exited(pid) {
+  try {
+    if (!['Z', 'X', 'x'].includes(statFields(pid)[0])) return false;
+    return fs.readdirSync(`/proc/${pid}/task`).every((tid) => tid === String(pid));
+  } catch {
+    return true; // gone
+  }
+}
+
+/**
  * The run's processes that its host started: those with this HOME whose
  * parent is not one of the run's processes. What an agent starts itself (a
  * search, a shell) has the agent as parent and is not among them.
@@ -44,14 +59,14 @@ function startedProcesses(home) {
 /**
  * Asserts that nothing of the run with this HOME is left running. The tree
  * was sent SIGKILL before the run resolved; on a loaded machine a killed
- * process can take a moment to go, so it gets up to 5 s, and one that
+ * process can take a moment to go, so it gets up to 15 s, and one that
  * holds SIGKILL pending is going. (Codex's shell snapshot, a `bash -lc` in
  * a session of its own, is out of the group the kill reaches: it ends by
  * itself, once seen waiting on the disk of a loaded machine past 2 s.)
  */
 async function assertNothingLeft(home, message = 'nothing of the run is left running') {
   const running = () => processesWithHome(home).filter((pid) => !killPending(pid));
-  for (let i = 0; i < 50 && running().length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 150 && running().length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(running().map(describeProcess), [], message);
 }
 
@@ -107,4 +122,4 @@ function runFolders() {
   return fs.existsSync(base) ? fs.readdirSync(base).filter((n) => n.startsWith(`run-${process.pid}-`)) : [];
 }
 
-module.exports = { processesWithHome, startedProcesses, describeProcess, assertNothingLeft, inFreshRun, runFolders };
+module.exports = { processesWithHome, exited, startedProcesses, describeProcess, assertNothingLeft, inFreshRun, runFolders };

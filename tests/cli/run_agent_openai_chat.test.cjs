@@ -22,6 +22,7 @@ const agents = require('./openai_chat_agents.cjs');
 const chat = require('./mocks/openai-chat.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
 const { processesWithHome, inFreshRun } = require('./processes.cjs');
+const { turnCalls, turnsAsking } = require('./requests.cjs');
 
 const PLAIN_TEXT = PLAIN_PIECES.join('');
 const TOOL_ANSWER = 'The notes say the launch code is 4217.';
@@ -57,11 +58,16 @@ function run(ctx, { request, ...options } = {}) {
   });
 }
 
-/** The calls that carry the conversation (tools offered, not a side call). */
+/** The calls that carry the conversation: the turn's, not a side call (a title, Qwen's memory extraction: the mock logs each call's kind). */
 function mainCalls(ctx) {
-  return agents
-    .readRequests(ctx.mock.log)
-    .filter((r) => r.url.endsWith('/chat/completions') && (r.body?.tools ?? []).length > 0 && !/memory extraction/i.test(JSON.stringify(r.body.messages?.[0] ?? '')));
+  return turnCalls(agents.readRequests(ctx.mock.log));
+}
+
+/** The first call of the turn asking `needle` (its last user message holds it). */
+function turnAsking(ctx, needle) {
+  const [first] = turnsAsking(agents.readRequests(ctx.mock.log), needle);
+  assert.ok(first, `a turn call asking ${JSON.stringify(needle)}`);
+  return first;
 }
 
 /** The mock's usage for `calls` main calls. */
@@ -185,13 +191,12 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
       within(cli, 'plain', async (ctx) => {
         const first = await run(ctx, { request: { prompt: 'First question: colours?' } });
         assert.equal(first.success, true, JSON.stringify(first.error));
-        const before = mainCalls(ctx).length;
         const second = await run(ctx, { request: { prompt: 'Second question: fonts?' }, sessionId: first.sessionId });
         assert.equal(second.success, true, JSON.stringify(second.error));
         assert.equal(second.sessionId, first.sessionId);
         assert.equal(second.requestedSessionId, first.sessionId);
         assert.equal(second.reply.text, PLAIN_TEXT);
-        const resumed = mainCalls(ctx)[before];
+        const resumed = turnAsking(ctx, 'Second question: fonts?');
         assert.ok(strings(resumed.body.messages).some((t) => t.includes('First question: colours?')), 'the first exchange was sent again');
         // Qwen's is this run's usage; Copilot's file counts the whole session.
         if (cli === 'qwen') checkUsage(ctx, second, 1);
@@ -213,12 +218,11 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
       assert.equal(first.success, true, JSON.stringify(first.error));
       const other = path.join(ctx.dir, 'other');
       fs.mkdirSync(other);
-      const before = mainCalls(ctx).length;
       const second = await run(ctx, { cd: other, request: { prompt: 'Second question: fonts?' }, sessionId: first.sessionId });
       assert.equal(second.success, true, JSON.stringify(second.error));
       assert.equal(second.sessionId, first.sessionId);
       // `--resume` alone would work in the session's first folder; `-C .` keeps it in `cd`.
-      const prompt = JSON.stringify(mainCalls(ctx)[before].body.messages);
+      const prompt = JSON.stringify(turnAsking(ctx, 'Second question: fonts?').body.messages);
       assert.ok(prompt.includes(other), 'the resumed call names the new folder');
       assert.ok(!prompt.includes(ctx.cwd), 'and not the first one');
     }));

@@ -13,10 +13,11 @@ const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
 const { inFreshRun, processesWithHome } = require('./processes.cjs');
+const { turnsAsking } = require('./requests.cjs');
+const { waitFor } = require('./wait.cjs');
 
 const TEST_TIMEOUT_MS = 180_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
-const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses', gemini: ':streamGenerateContent' };
 const BASE = path.join(harness.ROOT, 'target', 'cli-sessions');
 
 async function setUp(cli, scenario) {
@@ -49,7 +50,14 @@ function open(ctx, options = {}) {
   });
 }
 
-const mainCalls = (ctx) => ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]));
+/** The calls of the agent's turns (not a side call beside them: the mock logs each call's kind). */
+const mainCalls = (ctx) => ctx.mock.turns();
+/** The one turn call asking `needle` (its last user message holds it): that turn's own request. */
+function turnAsking(ctx, needle) {
+  const found = turnsAsking(ctx.mock.requests(), needle);
+  assert.equal(found.length, 1, `one turn call asking ${JSON.stringify(needle)}, found ${found.length}`);
+  return found[0];
+}
 const bodyText = (request) => JSON.stringify(request.body);
 
 /** The PIDs of this run's processes started with streaming input (Claude Code's session process). */
@@ -92,9 +100,8 @@ describe('sessions over the CLI: Claude Code keeps one process', { concurrency: 
         assert.equal(pids[0], pid, 'the same process answered every turn');
       }
       assert.equal(session.sessionId, sessionId);
-      const calls = mainCalls(ctx).filter((c) => prompts.some((p) => bodyText(c).includes(p)));
-      assert.equal(calls.length, 3, 'one model request per turn');
-      const last = calls[calls.length - 1];
+      // One model request per turn (turnAsking asserts it).
+      const last = prompts.map((p) => turnAsking(ctx, p)).at(-1);
       for (const text of prompts) assert.ok(bodyText(last).includes(text), `the third request holds "${text}"`);
       assert.ok(bodyText(last).split(PLAIN_PIECES[1].trim()).length - 1 >= 2, 'the third request holds the earlier replies');
       await session.close();
@@ -105,8 +112,7 @@ describe('sessions over the CLI: Claude Code keeps one process', { concurrency: 
     within('claude', 'stallOnce', async (ctx) => {
       const session = await open(ctx);
       const stalled = session.prompt('This one stalls.');
-      for (let i = 0; i < 200 && mainCalls(ctx).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-      assert.ok(mainCalls(ctx).length > 0, 'the stalled request reached the mock');
+      await waitFor(() => mainCalls(ctx).length > 0, 60_000, 'the stalled request to reach the mock');
       const [pid] = streamingPids(ctx.home);
       const cancelledAt = Date.now();
       await session.cancel();
@@ -119,7 +125,7 @@ describe('sessions over the CLI: Claude Code keeps one process', { concurrency: 
       succeeded(good);
       assert.equal(good.reply.text, PLAIN_TEXT);
       assert.deepEqual(streamingPids(ctx.home), [pid], 'the same process answered after the interrupt');
-      assert.ok(bodyText(mainCalls(ctx).at(-1)).includes('This one stalls.'), 'the good turn is in the same session');
+      assert.ok(bodyText(turnAsking(ctx, 'And now?')).includes('This one stalls.'), 'the good turn is in the same session');
       await session.close();
     }));
 
@@ -128,7 +134,7 @@ describe('sessions over the CLI: Claude Code keeps one process', { concurrency: 
       const session = await open(ctx);
       await session.setModel('claude-mock-2');
       succeeded(await session.prompt('Which model?'));
-      assert.equal(mainCalls(ctx).at(-1).body.model, 'claude-mock-2');
+      assert.equal(turnAsking(ctx, 'Which model?').body.model, 'claude-mock-2');
       await assert.rejects(session.setMode('plan'), (err) => err.code === 'INVALID_INPUT' && /Claude Code/.test(err.message));
       await session.close();
     }));
@@ -150,8 +156,7 @@ for (const cli of ['codex', 'gemini']) {
         succeeded(second);
         assert.equal(second.sessionId, first.sessionId, 'the same session');
         assert.equal(second.requestedSessionId, first.sessionId, 'resumed, verified');
-        const last = mainCalls(ctx).filter((c) => bodyText(c).includes('beta-2294')).at(-1);
-        assert.ok(last, 'the second prompt reached the model');
+        const last = turnAsking(ctx, 'beta-2294');
         assert.ok(bodyText(last).includes('alpha-7731'), 'the second request holds the first prompt');
         await session.close();
       }));

@@ -13,9 +13,9 @@ const pkg = require('agent-context');
 const harness = require('./harness.cjs');
 const { valueFor } = require('./mocks/common.cjs');
 const { inFreshRun } = require('./processes.cjs');
+const { turnsAsking } = require('./requests.cjs');
 
 const TEST_TIMEOUT_MS = 120_000;
-const MAIN_CALL = { claude: '/v1/messages', codex: '/v1/responses' };
 const REVIEW = {
   type: 'object',
   properties: {
@@ -52,7 +52,8 @@ function run(ctx, options) {
   });
 }
 
-const calls = (ctx) => ctx.mock.requests().filter((r) => r.url.includes(MAIN_CALL[ctx.cli]));
+/** The calls of the agent's turns (not a side call beside them: the mock logs each call's kind). */
+const calls = (ctx) => ctx.mock.turns();
 const within = (cli, scenario, body) => inFreshRun(() => setUp(cli, scenario), cleanUp, body);
 const texts = (value, out = []) => {
   if (typeof value === 'string') out.push(value);
@@ -92,7 +93,7 @@ for (const cli of ['claude', 'codex']) {
       assert.equal(result.error.kind, 'invalid_output', JSON.stringify(result.error));
       assert.deepEqual(result.error.validationErrors, ['$: the reply is not JSON']);
       assert.equal(result.attempts, 2, 'the first turn and one corrective turn');
-      const corrective = calls(ctx).filter((r) => texts(r.body).some((t) => t.includes('Your last answer did not match the JSON Schema')));
+      const corrective = turnsAsking(ctx.mock.requests(), 'Your last answer did not match the JSON Schema');
       assert.ok(corrective.length >= 1, 'the corrective prompt reached the model');
       // On the same session: the first turn's prompt is in the corrective call's history.
       assert.ok(texts(corrective[0].body).some((t) => t.includes('Review the parser')), 'the corrective turn resumed the session');

@@ -121,3 +121,37 @@ test('a string is read as its UTF-8 bytes: non-ASCII text, a lone surrogate, str
     assert.equal(reply.status, 'success');
   }
 });
+
+test("ACP 1.25's compaction and notice updates: compactions in the reply and events, a notice as an event only, whole and streamed", () => {
+  const update = (u) => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: u } });
+  const text = [
+    { jsonrpc: '2.0', id: 1, result: { protocolVersion: 1 } },
+    { jsonrpc: '2.0', id: 2, result: { sessionId: 's1' } },
+    update({ sessionUpdate: 'compaction_update', compactionId: 'k', status: 'in_progress' }),
+    update({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'k', content: { type: 'text', text: 'We chose ' } }),
+    update({ sessionUpdate: 'notice', severity: 'warning', title: 'Falling back', description: null }),
+    update({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'k', content: { type: 'text', text: 'SQLite.' } }),
+    update({ sessionUpdate: 'compaction_update', compactionId: 'k', status: 'completed' }),
+    update({ sessionUpdate: 'compaction_update', compactionId: 'opaque', status: 'completed', summary: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] }),
+    { jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } },
+  ]
+    .map((l) => `${JSON.stringify(l)}\n`)
+    .join('');
+  const whole = pkg.parseAgentOutput('claude-code', text, { protocol: 'acp' });
+  const expected = [
+    { id: 'k', status: 'completed', summary: 'We chose SQLite.' },
+    { id: 'opaque', status: 'completed' },
+  ];
+  assert.deepEqual(whole.compactions, expected);
+  assert.equal(whole.unknownEvents, undefined, 'known kinds');
+  assert.equal(whole.status, 'success');
+  const parser = new pkg.AgentOutputParser('claude-code', { protocol: 'acp' });
+  const events = [];
+  for (let at = 0; at < text.length; at += 37) events.push(...parser.push(text.slice(at, at + 37)));
+  assert.deepEqual(parser.finish().compactions, expected);
+  assert.deepEqual(events.filter((e) => e.type === 'notice'), [{ type: 'notice', severity: 'warning', title: 'Falling back' }]);
+  assert.deepEqual(
+    events.filter((e) => e.type === 'compaction').map((e) => e.summary ?? null),
+    [null, 'We chose ', 'We chose SQLite.', 'We chose SQLite.', null],
+  );
+});

@@ -9,7 +9,7 @@ import init, {
   knownAgents, parseAgentOutput, AgentOutputParser, buildCliInvocation, runAgent, resolveAgentCommand,
   mergeAgentOutputFile, runGeminiTool, geminiToolDefinition, composeGeminiToolPrompt, readEngineeringContext,
   formatEngineeringContext, sampleInput, AgentContextError, initSync, AgentTeam, planTeamTurn,
-  openAgentSession, openAgent, type AgentSession, type AgentProcess,
+  openAgentSession, openAgent, type AgentSession, type AgentProcess, serveAgent, type AgentServer,
   type AssemblerInput, type TeamTurn, type AgentTeamJSON, type AgentRun, type AgentOutputEvent, type CliInvocation,
 } from 'agent-context';
 
@@ -47,6 +47,14 @@ void process_.then(async (p) => {
   const [a, b] = [await p.newSession(), await p.newSession({ cd: '/tmp' })];
   void [a.sessionId, b.sessionId, p.capabilities, p.authMethods];
   await p.close();
+});
+
+// An agent served over HTTP and WebSocket, and joined (an agent definition without a command).
+const served: Promise<AgentServer> = serveAgent({ agent: { command: 'claude-agent-acp' }, cd: '/tmp', listen: { port: 0 }, origins: ['http://localhost:5173'], limits: { idleTimeout: 60 } });
+void served.then(async (server) => {
+  const joined = await openAgentSession({ id: 'remote', name: 'Remote agent' }, { cd: '/srv', transport: { url: server.url, headers: { Authorization: `Bearer ${server.token}` } }, clientFs: false });
+  await joined.close();
+  await server.close();
 });
 
 try {

@@ -14,8 +14,9 @@ const harness = require('../cli/harness.cjs');
 const { PLAIN_PIECES } = require('../cli/mocks/common.cjs');
 const { ADAPTERS } = require('../acp/adapters.cjs');
 const { startDockerd, available } = require('./dockerd.cjs');
-const { keyInAnyArgumentList, runFoldersThere } = require('./checks.cjs');
+const { keyInAnyArgumentList, runFoldersThere, waitFor } = require('./checks.cjs');
 const { runFolders } = require('../cli/processes.cjs');
+const { turnsAsking } = require('../cli/requests.cjs');
 
 const TEST_TIMEOUT_MS = 180_000;
 const skip = available() ? false : 'the Docker Engine runs as root: run as root';
@@ -68,9 +69,12 @@ test('runAgent over ACP inside a container: the reply, no key in any argument li
   }
   assert.equal(run.success, true, JSON.stringify(run.error));
   assert.equal(run.reply.text, PLAIN_PIECES.join(''));
-  const asked = ctx.mock.requests().filter((r) => r.url.includes('/v1/messages') && JSON.stringify(r.body).includes('lambda-6061'));
+  // The turn's call (not the adapter's title call, which holds the prompt too).
+  const asked = turnsAsking(ctx.mock.requests(), 'lambda-6061');
   assert.ok(asked.length > 0, 'the model got the prompt');
   assert.deepEqual(seen, [], 'the API key is in no argument list');
+  // The group there was sent SIGKILL: its processes go within moments.
+  await waitFor('nothing left running in the container', () => dockerd.top(CONTAINER).length === 0, 10_000).catch(() => {});
   assert.deepEqual(dockerd.top(CONTAINER), [], 'nothing left running in the container');
   assert.deepEqual(runFoldersThere(ctx.home), [], "the run's folder there is removed");
   assert.deepEqual(runFolders(), [], "the channel's folder here is removed");

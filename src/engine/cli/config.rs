@@ -40,6 +40,9 @@ pub struct CliSessionConfig {
     /// Variables every process gets for the MCP servers, once launched
     /// (opencode's configuration with them, Claude Code's tool search off).
     pub mcp_env: Vec<(String, String)>,
+    /// Variables of the caller's environment the agent's parts read
+    /// differently, as every process gets them (`crate::launch::env_flags`).
+    pub flag_env: Vec<(String, String)>,
     /// A run (`runAgent`, the Gemini tool): every turn its own process
     /// with the CLI's whole headless command line — the system prompt as
     /// its flag (in a file of the run's folder when too long for an
@@ -115,6 +118,16 @@ impl CliSessionConfig {
         } else {
             "a session over the command line (protocol 'cli')"
         })?;
+        // More roots are given over ACP only: never dropped silently.
+        if let Some(map) = options.as_object() {
+            let dirs = crate::acp::client::read_dirs(map.get("dirs").cloned(), "options.dirs")?;
+            if !dirs.is_empty() {
+                return Err(AgentContextError::invalid(format!(
+                    "options.dirs: more folders than cd are given over ACP only (protocol: 'acp'); {} over its command line takes only cd",
+                    agent.name
+                )));
+            }
+        }
         let mut rest = options.clone();
         let mut system_prompt = run
             .and_then(|o| o.system_flag.clone())
@@ -170,6 +183,7 @@ impl CliSessionConfig {
             prefix: Vec::new(),
             found: None,
             mcp_env: Vec::new(),
+            flag_env: Vec::new(),
             one_shot: run.is_some(),
             keep_events: false,
             own_retries: Default::default(),
@@ -221,6 +235,14 @@ impl CliSessionConfig {
         let mcp =
             crate::launch::mcp_servers::cli::cli_env(self.agent, &self.options.mcp_servers, &env)?;
         crate::launch::endpoint::merge_env(&mut env, mcp.clone());
+        // What the agent's parts read differently in the caller's
+        // environment, agreed as the caller's value means.
+        let flags = crate::launch::env_flags::agreed_env(self.agent.env_flags, &env);
+        for (name, value) in &flags {
+            env.retain(|(k, _)| k != name);
+            env.push((name.clone(), value.clone()));
+        }
+        self.flag_env = flags;
         self.mcp_env = mcp;
         self.own_retries = own;
         self.options.platform = Some(platform);
@@ -236,11 +258,13 @@ impl CliSessionConfig {
 
     /// The variables every process gets: the endpoint's and the run
     /// home's, the MCP servers' (already merged with them where both use
-    /// one) and the bound on the agent's own retries.
+    /// one), the bound on the agent's own retries, and the variables its
+    /// parts read differently, agreed.
     pub fn spawn_env(&self) -> Vec<(String, String)> {
         let mut env = self.options.endpoint_env();
         crate::launch::endpoint::merge_env(&mut env, self.own_retries.env.clone());
         crate::launch::endpoint::merge_env(&mut env, self.mcp_env.clone());
+        env.extend(self.flag_env.iter().cloned());
         env
     }
 

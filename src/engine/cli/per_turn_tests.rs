@@ -299,3 +299,33 @@ fn claude_spawn_failure_fails_the_open() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_variable_the_agent_reads_two_ways_reaches_every_process_agreed() {
+    let spawn_env = |value: &str| {
+        let mut e = engine("claude-code", json!({}));
+        e.launch(
+            resolved("claude", vec![("IS_SANDBOX".into(), value.into())]),
+            0,
+        );
+        // A session's one process, started when it opens.
+        e.open(0);
+        drain(&mut e)
+            .into_iter()
+            .find_map(|a| match a {
+                Action::Spawn { env, .. } => Some(env),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let sandbox = |env: Vec<(String, String)>| {
+        env.into_iter()
+            .find(|(k, _)| k == "IS_SANDBOX")
+            .map(|(_, v)| v)
+    };
+    // Claude Code as root takes only `1`: `yes` becomes it, `0` unset.
+    assert_eq!(sandbox(spawn_env("yes")).as_deref(), Some("1"));
+    assert_eq!(sandbox(spawn_env("0")).as_deref(), Some(""));
+    // Already agreed: the caller's own value is what the process gets.
+    assert_eq!(sandbox(spawn_env("1")), None);
+}

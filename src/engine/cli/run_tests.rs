@@ -245,8 +245,10 @@ fn unknown_sessions_as_each_cli_reports_them() {
         .as_str()
         .unwrap()
         .contains("answered in a new session"));
+    // What it answered there is no reply of the session asked for.
+    assert_eq!(run["reply"]["text"], "");
     assert_eq!(
-        run["reply"]["text"],
+        run["error"]["text"],
         "Mock reply: use React for the dashboard."
     );
     assert_eq!(run["error"]["retryable"], false);

@@ -151,11 +151,15 @@ impl Engine {
     /// process (started first if down), or starts its own process.
     fn cli_start_attempt(&mut self, now: u64) {
         let persistent = self.persistent();
-        if persistent && self.proc != Proc::Up {
-            return self.cli_ensure_started();
-        }
         if !persistent && self.proc != Proc::Down {
             return; // the last turn's process is still going
+        }
+        // Its endpoint asked first, before a process is started for it.
+        if self.awaits_probe(0) {
+            return;
+        }
+        if persistent && self.proc != Proc::Up {
+            return self.cli_ensure_started();
         }
         let requested = match persistent {
             true => self.cli.resumed.take(),
@@ -172,6 +176,7 @@ impl Engine {
         if !turn.continues {
             turn.text.clone_from(&text);
         }
+        turn.probe = crate::engine::turn::Probe::None;
         turn.start_attempt(agent, Protocol::Cli, keep, now)
             .cli
             .requested = requested;
@@ -333,7 +338,8 @@ impl Engine {
         let Some(turn) = self.sessions[0].turn.as_mut() else {
             return;
         };
-        let (wanted, recorded) = (turn.limits.events, turn.recorded);
+        let (wanted, recorded, attempt) =
+            (turn.limits.events, turn.recorded, turn.attempt_number());
         if let Some(kept) = turn.attempt.as_mut().and_then(|a| a.cli.kept.as_mut()) {
             kept.extend(events.iter().cloned());
         }
@@ -344,7 +350,7 @@ impl Engine {
         }
         if wanted {
             for event in events {
-                self.push(Action::Event { op, event });
+                self.push(Action::Event { op, event, attempt });
             }
         }
     }
@@ -379,6 +385,20 @@ impl Engine {
         at_result: bool,
     ) -> Judged {
         let agent = self.agent();
+        let mut attempt = attempt;
+        if let Some(failure) = attempt.cli.decided.take() {
+            // No process ran for it: the session it was to resume stands.
+            return Judged {
+                outcome: Err(failure),
+                reply: attempt.parser.finish(),
+                stop_reason: None,
+                exit_code: None,
+                last_lines: attempt.tail.finish(),
+                requested: self.sessions[0].keep_session.clone(),
+                end: None,
+                events: attempt.cli.kept,
+            };
+        }
         let mut reply = attempt.parser.finish();
         merge_outputs(agent.agent_type, &mut reply, attempt.cli.read);
         let last_lines = attempt.tail.finish();

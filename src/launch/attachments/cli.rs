@@ -8,37 +8,8 @@
 use serde_json::{json, Value};
 
 use super::{Attachment, Image};
+use crate::agents::{CliAttachments, CliImage};
 use crate::error::{AgentContextError, Result};
-
-/// How one agent CLI takes attachments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CliAttachments {
-    pub image: CliImage,
-    /// True when the CLI reads a file named `@path` in the prompt and sends
-    /// its content (images included) to the model (Gemini CLI, Qwen Code).
-    pub at_path: bool,
-    /// The flag that lets it read a folder outside its working directory,
-    /// given once per folder of an `@path` file (`--include-directories`).
-    pub include_dir_flag: Option<&'static str>,
-}
-
-/// How an image reaches the model through the CLI.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CliImage {
-    /// `{flag}=path`, once per image (Codex `--image`, Copilot
-    /// `--attachment`, opencode `--file`).
-    FileFlag(&'static str),
-    /// `@path` in the prompt text ([`CliAttachments::at_path`]).
-    AtPath,
-    /// A base64 image block in a stream-json user message on stdin, which
-    /// these arguments turn on (Claude Code's `--input-format stream-json`).
-    StreamJson(&'static [&'static str]),
-    /// `@path` as an argument of its own, once per image (pi reads the file
-    /// and sends it when the model is declared to take images).
-    AtArg,
-    /// It takes none over its command line; why (`INVALID_INPUT`).
-    Refused(&'static str),
-}
 
 /// What attachments add to a CLI run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -143,7 +143,7 @@ fn check_base_url(url: &str, field: &str) -> Result<String> {
 /// A URL's host part (`[v6]:port`, `[v6]`, `name:port` or `name`) as the
 /// host's name and the port's text when one is written (what follows `]`
 /// without a `:` is no port: `x`); `Err` says what is malformed.
-fn host_and_port(host: &str) -> std::result::Result<(&str, Option<&str>), &'static str> {
+pub(crate) fn host_and_port(host: &str) -> std::result::Result<(&str, Option<&str>), &'static str> {
     match host.strip_prefix('[') {
         Some(v6) => match v6.split_once(']') {
             Some((addr, "")) => Ok((addr, None)),
@@ -180,7 +180,7 @@ pub fn loopback_address(url: &str) -> Option<(String, u16)> {
 
 /// `headers`: an object of strings; names are HTTP tokens, values hold no
 /// line breaks.
-fn read_headers(value: Option<&Value>, field: &str) -> Result<Vec<(String, String)>> {
+pub(crate) fn read_headers(value: Option<&Value>, field: &str) -> Result<Vec<(String, String)>> {
     let map = match value {
         None => return Ok(Vec::new()),
         Some(Value::Object(map)) => map,

@@ -1,38 +1,25 @@
 //! What the JS fast path of `assemble` (`js/web/fast-path.js`) asks the
 //! planner: the layout it renders with, described once per agent type
 //! ([`layout_info`]), and the next step for the sizes it measured
-//! ([`plan_sizes`]). The binding only moves the numbers.
+//! ([`plan_sizes`]). Which layout an agent type has, and its id, is the
+//! registry's (`crate::agents::assembly`); the binding only moves the
+//! numbers.
 
-use crate::prompt::assemblers::{
-    resolve_layout, InstructionPlacement, Layout, BUILT_IN, PLAIN_TEXT,
-};
 use crate::prompt::cache_stable::cache_block_option;
 use crate::prompt::input::{max_bytes_from_number, DEFAULT_MAX_BYTES};
+use crate::prompt::layout::{InstructionPlacement, Layout};
 
 use super::{plan_context, Bounds, MessageBounds, PlanStep, ScalarBounds};
 
-// Ids are written with at most two digits (`layout_info`).
-const _: () = assert!(BUILT_IN.len() < 99);
-
-/// Layout ids: the built-in layouts in order, then plain text.
-fn layout_by_id(id: u32) -> &'static Layout {
-    BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
-}
-
-/// What the fast path needs to know of the layout for `agent_type`, as the
-/// JSON of an object: `{ id, warning, inFlag, instructions, team, context,
-/// prefix, arrow, message }` — the layout id for `__planContext`, the
-/// unknown-agent warning or `null`, whether the instructions go to
-/// `systemFlag`, the headings of the instructions, team task, context and
+/// What the fast path needs to know of `layout` (whose id is `id`, and
+/// `warning` the unknown-agent warning when it is plain text for an
+/// unknown type), as the JSON of an object: `{ id, warning, inFlag,
+/// instructions, team, context, prefix, arrow, message }` — the layout id
+/// for `__planContext`, the warning or `null`, whether the instructions go
+/// to `systemFlag`, the headings of the instructions, team task, context and
 /// message sections, the context line prefix and whether a line shows
 /// ` -> {to}`. Asked once per agent type.
-pub fn layout_info(agent_type: &str) -> String {
-    let (layout, warning) = resolve_layout(agent_type);
-    let id = BUILT_IN
-        .iter()
-        // By name: the same constant may sit at another address.
-        .position(|l| l.agent_type == layout.agent_type)
-        .unwrap_or(BUILT_IN.len());
+pub fn layout_info(layout: &Layout, id: usize, warning: Option<&str>) -> String {
     let (in_flag, header) = match layout.instructions {
         InstructionPlacement::SystemFlag => (true, ""),
         InstructionPlacement::Inline { header } => (false, header),
@@ -47,7 +34,7 @@ pub fn layout_info(agent_type: &str) -> String {
     }
     json.push(char::from_digit(id % 10, 10).unwrap_or('0'));
     json.push_str(",\"warning\":");
-    match &warning {
+    match warning {
         Some(w) => push_json_string(&mut json, w),
         None => json.push_str("null"),
     }
@@ -104,14 +91,14 @@ fn bounds(pair: &[f64]) -> Bounds {
     }
 }
 
-/// The step for `sizes`: `[lo, hi]` of system, file, team and message, then
+/// The step for `sizes` with `layout`: `[lo, hi]` of system, file, team and message, then
 /// `[lo, hi]` of from, to and content for each message read, newest first,
 /// out of `total`. `max_bytes`, `cache_stable` and `cache_block` are the
 /// caller's values (`maxBytes` missing: `None`), normalised as the full path
 /// does; sizes of the wrong shape or a value the full path rejects give
 /// `Engine`.
 pub fn plan_sizes(
-    layout_id: u32,
+    layout: &Layout,
     max_bytes: Option<f64>,
     sizes: &[f64],
     total: f64,
@@ -145,7 +132,7 @@ pub fn plan_sizes(
         .collect();
     // `total` is a JS array's length: whole and below 2^32.
     plan_context(
-        layout_by_id(layout_id),
+        layout,
         budget,
         &scalars,
         &messages,
@@ -157,6 +144,14 @@ pub fn plan_sizes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::agents::assembly::{layout_by_id, layout_id, resolve_layout, BUILT_IN};
+
+    /// As the binding asks it.
+    fn layout_info(agent_type: &str) -> String {
+        let (layout, warning) = resolve_layout(agent_type);
+        super::layout_info(layout, layout_id(layout), warning.as_deref())
+    }
 
     #[test]
     fn layout_info_is_json_of_the_layout() {
@@ -191,19 +186,19 @@ mod tests {
     fn sizes_of_the_wrong_shape_or_bad_options_take_the_full_path() {
         let scalars = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 6.0];
         assert_eq!(
-            plan_sizes(0, None, &scalars[..7], 0.0, None, None),
+            plan_sizes(layout_by_id(0), None, &scalars[..7], 0.0, None, None),
             PlanStep::Engine
         );
         assert_eq!(
-            plan_sizes(0, Some(-1.0), &scalars, 0.0, None, None),
+            plan_sizes(layout_by_id(0), Some(-1.0), &scalars, 0.0, None, None),
             PlanStep::Engine
         );
         assert_eq!(
-            plan_sizes(0, None, &scalars, 0.0, Some(true), Some(0.5)),
+            plan_sizes(layout_by_id(0), None, &scalars, 0.0, Some(true), Some(0.5)),
             PlanStep::Engine
         );
         assert_eq!(
-            plan_sizes(0, None, &scalars, 0.0, None, None),
+            plan_sizes(layout_by_id(0), None, &scalars, 0.0, None, None),
             PlanStep::Keep { kept: 0 }
         );
     }

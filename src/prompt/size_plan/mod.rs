@@ -163,7 +163,7 @@ fn plan_minimum(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prompt::assemblers::{CLAUDE, GEMINI};
+    use crate::agents::{CLAUDE, GEMINI};
     use crate::prompt::budget::{assemble, AssembleOptions};
     use crate::prompt::input::{ContextMessage, PromptFields};
 

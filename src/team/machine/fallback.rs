@@ -1,85 +1,22 @@
-//! A member's `fallback`: the agents it goes on with when its own fails.
-//! A turn (or the opening of its session) that ends `quota_exceeded`,
-//! `auth_error`, `command_not_found` or `upstream_error` — the run's
-//! retries spent — runs again on the next agent of the list that can take
-//! the member: a new session, sent the full prompt for it (the team's
-//! deltas go on from there). The member keeps its id, instructions and
-//! budget; its agent type becomes the new agent's, with that entry's
-//! session options (`{ agent, options }`), and `fallbackUsed` counts the
-//! entries it went through. Bad input (`invalid_params`) is never handed
-//! off.
+//! A member's `fallback`: the agents its conversation goes on with when
+//! its own fails. Which agent is next, and when, is the conversation's
+//! (`crate::conversation`): a member's session is a conversation given the
+//! entries of the fallback after the one it runs. What is the team's is how
+//! each entry runs for the member — its session options, its endpoint (the
+//! team's, its own or none: an entry that cannot take the member is left
+//! out, with a warning, when its session opens) and the instructions its
+//! layout keeps apart — and, once the conversation went on with an entry,
+//! the member on that agent: its agent type, its runs, `fallbackUsed`.
 
 use serde_json::{json, Value};
 
 use crate::error::{AgentContextError, Result};
-use crate::error_kind::AgentErrorKind;
-use crate::formats::json_read::type_name;
 
 use super::super::members::{
     check_team_family, decide_runs, own_option_names, MemberRecord, Runs, TeamConfig,
 };
 use super::{Session, TeamMachine};
-use crate::team::events::Action;
-
-/// One agent of a member's `fallback`, and its session options.
-#[derive(Clone, Debug, PartialEq)]
-pub(in crate::team) struct Fallback {
-    /// An agent type or an agent definition.
-    agent: Value,
-    options: Value,
-}
-
-/// `own.fallback` (at `path.fallback`): agent types, agent definitions, or
-/// `{ agent, options }`.
-pub(in crate::team) fn read(own: &Value, path: &str) -> Result<Vec<Fallback>> {
-    let list = match own.get("fallback") {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(list)) => list,
-        Some(other) => {
-            return Err(AgentContextError::invalid(format!(
-                "{path}.fallback must be an array of agents (or {{ agent, options }}), got {}",
-                type_name(other)
-            )))
-        }
-    };
-    let mut out = Vec::new();
-    for (i, entry) in list.iter().enumerate() {
-        let at = format!("{path}.fallback[{i}]");
-        let (agent, options) = match entry {
-            Value::String(s) if !s.is_empty() => (entry.clone(), json!({})),
-            Value::Object(o) if o.contains_key("agent") => {
-                let options = match o.get("options") {
-                    None | Some(Value::Null) => json!({}),
-                    Some(v @ Value::Object(_)) => v.clone(),
-                    Some(other) => {
-                        return Err(AgentContextError::invalid(format!(
-                            "{at}.options must be an object, got {}",
-                            type_name(other)
-                        )))
-                    }
-                };
-                match &o["agent"] {
-                    a @ (Value::String(_) | Value::Object(_)) => (a.clone(), options),
-                    other => {
-                        return Err(AgentContextError::invalid(format!(
-                            "{at}.agent must be an agent type or an AgentDefinition, got {}",
-                            type_name(other)
-                        )))
-                    }
-                }
-            }
-            Value::Object(_) => (entry.clone(), json!({})),
-            other => {
-                return Err(AgentContextError::invalid(format!(
-                "{at} must be an agent type, an AgentDefinition or {{ agent, options }}, got {}",
-                type_name(other)
-            )))
-            }
-        };
-        out.push(Fallback { agent, options });
-    }
-    Ok(out)
-}
+pub(in crate::team) use crate::conversation::fallback::{read, Fallback};
 
 /// How a member's sessions run: with its own options, or — a member that
 /// went on with `fallback[n - 1]` (restored) — with that entry's.
@@ -138,84 +75,92 @@ fn on_agent(member: &MemberRecord, agent: &Value) -> Value {
 }
 
 impl TeamMachine {
-    /// Member `i`'s running turn failed with `kind`: when that is a
-    /// failure another agent may not have and an agent of its `fallback`
-    /// can take the member, the turn goes on there (a new session, the full
-    /// prompt) and this says true.
-    pub(super) fn fail_over(&mut self, i: usize, kind: Option<&str>) -> bool {
-        let hands_off =
-            |k: &&str| AgentErrorKind::from_name(k).is_some_and(AgentErrorKind::hands_off);
-        let Some(kind) = kind.filter(hands_off) else {
-            return false;
-        };
-        if self.closed || self.live[i].turn.is_none() {
-            return false;
+    /// Member `i` on entry `n` of its fallback (0-based), as it would run
+    /// there, or why it cannot.
+    fn entry_runs(&self, i: usize, n: usize) -> Result<(MemberRecord, Runs)> {
+        let old = &self.state.members[i].record;
+        let next = &self.live[i].fallback[n];
+        let path = format!("member \"{}\".fallback[{n}]", old.id);
+        let mut record = MemberRecord::read(&on_agent(old, &next.agent), &path)?;
+        let runs = decide_runs(&mut record, &next.options, &path, &self.config)?;
+        let mut takers: Vec<(&str, _)> = (0..self.live.len())
+            .filter(|&j| j != i)
+            .filter_map(|j| {
+                let family = self.live[j].runs.team_family?;
+                Some((self.state.members[j].record.id.as_str(), family))
+            })
+            .collect();
+        if let Some(family) = runs.team_family {
+            takers.push((old.id.as_str(), family));
         }
-        let old = self.state.members[i].record.clone();
-        for n in old.fallback_used..self.live[i].fallback.len() {
-            let next = self.live[i].fallback[n].clone();
-            let path = format!("member \"{}\".fallback[{n}]", old.id);
-            let taken =
-                MemberRecord::read(&on_agent(&old, &next.agent), &path).and_then(|mut record| {
-                    let runs = decide_runs(&mut record, &next.options, &path, &self.config)?;
-                    let mut takers: Vec<(&str, _)> = (0..self.live.len())
-                        .filter(|&j| j != i)
-                        .filter_map(|j| {
-                            let family = self.live[j].runs.team_family?;
-                            Some((self.state.members[j].record.id.as_str(), family))
-                        })
-                        .collect();
-                    if let Some(family) = runs.team_family {
-                        takers.push((old.id.as_str(), family));
-                    }
-                    check_team_family(&self.config, &takers)?;
-                    Ok((record, runs))
-                });
-            let (mut record, runs) = match taken {
-                Ok(taken) => taken,
+        check_team_family(&self.config, &takers)?;
+        record.fallback_used = n + 1;
+        record.session_options.clone_from(&old.session_options);
+        Ok((record, runs))
+    }
+
+    /// The entries of member `i`'s fallback after the one it runs, each as
+    /// its session would open (`{ fallback, agent, protocol, endpoint,
+    /// systemPrompt }`); one that cannot take the member is left out, said
+    /// in a warning.
+    pub(super) fn next_agents(&mut self, i: usize) -> Vec<Value> {
+        let mut out = Vec::new();
+        let from = self.state.members[i].record.fallback_used;
+        for n in from..self.live[i].fallback.len() {
+            match self.entry_runs(i, n) {
+                Ok((record, runs)) => {
+                    let agent = record
+                        .definition
+                        .clone()
+                        .unwrap_or_else(|| json!(record.agent_type));
+                    out.push(json!({
+                        "fallback": n + 1,
+                        "agent": agent,
+                        "protocol": runs.protocol,
+                        "endpoint": runs.endpoint.as_str(),
+                        "systemPrompt": self.instructions_apart_of(&record),
+                    }));
+                }
                 Err(e) => {
+                    let id = self.state.members[i].record.id.clone();
                     self.log(
                         "warn",
                         format!(
-                            "[agent-context] {path} could not take the member: {}",
+                            "[agent-context] member \"{id}\".fallback[{n}] could not take the member: {}",
                             e.message()
                         ),
                     );
-                    continue;
                 }
-            };
-            record.fallback_used = n + 1;
-            record.session_options = old.session_options.clone();
-            let to = record.agent_type.clone();
-            let seat = &mut self.state.members[i];
-            seat.record = record;
-            seat.session_id = None;
-            seat.mark = None;
-            let live = &mut self.live[i];
-            live.runs = runs;
-            live.session = Session::None;
-            live.holds = false;
-            live.system_held = false;
-            live.flag_instructions = None;
-            let Some(turn) = live.turn.as_mut() else {
-                return false;
-            };
-            turn.plan = None;
-            turn.bytes = 0;
-            turn.system_given = false;
-            turn.retried = false;
-            turn.handed_off = Some(to.clone());
-            let ask = turn.ask.id;
-            self.actions.push_back(Action::Handoff {
-                member: old.id.clone(),
-                ask,
-                reason: kind.to_owned(),
-                from: old.agent_type.clone(),
-                to,
-            });
-            self.open_new(i);
-            return true;
+            }
         }
-        false
+        out
+    }
+
+    /// Member `i`'s conversation went on with entry `entry` of its fallback
+    /// (1-based, as `fallbackUsed`): the member is on that agent now, its
+    /// session fresh (it holds nothing of the member's view yet). False when
+    /// the entry cannot be read.
+    pub(super) fn moved_to(&mut self, i: usize, entry: usize) -> bool {
+        let Some(n) = entry.checked_sub(1).filter(|&n| n < self.live[i].fallback.len()) else {
+            return false;
+        };
+        let Ok((record, runs)) = self.entry_runs(i, n) else {
+            return false;
+        };
+        let flag = self.instructions_apart_of(&record);
+        let seat = &mut self.state.members[i];
+        seat.record = record;
+        seat.mark = None;
+        let live = &mut self.live[i];
+        live.runs = runs;
+        live.session = Session::Open;
+        live.holds = false;
+        // The new agent's session took the instructions its layout keeps apart.
+        live.system_held = true;
+        live.flag_instructions = flag;
+        if let Some(turn) = live.turn.as_mut() {
+            turn.handed_off = Some(seat.record.agent_type.clone());
+        }
+        true
     }
 }

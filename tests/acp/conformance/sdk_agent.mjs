@@ -9,7 +9,10 @@
 // set it also offers session/resume, for the
 // sessions whose ids that file lists (one a line, kept across its
 // processes, as an agent keeps its sessions on disk). A prompt with CRASH
-// in it ends the process.
+// in it ends the process; one with COMPACT sends a compaction and a notice
+// (ACP 1.25's updates, as the SDK's schema has them). It advertises
+// session/delete, logout and additionalDirectories, and takes boolean
+// config options.
 import fs from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -30,7 +33,8 @@ const app = acp
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, embeddedContext: true },
-        sessionCapabilities: store ? { close: {}, list: {}, resume: {} } : { close: {}, list: {} },
+        sessionCapabilities: { close: {}, list: {}, delete: {}, additionalDirectories: {}, ...(store ? { resume: {} } : {}) },
+        auth: { logout: {} },
       },
       authMethods: [],
     };
@@ -63,6 +67,19 @@ const app = acp
     const listed = [...sessions].filter(([, s]) => s.cwd && (!params.cwd || s.cwd === params.cwd));
     return { sessions: listed.map(([sessionId, s]) => ({ sessionId, cwd: s.cwd })) };
   })
+  .onRequest('session/delete', ({ params }) => {
+    log({ method: 'session/delete', params });
+    sessions.delete(params.sessionId);
+    return {};
+  })
+  .onRequest('logout', ({ params }) => {
+    log({ method: 'logout', params });
+    return {};
+  })
+  .onRequest('session/set_config_option', ({ params }) => {
+    log({ method: 'session/set_config_option', params });
+    return { configOptions: [{ id: params.configId, name: 'Fast', type: 'boolean', currentValue: params.value }] };
+  })
   .onRequest('session/set_mode', ({ params }) => {
     log({ method: 'session/set_mode', params });
     return {};
@@ -81,6 +98,14 @@ const app = acp
     const text = params.prompt.map((b) => b.text ?? '').join('');
     const say = (piece) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: piece } } });
     if (text.includes('CRASH')) process.exit(3); // a process that dies in a turn
+    if (text.includes('COMPACT')) {
+      const update = (u) => client.notify('session/update', { sessionId: params.sessionId, update: u });
+      await update({ sessionUpdate: 'compaction_update', compactionId: 'k1', status: 'in_progress' });
+      await update({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'k1', content: { type: 'text', text: 'Summary so far.' } });
+      await update({ sessionUpdate: 'notice', severity: 'info', title: 'Context compacted' });
+      await update({ sessionUpdate: 'compaction_update', compactionId: 'k1', status: 'completed' });
+      return { stopReason: 'end_turn' };
+    }
     if (text.includes('WAIT')) {
       for (let i = 0; i < 200 && !cancelled.has(params.sessionId); i += 1) await new Promise((r) => setTimeout(r, 25));
       cancelled.delete(params.sessionId);

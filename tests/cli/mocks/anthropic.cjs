@@ -15,9 +15,14 @@ const ASK_QUESTION = {
   multiSelect: false,
 };
 
+/** The summary the `compact` scenario answers Claude Code's compaction request with. */
+const COMPACT_SUMMARY = 'The user asked the assistant to remember a flower.';
+
 let counter = 0;
-let mainCalls = 0;
-let loopCalls = 0;
+/** `compactAuto`: every answer reports a context nearly full (190 000 tokens of 200 000). */
+let reportedUsage = {};
+/** The turn's calls answered so far (`flaky`, `stallOnce`, …: mocks/kinds.cjs). */
+let turnCalls = 0;
 const USAGE = { input_tokens: 120, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
 /** The text of every tool_result block the CLI sent back, or null when none. */
@@ -47,7 +52,7 @@ function stream(res, body, blocks, stopReason) {
     type: 'message_start',
     message: {
       id: `msg_mock_${counter}`, type: 'message', role: 'assistant', model: body.model, content: [],
-      stop_reason: null, stop_sequence: null, usage: { ...USAGE, output_tokens: 1 },
+      stop_reason: null, stop_sequence: null, usage: { ...USAGE, ...reportedUsage, output_tokens: 1 },
     },
   });
   blocks.forEach((block, index) => {
@@ -80,40 +85,48 @@ function message(res, body, text) {
 }
 
 function respond(req, res, scenario) {
-  const url = req.url;
-  if (url.startsWith('/v1/messages/count_tokens')) return json(res, 200, { input_tokens: 120 });
-  if (!url.startsWith('/v1/messages')) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `not mocked: ${url}` } });
+  if (req.kind === 'count') return json(res, 200, { input_tokens: 120 });
+  if (req.kind === 'other') return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `not mocked: ${req.url}` } });
 
-  mainCalls += 1;
-  if (scenario === 'flaky' && mainCalls === 1) {
+  // The scenario's calls are the turn's (mocks/kinds.cjs): a side call (a
+  // session title, a suggestion of the next prompt, …) fails only where
+  // every call does, and is answered plainly.
+  const turn = req.kind === 'turn';
+  if (turn) turnCalls += 1;
+  if (scenario === 'flaky' && turn && turnCalls === 1) {
     return json(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Mock is overloaded, try again.' } });
   }
-  if (scenario === 'error500' || (scenario === 'flaky500' && mainCalls === 1)) {
+  if (scenario === 'error500' || (scenario === 'flaky500' && turn && turnCalls === 1)) {
     return json(res, 500, { type: 'error', error: { type: 'api_error', message: 'Mock internal error, please retry.' } });
   }
-  if (scenario === 'marked500' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0)) {
+  if (scenario === 'marked500' && failsMarked(req.body, turn)) {
     return json(res, 500, { type: 'error', error: { type: 'api_error', message: 'Mock internal error, please retry.' } });
   }
   if (scenario === 'auth') {
     return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
   }
-  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0, 429))) {
+  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, turn, 429))) {
     return json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Mock rate limit: too many requests.' } });
   }
-  // stallOnce: the first call of the agent loop (one that offers tools);
-  // Claude's ACP adapter also asks for a session title, in parallel, with none.
-  const offersTools = Array.isArray(req.body?.tools) && req.body.tools.length > 0;
-  if (offersTools) loopCalls += 1;
-  if (scenario === 'stall' || (scenario === 'stallOnce' && offersTools && loopCalls === 1)) return stall(res);
-  // stallSecond: the second call of the agent loop (a turn after a good
-  // one) starts its answer, then goes silent.
-  if (scenario === 'stallSecond' && offersTools && loopCalls === 2) return stallAfter(res, req.body ?? {}, 'Let me think');
+  // stallOnce: the first call of the turn (Claude's ACP adapter also asks
+  // for a session title, in parallel); stallSecond: the second (a turn
+  // after a good one) starts its answer, then goes silent.
+  if (scenario === 'stall' || (scenario === 'stallOnce' && turn && turnCalls === 1)) return stall(res);
+  if (scenario === 'stallSecond' && turn && turnCalls === 2) return stallAfter(res, req.body ?? {}, 'Let me think');
   if (scenario === 'reject') return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: temperature is out of range.' } });
   if (scenario === 'error') {
     return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'Mock rejects this request: prompt is not allowed.' } });
   }
   const body = req.body ?? {};
+  if (scenario === 'compactAuto') reportedUsage = { input_tokens: 30000, cache_read_input_tokens: 160000 };
+  if ((scenario === 'compact' || scenario === 'compactAuto') && /create a detailed summary of the conversation so far/.test(JSON.stringify(body.messages ?? []))) {
+    // Claude Code compacting its context: its summary, framed as it asks.
+    const text = `<analysis>The user named a word.</analysis>\n<summary>\n${COMPACT_SUMMARY}\n</summary>`;
+    if (!body.stream) return message(res, body, text);
+    return stream(res, body, [{ type: 'text', pieces: [text] }], 'end_turn');
+  }
   if (!body.stream) return message(res, body, PLAIN_PIECES.join(''));
+  if (!turn) return stream(res, body, [{ type: 'text', pieces: PLAIN_PIECES }], 'end_turn');
   if (scenario === 'tool') {
     const output = toolOutput(body);
     if (output === null) {
@@ -190,4 +203,4 @@ function findCwd(body) {
   return match ? match[1] : '/nonexistent';
 }
 
-module.exports = { respond };
+module.exports = { respond, COMPACT_SUMMARY };

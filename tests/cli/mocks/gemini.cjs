@@ -58,10 +58,10 @@ function serverError(res) {
 }
 
 function respond(req, res, scenario) {
-  const url = req.url;
-  if (url.includes(':countTokens')) return json(res, 200, { totalTokens: 120 });
-  if (url.includes(':generateContent')) return json(res, 200, textChunk('{}', true));
-  if (!url.includes(':streamGenerateContent')) return json(res, 404, { error: { code: 404, message: `not mocked: ${url}`, status: 'NOT_FOUND' } });
+  // The scenario's calls are the turn's, the stream (mocks/kinds.cjs).
+  if (req.kind === 'count') return json(res, 200, { totalTokens: 120 });
+  if (req.kind === 'side') return json(res, 200, textChunk('{}', true));
+  if (req.kind !== 'turn') return json(res, 404, { error: { code: 404, message: `not mocked: ${req.url}`, status: 'NOT_FOUND' } });
 
   mainCalls += 1;
   if (scenario === 'flaky' && mainCalls === 1) {

@@ -10,9 +10,10 @@
 // HTTP 500), `error401` (a bad key), `error429` (rate limited), `write` /
 // `writeOutside` (a call of its file-writing tool on WRITE_FILE in the notes'
 // folder / the folder above, then an answer quoting the tool's result:
-// Qwen's `write_file`, opencode's `apply_patch`). A call that offers no tools
-// (a title, a memory extraction) is a side call (so is Qwen's memory
-// extraction, which offers tools): it gets SIDE_TEXT, with SIDE_USAGE.
+// Qwen's `write_file`, opencode's `apply_patch`). A call beside the turn (a
+// title, Qwen's memory extraction and its suggestion of the next prompt,
+// both with tools: mocks/kinds.cjs) is a side call: it gets SIDE_TEXT, with
+// SIDE_USAGE, and is none of a scenario's calls.
 // `stall`: every call gets its response headers and then nothing, ever.
 // `stallOnce`: the first main call stalls so; the later ones are `plain`'s.
 // `mcp`: a call of the tool whose name ends in `record_note` (an MCP
@@ -43,25 +44,9 @@ const READ_TOOLS = [
   { name: 'ReadFile', path: ['path'] }, // Kimi CLI 1.x
 ];
 
-/** A side call's system prompt: Qwen's memory extraction, a title. */
-const SIDE_CALL = /memory extraction|generate a (short )?title|title generator/i;
-
 let counter = 0;
 /** Main calls answered so far (`stallOnce`). */
 let mainCalls = 0;
-
-/** The system messages' text. */
-function systemText(body) {
-  return (body?.messages ?? [])
-    .filter((m) => m.role === 'system')
-    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
-    .join('\n');
-}
-
-/** Whether a call is the agent's turn (it offers tools), not a side call (a title, a memory extraction). */
-function isMainCall(body) {
-  return (body?.tools ?? []).length > 0 && !SIDE_CALL.test(systemText(body));
-}
 
 /** The call that writes `file` with the file-writing tool `body` offers, or null. */
 function writeCall(body, file) {
@@ -145,10 +130,10 @@ function whole(res, { pieces = [], usage }) {
 
 function respond(req, res, scenario, notesPath) {
   const { url, body } = req;
-  if (req.method === 'GET' && /\/models\b/.test(url)) {
+  if (req.kind === 'models') {
     return json(res, 200, { object: 'list', data: [{ id: MODEL, object: 'model', created: 1767225600, owned_by: 'mock' }] });
   }
-  if (!/\/chat\/completions$/.test(url.split('?')[0])) {
+  if (req.kind === 'other') {
     return json(res, 404, { error: { message: `not mocked: ${req.method} ${url}`, type: 'invalid_request_error' } });
   }
   if (scenario === 'stall') return stall(res);
@@ -167,7 +152,7 @@ function respond(req, res, scenario, notesPath) {
     res.setHeader('retry-after', '1');
     return json(res, 429, ERROR_429);
   }
-  const main = isMainCall(body);
+  const main = req.kind === 'turn';
   if (main) mainCalls += 1;
   if (scenario === 'stallOnce' && main && mainCalls === 1) return stall(res);
   let answer;
@@ -205,4 +190,4 @@ function respond(req, res, scenario, notesPath) {
   return whole(res, answer);
 }
 
-module.exports = { respond, isMainCall, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500, ERROR_401, ERROR_429 };
+module.exports = { respond, MODEL, MAIN_USAGE, SIDE_USAGE, SIDE_TEXT, ERROR_400, ERROR_500, ERROR_401, ERROR_429 };

@@ -5,7 +5,8 @@
 const { failsMarked, valueFor, mcpToolName, MCP_NOTE, answerAfterNote, stall, NOTES_FILE, WRITE_FILE, WRITE_TEXT, PLAIN_PIECES, LONG_PIECES, answerAfterTool, answerAfterWrite, sse, json, startSse } = require('./common.cjs');
 
 let counter = 0;
-let mainCalls = 0;
+/** The turn's calls answered so far (`flaky`, `stallOnce`, …: mocks/kinds.cjs). */
+let turnCalls = 0;
 const USAGE = {
   input_tokens: 120, input_tokens_details: { cached_tokens: 20 },
   output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 129,
@@ -85,33 +86,37 @@ function searchesTools(body) {
 }
 
 function respond(req, res, scenario) {
-  const url = req.url;
-  if (req.method === 'GET' && url.startsWith('/v1/models')) {
+  if (req.kind === 'models') {
     return json(res, 200, { object: 'list', data: [{ id: 'gpt-mock', object: 'model', owned_by: 'mock' }] });
   }
-  if (!url.startsWith('/v1/responses')) return json(res, 404, { error: { message: `not mocked: ${url}`, type: 'invalid_request_error' } });
+  if (req.kind === 'other') return json(res, 404, { error: { message: `not mocked: ${req.url}`, type: 'invalid_request_error' } });
 
-  mainCalls += 1;
-  if (scenario === 'flaky' && mainCalls === 1) {
+  // The scenario's calls are the turn's (mocks/kinds.cjs): a side call
+  // (Codex's title for a new thread, …) fails only where every call does,
+  // and is answered plainly.
+  const turn = req.kind === 'turn';
+  if (turn) turnCalls += 1;
+  if (scenario === 'flaky' && turn && turnCalls === 1) {
     return json(res, 503, { error: { message: 'Mock is overloaded, try again.', type: 'server_error', code: 'server_error' } });
   }
-  if (scenario === 'flaky500' && mainCalls === 1) {
+  if (scenario === 'flaky500' && turn && turnCalls === 1) {
     return json(res, 500, { error: { message: 'Mock internal error, please retry.', type: 'server_error', code: 'server_error' } });
   }
-  if (scenario === 'marked500' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0)) {
+  if (scenario === 'marked500' && failsMarked(req.body, turn)) {
     return json(res, 500, { error: { message: 'Mock internal error, please retry.', type: 'server_error', code: 'server_error' } });
   }
   if (scenario === 'auth') {
     return json(res, 401, { error: { message: 'Incorrect API key provided: sk-mock.', type: 'invalid_request_error', code: 'invalid_api_key' } });
   }
-  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, Array.isArray(req.body?.tools) && req.body.tools.length > 0, 429))) {
+  if (scenario === 'quota' || (scenario === 'marked429' && failsMarked(req.body, turn, 429))) {
     return json(res, 429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' } });
   }
-  if (scenario === 'stall' || (scenario === 'stallOnce' && mainCalls === 1) || (scenario === 'stallSecond' && mainCalls === 2)) return stall(res);
+  if (scenario === 'stall' || (scenario === 'stallOnce' && turn && turnCalls === 1) || (scenario === 'stallSecond' && turn && turnCalls === 2)) return stall(res);
   if (scenario === 'reject') return json(res, 400, { error: { message: 'Mock rejects this request: temperature is out of range.', type: 'invalid_request_error', code: null } });
   if (scenario === 'error' || scenario === 'error500') {
     return json(res, 500, { error: { message: 'Mock server error: the model is unavailable.', type: 'server_error', code: 'server_error' } });
   }
+  if (!turn) return stream(res, [{ pieces: PLAIN_PIECES }]);
   if (scenario === 'tool') {
     const output = toolOutput(req.body);
     if (output === null) {

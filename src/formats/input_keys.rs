@@ -65,6 +65,8 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "mcpServers",
     "endpoint",
     "host",
+    "transport",
+    "clientFs",
     "attachments",
     "logger",
     "onElicitation",
@@ -72,6 +74,8 @@ pub const RUN_AGENT_OPTIONS: &[&str] = &[
     "outputSchema",
     "traceparent",
     "store",
+    "dirs",
+    "terminalAuth",
 ];
 
 /// `openAgentSession`'s options.
@@ -94,6 +98,8 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "idleClose",
     "endpoint",
     "host",
+    "transport",
+    "clientFs",
     "logger",
     "onElicitation",
     "terminals",
@@ -101,6 +107,8 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "store",
     "rebuild",
     "fallback",
+    "dirs",
+    "terminalAuth",
 ];
 
 /// A session turn's options (`session.prompt(request, turn)`).
@@ -163,15 +171,19 @@ pub const PROCESS_OPTIONS: &[&str] = &[
     "idleClose",
     "endpoint",
     "host",
+    "transport",
+    "clientFs",
     "logger",
     "onElicitation",
     "terminals",
     "traceparent",
     "store",
+    "dirs",
+    "terminalAuth",
 ];
 
 /// `newSession` / `loadSession`'s options on an agent's process.
-pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "onUpdate"];
+pub const NEW_SESSION_OPTIONS: &[&str] = &["cd", "systemPrompt", "mcpServers", "onUpdate", "dirs"];
 
 /// A member of an `AgentTeam`: who it is, and its own session options.
 pub const TEAM_MEMBER: &[&str] = &[

@@ -1,17 +1,13 @@
-//! The assemblers: one layout per agent CLI (each agent's file in
-//! [`crate::agents`] has it), all sharing one budget engine
-//! ([`crate::prompt::budget`]). A layout only says how sections are headed and how a
-//! context line reads; everything else (trimming, empty-section skipping,
-//! joining with a blank line, the byte budget) is common.
+//! A prompt assembled for an agent type: each registered agent's layout
+//! (its file has it), else plain text with a warning, through the one
+//! budget engine ([`crate::prompt::budget`]).
 
-pub use crate::agents::{CLAUDE, CODEX, GEMINI};
-pub use crate::prompt::layout::{InstructionPlacement, Layout, PLAIN_TEXT};
-
-use crate::agents::AGENTS;
 use crate::error::Result;
 use crate::prompt::budget::{self, AssembleOptions, Assembled};
-use crate::prompt::input::{AssemblerInput, ContextSource, PromptFields};
-use crate::prompt::output::AssemblerOutput;
+use crate::prompt::input::{ContextSource, PromptFields};
+use crate::prompt::layout::{Layout, PLAIN_TEXT};
+
+use super::AGENTS;
 
 /// The layouts built into the library: each registered agent's, in the
 /// registry's order.
@@ -27,7 +23,7 @@ pub const BUILT_IN: [&Layout; AGENTS.len()] = {
 
 /// The built-in layout for `agent_type`, if there is one.
 pub fn built_in_layout(agent_type: &str) -> Option<&'static Layout> {
-    crate::agents::find(agent_type).map(|agent| agent.layout)
+    super::find(agent_type).map(|agent| agent.layout)
 }
 
 /// The warning logged when an agent type has no assembler, exactly as seed 001 §8.
@@ -42,6 +38,25 @@ pub fn resolve_layout(agent_type: &str) -> (&'static Layout, Option<String>) {
         Some(layout) => (layout, None),
         None => (&PLAIN_TEXT, Some(unknown_agent_warning(agent_type))),
     }
+}
+
+// Ids are written with at most two digits
+// (`crate::prompt::size_plan::fast_path::layout_info`).
+const _: () = assert!(BUILT_IN.len() < 99);
+
+/// A layout's id for the JS fast path: its place in [`BUILT_IN`], or
+/// `BUILT_IN.len()` for plain text.
+pub fn layout_id(layout: &Layout) -> usize {
+    BUILT_IN
+        .iter()
+        // By name: the same constant may sit at another address.
+        .position(|l| l.agent_type == layout.agent_type)
+        .unwrap_or(BUILT_IN.len())
+}
+
+/// The layout of id `id` ([`layout_id`]); plain text for any other.
+pub fn layout_by_id(id: u32) -> &'static Layout {
+    BUILT_IN.get(id as usize).copied().unwrap_or(&PLAIN_TEXT)
 }
 
 /// An assembly for an agent type, with the fallback warning if there was one.
@@ -65,22 +80,10 @@ pub fn assemble_for_agent(
     Ok(AgentAssembly { assembled, warning })
 }
 
-impl Layout {
-    /// `assembler.assemble(input)` for a whole input held in Rust.
-    pub fn assemble(&self, input: &AssemblerInput) -> Result<AssemblerOutput> {
-        budget::assemble(
-            self,
-            &input.fields,
-            &input.context_messages,
-            AssembleOptions::default(),
-        )
-        .map(|a| a.output)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::{CLAUDE, CODEX, GEMINI};
 
     #[test]
     fn resolves_built_ins_and_falls_back() {
@@ -93,5 +96,15 @@ mod tests {
             warning.as_deref(),
             Some("[ContextManager] Unknown agentType \"custom-agent\", using PlainTextAssembler")
         );
+    }
+
+    #[test]
+    fn every_layout_has_an_id_of_its_own() {
+        for (i, layout) in BUILT_IN.iter().enumerate() {
+            assert_eq!(layout_id(layout), i, "{}", layout.agent_type);
+            assert_eq!(layout_by_id(i as u32).agent_type, layout.agent_type);
+        }
+        assert_eq!(layout_id(&PLAIN_TEXT), BUILT_IN.len());
+        assert_eq!(layout_by_id(BUILT_IN.len() as u32), &PLAIN_TEXT);
     }
 }

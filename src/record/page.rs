@@ -1,0 +1,182 @@
+//! A conversation read as a page of entries, each named by the agent
+//! session (the part) it belongs to: what `history()`, `watch()` and
+//! `readConversation` give. A failed attempt's text is never an entry of
+//! the page: what such an attempt wrote before a tool call (its `text`
+//! entries) is left out — its `attemptEnd` holds it.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::entry::Header;
+use super::read::{read_record, read_record_by_seq, ReadOptions};
+use crate::error::Result;
+
+/// An agent session, as a page names its entries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartName {
+    pub session_id: String,
+    pub agent_type: String,
+}
+
+/// What [`conversation_page`] read: the entries' lines in order, the part
+/// of each (an index of `parts`), the cursor and the lines skipped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Page<'a> {
+    pub lines: Vec<&'a [u8]>,
+    pub part_of: Vec<Option<usize>>,
+    pub parts: Vec<PartName>,
+    pub cursor: u64,
+    pub skipped: u64,
+    /// Every line began as the recorder begins an entry (the caller may
+    /// parse them at once, and check each object's `seq`).
+    pub as_recorded: bool,
+}
+
+/// A line of the record: its `seq`, text, `kind` and `turn`.
+type Kept<'a> = (u64, &'a [u8], String, Option<u32>);
+
+/// A line's `seq`, `kind` and `turn`, from the prefix the recorder writes
+/// (`{"seq":N,"at":N,"kind":"word","turn":N`).
+pub fn entry_prefix(line: &[u8]) -> Option<(u64, &str, Option<u32>)> {
+    let digits = |t: &[u8]| t.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = line.strip_prefix(b"{\"seq\":")?;
+    let n = digits(rest);
+    let seq = std::str::from_utf8(&rest[..n]).ok()?.parse().ok()?;
+    let rest = rest[n..].strip_prefix(b",\"at\":")?;
+    let rest = rest[digits(rest)..].strip_prefix(b",\"kind\":\"")?;
+    let end = rest.iter().position(|&b| b == b'"')?;
+    let kind = std::str::from_utf8(&rest[..end]).ok()?;
+    let rest = &rest[end + 1..];
+    let turn = rest.strip_prefix(b",\"turn\":").and_then(|t| {
+        let n = digits(t);
+        std::str::from_utf8(&t[..n]).ok()?.parse().ok()
+    });
+    Some((seq, kind, turn))
+}
+
+/// The page of `record` after `options.after` (at most `options.limit`
+/// entries), its entries named by their parts. `checked`: every line is
+/// checked whole (else a record every line of which begins as the
+/// recorder writes one is taken at its word: see
+/// [`read_record_by_seq`]).
+pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> Result<Page<'_>> {
+    let whole = ReadOptions::default();
+    let fast = if checked {
+        None
+    } else {
+        read_record_by_seq(record, whole)
+    };
+    let (header, all, skipped, as_recorded): (Option<Header>, Vec<Kept<'_>>, u64, bool) = match fast
+    {
+        Some(read) => {
+            let header = read_record(first_line(record), whole)
+                .ok()
+                .and_then(|r| r.header);
+            let lines = read
+                .lines
+                .iter()
+                .filter_map(|&(seq, text)| {
+                    let (_, kind, turn) = entry_prefix(text)?;
+                    Some((seq, text, kind.to_owned(), turn))
+                })
+                .collect();
+            (header, lines, 0, true)
+        }
+        None => {
+            let read = read_record(record, whole)?;
+            let lines = read
+                .lines
+                .iter()
+                .map(|l| {
+                    (
+                        l.seq,
+                        l.text,
+                        l.kind.to_string(),
+                        l.turn.and_then(|t| u32::try_from(t).ok()),
+                    )
+                })
+                .collect();
+            (read.header, lines, read.skipped, false)
+        }
+    };
+    let mut page = Page {
+        cursor: options.after,
+        skipped,
+        as_recorded,
+        ..Page::default()
+    };
+    // Text lines of the running attempt, and those of attempts that failed.
+    let mut attempt_texts: Vec<u64> = Vec::new();
+    let mut failed: HashSet<u64> = HashSet::new();
+    let mut part_at: Vec<(u64, usize)> = Vec::new();
+    let parsed = |text: &[u8]| serde_json::from_slice::<Value>(text).unwrap_or(Value::Null);
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    for (seq, text, kind, _) in &all {
+        match kind.as_str() {
+            "part" => {
+                let p = parsed(text);
+                page.parts.push(PartName {
+                    session_id: str_of(&p, "sessionId").unwrap_or_default(),
+                    agent_type: str_of(&p, "agentType").unwrap_or_default(),
+                });
+                part_at.push((*seq, page.parts.len() - 1));
+            }
+            "opened" if page.parts.is_empty() => {
+                let p = parsed(text);
+                let id = str_of(&p, "agentSessionId")
+                    .or_else(|| header.as_ref().and_then(|h| h.session_id.clone()))
+                    .unwrap_or_default();
+                page.parts.push(PartName {
+                    session_id: id,
+                    agent_type: str_of(&p, "agentType").unwrap_or_default(),
+                });
+                part_at.push((*seq, 0));
+            }
+            "turnEnd" | "resumed" | "loaded" => {
+                let named = memchr::memmem::find(text, b"\"agentSessionId\"").is_some();
+                if let (true, Some(last)) = (named, page.parts.last_mut()) {
+                    if let Some(id) = str_of(&parsed(text), "agentSessionId") {
+                        last.session_id = id;
+                    }
+                }
+                attempt_texts.clear();
+            }
+            "request" | "interrupted" => attempt_texts.clear(),
+            "text" => attempt_texts.push(*seq),
+            "attemptEnd" => failed.extend(attempt_texts.drain(..)),
+            _ => {}
+        }
+    }
+    let limit = options.limit.unwrap_or(usize::MAX);
+    let mut part = None;
+    let mut next_part = 0;
+    for (seq, text, _, _) in &all {
+        while next_part < part_at.len() && part_at[next_part].0 <= *seq {
+            part = Some(part_at[next_part].1);
+            next_part += 1;
+        }
+        if *seq <= options.after {
+            continue;
+        }
+        if page.lines.len() >= limit {
+            break;
+        }
+        if failed.contains(seq) {
+            page.cursor = *seq;
+            continue;
+        }
+        page.lines.push(text);
+        page.part_of.push(part);
+        page.cursor = *seq;
+    }
+    Ok(page)
+}
+
+/// The record's first line, `\n` included (where its header is).
+fn first_line(record: &[u8]) -> &[u8] {
+    match memchr::memchr(b'\n', record) {
+        Some(end) => &record[..=end],
+        None => &[],
+    }
+}
