@@ -12,7 +12,7 @@ import os from 'node:os';
 
 const require = createRequire(import.meta.url);
 const { EngineHost } = require('../pkg/node/engine-host.cjs');
-const { __Engine: Engine } = require('../pkg/node/agent_context_node.js');
+const { __Engine: Engine, __Conversation: Conversation } = require('../pkg/node/agent_context_node.js');
 
 const SESSION = 'bench-session';
 const CD = os.tmpdir();
@@ -50,9 +50,11 @@ function fakeChild(host, state) {
  * A turn of `agentType` over `chunks` (Buffers of recorded lines): returns
  * `{ events, last, turn }`: how many events an onEvent received (none
  * without one), the last of them and the engine's turn result. `onEvent`:
- * whether the caller passes one; `recorded`: the session is recorded (its
- * record's lines kept in memory, as a session's are), `{ recordBytes }`
- * then says how many bytes they came to.
+ * whether the caller passes one; `recorded`: the session is recorded as a
+ * session's is (the conversation machine keeps count of its lines), and
+ * `recorded.writer`, a store's writer, is given each line as the engine
+ * hands it over (no batching: the most writes a turn can make);
+ * `{ recordBytes }` then says how many bytes they came to.
  */
 export function engineTurn(agentType, chunks, onEvent, recorded = false) {
   // No onPermission, no onUpdate: as runAgent makes it.
@@ -61,9 +63,22 @@ export function engineTurn(agentType, chunks, onEvent, recorded = false) {
   const host = new EngineHost(engine, { env: {} });
   let recordBytes = 0;
   if (recorded) {
-    const kept = [];
-    host.records.set(0, { add: (header, lines) => (kept.push(lines), (recordBytes += lines.length)) });
-    engine.record(0, undefined, [], Date.now());
+    // What a recorded run does (js/api/run.cjs, recordRun): the conversation's
+    // machine opens its part, the engine records the session from its start.
+    const machine = new Conversation({ id: 'bench-conversation', createdAt: Date.now(), agent: agentType, options: {} });
+    machine.input({ type: 'start' }, Date.now());
+    const open = machine.take().find((a) => a.type === 'openPart');
+    machine.input({ type: 'opened', part: open.part }, Date.now());
+    const append = (lines) => {
+      recordBytes += lines.length;
+      recorded.writer?.append(lines);
+    };
+    for (const a of machine.take()) if (a.type === 'write') append(a.lines);
+    host.records.set(0, (lines) => {
+      machine.lines(lines);
+      append(lines);
+    });
+    engine.input({ type: 'record', session: 0, start: open.record, secrets: [] }, Date.now());
   }
   const state = { promptId: undefined };
   host.spawn = () => {

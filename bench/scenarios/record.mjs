@@ -19,7 +19,7 @@ import { measure, report, smoke } from '../measure.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = require('agent-context');
-const { __sessionRecordOfAcp } = require('../../pkg/node/agent_context_node.js');
+const { __sessionRecordOfAcp, __Conversation: Conversation } = require('../../pkg/node/agent_context_node.js');
 const FIXTURES = new URL('../../tests/fixtures/acp/', import.meta.url);
 
 // Reading: Claude's recorded turns (a plain answer, a tool call), in turn.
@@ -44,7 +44,17 @@ const jsonParseBytes = () => {
 const readText = () => pkg.readSessionRecord(record).entries;
 const readBytes = () => pkg.readSessionRecord(bytes).entries;
 
+// Restoring the conversation as openConversation does: its machine from the
+// record's bytes (parsed once), then its whole history as history() gives it.
+const restore = () => {
+  const machine = Conversation.restore({ id: 'bench', createdAt: 0, agent: 'claude-code', options: {} }, bytes, undefined, Date.now());
+  const page = machine.history({});
+  machine.free();
+  return page.entries;
+};
+
 const expected = jsonParseText();
+assert.equal(restore().length, expected.length, 'the restored history holds every entry');
 assert.equal(expected.length, entryLines.length);
 assert.deepEqual(readText(), expected);
 assert.deepEqual(readBytes(), expected);
@@ -55,6 +65,7 @@ const baseText = measure(jsonParseText, options);
 const baseBytes = measure(jsonParseBytes, options);
 const coreText = measure(readText, options);
 const coreBytes = measure(readBytes, options);
+const coreRestore = measure(restore, options);
 const scenario = `session record: ${TURNS}-turn history, ${expected.length} entries`;
 const ms = (ns) => (ns / 1e6).toFixed(2);
 report({ family: 'record', scenario, impl: 'JSON.parse, from bytes', entries: expected.length, bytes: bytes.length, ...baseBytes });
@@ -63,6 +74,7 @@ report({ family: 'record', scenario, impl: 'c, from bytes', entries: expected.le
 report({ family: 'record', scenario, impl: 'c, from a string', entries: expected.length, bytes: bytes.length, ...coreText });
 for (const [how, core, base, required] of [
   ['from the file\'s bytes', coreBytes, baseBytes, 2],
+  ['restored from the file\'s bytes (the conversation reopened, then its history)', coreRestore, baseBytes, 2],
   ['from a string', coreText, baseText, null],
 ]) {
   const ratio = core.medianNs / base.medianNs;

@@ -60,10 +60,11 @@ class RecordWriter {
       if (this.pending.length === 0 || this.closed) return;
       try {
         this.writer ??= await this.store.open(this.id, this.header);
-        // One append of everything waiting (in order), then it is gone.
-        const batch = this.pending.join('');
-        await this.writer.append(batch);
-        this.pending.splice(0, this.pending.length);
+        // One append of everything waiting (in order), then it is gone;
+        // what came while the store wrote waits for the next write.
+        const taken = this.pending.length;
+        await this.writer.append(this.pending.slice(0, taken).join(''));
+        this.pending.splice(0, taken);
         this.error = null;
       } catch (err) {
         const first = this.error === null;

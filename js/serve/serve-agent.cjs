@@ -16,6 +16,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const { guardedAgent, realPath } = require('./guarded-agent.cjs');
 const { stdioAgent } = require('./stdio-agent.cjs');
+const { importPackage } = require('../host/import-package.cjs');
 
 /** How long close() waits for the connections' agents to be gone. */
 const CLOSE_WAIT_MS = 10_000;
@@ -37,7 +38,7 @@ function describe(value) {
 async function loadServing() {
   const names = ['@agentclientprotocol/sdk/experimental/server', '@agentclientprotocol/sdk/experimental/node', 'ws'];
   try {
-    const [server, node, ws] = await Promise.all(names.map((name) => import(name)));
+    const [server, node, ws] = await Promise.all(names.map(importPackage));
     return { AcpServer: server.AcpServer, createNodeHttpHandler: node.createNodeHttpHandler, WebSocketServer: ws.WebSocketServer ?? ws.default.WebSocketServer };
   } catch (err) {
     if (err?.code !== 'ERR_MODULE_NOT_FOUND' && err?.code !== 'MODULE_NOT_FOUND') throw err;

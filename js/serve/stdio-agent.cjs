@@ -9,6 +9,7 @@
 'use strict';
 
 const { spawnAgent } = require('../host/spawn-agent.cjs');
+const { importPackage } = require('../host/import-package.cjs');
 
 /** After the connection ends: how long the agent may take to exit before its tree is killed. */
 const EXIT_GRACE_MS = 2_000;
@@ -16,7 +17,7 @@ const EXIT_GRACE_MS = 2_000;
 let sdk;
 function loadSdk() {
   const name = '@agentclientprotocol/sdk';
-  sdk ??= import(name);
+  sdk ??= importPackage(name);
   return sdk;
 }
 

@@ -9,6 +9,8 @@
 // first connection, and nowhere else. Every decision is the core's.
 'use strict';
 
+const { importPackage } = require('../host/import-package.cjs');
+
 /** The packages a transport needs, by the engine's kind of transport. */
 const MODULES = {
   http: ['@agentclientprotocol/sdk/experimental/http-client'],
@@ -16,11 +18,6 @@ const MODULES = {
 };
 /** After asking a connection to close: how long it may take before it is taken as closed. */
 const CLOSE_GRACE_MS = 5_000;
-
-/** `import()` of a package the app installed (a name held in a variable: bundlers leave it to Node). */
-function importPackage(name) {
-  return import(name);
-}
 
 /**
  * The transport of `kind` (`http`, `websocket`), loaded: `{ open(action) }`

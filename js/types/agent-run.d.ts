@@ -257,6 +257,8 @@ export interface AgentRun {
     lastLines: string[];
     /** With `invalid_output`: where the reply did not match `outputSchema` (`$.items[0].name: …`). */
     validationErrors?: string[];
+    /** What the failed attempt had streamed before it failed: kept here, never in `reply.text`. */
+    text?: string;
   };
   durationMs: number;
   attempts: number;
@@ -365,7 +367,8 @@ export interface SessionOptions extends Omit<RunAgentOptions, 'signal' | 'onEven
   /**
    * With `store` and `sessionId`: when the agent cannot resume or load the
    * session (`session_not_found`), open a new one whose first turn carries
-   * the recorded conversation (`rebuiltFrom` names the old id).
+   * the recorded conversation; the conversation goes on in it (a `part` of
+   * reason `rebuild`, the same `conversationId`).
    */
   rebuild?: boolean;
   /**
@@ -387,9 +390,23 @@ export interface HandoffEvent {
   to: { agentType: string; sessionId: string | undefined };
 }
 
+/** An attempt that failed after streaming text: that text was no reply (a UI removes it). */
+export interface DiscardEvent {
+  type: 'discard';
+  attempt: number;
+}
+
+/** The store did not take the record's lines: they are kept, in order, and written once it does (`flush()`). */
+export interface RecordErrorEvent {
+  type: 'recordError';
+  error: Error;
+}
+
 /** One turn's result: an AgentRun, with the agent's stopReason. */
 export interface AgentTurn extends AgentRun {
   stopReason?: string;
+  /** With a store: whether it holds every entry of the turn (false: see `recordError`, then `flush()`). */
+  recorded?: boolean;
   /**
    * The first turn of a rebuilt, handed-off or forked session: the
    * conversation it carried, assembled for the agent (`kind` 'full'),
@@ -423,7 +440,10 @@ export type ContentBlock = { type: 'text'; text: string } | { type: string; [key
  * first turn (a Claude Code session, one process, at open or the first turn).
  */
 export interface AgentSession {
+  /** The agent session the conversation is in now (it changes at a failover). */
   readonly sessionId: string | undefined;
+  /** The conversation: the same across handoff, failover and rebuild; a fork is a conversation of its own. */
+  readonly conversationId: string;
   /** The agent type, or the `id` of the definition the session was opened with. */
   readonly agentType: string;
   readonly protocol: 'acp' | 'cli';
@@ -442,8 +462,13 @@ export interface AgentSession {
   prompt(
     request: string | AssemblerInput | AssemblerOutput | ContentBlock[],
     turn?: {
-      /** The reply's events; with `fallback`, also a `handoff` when the turn moves to the next agent. */
-      onEvent?: (event: AgentOutputEvent | HandoffEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number;
+      /**
+       * The reply's events (a `text` event also names its `attempt`); a
+       * `discard` after an attempt that failed having streamed text; with
+       * `fallback`, a `handoff` when the turn moves to the next agent; with a
+       * store, `recordError` when the store does not take the record.
+       */
+      onEvent?: (event: (AgentOutputEvent & { attempt?: number }) | HandoffEvent | DiscardEvent | RecordErrorEvent) => void; signal?: AbortSignal; timeout?: number; maxDuration?: number;
       /** This turn's images and resources, after the prompt (ACP sessions; over 'cli' the turn fails `invalid_params`). */
       attachments?: Attachment[];
       /** A JSON Schema this turn's reply must match (stated in the prompt; see RunAgentOptions.outputSchema). */
@@ -460,25 +485,34 @@ export interface AgentSession {
    * closing it ends the process (and the fork) when it was opened with
    * openAgentSession.
    */
-  fork(options?: { atTurn?: number }): Promise<AgentSession & { readonly forkedFrom: string | undefined }>;
+  fork(options?: {
+    atTurn?: number;
+    /** Fork onto another agent: the fork's first turn carries the conversation to it; this conversation goes on where it is. */
+    agent?: KnownAgentType | AgentDefinition;
+    options?: SessionOptions;
+  }): Promise<AgentSession & { readonly forkedFrom: { conversationId: string; sessionId: string | undefined; atTurn: number } }>;
   /**
-   * The session's record: the entries after `after` (default 0), at most
-   * `limit`, and the cursor to read on from. Kept in memory whether or not
+   * The conversation's record, every agent session of it: the entries
+   * after `after` (default 0), at most `limit`, each naming its agent
+   * session, and the cursor to read on from. Kept in memory whether or not
    * a store was given.
    */
   history(options?: { after?: number; limit?: number }): SessionRecordPage;
   /** Calls `onEntry` with each record entry after `after`, now and as they come, until `unwatch()`. */
   watch(options: { after?: number }, onEntry: (entry: RecordEntry) => void): () => void;
   /**
-   * A new session on `agent` whose first turn carries this conversation
-   * (assembled for it within its budget); both records link. This session
-   * stays open (`handedOffTo` names the new one).
+   * The conversation goes on with `agent`: the session returned is its live
+   * end, whose first turn carries the conversation (assembled for it within
+   * its budget). This object then refuses `SESSION_MOVED` (its history
+   * still reads).
    */
   handoff(agent: KnownAgentType | AgentDefinition, options?: SessionOptions): Promise<AgentSession>;
-  /** Set once handed off: the session the conversation went on in. */
-  readonly handedOffTo?: AgentSession;
-  /** A session rebuilt from a record: the old session's id. */
-  readonly rebuiltFrom?: string;
+  /** Set once handed off: the agent session the conversation went on in. */
+  readonly handedOffTo?: { agentType: string; sessionId: string | undefined };
+  /** Record lines the store has not taken yet. */
+  readonly unwritten: number;
+  /** Resolves once the store holds every entry; rejects with the store's error. */
+  flush(): Promise<void>;
   setMode(id: string): Promise<void>;
   setConfigOption(id: string, value: string | boolean): Promise<void>;
   /** Through the agent's model option, else its older set_model; else rejects naming the agent. Over 'cli': the next turns' model. */
@@ -500,6 +534,15 @@ export interface AgentSession {
  */
 export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: SessionOptions & { protocol?: 'acp' }): Promise<AcpSession>;
 export function openAgentSession(agentType: KnownAgentType | AgentDefinition | AcpRegistryEntry | ServedAgentDefinition, options: SessionOptions): Promise<AgentSession>;
+
+/**
+ * Node only: opens conversation `conversationId` of `store` where it goes on
+ * (its live end's agent, with that agent's options from `fallback` when it
+ * is one of them), or on `options.agent` with `rebuild` when that agent
+ * cannot reopen its session. Rejects `INVALID_INPUT` when the store has no
+ * such conversation, `SESSION_LOCKED` when another writer holds it.
+ */
+export function openConversation(store: SessionStore, conversationId: string, options: SessionOptions & { agent?: KnownAgentType | AgentDefinition }): Promise<AgentSession>;
 
 /** A session over ACP: its id is known once it is open. */
 export interface AcpSession extends AgentSession {

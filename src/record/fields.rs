@@ -1,6 +1,9 @@
 //! What a summary reads of entries' fields: a usage as an entry holds it,
 //! and a prompt made a title.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::agent_output::Usage;
@@ -62,4 +65,38 @@ pub fn title_of(text: &str) -> String {
         title.push('…');
     }
     title
+}
+
+/// What is read of a `turnEnd` line: its usage and the agent session it
+/// names. Read as this struct, not as a whole value: the other fields are
+/// skipped without being kept (a long conversation has one a turn).
+#[derive(Debug, Default, Deserialize)]
+pub struct EndFields<'a> {
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default, rename = "agentSessionId", borrow)]
+    pub agent_session_id: Option<Cow<'a, str>>,
+}
+
+/// [`EndFields`] with the usage as written, for a line whose usage is not
+/// as the recorder writes one (read field by field by [`usage_of`]).
+#[derive(Default, Deserialize)]
+struct LooseEndFields<'a> {
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default, rename = "agentSessionId", borrow)]
+    agent_session_id: Option<Cow<'a, str>>,
+}
+
+impl<'a> EndFields<'a> {
+    /// The fields of `line` (none when it is not an object).
+    pub fn of(line: &'a [u8]) -> EndFields<'a> {
+        serde_json::from_slice(line).unwrap_or_else(|_| {
+            let loose: LooseEndFields<'a> = serde_json::from_slice(line).unwrap_or_default();
+            EndFields {
+                usage: loose.usage.as_ref().map(usage_of),
+                agent_session_id: loose.agent_session_id,
+            }
+        })
+    }
 }

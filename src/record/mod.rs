@@ -28,8 +28,8 @@ pub use entry::{
 };
 pub use page::{conversation_page, entry_prefix, Page, PartName};
 pub use read::{
-    json_array, read_record, read_record_by_seq, read_record_str, writing_option, Line, LinesBySeq,
-    ReadOptions, RecordRead,
+    json_array, read_record, read_record_as_recorded, read_record_by_seq, read_record_str,
+    writing_option, Line, LinesBySeq, ReadOptions, RecordRead,
 };
 pub use recorder::{OpenTurn, RecordSeed, Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};

@@ -4,7 +4,7 @@
 //! the page: what such an attempt wrote before a tool call (its `text`
 //! entries) is left out — its `attemptEnd` holds it.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use serde_json::Value;
 
@@ -34,7 +34,61 @@ pub struct Page<'a> {
 }
 
 /// A line of the record: its `seq`, text, `kind` and `turn`.
-type Kept<'a> = (u64, &'a [u8], String, Option<u32>);
+type Kept<'a> = (u64, &'a [u8], Cow<'a, str>, Option<u32>);
+
+impl Page<'_> {
+    /// The page's lines as the text of one JSON array, each entry named by
+    /// its part: `"sessionId"` and `"agentType"` put first in its object, so
+    /// that the entry's own fields (a `part`'s own `sessionId`), written
+    /// after, win when it is parsed.
+    pub fn named_json_array(&self) -> Vec<u8> {
+        let names: Vec<Vec<u8>> = self
+            .parts
+            .iter()
+            .map(|p| {
+                let quoted = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+                format!(
+                    "\"sessionId\":{},\"agentType\":{},",
+                    quoted(&p.session_id),
+                    quoted(&p.agent_type)
+                )
+                .into_bytes()
+            })
+            .collect();
+        let size = self.lines.iter().map(|l| l.len() + 1).sum::<usize>()
+            + self
+                .part_of
+                .iter()
+                .flatten()
+                .map(|&p| names.get(p).map_or(0, Vec::len))
+                .sum::<usize>()
+            + 2;
+        let mut array = Vec::with_capacity(size);
+        array.push(b'[');
+        for (i, line) in self.lines.iter().enumerate() {
+            if i > 0 {
+                array.push(b',');
+            }
+            let name = self
+                .part_of
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|p| names.get(p));
+            match (name, line.strip_prefix(b"{")) {
+                // `{"seq":…` — never an empty object: an entry has `seq`.
+                (Some(name), Some(rest)) if rest.first() != Some(&b'}') => {
+                    array.push(b'{');
+                    array.extend_from_slice(name);
+                    array.extend_from_slice(rest);
+                }
+                _ => array.extend_from_slice(line),
+            }
+        }
+        array.push(b']');
+        array
+    }
+}
 
 /// A line's `seq`, `kind` and `turn`, from the prefix the recorder writes
 /// (`{"seq":N,"at":N,"kind":"word","turn":N`).
@@ -78,7 +132,7 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
                 .iter()
                 .filter_map(|&(seq, text)| {
                     let (_, kind, turn) = entry_prefix(text)?;
-                    Some((seq, text, kind.to_owned(), turn))
+                    Some((seq, text, Cow::Borrowed(kind), turn))
                 })
                 .collect();
             (header, lines, 0, true)
@@ -92,7 +146,7 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
                     (
                         l.seq,
                         l.text,
-                        l.kind.to_string(),
+                        l.kind.clone(),
                         l.turn.and_then(|t| u32::try_from(t).ok()),
                     )
                 })
@@ -108,12 +162,18 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
     };
     // Text lines of the running attempt, and those of attempts that failed.
     let mut attempt_texts: Vec<u64> = Vec::new();
-    let mut failed: HashSet<u64> = HashSet::new();
+    // The last line of the part naming its agent session, not read yet.
+    let mut named_end: Option<&[u8]> = None;
+    // In increasing order: looked up by a binary search.
+    let mut failed: Vec<u64> = Vec::new();
     let mut part_at: Vec<(u64, usize)> = Vec::new();
     let parsed = |text: &[u8]| serde_json::from_slice::<Value>(text).unwrap_or(Value::Null);
     let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     for (seq, text, kind, _) in &all {
-        match kind.as_str() {
+        if matches!(&**kind, "part" | "opened") {
+            name_last(&mut page.parts, named_end.take());
+        }
+        match &**kind {
             "part" => {
                 let p = parsed(text);
                 page.parts.push(PartName {
@@ -134,20 +194,20 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
                 part_at.push((*seq, 0));
             }
             "turnEnd" | "resumed" | "loaded" => {
-                let named = memchr::memmem::find(text, b"\"agentSessionId\"").is_some();
-                if let (true, Some(last)) = (named, page.parts.last_mut()) {
-                    if let Some(id) = str_of(&parsed(text), "agentSessionId") {
-                        last.session_id = id;
-                    }
+                // Only the part's last such line names it: read at the
+                // part's end (a long conversation has one a turn).
+                if memchr::memmem::find(text, b"\"agentSessionId\"").is_some() {
+                    named_end = Some(text);
                 }
                 attempt_texts.clear();
             }
             "request" | "interrupted" => attempt_texts.clear(),
             "text" => attempt_texts.push(*seq),
-            "attemptEnd" => failed.extend(attempt_texts.drain(..)),
+            "attemptEnd" => failed.append(&mut attempt_texts),
             _ => {}
         }
     }
+    name_last(&mut page.parts, named_end.take());
     let limit = options.limit.unwrap_or(usize::MAX);
     let mut part = None;
     let mut next_part = 0;
@@ -162,7 +222,7 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
         if page.lines.len() >= limit {
             break;
         }
-        if failed.contains(seq) {
+        if failed.binary_search(seq).is_ok() {
             page.cursor = *seq;
             continue;
         }
@@ -171,6 +231,19 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
         page.cursor = *seq;
     }
     Ok(page)
+}
+
+/// The last part named by the session its `end` line (a `turnEnd`,
+/// `resumed` or `loaded`) names.
+fn name_last(parts: &mut [PartName], end: Option<&[u8]>) {
+    let Some(id) = end.and_then(|e| super::fields::EndFields::of(e).agent_session_id) else {
+        return;
+    };
+    if let Some(last) = parts.last_mut() {
+        if last.session_id != id {
+            last.session_id = id.into_owned();
+        }
+    }
 }
 
 /// The record's first line, `\n` included (where its header is).

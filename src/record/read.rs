@@ -218,6 +218,56 @@ pub fn read_record_by_seq(record: &[u8], options: ReadOptions) -> Option<LinesBy
     Some(out)
 }
 
+/// [`read_record`] of the whole of a record the recorder wrote, taken at its
+/// word as [`read_record_by_seq`] takes it, each line's `at`, `kind` and
+/// `turn` from its prefix; a line must also end as an object does (`}`), so
+/// that a line torn and ended later sends the read to [`read_record`].
+/// `None` when any line is not as the recorder writes one.
+pub fn read_record_as_recorded(record: &[u8]) -> Option<RecordRead<'_>> {
+    let by_seq = read_record_by_seq(record, ReadOptions::default())?;
+    let header = match memchr::memchr(b'\n', record) {
+        Some(end) if !record.starts_with(b"{\"seq\":") => header_of(&record[..end]).ok()?,
+        _ => None,
+    };
+    let mut lines = Vec::with_capacity(by_seq.lines.len());
+    for (seq, text) in by_seq.lines {
+        if text.last() != Some(&b'}') {
+            return None;
+        }
+        let (at, kind, turn) = prefix_fields(text)?;
+        lines.push(Line {
+            seq,
+            at,
+            turn,
+            kind: Cow::Borrowed(kind),
+            text,
+        });
+    }
+    Some(RecordRead {
+        header,
+        lines,
+        cursor: by_seq.cursor,
+        skipped: 0,
+    })
+}
+
+/// `at`, `kind` and `turn` of a line that begins as the recorder writes one.
+fn prefix_fields(line: &[u8]) -> Option<(u64, &str, Option<u64>)> {
+    let digits = |text: &[u8]| text.iter().take_while(|b| b.is_ascii_digit()).count();
+    let number = |text: &[u8]| std::str::from_utf8(text).ok()?.parse::<u64>().ok();
+    let rest = line.strip_prefix(b"{\"seq\":")?;
+    let rest = rest[digits(rest)..].strip_prefix(b",\"at\":")?;
+    let n = digits(rest);
+    let at = number(&rest[..n])?;
+    let rest = rest[n..].strip_prefix(b",\"kind\":\"")?;
+    let word = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let kind = std::str::from_utf8(&rest[..word]).ok()?;
+    let turn = rest[word..]
+        .strip_prefix(b"\",\"turn\":")
+        .and_then(|t| number(&t[..digits(t)]));
+    Some((at, kind, turn))
+}
+
 /// `Some` when `line` begins as the recorder writes an entry:
 /// `{"seq":N,"at":N,"kind":"word"`, then `,"turn":N` or not, then `,` or
 /// `}` (a `seq` above 0, a whole-number `at`, a string `kind`, a turn that

@@ -282,6 +282,60 @@ fn read_by_seq_places_the_recorders_lines_as_the_full_reader_does() {
 }
 
 #[test]
+fn a_recorders_record_taken_at_its_word_reads_as_the_full_reader_reads_it() {
+    let fixture = |f: &str| {
+        std::fs::read_to_string(format!(
+            "{}/tests/fixtures/acp/claude/0.101.0/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let turns = [fixture("plain.jsonl"), fixture("tool.jsonl")];
+    for record in [
+        two_turns(),
+        super::acp_session_record("claude-code", &turns, "Read the notes"),
+    ] {
+        let full = read_record(record.as_bytes(), ReadOptions::default()).unwrap();
+        let fast = read_record_as_recorded(record.as_bytes()).expect("as the recorder wrote it");
+        assert_eq!(fast, full);
+        // The state a conversation reopens from is the same either way (it
+        // sums no usage).
+        let whole = super::ConversationState::from_read(&full);
+        assert!(whole.usage.input_tokens.is_some());
+        let reopened = super::ConversationState::of(record.as_bytes()).unwrap();
+        assert_eq!(
+            reopened,
+            super::ConversationState {
+                usage: Default::default(),
+                ..whole
+            }
+        );
+    }
+    // A line torn and ended later (a killed writer, then a newline), a torn
+    // last line, garbage: only the full reader says what is in them.
+    let record = two_turns();
+    let torn_then_ended =
+        format!("{record}{{\"seq\":40,\"at\":1,\"kind\":\"request\",\"turn\":3,\"text\":\"ha\n");
+    assert_eq!(read_record_as_recorded(torn_then_ended.as_bytes()), None);
+    let state = super::ConversationState::of(torn_then_ended.as_bytes()).unwrap();
+    let whole = super::ConversationState::from_read(
+        &read_record(torn_then_ended.as_bytes(), ReadOptions::default()).unwrap(),
+    );
+    assert_eq!(
+        state,
+        super::ConversationState {
+            usage: Default::default(),
+            ..whole
+        }
+    );
+    assert_eq!(state.skipped, 1);
+    assert_eq!(
+        read_record_as_recorded(format!("{record}garbage\n").as_bytes()),
+        None
+    );
+}
+
+#[test]
 fn only_lines_that_begin_as_the_recorder_writes_are_read_by_seq() {
     let base = entry(1, None, Entry::Closed).line();
     // The cursor read by seq (none: only the full reader reads it).

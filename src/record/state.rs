@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::entry::{Forked, Header, PartReason, Relation};
-use super::read::{read_record, Line, ReadOptions, RecordRead};
+use super::read::{read_record, read_record_as_recorded, Line, ReadOptions, RecordRead};
 use super::recorder::{OpenTurn, RecordSeed};
 use crate::agent_output::Usage;
 use crate::error::Result;
@@ -67,14 +67,26 @@ pub struct ConversationState {
 impl ConversationState {
     /// The state of `record` (its bytes).
     pub fn of(record: &[u8]) -> Result<ConversationState> {
-        Ok(ConversationState::from_read(&read_record(
-            record,
-            ReadOptions::default(),
-        )?))
+        // A record the recorder wrote is read by its lines' prefixes; any
+        // other (garbage, a torn line) by the checking reader.
+        // What a conversation reopens from: no usage is summed, and of the
+        // turns' ends only the last naming an agent session in each part is
+        // read (a long conversation has one a turn).
+        if let Some(read) = read_record_as_recorded(record) {
+            return Ok(ConversationState::read(&read, false));
+        }
+        Ok(ConversationState::read(
+            &read_record(record, ReadOptions::default())?,
+            false,
+        ))
     }
 
-    /// The state of what was read already.
+    /// The state of what was read already, its usage summed.
     pub fn from_read(read: &RecordRead<'_>) -> ConversationState {
+        ConversationState::read(read, true)
+    }
+
+    fn read(read: &RecordRead<'_>, usage: bool) -> ConversationState {
         let mut state = ConversationState {
             header: read.header.clone(),
             cursor: read.cursor,
@@ -88,10 +100,45 @@ impl ConversationState {
             updated_at: read.lines.last().map_or(0, |l| l.at),
             ..ConversationState::default()
         };
+        // Without usage: the last turn's end naming a session, not yet read.
+        let mut named_end: Option<&Line<'_>> = None;
         for line in &read.lines {
+            if !usage {
+                match &*line.kind {
+                    "turnEnd" => {
+                        state.open_turn = None;
+                        if memchr::memmem::find(line.text, b"\"agentSessionId\"").is_some() {
+                            named_end = Some(line);
+                        }
+                        continue;
+                    }
+                    "part" | "opened" | "resumed" | "loaded" | "team" => {
+                        if let Some(end) = named_end.take() {
+                            state.named_by(end.text);
+                        }
+                    }
+                    _ => {}
+                }
+            }
             state.take(line);
         }
+        if let Some(end) = named_end {
+            state.named_by(end.text);
+        }
         state
+    }
+
+    /// The live part's agent session, as a turn's end names it (a CLI part
+    /// tells its session id with its first turn).
+    fn named_by(&mut self, end: &[u8]) {
+        if let (Some(id), Some(part)) = (
+            super::fields::EndFields::of(end).agent_session_id,
+            self.parts.last_mut(),
+        ) {
+            if part.session_id != id {
+                part.session_id = id.into_owned();
+            }
+        }
     }
 
     /// The conversation's id: its header's (a 1.x record's session id).
@@ -221,16 +268,13 @@ impl ConversationState {
             }
             "turnEnd" => {
                 self.open_turn = None;
-                let end = parsed();
-                if let Some(usage) = end.get("usage") {
-                    self.usage.add(&super::fields::usage_of(usage));
+                let end = super::fields::EndFields::of(line.text);
+                if let Some(usage) = &end.usage {
+                    self.usage.add(usage);
                 }
-                // A CLI part tells its session id with its first turn.
-                if let (Some(id), Some(part)) =
-                    (text_of(&end, "agentSessionId"), self.parts.last_mut())
-                {
-                    if part.session_id.is_empty() || line.kind == "turnEnd" {
-                        part.session_id = id;
+                if let (Some(id), Some(part)) = (end.agent_session_id, self.parts.last_mut()) {
+                    if part.session_id != id {
+                        part.session_id = id.into_owned();
                     }
                 }
             }

@@ -652,10 +652,13 @@ impl TeamMachine {
             return;
         }
         if !self.moved_to(i, entry) {
-            return self.end_failed(i, Cause::Error(AgentContextError::invalid(format!(
-                "member \"{}\" went on with fallback entry {entry}, which it does not have",
-                self.state.members[i].record.id
-            ))));
+            return self.end_failed(
+                i,
+                Cause::Error(AgentContextError::invalid(format!(
+                    "member \"{}\" went on with fallback entry {entry}, which it does not have",
+                    self.state.members[i].record.id
+                ))),
+            );
         }
         if session_id.is_some() {
             self.state.members[i].session_id = session_id;

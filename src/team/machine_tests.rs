@@ -113,7 +113,11 @@ pub(super) fn actions(m: &mut TeamMachine) -> Vec<String> {
                     s("systemPrompt"),
                     s("endpoint"),
                     next.iter()
-                        .map(|n| format!(" next={}:{}", n["fallback"], n["agent"].as_str().unwrap_or("-")))
+                        .map(|n| format!(
+                            " next={}:{}",
+                            n["fallback"],
+                            n["agent"].as_str().unwrap_or("-")
+                        ))
                         .collect::<String>()
                 ),
                 Action::Prompt {

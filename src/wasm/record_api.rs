@@ -60,6 +60,7 @@ pub(super) mod reader {
 
     /// `lines` as one JSON array, decoded and parsed once by the engine
     /// (what it threw, when it throws).
+    #[cfg(feature = "api")]
     fn parse_lines<'a>(
         lines: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
     ) -> std::result::Result<JsValue, JsValue> {
@@ -113,9 +114,12 @@ pub(super) mod reader {
     /// skipped }`. A record the recorder wrote is parsed at once.
     pub fn conversation_page_js(bytes: &[u8], options: ReadOptions) -> Result<JsValue> {
         let mut page = record::conversation_page(bytes, options, false)?;
+        let parse = |page: &record::Page<'_>| {
+            let text = DECODER.with(|decoder| decoder.decode(&page.named_json_array()));
+            parse_json(&text)
+        };
         let parsed = if page.as_recorded {
-            let array = parse_lines(page.lines.iter().copied()).ok();
-            array.filter(|a| {
+            parse(&page).ok().filter(|a| {
                 let seqs: Vec<(u64, &[u8])> = page
                     .lines
                     .iter()
@@ -130,7 +134,7 @@ pub(super) mod reader {
             Some(array) => array,
             None => {
                 page = record::conversation_page(bytes, options, true)?;
-                parse_lines(page.lines.iter().copied()).map_err(|thrown| {
+                parse(&page).map_err(|thrown| {
                     let message = format!(
                         "a record line read is not JSON: {}",
                         describe_thrown(&thrown)
@@ -139,34 +143,6 @@ pub(super) mod reader {
                 })?
             }
         };
-        let names: Vec<(JsValue, JsValue)> = page
-            .parts
-            .iter()
-            .map(|p| {
-                (
-                    JsValue::from_str(&p.session_id),
-                    JsValue::from_str(&p.agent_type),
-                )
-            })
-            .collect();
-        let (session_key, agent_key) = (
-            JsValue::from_str("sessionId"),
-            JsValue::from_str("agentType"),
-        );
-        let list: &js_sys::Array = array.unchecked_ref();
-        for (i, part) in page.part_of.iter().enumerate() {
-            let Some((session, agent)) = part.and_then(|p| names.get(p)) else {
-                continue;
-            };
-            let entry = list.get(i as u32);
-            // The entry's own fields win (a `part`'s own sessionId).
-            if !Reflect::has(&entry, &session_key).unwrap_or(true) {
-                let _ = Reflect::set(&entry, &session_key, session);
-            }
-            if !Reflect::has(&entry, &agent_key).unwrap_or(true) {
-                let _ = Reflect::set(&entry, &agent_key, agent);
-            }
-        }
         let out = Object::new();
         let _ = Reflect::set(&out, &"entries".into(), &array);
         let _ = Reflect::set(

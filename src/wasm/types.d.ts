@@ -604,17 +604,22 @@ export interface RecordAttachment {
   name?: string;
 }
 
-/** How another session relates to this one. */
+/** How another session relates to this one (a 1.x record's `link`). */
 export type RecordLinkRelation = 'handedOffTo' | 'handedOffFrom' | 'forkedTo' | 'forkedFrom' | 'rebuiltTo' | 'rebuiltFrom';
 
 /**
- * One entry of a session record (docs/session-record.md). `seq` is the
- * cursor (strictly increasing in a session), `at` the time in milliseconds
- * since the epoch, `turn` the turn it belongs to. A record of a newer minor
- * version may hold kinds not listed here; they are read as they were written.
+ * One entry of a conversation's record (docs/session-record.md). `seq` is
+ * the cursor (strictly increasing in a conversation), `at` the time in
+ * milliseconds since the epoch, `turn` the turn it belongs to (numbered on
+ * across the conversation's agents). Read through `history()`, a store's
+ * `read`/`readConversation` or `readSessionRecord`, each entry also names
+ * the agent session it happened in (`sessionId`, `agentType`). A record of
+ * a newer minor version may hold kinds not listed here; they are read as
+ * they were written.
  */
-export type RecordEntry = { seq: number; at: number; turn?: number } & (
-  | { kind: 'opened'; agentType: string; protocol: 'acp' | 'cli'; cd: string; model?: string; mode?: string; agentSessionId?: string; teamId?: string; memberId?: string }
+export type RecordEntry = { seq: number; at: number; turn?: number; sessionId?: string; agentType?: string } & (
+  /** Where the conversation goes on in an agent session: at its start, then at each handoff, failover and rebuild. */
+  | { kind: 'part'; sessionId?: string; agentType: string; protocol: 'acp' | 'cli'; reason: 'opened' | 'handoff' | 'failover' | 'rebuild'; fromTurn: number; fallbackIndex?: number; cd: string; model?: string; mode?: string; teamId?: string; memberId?: string }
   | { kind: 'request'; text: string; attachments?: RecordAttachment[] }
   /** The reply's text between two other entries (a message, usually); a turn's `text` entries joined are its reply's text. */
   | { kind: 'text'; text: string }
@@ -626,6 +631,8 @@ export type RecordEntry = { seq: number; at: number; turn?: number } & (
   | { kind: 'usage'; usage: AgentUsage }
   /** Asked (`options`) or answered (`outcome`). */
   | { kind: 'permission'; toolCallId: string; title?: string; options?: { optionId: string; name?: string; kind?: string }[]; outcome?: 'selected' | 'cancelled'; optionId?: string }
+  /** An attempt of the turn that failed (then retried, or gone on with on the next agent): its error and the text it had streamed, never a reply. */
+  | { kind: 'attemptEnd'; attempt: number; error: { kind: string; message: string }; text?: string }
   | { kind: 'turnEnd'; stopReason?: string; error?: { kind: string; message: string }; usage?: AgentUsage; durationMs: number; agentSessionId?: string }
   | { kind: 'mode'; mode: string }
   | { kind: 'model'; model: string }
@@ -633,7 +640,8 @@ export type RecordEntry = { seq: number; at: number; turn?: number } & (
   | { kind: 'restarted' }
   | { kind: 'resumed'; agentSessionId: string }
   | { kind: 'loaded'; agentSessionId: string }
-  | { kind: 'link'; relation: RecordLinkRelation; sessionId: string; agentType: string }
+  /** This conversation was forked from `conversationId` at its turn `atTurn`: the turns before this entry are that one's. */
+  | { kind: 'forked'; conversationId: string; sessionId?: string; atTurn: number }
   | { kind: 'closed' }
   /** The turn `turn` never ended: its writer went away. */
   | { kind: 'interrupted' }
@@ -643,6 +651,9 @@ export type RecordEntry = { seq: number; at: number; turn?: number } & (
    * `cancelled`) with the whole summary as text. Read both as one, by `compactionId`.
    */
   | { kind: 'compaction'; compactionId: string; status: string; summary?: string; error?: string }
+  /** Records written before conversations (1.x): the session's start, and a session it was handed off, forked or rebuilt from or to. */
+  | { kind: 'opened'; agentType: string; protocol: 'acp' | 'cli'; cd: string; model?: string; mode?: string; agentSessionId?: string; teamId?: string; memberId?: string }
+  | { kind: 'link'; relation: RecordLinkRelation; sessionId: string; agentType: string }
 );
 
 /** What `readSessionRecord` (and a store's `read`) returns. */
@@ -650,10 +661,29 @@ export interface SessionRecordPage {
   entries: RecordEntry[];
   /** The last entry's `seq`; `after` when none was read: pass it as `after` to read on. */
   cursor: number;
+  /** Lines that could not be read (garbage, a torn line in the middle), counted, never an error. */
+  skipped?: number;
 }
 
-/** A session at a glance, from its record. */
+/** One agent session of a conversation, from its `part` entry. */
+export interface ConversationPart {
+  sessionId?: string;
+  agentType: string;
+  protocol: 'acp' | 'cli';
+  reason: 'opened' | 'handoff' | 'failover' | 'rebuild';
+  /** The first turn it ran. */
+  fromTurn: number;
+  fallbackIndex?: number;
+}
+
+/** A conversation at a glance, from its record. */
 export interface SessionSummary {
+  conversationId: string;
+  /** `'team'`: a team's own record (AgentTeam). */
+  kind: 'conversation' | 'team';
+  /** The record format's version (`'2.0'`; `'1.x'` for a record written before conversations). */
+  version: string;
+  /** The live end's agent session. */
   sessionId: string;
   agentType: string;
   protocol: 'acp' | 'cli' | '';
@@ -667,10 +697,24 @@ export interface SessionSummary {
   usage: AgentUsage;
   /** `interrupted`: its last turn never ended and nothing writes it any more. */
   status: 'open' | 'closed' | 'interrupted';
-  /** The session this one was handed off, forked or rebuilt from. */
+  /** The agent session the conversation goes on in: open this one (`openConversation`). */
+  live: { sessionId: string; agentType: string };
+  /** Its agent sessions in order. */
+  parts: ConversationPart[];
+  /** A fork: the conversation and turn it was forked at. */
+  forkedFrom?: { conversationId: string; atTurn: number; sessionId?: string };
+  /** A 1.x record: the session this one was handed off, forked or rebuilt from. */
   linkedFrom?: { sessionId: string; agentType: string; relation: RecordLinkRelation };
   teamId?: string;
+  memberId?: string;
+  /** Lines of the record that could not be read. */
+  skipped: number;
+  /** A record that goes on from an earlier one (its conversation id). */
+  continues?: string;
 }
+
+/** A conversation as `listConversations` gives it. */
+export type ConversationSummary = SessionSummary;
 
 /** How many JSON lines of one type the parser did not know. */
 export interface AgentUnknownEventCount {

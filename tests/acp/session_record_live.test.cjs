@@ -65,17 +65,17 @@ test(`Claude Code over ${protocol}: three turns, then the session restored in a 
       (async () => {
         const s = await pkg.openAgentSession('claude-code', { ...${JSON.stringify(optionsOf(ctx, { protocol }))}, store: pkg.openSessionStore(${JSON.stringify(storeDir)}) });
         for (const p of ${JSON.stringify(prompts)}) { const t = await s.prompt(p); if (!t.success) throw new Error(JSON.stringify(t.error)); }
-        console.log('id=' + s.sessionId);
+        console.log('id=' + s.sessionId + ' conversation=' + s.conversationId);
         await s.close();
       })().catch((e) => { console.error(e); process.exit(1); });`);
-    const id = /id=(\S+)/.exec(out)[1];
+    const [, id, conversationId] = /id=(\S+) conversation=(\S+)/.exec(out);
     const store = pkg.openSessionStore(storeDir);
     const [summary] = await store.list();
     assert.deepEqual([summary.sessionId, summary.turns, summary.status, summary.agentType, summary.protocol], [id, 3, 'closed', 'claude-code', protocol]);
-    const read = (await store.read(id)).entries;
+    const read = (await store.read(conversationId)).entries;
     assert.deepEqual(read.filter((e) => e.kind === 'request').map((e) => e.text), prompts);
     assert.equal(read.filter((e) => e.kind === 'text').length, 3, 'the replies are in the record');
-    const summaryCursor = (await store.read(id)).cursor;
+    const summaryCursor = (await store.read(conversationId)).cursor;
     const session = await pkg.openAgentSession('claude-code', optionsOf(ctx, { store, sessionId: id, protocol }));
     try {
       assert.equal(session.sessionId, id, 'loaded, not rebuilt');
@@ -114,7 +114,7 @@ test('Gemini CLI: a session rebuilt from its record carries the conversation to 
     const rebuilt = await pkg.openAgentSession('google-gemini', optionsOf(ctx, { store, sessionId: id, rebuild: true }));
     try {
       assert.notEqual(rebuilt.sessionId, id);
-      assert.equal(rebuilt.rebuiltFrom, id);
+      assert.equal(rebuilt.conversationId, first.conversationId);
       const turn = await rebuilt.prompt('What is the password?');
       succeeded(turn);
       assert.equal(turn.context.kind, 'full');
@@ -125,46 +125,106 @@ test('Gemini CLI: a session rebuilt from its record carries the conversation to 
     }
   }));
 
-test('Claude Code handed off to Codex, and failed over to Codex when over its quota', { timeout: TEST_TIMEOUT_MS }, () =>
+test('Claude Code handed off to Codex: one conversation, the old session refuses', { timeout: TEST_TIMEOUT_MS }, () =>
   withCtx('claude', 'plain', async (ctx, another) => {
     const codex = await another('codex', 'plain');
-    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx));
+    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx, { store: pkg.memorySessionStore() }));
     try {
       succeeded(await session.prompt('Our project is called Bluefin.'));
       const next = await session.handoff('openai-codex', optionsOf(codex));
       try {
+        const claudeCalls = ctx.mock.turns().length;
         const turn = await next.prompt('What is the project called?');
         succeeded(turn);
         assert.equal(turn.context.kind, 'full');
         const body = bodyText(turnAsking(codex, 'What is the project called?'));
         assert.ok(body.includes('Bluefin') && body.includes(PLAIN_TEXT.trim().slice(0, 20)), 'Codex sees the Claude conversation');
-        assert.deepEqual(next.history().entries.filter((e) => e.kind === 'link').map((e) => [e.relation, e.sessionId]), [['handedOffFrom', session.sessionId]]);
-        assert.deepEqual(session.history().entries.filter((e) => e.kind === 'link').map((e) => [e.relation, e.sessionId]), [['handedOffTo', next.sessionId]]);
+        assert.equal(next.conversationId, session.conversationId);
+        const parts = next.history().entries.filter((e) => e.kind === 'part').map((p) => [p.agentType, p.reason, p.fromTurn]);
+        assert.deepEqual(parts, [['claude-code', 'opened', 1], ['openai-codex', 'handoff', 2]]);
+        await assert.rejects(session.prompt('Still there?'), (err) => err.code === 'SESSION_MOVED' && err.details.sessionId === next.sessionId);
+        assert.equal(ctx.mock.turns().length, claudeCalls, 'nothing more went to Claude');
       } finally {
         await next.close();
       }
     } finally {
       await session.close();
     }
+  }));
+
+test('Claude Code over its quota (429) fails over to Codex: the error is no reply, one conversation, reopened on Codex in a new process', { timeout: TEST_TIMEOUT_MS }, () =>
+  withCtx('claude', 'plain', async (ctx, another) => {
     const quota = await another('claude', 'quota');
-    const codex2 = await another('codex', 'plain');
+    const codex = await another('codex', 'plain');
+    const storeDir = path.join(ctx.dir, 'sessions');
+    const store = pkg.openSessionStore(storeDir);
+    // Turn 1 on a Claude that answers; the conversation then goes on with a Claude over its quota.
+    const first = await pkg.openAgentSession('claude-code', optionsOf(ctx, { store }));
+    const conversationId = first.conversationId;
+    succeeded(await first.prompt('The release is called Marlin.'));
+    await first.close();
     const events = [];
-    const failing = await pkg.openAgentSession('claude-code', optionsOf(quota, { fallback: [{ agent: 'openai-codex', options: optionsOf(codex2) }] }));
+    const failing = await pkg.openConversation(store, conversationId, {
+      agent: 'claude-code',
+      ...optionsOf(quota),
+      rebuild: true,
+      fallback: [{ agent: 'openai-codex', options: optionsOf(codex) }],
+    });
+    const claudeId = failing.sessionId;
+    const question = 'Summarise the plan for the release.';
+    let turn;
     try {
-      const turn = await failing.prompt('Summarise the plan.', { onEvent: (e) => e.type === 'handoff' && events.push(e) });
+      turn = await failing.prompt(question, { onEvent: (e) => events.push(e) });
       succeeded(turn);
       assert.equal(turn.handedOffTo.agentType, 'openai-codex');
-      assert.deepEqual(events.map((e) => [e.reason, e.from.agentType, e.to.agentType]), [['quota_exceeded', 'claude-code', 'openai-codex']]);
       assert.equal(failing.agentType, 'openai-codex');
-      turnAsking(codex2, 'Summarise the plan.');
+      assert.equal(failing.conversationId, conversationId);
+      const handoffs = events.filter((e) => e.type === 'handoff');
+      assert.deepEqual(handoffs.map((e) => [e.reason, e.from.agentType, e.to.agentType]), [['quota_exceeded', 'claude-code', 'openai-codex']]);
+      assert.ok(quota.mock.requests().some((r) => r.kind === 'turn'), 'Claude was asked and refused');
+      // Codex's request: the question once, the earlier turn, no error text.
+      const body = bodyText(turnAsking(codex, question));
+      assert.equal(body.split(question).length, 2, body);
+      assert.ok(body.includes('Marlin'), 'Codex sees turn 1');
+      assert.doesNotMatch(body, /API Error|429|rate limit/i);
+      // Neither the reply nor a text event that was not discarded holds the error.
+      assert.doesNotMatch(turn.reply.text, /API Error|429|rate limit/i);
+      const discarded = new Set(events.filter((e) => e.type === 'discard').map((e) => e.attempt));
+      for (const e of events.filter((x) => x.type === 'text' && !discarded.has(x.attempt))) assert.doesNotMatch(e.text, /API Error|429|rate limit/i);
+      succeeded(await failing.prompt('And the next step?'));
+      // One conversation, its turns numbered on across both agents.
+      const { entries } = failing.history();
+      assert.deepEqual(entries.filter((e) => e.kind === 'request').map((e) => `${e.turn}:${e.agentType}`), ['1:claude-code', '2:claude-code', '3:openai-codex']);
+      assert.ok(!entries.some((e) => e.kind === 'text' && /API Error|429|rate limit/i.test(e.text)), 'no error text in the record');
+      assert.deepEqual(entries.filter((e) => e.kind === 'part').map((p) => [p.agentType, p.reason, p.fromTurn]), [['claude-code', 'opened', 1], ['claude-code', 'rebuild', 2], ['openai-codex', 'failover', 2]]);
     } finally {
       await failing.close();
     }
+    // A new process opens the conversation: it goes on with Codex, with the whole conversation.
+    const out = await inOtherProcess(`
+      const pkg = require('agent-context');
+      (async () => {
+        const store = pkg.openSessionStore(${JSON.stringify(storeDir)});
+        const s = await pkg.openConversation(store, ${JSON.stringify(conversationId)}, { agent: 'claude-code', ...${JSON.stringify(optionsOf(quota))}, rebuild: true, fallback: [{ agent: 'openai-codex', options: ${JSON.stringify(optionsOf(codex))} }] });
+        const t = await s.prompt('What is the release called?');
+        console.log(JSON.stringify({ agentType: s.agentType, success: t.success, error: t.error, kind: t.context.kind, turns: s.history().entries.filter((e) => e.kind === 'request').length }));
+        await s.close();
+      })().catch((e) => { console.error(e); process.exit(1); });`);
+    const reopened = JSON.parse(out.trim().split('\n').pop());
+    assert.deepEqual([reopened.agentType, reopened.success, reopened.turns], ['openai-codex', true, 4], JSON.stringify(reopened));
+    const last = bodyText(turnAsking(codex, 'What is the release called?'));
+    for (const said of ['The release is called Marlin.', question, 'And the next step?']) assert.ok(last.includes(said), `Codex sees "${said}"`);
+    // The Claude session id it had is no longer where the conversation goes on.
+    await assert.rejects(
+      pkg.openAgentSession('claude-code', optionsOf(ctx, { store, sessionId: claudeId })),
+      (err) => err.code === 'SESSION_MOVED' && err.details.conversationId === conversationId && err.details.agentType === 'openai-codex',
+    );
   }));
 
 test('Claude Code: fork after two turns (the adapter’s own session/fork) and fork at turn 1 (rebuilt from the record)', { timeout: TEST_TIMEOUT_MS }, () =>
   withCtx('claude', 'plain', async (ctx) => {
-    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx));
+    const store = pkg.memorySessionStore();
+    const session = await pkg.openAgentSession('claude-code', optionsOf(ctx, { store }));
     try {
       succeeded(await session.prompt('First: the colour is teal.'));
       succeeded(await session.prompt('Second: the animal is an otter.'));
@@ -186,11 +246,14 @@ test('Claude Code: fork after two turns (the adapter’s own session/fork) and f
         assert.equal(turn.context.carried, 2);
         const body = bodyText(turnAsking(ctx, 'Fork question two.'));
         assert.ok(body.includes('teal') && !body.includes('otter'), 'turn 1 and not turn 2');
+        assert.deepEqual(early.history().entries.filter((e) => e.kind === 'request').map((e) => [e.turn, e.text]), [[1, 'First: the colour is teal.'], [2, 'Fork question two.']]);
       } finally {
         await early.close();
       }
-      const links = session.history().entries.filter((e) => e.kind === 'link').map((e) => e.relation);
-      assert.deepEqual(links, ['forkedTo', 'forkedTo']);
+      const listed = await store.listConversations();
+      assert.equal(listed.length, 3, 'the conversation and its two forks');
+      const forks = listed.filter((c) => c.forkedFrom).map((c) => [c.forkedFrom.conversationId, c.forkedFrom.atTurn]).sort((a, b) => a[1] - b[1]);
+      assert.deepEqual(forks, [[session.conversationId, 1], [session.conversationId, 2]]);
     } finally {
       await session.close();
     }

@@ -29,9 +29,13 @@ function split(record) {
   return { header: JSON.parse(lines[0]), lines: lines.slice(1) };
 }
 
+/** A 1.x header: a store keeps any record the core writes or wrote (1.x records are still read). */
 function header(sessionId, agentType = 'claude-code') {
   return { format: 'agent-context/session-record', version: '1.0', sessionId, agentType, createdAt: 1_000 };
 }
+
+/** The entries of `lines` as a conversation's page names them: by its agent session. */
+const named = (lines, sessionId, agentType = 'claude-code') => lines.map((l) => ({ sessionId, agentType, ...JSON.parse(l) }));
 
 /** Entry lines in the record's format, from `seq` on (what a recorder writes). */
 function lines(seq, entries) {
@@ -80,24 +84,26 @@ for (const [name, make] of [
   test(`${name}: a session written, read back, listed and deleted`, async (t) => {
     const store = make(t);
     const record = split(realRecord(3));
-    const writer = await store.open('s-1', record.header.sessionId === 's-1' ? record.header : { ...record.header, sessionId: 's-1' });
+    const writer = await store.open('s-1', { ...record.header, conversationId: 's-1' });
     // The entries of one moment go in one append.
     for (let i = 0; i < record.lines.length; i += 3) writer.append(record.lines.slice(i, i + 3).join(''));
     const all = await store.read('s-1');
     assert.equal(all.entries.length, record.lines.length);
-    assert.deepEqual(all.entries, record.lines.map((l) => JSON.parse(l)));
+    const live = all.entries.at(-1).sessionId; // as a turn's end names the agent session
+    assert.deepEqual(all.entries, named(record.lines, live));
     assert.equal(all.cursor, all.entries.at(-1).seq);
-    assert.deepEqual(all.entries.map((e) => e.kind).slice(0, 6), ['opened', 'request', 'text', 'toolCall', 'toolCall', 'text']);
+    assert.deepEqual(all.entries.map((e) => e.kind).slice(0, 6), ['part', 'request', 'text', 'toolCall', 'toolCall', 'text']);
     // Pages through the cursor.
     const first = await store.read('s-1', { limit: 5 });
     const rest = await store.read('s-1', { after: first.cursor });
     assert.deepEqual([...first.entries, ...rest.entries], all.entries);
-    assert.deepEqual(await store.read('s-1', { after: all.cursor }), { entries: [], cursor: all.cursor });
+    assert.deepEqual(await store.read('s-1', { after: all.cursor }), { entries: [], cursor: all.cursor, skipped: 0 });
     // No record: no entries.
-    assert.deepEqual(await store.read('nobody', { after: 3 }), { entries: [], cursor: 3 });
+    assert.deepEqual(await store.read('nobody', { after: 3 }), { entries: [], cursor: 3, skipped: 0 });
 
     const [summary] = await store.list();
-    assert.equal(summary.sessionId, 's-1');
+    assert.equal(summary.conversationId, 's-1');
+    assert.equal(summary.sessionId, live);
     assert.equal(summary.agentType, 'claude-code');
     assert.equal(summary.protocol, 'acp');
     assert.equal(summary.title, 'Read the notes');
@@ -160,7 +166,7 @@ for (const [name, make] of [
     const store = make(t);
     await assert.rejects(store.open('', header('')), invalid(/^sessionId must be a non-empty string/));
     await assert.rejects(store.open('s', { ...header('s'), format: 'x' }), invalid(/^header\.format must be 'agent-context\/session-record'/));
-    await assert.rejects(store.open('s', header('t')), invalid(/^header\.sessionId must be the session's id, "s", got "t"$/));
+    await assert.rejects(store.open('s', header('t')), invalid(/^header\.conversationId must be the record's id, "s", got "t"$/));
     await assert.rejects(store.read(42), invalid(/^sessionId must be/));
     await assert.rejects(store.read('s', { after: -1 }), invalid(/^options\.after must be a whole number >= 0, got -1$/));
     await assert.rejects(store.read('s', { limit: 1.5 }), invalid(/^options\.limit must be a whole number >= 0, got 1\.5$/));
@@ -372,14 +378,19 @@ test('openSessionStore: list() reads only the records that changed, through its 
   await store.delete('b');
   assert.deepEqual((await store.list()).map((s) => s.sessionId).sort(), ['a', 'weird id/ü.x']);
   assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8')).records).sort(), ['a', 'weird%20id%2F%C3%BC%2Ex']);
-  // Garbage appended to a record changes nothing read.
+  // Garbage appended to a record changes nothing read, and is counted.
   const before = await store.read('a');
   fs.appendFileSync(path.join(dir, 'a.jsonl'), 'garbage\n{"seq":2,"at":1,"kind":"text","text":"again"}\n[1]\n\u0000\u0001');
-  assert.deepEqual(await store.read('a'), before);
+  const after = await store.read('a');
+  assert.deepEqual([after.entries, after.cursor], [before.entries, before.cursor]);
+  assert.deepEqual([before.skipped, after.skipped], [0, 3]);
   // A record of a newer major version is left out of list(); read() says why.
-  fs.writeFileSync(path.join(dir, 'new.jsonl'), `${JSON.stringify({ ...header('new'), version: '2.0' })}\n${lines(1, [opened()])}`);
+  fs.writeFileSync(path.join(dir, 'new.jsonl'), `${JSON.stringify({ ...header('new'), version: '3.0' })}\n${lines(1, [opened()])}`);
   assert.deepEqual((await store.list()).map((s) => s.sessionId).sort(), ['a', 'weird id/ü.x']);
-  await assert.rejects(store.read('new'), invalid(/version "2\.0"; this library reads version 1\.x/));
+  await assert.rejects(store.read('new'), invalid(/version "3\.0"; this library reads versions up to 2\.x/));
+  // A file of garbage is no conversation: not listed.
+  fs.writeFileSync(path.join(dir, 'junk.jsonl'), 'not a record\n{"a":1}\n');
+  assert.deepEqual((await store.list()).map((s) => s.sessionId).sort(), ['a', 'weird id/ü.x']);
   assert.throws(() => pkg.openSessionStore(path.join(dir, 'a.jsonl')), invalid(/^dir (cannot be used|is not a folder)/));
   assert.throws(() => pkg.openSessionStore(''), invalid(/^dir must be a folder's path/));
 });
@@ -425,7 +436,10 @@ test('readSessionRecord and summarizeSessionRecord read a real session, from byt
   assert.equal(summary.title, 'Please read the notes');
   assert.equal(summary.turns, 2);
   assert.equal(summary.status, 'closed');
-  assert.equal(summary.sessionId, 'bench-session');
+  assert.equal(summary.conversationId, 'bench-conversation');
+  // The live end: the part's agent session as the last turn's end naming one names it.
+  assert.equal(summary.sessionId, fromText.entries.findLast((e) => e.kind === 'turnEnd' && e.agentSessionId).agentSessionId);
+  assert.deepEqual(summary.parts.map((p) => [p.agentType, p.reason, p.fromTurn]), [['claude-code', 'opened', 1]]);
   // A torn write and garbage change nothing.
   assert.deepEqual(pkg.readSessionRecord(`${record.slice(0, -1)}`).entries.length, fromText.entries.length - 1);
   assert.deepEqual(pkg.readSessionRecord(`${record}not json\n{"seq":1,"at":1,"kind":"x"}\n{"seq":`), fromText);

@@ -141,7 +141,10 @@ impl TeamMachine {
     /// session fresh (it holds nothing of the member's view yet). False when
     /// the entry cannot be read.
     pub(super) fn moved_to(&mut self, i: usize, entry: usize) -> bool {
-        let Some(n) = entry.checked_sub(1).filter(|&n| n < self.live[i].fallback.len()) else {
+        let Some(n) = entry
+            .checked_sub(1)
+            .filter(|&n| n < self.live[i].fallback.len())
+        else {
             return false;
         };
         let Ok((record, runs)) = self.entry_runs(i, n) else {
