@@ -25,6 +25,7 @@ const chat = require('./openai_chat_agents.cjs');
 const harness = require('./harness.cjs');
 const { PLAIN_PIECES, MCP_NOTE } = require('./mocks/common.cjs');
 const { inFreshRun } = require('./processes.cjs');
+const { turnCalls, turnsAsking } = require('./requests.cjs');
 
 const TEST_TIMEOUT_MS = 240_000;
 const PLAIN_TEXT = PLAIN_PIECES.join('');
@@ -72,14 +73,17 @@ const FACTS = {
   },
 };
 
-const requests = (ctx) => chat.readRequests(ctx.mock.log);
+/** The calls of the agent's turns the mock logged, never a side call beside them (mocks/kinds.cjs). */
+const turns = (ctx) => turnCalls(chat.readRequests(ctx.mock.log));
+/** The turn calls whose last user message holds `text` (the call opening that prompt's turn). */
+const turnsWith = (ctx, text) => turnsAsking(chat.readRequests(ctx.mock.log), text);
 const strings = (value, out = []) => {
   if (typeof value === 'string') out.push(value);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, out);
   return out;
 };
-const asked = (ctx, text) => requests(ctx).some((r) => strings(r.body?.messages).some((s) => s.includes(text)));
-const notesReachedModel = (ctx) => requests(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
+const asked = (ctx, text) => turnsWith(ctx, text).length > 0;
+const notesReachedModel = (ctx) => turns(ctx).some((r) => (r.body?.messages ?? []).some((m) => m.role === 'tool' && strings(m.content).some((s) => s.includes('4217'))));
 
 /** A folder with an empty HOME, notes.txt, a mock playing `scenario`; then nothing left running. */
 function within(cli, scenario, body) {
@@ -144,13 +148,11 @@ function failedWith(result, kind) {
   assert.equal(result.error.kind, kind, JSON.stringify(result.error));
 }
 
-/** The last model request holding `text`, and whether it carries `earlier` in a message of `role`. */
+/** Whether the turn call asking `text` carries `earlier` in a message of `role`. */
 function carries(ctx, text, role, earlier) {
-  const last = requests(ctx)
-    .filter((r) => strings(r.body?.messages).some((s) => s.includes(text)))
-    .at(-1);
-  assert.ok(last, `a request held ${JSON.stringify(text)}`);
-  return last.body.messages.some((m) => m.role === role && strings(m.content).some((s) => s.includes(earlier)));
+  const [call] = turnsWith(ctx, text);
+  assert.ok(call, `a turn call asked ${JSON.stringify(text)}`);
+  return call.body.messages.some((m) => m.role === role && strings(m.content).some((s) => s.includes(earlier)));
 }
 
 /** The suite of `cli` ('pi' or 'kimi') over `protocol` ('cli' or 'acp'). */
@@ -176,10 +178,10 @@ function endpointAgentSuite(cli, protocol) {
         assert.ok(events.some((e) => e.type === 'text'), 'live text events');
         // The prompt and the instructions reached the model, with the run's key.
         assert.ok(asked(ctx, 'Which UI framework should we use?'), 'the request log holds the prompt');
-        const system = requests(ctx).some((r) => (r.body?.messages ?? []).some((m) => ['system', 'developer'].includes(m.role) && strings(m.content).some((s) => s.includes(SYSTEM_MARK))));
+        const system = turns(ctx).some((r) => (r.body?.messages ?? []).some((m) => ['system', 'developer'].includes(m.role) && strings(m.content).some((s) => s.includes(SYSTEM_MARK))));
         if (facts.instructions[protocol] === 'system') assert.ok(system, 'the instructions joined its system prompt');
         else if (facts.instructions[protocol] === 'prompt') assert.ok(asked(ctx, `${SYSTEM_MARK}\n\nWhich UI framework`), 'the instructions open the prompt');
-        assert.ok(requests(ctx).some((r) => r.headers?.authorization === `Bearer ${chat.FAKE_KEY}`), 'the endpoint key was sent');
+        assert.ok(turns(ctx).some((r) => r.headers?.authorization === `Bearer ${chat.FAKE_KEY}`), 'the endpoint key was sent');
         const second = await run(ctx, protocol, { sessionId: first.sessionId, request: { prompt: 'And for the admin pages?' } });
         succeeded(second);
         assert.equal(second.sessionId, first.sessionId);
@@ -224,7 +226,7 @@ function endpointAgentSuite(cli, protocol) {
         }
         succeeded(result);
         // As an `image_url` data URL (the agent may re-encode it).
-        const sent = requests(ctx).some((r) => JSON.stringify(r.body?.messages ?? []).includes('data:image/'));
+        const sent = turns(ctx).some((r) => JSON.stringify(r.body?.messages ?? []).includes('data:image/'));
         assert.ok(sent, 'the image reached the model');
       }));
 
@@ -259,10 +261,10 @@ function endpointAgentSuite(cli, protocol) {
         const started = Date.now();
         const result = await run(ctx, protocol);
         const seconds = (Date.now() - started) / 1000;
-        console.log(`${cli} over ${protocol}: HTTP 500 ended ${result.error?.kind} in ${seconds.toFixed(1)} s after ${requests(ctx).length} model calls`);
+        console.log(`${cli} over ${protocol}: HTTP 500 ended ${result.error?.kind} in ${seconds.toFixed(1)} s after ${turns(ctx).length} turn calls`);
         failedWith(result, facts.error500[protocol]);
         // maxRetries 0: one call, its own retries off.
-        assert.equal(requests(ctx).length, 1, 'one model call');
+        assert.equal(turns(ctx).length, 1, 'one model call');
         assert.doesNotMatch(result.reply.text ?? '', /Mock server error/);
       }));
 
@@ -276,7 +278,7 @@ function endpointAgentSuite(cli, protocol) {
         failedWith(result, 'process_error');
         assert.match(result.error.message, new RegExp(`^Kimi Code needs Node\\.js 22\\.19 or newer, and the node that ran it is v${process.versions.node.replace(/\./g, '\\.')}: put a newer node first on the PATH`));
         assert.equal(result.attempts, 1, 'not tried again');
-        assert.equal(requests(ctx).length, 0, 'no model call');
+        assert.equal(chat.readRequests(ctx.mock.log).length, 0, 'no request at all');
       }));
 
     test('abort during the turn: aborted within seconds, nothing left running', { timeout: TEST_TIMEOUT_MS }, () =>
