@@ -260,8 +260,10 @@ fn every_fixture_with_unknown_lines_at_the_start_middle_and_end() {
             "claude-code",
             "github-copilot",
             "google-gemini",
+            "kimi-code",
             "openai-codex",
             "opencode",
+            "pi",
             "qwen-code"
         ]
     );

@@ -223,7 +223,7 @@ fn qwen_takes_the_system_flag_inline_only() {
     // Copilot and opencode take the instructions inline (Codex's layout).
     for agent in ["github-copilot", "opencode"] {
         assert!(error(agent, Some("flag"), &InvocationOptions::default())
-            .starts_with("assemblerOutput.systemFlag is only for claude-code and qwen-code"));
+            .starts_with("assemblerOutput.systemFlag is only for claude-code, qwen-code and pi:"));
     }
 }
 

@@ -77,6 +77,12 @@ pub struct AcpReader {
     /// Whether common lines are read straight from their bytes (off only to
     /// check that both readers agree).
     fast: bool,
+    /// The agent's name, for messages.
+    name: &'static str,
+    /// What the agent had said ([`ReplyBuilder::said`]) when the last turn
+    /// ended: a turn of an agent with silent failures that adds nothing
+    /// failed.
+    said_before: usize,
 }
 
 impl AcpReader {
@@ -90,6 +96,8 @@ impl AcpReader {
             message_id: None,
             system_error: false,
             fast: true,
+            name: agents::find(agent_type).map_or("the agent", |a| a.name),
+            said_before: 0,
         }
     }
 
@@ -223,6 +231,12 @@ impl AcpReader {
             if let Some(text) = content_text(update).filter(|t| !t.trim().is_empty()) {
                 out.fail("agent_message_chunk", text.trim(), Some("systemError"));
             }
+            return true;
+        }
+        if let Some(text) = content_text(update)
+            .filter(|t| self.quirks.notice_texts.iter().any(|p| t.starts_with(p)))
+        {
+            out.note("agent_message_chunk", text.trim(), Some("notice"));
             return true;
         }
         false
@@ -373,12 +387,19 @@ impl AcpReader {
         let has_text = update.text;
         if update.kind == Kind::MessageChunk
             && has_text
-            && self
+            && (self
                 .quirks
                 .error_text_prefix
                 .is_some_and(|p| starts_with_str(text, p))
+                || self
+                    .quirks
+                    .notice_texts
+                    .iter()
+                    .any(|p| starts_with_str(text, p)))
         {
-            return false; // maybe an error as text (Copilot's "Error: ")
+            // Maybe an error as text (Copilot's "Error: "), or a notice
+            // (pi's adapter): the general reader's.
+            return false;
         }
         let Some(session) = new_session(update, out) else {
             return false;
@@ -647,7 +668,21 @@ impl AcpReader {
         self.turn_usage(result, out);
         out.terminal_reason(reason);
         let system_error = std::mem::take(&mut self.system_error);
-        if reason == "end_turn" && system_error && !out.has_fatal_error() {
+        let said_nothing = out.said() == std::mem::replace(&mut self.said_before, out.said());
+        if reason == "end_turn"
+            && self.quirks.silent_failures
+            && said_nothing
+            && !out.has_fatal_error()
+        {
+            out.fail(
+                "stopReason",
+                &format!(
+                    "the turn ended without a word, a thought or a tool call: over ACP {} says nothing of a failed model call (its session's log names the cause)",
+                    self.name
+                ),
+                Some("silent_turn"),
+            );
+        } else if reason == "end_turn" && system_error && !out.has_fatal_error() {
             out.fail_with_last_note(
                 "session_info_update",
                 "Codex ended the turn on a system error (threadStatus systemError)",

@@ -271,3 +271,106 @@ fn a_sub_agents_tool_calls_name_the_call_that_runs_it() {
         .get("parentId")
         .is_none());
 }
+
+#[test]
+fn a_turn_that_says_nothing_failed_for_an_agent_whose_failures_are_silent() {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}});
+    let session = json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "s"}});
+    let usage = update("usage_update", json!({"used": 73, "size": 262144}));
+    // Kimi Code ends a turn whose model call failed `end_turn`, silent.
+    let silent = parse(
+        "kimi-code",
+        &[
+            init.clone(),
+            session.clone(),
+            usage.clone(),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(silent.status, ReplyStatus::Error);
+    assert_eq!(silent.errors[0].code.as_deref(), Some("silent_turn"));
+    assert!(
+        silent.errors[0]
+            .message
+            .starts_with("the turn ended without a word, a thought or a tool call: over ACP Kimi Code says nothing"),
+        "{}",
+        silent.errors[0].message
+    );
+    // A second turn of the same transcript is judged on its own.
+    let answered = parse(
+        "kimi-code",
+        &[
+            init.clone(),
+            session.clone(),
+            chunk("agent_message_chunk", "Hi"),
+            stop("end_turn"),
+            usage.clone(),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(answered.status, ReplyStatus::Error);
+    let both = parse(
+        "kimi-code",
+        &[
+            init.clone(),
+            session.clone(),
+            chunk("agent_message_chunk", "Hi"),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(both.status, ReplyStatus::Success);
+    // Any other agent's empty turn is an empty success.
+    let other = parse("opencode", &[init, session, usage, stop("end_turn")]);
+    assert_eq!(other.status, ReplyStatus::Success);
+}
+
+#[test]
+fn an_agents_notices_sent_as_text_are_notes_not_the_reply() {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}});
+    let session = json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "s"}});
+    let lines = [
+        init.clone(),
+        session.clone(),
+        chunk(
+            "agent_message_chunk",
+            "Retrying (attempt 1/1, waiting 2s)...",
+        ),
+        chunk("agent_message_chunk", "Retry finished, resuming."),
+        chunk("agent_message_chunk", "Hello"),
+        stop("end_turn"),
+    ];
+    let reply = parse("pi", &lines);
+    assert_eq!(reply.status, ReplyStatus::Success);
+    assert_eq!(reply.text, "Hello");
+    let codes: Vec<Option<&str>> = reply.errors.iter().map(|e| e.code.as_deref()).collect();
+    assert_eq!(codes, [Some("notice"), Some("notice")]);
+    // Its retries given up on: only notices, then a silent end.
+    let failed = parse(
+        "pi",
+        &[
+            init,
+            session,
+            lines[2].clone(),
+            lines[3].clone(),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(failed.status, ReplyStatus::Error);
+    assert!(failed
+        .errors
+        .last()
+        .unwrap()
+        .message
+        .contains("over ACP pi says nothing of a failed model call"));
+    // The same text from another agent is its reply.
+    let other = parse(
+        "opencode",
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}}),
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "s"}}),
+            chunk("agent_message_chunk", "Retry finished, resuming."),
+            stop("end_turn"),
+        ],
+    );
+    assert_eq!(other.text, "Retry finished, resuming.");
+}

@@ -29,6 +29,9 @@ pub struct ReplyBuilder {
     /// end it succeeds if this is still set and no fatal error was seen.
     success_at_end: bool,
     errors: Vec<ReplyError>,
+    /// The error (an index of `errors`) of a failure the agent may still
+    /// retry: fatal at the end unless it retries first.
+    pending_failure: Option<usize>,
     tool_uses: Vec<ToolUse>,
     tool_index: HashMap<String, usize>,
     usage: Option<Usage>,
@@ -57,6 +60,7 @@ impl ReplyBuilder {
             succeeded: false,
             success_at_end: false,
             errors: Vec::new(),
+            pending_failure: None,
             tool_uses: Vec::new(),
             tool_index: HashMap::new(),
             usage: None,
@@ -225,6 +229,12 @@ impl ReplyBuilder {
         !self.text.is_empty()
     }
 
+    /// How much the agent has said so far (text, thoughts, tool calls): a
+    /// measure that grows whenever it says anything.
+    pub fn said(&self) -> usize {
+        self.text.len() + self.thoughts.len() + self.tool_uses.len()
+    }
+
     /// Whether a session id is known.
     pub fn has_session(&self) -> bool {
         self.session_id.is_some()
@@ -355,6 +365,7 @@ impl ReplyBuilder {
     /// same message (a CLI often prints the error, then the failure), that one
     /// becomes fatal instead of a second copy being added.
     pub fn fail(&mut self, source: &str, message: &str, code: Option<&str>) {
+        self.pending_failure = None;
         let message = strip_ansi(message).into_owned();
         match self.errors.last_mut() {
             Some(last) if last.message == message => {
@@ -385,6 +396,21 @@ impl ReplyBuilder {
             }
             _ => self.fail(source, fallback, None),
         }
+    }
+
+    /// A failure the agent may still retry (pi ends a failed turn, then
+    /// says whether it tries again): noted now, fatal at the end of the
+    /// output unless [`retrying`](Self::retrying) or another failure comes
+    /// first.
+    pub fn fail_unless_retried(&mut self, source: &str, message: &str, code: Option<&str>) {
+        self.note(source, message, code);
+        self.pending_failure = Some(self.errors.len() - 1);
+    }
+
+    /// The agent tries again what [`fail_unless_retried`](Self::fail_unless_retried)
+    /// said failed: that failure is a note.
+    pub fn retrying(&mut self) {
+        self.pending_failure = None;
     }
 
     fn push_error(&mut self, error: ReplyError) {
@@ -548,6 +574,9 @@ impl ReplyBuilder {
     pub fn finish(mut self) -> (AgentReply, Vec<u16>) {
         if self.success_at_end {
             self.succeeded = true;
+        }
+        if let Some(error) = self.pending_failure.and_then(|i| self.errors.get_mut(i)) {
+            error.fatal = true;
         }
         let status = self.status();
         let (text, units) = self.text.into_parts();

@@ -44,8 +44,10 @@ mod gemini;
 mod gemini_scan;
 mod host_input;
 mod json;
+mod kimi;
 pub mod lines;
 mod opencode;
+mod pi;
 mod qwen;
 mod reply;
 mod reply_text;
@@ -546,6 +548,8 @@ fn read_line(format: OutputFormat, reply: &mut ReplyBuilder, text: &str, termina
         OutputFormat::QwenStreamJson => qwen::read,
         OutputFormat::CopilotJson => copilot::read,
         OutputFormat::OpencodeJson => opencode::read,
+        OutputFormat::PiJson => pi::read,
+        OutputFormat::KimiStreamJson => kimi::read,
         OutputFormat::GeminiStreamJson => {
             if gemini::read_message_line(text, reply) {
                 return;

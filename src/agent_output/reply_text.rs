@@ -33,6 +33,14 @@ impl ReplyText {
         }
     }
 
+    /// Its length in its form's units (bytes, or UTF-16 code units).
+    pub fn len(&self) -> usize {
+        match self {
+            ReplyText::Utf8(text) => text.len(),
+            ReplyText::Utf16 { units, .. } => units.len(),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         match self {
             ReplyText::Utf8(text) => text.is_empty(),

@@ -40,6 +40,10 @@ pub fn resolve_layout(agent_type: &str) -> (&'static Layout, Option<String>) {
     }
 }
 
+// Ids are written with at most two digits
+// (`crate::prompt::size_plan::fast_path::layout_info`).
+const _: () = assert!(BUILT_IN.len() < 99);
+
 /// A layout's id for the JS fast path: its place in [`BUILT_IN`], or
 /// `BUILT_IN.len()` for plain text.
 pub fn layout_id(layout: &Layout) -> usize {

@@ -111,6 +111,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Option,
     },
     home: None,
+    min_node: None,
     // Its ACP adapter offers the bypass mode, and asks Claude Code to allow
     // it, when IS_SANDBOX holds any value; Claude Code as root then starts
     // only with `1`, and reads `1`, `true`, `yes` and `on` as set elsewhere.

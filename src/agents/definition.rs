@@ -406,6 +406,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
             "an agent given by its definition has no setting the library knows",
         ),
         home: None,
+        min_node: None,
         env_flags: &[],
     }
 }

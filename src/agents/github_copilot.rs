@@ -117,6 +117,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Required,
     },
     home: None,
+    min_node: None,
     env_flags: &[],
 };
 

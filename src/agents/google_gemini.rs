@@ -124,7 +124,11 @@ pub const AGENT: AgentSpec = AgentSpec {
         folder: ".gemini",
         settings: "settings.json",
         kept: &["tmp", "history"],
+        names_folder: false,
+        fixed: "{}",
+        kept_setting: None,
     }),
+    min_node: None,
     env_flags: &[],
 };
 

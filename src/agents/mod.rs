@@ -25,8 +25,10 @@ pub mod definition;
 mod factory_droid;
 mod github_copilot;
 mod google_gemini;
+mod kimi_code;
 mod openai_codex;
 mod opencode;
+mod pi;
 mod qwen_code;
 pub mod signs;
 mod spec;
@@ -42,9 +44,9 @@ pub use qwen_code::QWEN;
 pub use spec::{
     AcpLaunch, AcpMcp, AcpModel, AcpQuirks, AcpToolName, AgentSpec, ApprovalArg, CliAttachments,
     CliExtras, CliImage, CliMcp, CliSpec, EndpointModel, EndpointRoute, EndpointSpec, EnvFlag,
-    EnvRoute, FailedPrompt, FamilyUse, FileRoute, HeaderRoute, McpShape, OutputFormat,
-    OutputSchemaArg, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg, SettingsPlace,
-    SettingsRoute, SystemPromptArg,
+    EnvRoute, FailedPrompt, FamilyUse, FileRoute, HeaderRoute, McpShape, ModelsFile, NodeVersion,
+    OutputFormat, OutputSchemaArg, OwnRetries, ResumeExisting, RetryLog, RunHome, SessionArg,
+    SettingsPlace, SettingsRoute, SystemPromptArg,
 };
 pub use superseded::{save_wait_ms, superseded_warning};
 
@@ -62,6 +64,8 @@ pub const AGENTS: &[&AgentSpec] = &[
     &opencode::AGENT,
     &cline::AGENT,
     &factory_droid::AGENT,
+    &pi::AGENT,
+    &kimi_code::AGENT,
 ];
 
 /// How `agent_type`'s CLI takes attachments (`None`: an agent type the

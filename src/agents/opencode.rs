@@ -113,6 +113,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Config,
     },
     home: None,
+    min_node: None,
     env_flags: &[],
 };
 

@@ -109,6 +109,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         model: EndpointModel::Option,
     },
     home: None,
+    min_node: None,
     env_flags: &[],
 };
 

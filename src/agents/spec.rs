@@ -39,10 +39,30 @@ pub struct AgentSpec {
     /// A home folder the run can make for it, where the agent reads its
     /// user settings from (`None`: it has none the run uses).
     pub home: Option<RunHome>,
+    /// The oldest Node.js it runs on, for an agent that is a Node program
+    /// (`None`: not one, or any Node the package runs on): a start that
+    /// fails on an older one says so ([`NodeVersion`]).
+    pub min_node: Option<NodeVersion>,
     /// Variables of the caller's environment its parts read differently
     /// (Claude Code's `IS_SANDBOX`): the run gives them the value every
     /// part reads alike.
     pub env_flags: &'static [EnvFlag],
+}
+
+/// A Node.js release, `major.minor`.
+///
+/// An agent run by a Node older than its [`AgentSpec::min_node`] fails at
+/// once, in words of its own (Kimi Code on Node 20: `SyntaxError: The
+/// requested module 'node:zlib' does not provide an export named
+/// 'createZstdDecompress'`), and Node ends an uncaught error with its own
+/// version (`Node.js v20.20.2`): the run's classifier reads that line and
+/// says which Node ran it and which it needs (`crate::attempt::classify`).
+/// Read from what the failed start printed, it costs nothing when the
+/// agent starts and names the Node that really ran it, wherever it ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NodeVersion {
+    pub major: u32,
+    pub minor: u32,
 }
 
 /// A variable of the caller's environment that the agent's parts read
@@ -136,6 +156,20 @@ pub struct RunHome {
     /// made when missing so that they are linked and outlive the run
     /// (`tmp`, `history`).
     pub kept: &'static [&'static str],
+    /// True when the variable names the agent's folder itself (pi's
+    /// `PI_CODING_AGENT_DIR`, whose default is `~/.pi/agent`), not a home
+    /// holding `{folder}` (Gemini CLI's `GEMINI_CLI_HOME`).
+    pub names_folder: bool,
+    /// Settings (a JSON object) merged into the settings file on every run,
+    /// under the run's own keys (pi's `quietStartup`, whose startup notice
+    /// its ACP adapter would send as the reply's first text).
+    pub fixed: &'static str,
+    /// A setting given the real path of one of `kept` in the user's folder,
+    /// unless the user's settings set it: `(key, folder)`. pi's ACP adapter
+    /// remembers a session by the path of its file, which through the run's
+    /// link would be a path inside the run's home, gone with it (pi's
+    /// `sessionDir`).
+    pub kept_setting: Option<(&'static str, &'static str)>,
 }
 
 /// How the agent's own retries of a failed API call are bounded, through
@@ -233,6 +267,12 @@ pub enum OutputFormat {
     CopilotJson,
     /// opencode `run --format json`: parts, no final line.
     OpencodeJson,
+    /// pi `--mode json -p`: its session's events (`session`,
+    /// `message_end`, `tool_execution_end`, `agent_end`, `auto_retry_*`).
+    PiJson,
+    /// Kimi Code `--output-format stream-json`: one message a line
+    /// (`role`: `assistant`, `tool`, `meta`), no usage.
+    KimiStreamJson,
     /// Text, ANSI escapes removed: what the Rust API reads for an agent
     /// type it does not know.
     PlainText,
@@ -241,7 +281,8 @@ pub enum OutputFormat {
 /// How an agent CLI is invoked headless, with the prompt on stdin. The
 /// arguments come in this order: `base_args`, the system prompt, the model,
 /// a session flag, the approval flag, the caller's extra arguments, a
-/// session subcommand, `trailing_args`. Values are attached with `=`.
+/// session subcommand, `trailing_args`. Values are attached with `=`
+/// (apart, for a CLI that takes them so: [`CliExtras::values_apart`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CliSpec {
     /// The executable's usual name (`claude`).
@@ -290,6 +331,11 @@ pub enum CliImage {
     /// A base64 image block in a stream-json user message on stdin, which
     /// these arguments turn on (Claude Code's `--input-format stream-json`).
     StreamJson(&'static [&'static str]),
+    /// `@path` as an argument of its own, once per image (pi reads the file
+    /// and sends it when the model is declared to take images).
+    AtArg,
+    /// It takes none over its command line; why (`INVALID_INPUT`).
+    Refused(&'static str),
 }
 
 /// How a run hands its MCP servers to the CLI, for that run only and never
@@ -373,6 +419,15 @@ pub struct CliExtras {
     /// How the CLI holds its last answer to a JSON Schema (`outputSchema`
     /// on a run); `None`: the schema is stated in the prompt.
     pub output_schema: Option<OutputSchemaArg>,
+    /// The flag the prompt goes in, `{flag}=<prompt>`, for a CLI that reads
+    /// no prompt on stdin in its headless mode (Kimi Code's `--prompt`):
+    /// a prompt that cannot be one argument is `INVALID_INPUT`, and the
+    /// prompt shows in the process list. `None`: on stdin.
+    pub prompt_flag: Option<&'static str>,
+    /// Each flag's value is the argument after it (`--model m`), not
+    /// attached (`--model=m`): pi reads `--model=m` as a flag of an
+    /// extension and drops it.
+    pub values_apart: bool,
     /// What the session it resumes (or its one process) keeps of a prompt
     /// whose turn failed.
     pub failed_prompt: FailedPrompt,
@@ -424,6 +479,8 @@ impl CliExtras {
         install_dirs: &[],
         output_schema: None,
         failed_prompt: FailedPrompt::Dropped,
+        prompt_flag: None,
+        values_apart: false,
     };
 }
 
@@ -473,6 +530,11 @@ pub enum ApprovalArg {
         yolo: &'static [&'static str],
         edits: &'static [&'static str],
     },
+    /// Its headless mode approves every tool call by itself and has no
+    /// read-only mode (Kimi Code refuses `--plan` with `--prompt`): `yolo`
+    /// and edits change nothing, `sandbox: 'read-only'` is `INVALID_INPUT`
+    /// saying why.
+    AllApproved(&'static str),
 }
 
 /// How an agent is started for the Agent Client Protocol (SPEC §12):
@@ -567,6 +629,9 @@ pub enum AcpMcp {
     /// carries none (the agent would start each server twice), and the
     /// servers are the process's: a session on it cannot have others.
     Launch,
+    /// It takes none over ACP (it would accept them in `session/new` and
+    /// never start them); why: a run given some is `INVALID_INPUT`.
+    Unsupported(&'static str),
 }
 
 /// How an agent's ACP updates differ from the plain protocol in a way the
@@ -601,6 +666,14 @@ pub struct AcpQuirks {
     pub input_in_first_content: bool,
     /// What its session keeps of a prompt whose turn failed.
     pub failed_prompt: FailedPrompt,
+    /// A failed model call ends the turn `end_turn` having sent nothing,
+    /// with no error (Kimi Code, pi's adapter): a turn that ends so,
+    /// without a word, a thought or a tool call, failed.
+    pub silent_failures: bool,
+    /// Message chunks starting with one of these are the agent's notices,
+    /// not the reply (pi's adapter: `Retrying (attempt 1/3, waiting
+    /// 2s)...`, `Retry finished, resuming.`).
+    pub notice_texts: &'static [&'static str],
 }
 
 impl AcpQuirks {
@@ -613,6 +686,8 @@ impl AcpQuirks {
         input_excludes_cached: false,
         input_in_first_content: false,
         failed_prompt: FailedPrompt::Dropped,
+        silent_failures: false,
+        notice_texts: &[],
     };
 }
 
@@ -710,6 +785,33 @@ pub enum EndpointRoute {
     /// (Cline's provider settings, Droid's runtime settings), holding the
     /// endpoint; it takes no headers.
     File(FileRoute),
+    /// A provider in a models file of the agent's folder in the run's home
+    /// ([`RunHome`]), made its default in the home's settings (pi's
+    /// `models.json`, `defaultProvider`, `defaultModel`).
+    ModelsFile(ModelsFile),
+}
+
+/// A provider file for the endpoint ([`EndpointRoute::ModelsFile`]):
+/// `{"providers":{id:{"baseUrl","api","apiKey","headers","models":[{"id"}]}}}`
+/// in `file`, written in the run's home in place of the user's own. The
+/// key and each header's value go through variables the file names, never
+/// in it: the agent reads a value that starts with `!` as a shell command
+/// to run, and one that names a variable as that variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelsFile {
+    /// The file in the agent's folder (`models.json`).
+    pub file: &'static str,
+    /// The provider's id (`agent-context`).
+    pub id: &'static str,
+    /// Per family, the agent's name for its API and the path after
+    /// `baseUrl` (`openai-completions`, ``).
+    pub apis: &'static [(ApiFamily, &'static str, &'static str)],
+    /// The variable holding the key.
+    pub key_env: &'static str,
+    /// The variables holding the headers' values: this, then `0`, `1`, ….
+    pub header_env: &'static str,
+    /// The settings keys that make it the default, `[provider, model]`.
+    pub default_keys: [&'static str; 2],
 }
 
 /// A settings file for the endpoint ([`EndpointRoute::File`]).

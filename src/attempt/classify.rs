@@ -75,8 +75,19 @@ pub fn classify(e: &Evidence) -> Result<(), Failure> {
     Err(with_hint(failure(e, e.agent.signs, exit), e))
 }
 
-/// The failure with the agent's hint for wording its evidence holds.
-fn with_hint(mut failure: Failure, e: &Evidence) -> Failure {
+/// The failure with the agent's hint for wording its evidence holds; a
+/// start on a Node.js older than the agent needs is said so first.
+fn with_hint(failure: Failure, e: &Evidence) -> Failure {
+    let mut failure = match too_old_node(e) {
+        Some((ran, min)) => Failure::new(
+            AgentErrorKind::ProcessError,
+            format!(
+                "{} needs Node.js {}.{} or newer, and the node that ran it is v{ran}: put a newer node first on the PATH of its environment (options.env) ({})",
+                e.agent.name, min.major, min.minor, failure.message
+            ),
+        ),
+        None => failure,
+    };
     let said = |m: &str| {
         e.last_lines.iter().any(|l| has(l, m)) || e.reply.errors.iter().any(|r| has(&r.message, m))
     };
@@ -84,6 +95,23 @@ fn with_hint(mut failure: Failure, e: &Evidence) -> Failure {
         failure.message = format!("{} ({hint})", failure.message);
     }
     failure
+}
+
+/// The Node.js release that ran the agent and the oldest it needs, when its
+/// last lines name one older than [`AgentSpec::min_node`]: Node ends an
+/// uncaught error with its version (`Node.js v20.20.2`).
+fn too_old_node(e: &Evidence) -> Option<(String, crate::agents::NodeVersion)> {
+    let min = e.agent.min_node?;
+    e.last_lines.iter().rev().find_map(|line| {
+        let ran = line.trim().strip_prefix("Node.js v")?;
+        if !ran.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return None;
+        }
+        let mut parts = ran.split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        (crate::agents::NodeVersion { major, minor } < min).then(|| (ran.to_owned(), min))
+    })
 }
 
 /// The process ended before it answered `what` (`initialize`, the session
@@ -551,6 +579,54 @@ mod tests {
             1,
         );
         assert_eq!(refused.kind, AgentErrorKind::NetworkError);
+    }
+
+    #[test]
+    fn an_agent_run_by_a_node_too_old_for_it_is_told_so() {
+        let stderr = [
+            "SyntaxError: The requested module 'node:zlib' does not provide an export named 'createZstdDecompress'",
+            "    at ModuleJob._instantiate (node:internal/modules/esm/module_job:213:21)",
+            "Node.js v20.20.2",
+        ];
+        let failure = exited_before_answering("kimi-code", &stderr, 1);
+        assert_eq!(failure.kind, AgentErrorKind::ProcessError);
+        assert!(
+            failure.message.starts_with(
+                "Kimi Code needs Node.js 22.19 or newer, and the node that ran it is v20.20.2: put a newer node first on the PATH of its environment (options.env) (Kimi Code exited with code 1 before it answered initialize: "
+            ),
+            "{}",
+            failure.message
+        );
+        // Node 22.18 is too old for it as well; 22.19 is not, nor is 23.
+        let old = exited_before_answering("kimi-code", &["boom", "Node.js v22.18.0"], 1);
+        assert!(old.message.contains("is v22.18.0"), "{}", old.message);
+        for newer in [
+            "Node.js v22.19.0",
+            "Node.js v23.0.1",
+            "Node.js v20.20.2 (not alone)",
+        ] {
+            let fine = exited_before_answering("kimi-code", &["boom", newer], 1);
+            assert!(
+                !fine.message.contains("needs Node.js"),
+                "{newer}: {}",
+                fine.message
+            );
+        }
+        // pi needs 20.6; an agent that states no minimum is not judged.
+        let pi = exited_before_answering("pi", &["Node.js v18.19.1"], 1);
+        assert!(
+            pi.message.starts_with(
+                "pi needs Node.js 20.6 or newer, and the node that ran it is v18.19.1"
+            ),
+            "{}",
+            pi.message
+        );
+        let codex = exited_before_answering("openai-codex", &["Node.js v14.0.0"], 1);
+        assert!(
+            !codex.message.contains("needs Node.js"),
+            "{}",
+            codex.message
+        );
     }
 
     #[test]

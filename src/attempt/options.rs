@@ -211,7 +211,13 @@ impl RunOptions {
             merge_json(&mut keys, retries);
         }
         let folder = self.run_folder.as_deref().unwrap_or("");
-        self.home = home_request(agent, folder, keys);
+        let files = self
+            .endpoint_setup
+            .iter()
+            .flat_map(|s| &s.home_files)
+            .map(|f| (f.path.clone(), f.content.clone()))
+            .collect();
+        self.home = home_request(agent, folder, keys, files);
         if folder.is_empty() {
             let field = if servers {
                 Some("options.mcpServers")
@@ -243,7 +249,7 @@ impl RunOptions {
             .map(|s| s.env.clone())
             .unwrap_or_default();
         if let Some(home) = &self.home {
-            env.push((home.env.clone(), home.path.clone()));
+            env.push((home.env.clone(), home.env_value()));
         }
         env
     }

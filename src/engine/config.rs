@@ -250,6 +250,12 @@ impl SessionConfig {
             crate::attempt::own_retry_config(agent, options.max_retries, settings.as_deref(), &[]);
         default_env.extend(own.env);
         let mcp_servers = read_mcp_servers(&mcp)?;
+        if let (AcpMcp::Unsupported(why), false) = (launch.mcp, mcp_servers.is_empty()) {
+            return Err(AgentContextError::invalid(format!(
+                "options.mcpServers cannot be given to {} over ACP: {why}",
+                agent.name
+            )));
+        }
         if !mcp_servers.is_empty() {
             default_env.extend(
                 launch

@@ -83,6 +83,18 @@ fn each_agent_is_started_as_its_file_says_with_the_model() {
             "{bad}"
         );
     }
+    // pi takes no MCP servers over ACP (its adapter would accept and drop them).
+    let servers = json!({"cd": "/w", "mcpServers": [{"name": "x", "command": "y"}]});
+    let e = SessionConfig::read("pi", &servers, "").unwrap_err();
+    assert!(
+        e.message().starts_with(
+            "options.mcpServers cannot be given to pi over ACP: pi takes no MCP servers"
+        ),
+        "{}",
+        e.message()
+    );
+    assert!(SessionConfig::read("pi", &json!({"cd": "/w"}), "").is_ok());
+    assert!(SessionConfig::read("kimi-code", &servers, "").is_ok());
 }
 
 /// Ends a prompt of `e` with `response` (a result or an error).

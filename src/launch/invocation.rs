@@ -1,13 +1,18 @@
 //! The command line that feeds an assembled prompt to an agent CLI, with each
 //! CLI's traps built in:
 //!
-//! - the prompt always travels on stdin, never in argv, where one argument
-//!   over 128 KiB fails with `E2BIG` on Linux;
+//! - the prompt travels on stdin, never in argv, where one argument over
+//!   128 KiB fails with `E2BIG` on Linux (and any local user can read it);
+//!   Kimi Code alone reads no prompt on stdin and gets it in `--prompt=…`
+//!   (`CliExtras::prompt_flag`), a prompt too long for one argument being
+//!   `INVALID_INPUT`;
 //! - Claude Code's system prompt goes in `--append-system-prompt=…`, or, when
 //!   that argument would pass the same limit (or holds a NUL, which no
 //!   argument can), in a file named by `--append-system-prompt-file=…`;
 //! - values are attached with `=`, so one starting with `-` cannot be read as
-//!   an option;
+//!   an option (pi, whose parser reads `--model=m` as an unknown flag and
+//!   drops it, gets them apart: `CliExtras::values_apart`; it takes a known
+//!   flag's next argument whatever it is);
 //! - Gemini CLI gets `--skip-trust` (a headless run in an untrusted folder
 //!   exits 55) and Codex `--skip-git-repo-check` (outside a git repository
 //!   it refuses to start): the host chose the working directory.
@@ -268,6 +273,7 @@ pub fn build_cli_invocation(
         ));
     }
     let flag = output.system_flag.as_deref().filter(|f| !f.is_empty());
+    let apart = cli.extras.values_apart;
 
     let mut args: Vec<String> = cli.base_args.iter().map(|a| (*a).to_owned()).collect();
     let mut files = Vec::new();
@@ -286,28 +292,28 @@ pub fn build_cli_invocation(
         (Some(flag), SystemPromptArg::Append { inline, file }) => {
             // Inline for now; moved to its file below when the whole
             // command line does not fit the platform with it.
-            system_arg = Some((args.len(), inline, file));
-            args.push(format!("{inline}={flag}"));
+            push_value(&mut args, inline, Some(flag), apart);
+            system_arg = Some((args.len() - 1, inline, file));
         }
         (Some(flag), SystemPromptArg::AppendInline { inline }) => {
             if !fits_in_argument(inline, flag) {
                 return Err(AgentContextError::invalid(format!(
                     "assemblerOutput.systemFlag cannot be an argument ({}) and {agent_type} has no file flag for it",
-                    too_long_why(inline, flag)
+                    too_long_why("systemFlag", inline, flag)
                 )));
             }
-            args.push(format!("{inline}={flag}"));
+            push_value(&mut args, inline, Some(flag), apart);
         }
     }
-    push_value(&mut args, cli.model_flag, given(&options.model));
+    push_value(&mut args, cli.model_flag, given(&options.model), apart);
     let session = given(&options.session_id);
     if let SessionArg::Flag(name) = cli.session {
         match cli.extras.resume_existing {
             Some(strict) if options.resume_existing && session.is_some() => {
-                push_value(&mut args, strict.flag, session);
+                push_value(&mut args, strict.flag, session, apart);
                 args.extend(strict.here.iter().map(|a| (*a).to_owned()));
             }
-            _ => push_value(&mut args, name, session),
+            _ => push_value(&mut args, name, session, apart),
         }
     }
     match cli.approval {
@@ -316,11 +322,16 @@ pub fn build_cli_invocation(
             read_only,
             yolo,
             edits,
-        } => push_value(&mut args, flag, approval(options, read_only, yolo, edits)),
+        } => push_value(
+            &mut args,
+            flag,
+            approval(options, read_only, yolo, edits),
+            apart,
+        ),
         // The CLI never stops to ask for approval, so `yolo` changes
         // nothing; the sandbox is the one knob.
         ApprovalArg::Sandbox { flag } => {
-            push_value(&mut args, flag, options.sandbox.map(Sandbox::name))
+            push_value(&mut args, flag, options.sandbox.map(Sandbox::name), apart)
         }
         ApprovalArg::Flags {
             read_only,
@@ -331,6 +342,14 @@ pub fn build_cli_invocation(
                 args.extend(flags.iter().map(|f| (*f).to_owned()));
             }
         }
+        ApprovalArg::AllApproved(why) => {
+            if options.sandbox == Some(Sandbox::ReadOnly) {
+                return Err(AgentContextError::invalid(format!(
+                    "options.sandbox 'read-only' cannot be kept by {} over its command line: {why}",
+                    agent.name
+                )));
+            }
+        }
     }
     let approve = options.yolo == Some(true) || options.sandbox == Some(Sandbox::DangerFullAccess);
     args.extend(crate::launch::mcp_servers::cli::cli_args(
@@ -339,7 +358,7 @@ pub fn build_cli_invocation(
         approve,
     )?);
     if let (Some(flag), Some(path)) = (cli.extras.usage_file, given(&options.usage_file)) {
-        args.push(format!("{flag}={path}"));
+        push_value(&mut args, flag, Some(path), apart);
         outputs.push(InvocationOutput {
             path: path.to_owned(),
             kind: OutputKind::Usage,
@@ -363,6 +382,19 @@ pub fn build_cli_invocation(
     if let (SessionArg::Subcommand(word), Some(session)) = (cli.session, session) {
         args.extend([word.to_owned(), session.to_owned()]);
     }
+    let mut stdin = attached.stdin(&output.prompt);
+    if let Some(prompt_flag) = cli.extras.prompt_flag {
+        // The CLI reads no prompt on stdin: it goes in its flag.
+        if !fits_in_argument(prompt_flag, &stdin) {
+            return Err(AgentContextError::invalid(format!(
+                "assemblerOutput.prompt cannot be an argument ({}) and {} reads no prompt on stdin",
+                too_long_why("the prompt", prompt_flag, &stdin),
+                agent.name
+            )));
+        }
+        push_value(&mut args, prompt_flag, Some(&stdin), apart);
+        stdin = String::new();
+    }
     args.extend(cli.trailing_args.iter().map(|a| (*a).to_owned()));
     if !cli.extras.args_may_hold_spaces {
         check_no_whitespace(agent_type, &args, options)?;
@@ -384,7 +416,14 @@ pub fn build_cli_invocation(
                 platform,
                 measure,
             )?;
-            args[i] = format!("{file}={path}");
+            args[i] = if apart {
+                path.to_owned()
+            } else {
+                format!("{file}={path}")
+            };
+            if apart && inline != file {
+                args[i - 1] = file.to_owned();
+            }
             files.push(InvocationFile {
                 path: path.to_owned(),
                 content: flag.to_owned(),
@@ -397,8 +436,13 @@ pub fn build_cli_invocation(
         env,
     };
     if let Err(over) = limits::check(platform, &line) {
+        let why = if cli.extras.prompt_flag.is_some() {
+            "the prompt is one of its arguments; shorten the prompt or the options"
+        } else {
+            "the prompt travels on stdin; shorten the options"
+        };
         return Err(AgentContextError::invalid(format!(
-            "the command line does not fit on {}: {} (the prompt travels on stdin; shorten the options)",
+            "the command line does not fit on {}: {} ({why})",
             platform.name(),
             over.message()
         )));
@@ -406,7 +450,7 @@ pub fn build_cli_invocation(
     Ok(CliInvocation {
         command,
         args,
-        stdin: attached.stdin(&output.prompt),
+        stdin,
         files,
         outputs,
     })
@@ -488,7 +532,10 @@ fn with_system_flag() -> String {
         })
         .map(|a| a.agent_type)
         .collect();
-    names.join(" and ")
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// An option's value; `''` counts as not given.
@@ -496,10 +543,13 @@ fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().filter(|v| !v.is_empty())
 }
 
-/// `--name=value` when there is a value.
-fn push_value(args: &mut Vec<String>, name: &str, value: Option<&str>) {
-    if let Some(value) = value {
-        args.push(format!("{name}={value}"));
+/// `--name=value` when there is a value (`--name value` for a CLI that
+/// takes its values apart).
+fn push_value(args: &mut Vec<String>, name: &str, value: Option<&str>, apart: bool) {
+    match value {
+        Some(value) if apart => args.extend([name.to_owned(), value.to_owned()]),
+        Some(value) => args.push(format!("{name}={value}")),
+        None => {}
     }
 }
 
@@ -559,14 +609,15 @@ fn fits_in_argument(flag: &str, value: &str) -> bool {
     flag.len() + 1 + value.len() < MAX_ARG_BYTES && !value.contains('\0')
 }
 
-/// Why `{inline}={flag}` cannot be one argument.
-fn too_long_why(inline: &str, flag: &str) -> String {
-    if flag.contains('\0') {
-        "systemFlag holds a NUL character, which no argument can".to_owned()
+/// Why `{inline}={value}` cannot be one argument; `what` names the value
+/// (`systemFlag`).
+fn too_long_why(what: &str, inline: &str, value: &str) -> String {
+    if value.contains('\0') {
+        format!("{what} holds a NUL character, which no argument can")
     } else {
         format!(
-            "systemFlag is {} bytes, over the {} one argument may take on Linux",
-            flag.len(),
+            "{what} is {} bytes, over the {} one argument may take on Linux",
+            value.len(),
             MAX_ARG_BYTES - 2 - inline.len()
         )
     }

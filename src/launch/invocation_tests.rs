@@ -159,7 +159,7 @@ fn bad_input_is_invalid_input_naming_the_field() {
     let none = InvocationOptions::default();
     assert_eq!(
         err(build("aider", None, &none)),
-        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode', 'cline' or 'factory-droid' to build a command line, got \"aider\""
+        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode', 'cline', 'factory-droid', 'pi' or 'kimi-code' to build a command line, got \"aider\""
     );
     // An agent driven over ACP only has no command line.
     assert_eq!(
@@ -281,5 +281,83 @@ fn a_line_too_long_for_the_platform_is_invalid_input_naming_the_limit() {
     assert_eq!(
         err(build("openai-codex", None, &long)),
         "options.model is 200000 bytes, too long for one argument on Linux"
+    );
+}
+
+#[test]
+fn pi_takes_its_values_apart_and_kimi_code_its_prompt_in_a_flag() {
+    let options = InvocationOptions {
+        model: Some("-m1".into()),
+        session_id: Some("s1".into()),
+        sandbox: Some(Sandbox::ReadOnly),
+        ..Default::default()
+    };
+    let pi = build("pi", Some("Be brief"), &options).unwrap();
+    assert_eq!(pi.command, "pi");
+    assert_eq!(
+        pi.args,
+        [
+            "-p",
+            "--mode",
+            "json",
+            "--append-system-prompt",
+            "Be brief",
+            "--model",
+            "-m1",
+            "--session",
+            "s1",
+            "--tools",
+            "read,grep,find,ls"
+        ]
+    );
+    assert_eq!(pi.stdin, "[MESSAGE]\nHi");
+    // A system prompt too long for an argument goes to a file, named by the
+    // same flag.
+    let long = "x".repeat(MAX_ARG_BYTES);
+    let with_file = InvocationOptions {
+        system_prompt_file: Some("/run/system.md".into()),
+        ..Default::default()
+    };
+    let pi = build("pi", Some(&long), &with_file).unwrap();
+    assert_eq!(pi.args[3..5], ["--append-system-prompt", "/run/system.md"]);
+    assert_eq!(pi.files[0].content, long);
+
+    let kimi = build(
+        "kimi-code",
+        None,
+        &InvocationOptions {
+            yolo: Some(true),
+            sandbox: None,
+            ..options.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(kimi.command, "kimi");
+    assert_eq!(
+        kimi.args,
+        [
+            "--output-format",
+            "stream-json",
+            "--model=-m1",
+            "--session=s1",
+            "--prompt=[MESSAGE]\nHi"
+        ]
+    );
+    // Its headless mode approves everything and has no read-only mode.
+    let message = err(build("kimi-code", None, &options));
+    assert!(
+        message.starts_with("options.sandbox 'read-only' cannot be kept by Kimi Code over its command line: its headless mode approves every tool call itself"),
+        "{message}"
+    );
+    assert_eq!(kimi.stdin, "");
+    let message = err(build_cli_invocation(
+        "kimi-code",
+        &output(&"y".repeat(MAX_ARG_BYTES), None),
+        &InvocationOptions::default(),
+    ));
+    assert!(
+        message.starts_with("assemblerOutput.prompt cannot be an argument (the prompt is ")
+            && message.ends_with("and Kimi Code reads no prompt on stdin"),
+        "{message}"
     );
 }

@@ -4,13 +4,15 @@
 // mocks, saved verbatim as tests/fixtures/acp/<agent>/<version>/<scenario>.jsonl
 // (the fixtures of the `protocol: 'acp'` parser).
 //
-//   node tests/acp/record_acp.cjs [gemini|claude|codex|qwen|copilot|opencode …]
+//   node tests/acp/record_acp.cjs [gemini|claude|codex|qwen|copilot|opencode|pi|kimi …]
 //
 // Claude and Codex speak ACP through the adapters pinned in
 // tests/agents/package.json, picked as the live tests pick them
 // (tests/acp/adapters.cjs: the maintained @agentclientprotocol ones unless
 // ACP_ADAPTER_SCOPE=@zed-industries). The other CLIs are the ones the live
-// tests use (tests/cli/harness.cjs, tests/cli/openai_chat_agents.cjs).
+// tests use (tests/cli/harness.cjs, tests/cli/openai_chat_agents.cjs); pi
+// through its adapter `pi-acp` installed beside it (its fixtures named by
+// the adapter's version, as Claude's and Codex's are).
 //
 // Scenarios: plain, tool (read notes.txt), error (HTTP 400; the OpenAI mock
 // answers 500), error500 (Claude and Codex: an HTTP 500, the agent's retries
@@ -77,6 +79,15 @@ const AGENTS = {
   qwen: { family: 'chat', cli: 'qwen', args: ['--acp'] },
   copilot: { family: 'chat', cli: 'copilot', args: ['--acp'] },
   opencode: { family: 'chat', cli: 'opencode', args: ['acp'] },
+  pi: {
+    family: 'chat',
+    cli: 'pi',
+    args: [],
+    adapter: true,
+    version: () => version(path.join(require('../cli/openai_chat_agents.cjs').binDir('pi'), '..', 'pi-acp')),
+  },
+  // Kimi CLI 1.x's probe fixtures are in kimi/: Kimi Code's have their own folder.
+  kimi: { family: 'chat', cli: 'kimi', args: ['acp'], dir: 'kimi-code' },
 };
 
 /** The mock scenario each of our scenarios plays, per mock family. */
@@ -127,7 +138,7 @@ async function runChat(agent, scenario) {
   const run = await chat.runAgentCli(
     agent.cli,
     MOCK_SCENARIO.chat[scenario],
-    (ctx) => driverInvocation([ctx.executable, ...agent.args], scenario),
+    (ctx) => driverInvocation([agent.adapter ? chat.acpExecutable(agent.cli) : ctx.executable, ...agent.args], scenario),
     { limitMs: RUN_LIMIT_MS + 10_000 },
   );
   chat.cleanUp(run);
@@ -137,8 +148,8 @@ async function runChat(agent, scenario) {
 async function record(name, scenarios) {
   const agent = AGENTS[name];
   const agentVersion =
-    agent.family === 'chat' ? require('../cli/openai_chat_agents.cjs').AGENTS[agent.cli].version : agent.version();
-  const dir = path.join(FIXTURES, name, agentVersion);
+    agent.family === 'chat' && !agent.version ? require('../cli/openai_chat_agents.cjs').AGENTS[agent.cli].version : agent.version();
+  const dir = path.join(FIXTURES, agent.dir ?? name, agentVersion);
   fs.mkdirSync(dir, { recursive: true });
   for (const scenario of scenarios) {
     if (!MOCK_SCENARIO[agent.family][scenario]) continue;

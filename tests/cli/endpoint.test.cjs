@@ -69,6 +69,18 @@ const AGENTS = {
     cli: chat.executable('opencode'), acp: chat.executable('opencode'),
     userConfig: ['.config/opencode/opencode.json', '.config/opencode/opencode.jsonc', '.config/opencode/config.json', '.opencode.json'],
   },
+  // The install folder's `.bin` first on PATH: pi's ACP adapter runs `pi`
+  // from there, Kimi Code its Node.js 22.
+  pi: {
+    agentType: 'pi', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
+    cli: chat.executable('pi'), acp: chat.acpExecutable('pi'), pathFirst: 'pi',
+    userConfig: ['.pi/agent/settings.json', '.pi/agent/models.json', '.pi/agent/auth.json'],
+  },
+  kimi: {
+    agentType: 'kimi-code', api: 'chat', call: '/v1/chat/completions', key: ['authorization', `Bearer ${KEY}`], model: 'gpt-mock',
+    cli: chat.executable('kimi'), acp: chat.executable('kimi'), pathFirst: 'kimi',
+    userConfig: ['.kimi-code/config.toml', '.kimi-code/tui.toml'],
+  },
 };
 
 /** What a user's HOME holds for each agent in the "own settings" case: harmless settings the run must leave alone. */
@@ -81,6 +93,13 @@ const USER_SETTINGS = {
   // Copilot rewrites its config.json itself ("managed automatically"); settings.json is the user's.
   copilot: { '.copilot/settings.json': '{"banner": "never"}\n' },
   opencode: { '.config/opencode/opencode.json': '{"$schema": "https://opencode.ai/config.json", "autoupdate": false}\n' },
+  // pi's own provider and settings: the run's models.json replaces the
+  // first for the run (in its own home), and merges over the second.
+  pi: {
+    '.pi/agent/settings.json': '{"theme": "light", "defaultProvider": "mine", "defaultModel": "mine-1"}\n',
+    '.pi/agent/models.json': '{"providers": {"mine": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "MINE_KEY", "models": [{"id": "mine-1"}]}}}\n',
+  },
+  kimi: { '.kimi-code/config.toml': '# the user\'s own\n[loop_control]\nmax_steps_per_turn = 100\n' },
 };
 
 /** Every file under `dir` (relative path → sha256), symbolic links by their target. */
@@ -128,6 +147,7 @@ async function setUp(name, homeFiles = {}) {
   }
   const mock = await startMock(agent, dir);
   const env = harness.offlineEnv(home, tmp);
+  if (agent.pathFirst) env.PATH = chat.pathFor(agent.pathFirst, env.PATH);
   return { name, agent, dir, home, cwd: fs.realpathSync(work), env, mock, before: tree(home) };
 }
 

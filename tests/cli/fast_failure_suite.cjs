@@ -64,6 +64,20 @@ const AGENTS = {
   // Its ACP mode wants a Factory key before `session/new`; any value passes
   // offline, and nothing but the mock is reachable.
   droid: { agentType: 'factory-droid', api: 'chat', model: chat.MODEL, acp: () => chat.executable('droid'), env: { FACTORY_API_KEY: 'fk-placeholder-not-a-key' } },
+  // Their install folder's `.bin` first on PATH: pi's ACP adapter finds
+  // `pi` there, Kimi Code its Node.js 22.
+  // Over ACP a failed model call ends pi's turn (its adapter's) and Kimi
+  // Code's without a word, its cause unsaid: the failure is told, its kind
+  // cannot be (nothing listening is asked before the prompt, so that one is
+  // known).
+  pi: {
+    agentType: 'pi', api: 'chat', model: chat.MODEL, cli: () => chat.executable('pi'), acp: () => chat.acpExecutable('pi'), pathFirst: 'pi',
+    kinds: { acp: { 500: 'process_error', 429: 'process_error', 400: 'process_error' } },
+  },
+  kimi: {
+    agentType: 'kimi-code', api: 'chat', model: chat.MODEL, cli: () => chat.executable('kimi'), acp: () => chat.executable('kimi'), pathFirst: 'kimi',
+    kinds: { acp: { 500: 'process_error', 429: 'process_error', 400: 'process_error' } },
+  },
 };
 
 /** Each failure: the kind it must end as, and the mock scenario per API family (none: nothing listens). */
@@ -74,7 +88,7 @@ const FAILURES = {
   400: { kind: 'request_rejected', scenario: { anthropic: 'reject', openai: 'reject', gemini: 'reject', chat: 'error400' } },
 };
 
-const CHAT_AGENTS = ['qwen', 'copilot', 'opencode', 'cline', 'droid'];
+const CHAT_AGENTS = ['qwen', 'copilot', 'opencode', 'cline', 'droid', 'pi', 'kimi'];
 
 function installed(name) {
   if (CHAT_AGENTS.includes(name)) return chat.available(name);
@@ -122,6 +136,7 @@ async function setUp(name, failure) {
   for (const d of [home, work, tmp]) fs.mkdirSync(d, { recursive: true });
   const mock = await startMock(agent, failure, dir);
   const env = { ...harness.offlineEnv(home, tmp), ...agent.env };
+  if (agent.pathFirst) env.PATH = chat.pathFor(agent.pathFirst, env.PATH);
   return { name, agent, dir, home, cwd: fs.realpathSync(work), env, mock };
 }
 
@@ -205,7 +220,7 @@ function fastFailureSuite(name) {
   const skip = installed(name) ? false : `${name} is not installed (bash tests/cli/install_openai_chat_agents.sh)`;
   describe(`${name}: every failure classified in time, default options`, { concurrency: CONCURRENCY, skip }, () => {
     for (const c of cases(name)) {
-      const { kind } = FAILURES[c.failure];
+      const kind = AGENTS[name].kinds?.[c.protocol]?.[c.failure] ?? FAILURES[c.failure].kind;
       const bound = c.failure === 'refused' ? `${REFUSED_LIMIT_MS / 1000} s${c.entry === 'session' ? ' from the prompt' : ''}` : `${LIMIT_MS / 1000} s`;
       test(`${name} over ${c.protocol}, ${c.entry}: ${c.failure === 'refused' ? 'nothing on the port' : `HTTP ${c.failure}`} → ${kind} within ${bound}`, { timeout: LIMIT_MS + ABORT_MARGIN_MS + 60_000 }, (t) =>
         inFreshRun(() => setUp(name, c.failure), cleanUp, async (ctx) => {

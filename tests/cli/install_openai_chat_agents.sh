@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the agent CLIs pinned in tests/cli/openai_chat_agents.json (Qwen
-# Code, GitHub Copilot CLI, opencode, Cline, Factory Droid) (exact versions) outside the project, one
-# folder each under AGENT_CLI_ROOT (default ~/.cache/agent-context/agents):
+# Code, GitHub Copilot CLI, opencode, Cline, Factory Droid, pi, Kimi Code)
+# (exact versions) outside the project, one folder each under
+# AGENT_CLI_ROOT (default ~/.cache/agent-context/agents), with the packages
+# its `with` names beside it (pi's ACP adapter, Kimi Code's Node.js 22):
 #
 #   bash tests/cli/install_openai_chat_agents.sh
 #
@@ -19,27 +21,38 @@ set -euo pipefail
 root="${AGENT_CLI_ROOT:-$HOME/.cache/agent-context/agents}"
 cd "$(dirname "$0")"
 # One line per CLI: package, version, executable (its path inside the
-# package when the package declares no bin); a version that is not exact (a
-# range, a tag) is refused, a CLI for other platforms left out.
+# package when the package declares no bin), then each `with` package as
+# name@version; a version that is not exact (a range, a tag) is refused, a
+# CLI for other platforms left out.
 node -e '
   const { agents } = require("./openai_chat_agents.json");
-  for (const [cli, a] of Object.entries(agents)) {
-    if (!/^\d+\.\d+\.\d+$/.test(a.version)) {
-      console.error(`openai_chat_agents.json: ${cli}.version must be an exact version, got ${JSON.stringify(a.version)}`);
+  const exact = (cli, what, v) => {
+    if (!/^\d+\.\d+\.\d+$/.test(v)) {
+      console.error(`openai_chat_agents.json: ${cli}.${what} must be an exact version, got ${JSON.stringify(v)}`);
       process.exit(2);
     }
+  };
+  for (const [cli, a] of Object.entries(agents)) {
+    exact(cli, "version", a.version);
+    for (const [name, v] of Object.entries(a.with ?? {})) exact(cli, `with["${name}"]`, v);
     if (a.platforms && !a.platforms.includes(`${process.platform}-${process.arch}`)) continue;
-    console.log(`${a.package} ${a.version} ${a.binPath ? `${a.package}/${a.binPath}` : `.bin/${a.bin}`}`);
+    const beside = Object.entries(a.with ?? {}).map(([name, v]) => `${name}@${v}`);
+    console.log([a.package, a.version, a.binPath ? `${a.package}/${a.binPath}` : `.bin/${a.bin}`, ...beside].join(" "));
   }
-' | while read -r pkg version exe; do
+' | while read -r pkg version exe beside; do
   dir="$root/${pkg/\//+}@$version"
-  installed="$dir/node_modules/$pkg/package.json"
-  if [ -x "$dir/node_modules/$exe" ] && [ -f "$installed" ] &&
-    [ "$(node -p "require('$installed').version")" = "$version" ]; then
-    continue
-  fi
+  # Installed when the executable is there at its version, and each package
+  # beside it at its own.
+  at() { [ -f "$dir/node_modules/$1/package.json" ] && [ "$(node -p "require('$dir/node_modules/$1/package.json').version")" = "$2" ]; }
+  ready=1
+  [ -x "$dir/node_modules/$exe" ] && at "$pkg" "$version" || ready=0
+  for spec in $beside; do
+    at "${spec%@*}" "${spec##*@}" || ready=0
+  done
+  [ "$ready" = 1 ] && continue
   mkdir -p "$dir"
   [ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
-  echo "installing $pkg@$version into $dir" >&2
-  npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error "$pkg@$version" >&2
+  echo "installing $pkg@$version $beside into $dir" >&2
+  # shellcheck disable=SC2086 # one word per package
+  npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error "$pkg@$version" $beside >&2
 done

@@ -1,4 +1,4 @@
-// Runs Qwen Code, GitHub Copilot CLI and opencode offline against the OpenAI
+// Runs Qwen Code, GitHub Copilot CLI, opencode, pi and Kimi Code offline against the OpenAI
 // Chat Completions mock (openai_chat_server.cjs): a mock process per run on
 // 127.0.0.1, a fresh HOME per run (each CLI's provider settings pointing at
 // the mock, a fake key), the CLI spawned in its own process group from an
@@ -24,12 +24,23 @@ const NOTES_TEXT = 'The launch code is 4217.\n';
 const RUN_LIMIT_MS = 90_000;
 const MOCK_START_MS = 15_000;
 
-/** Each CLI: agent type, npm package, version tested (exact, from the manifest), executable (and its path in a package that declares no bin). */
+/**
+ * Each CLI: agent type, npm package, version tested (exact, from the
+ * manifest), executable (and its path in a package that declares no bin),
+ * the packages installed beside it, its ACP executable when another
+ * (`acpBin`), whether its folder's `.bin` goes first on its PATH, the
+ * platforms it installs on.
+ */
 const ALL_AGENTS = Object.fromEntries(
-  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [cli, { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin, binPath: a.binPath, acpOnly: a.acpOnly === true }]),
+  Object.entries(require('./openai_chat_agents.json').agents).map(([cli, a]) => [
+    cli,
+    { agentType: a.agentType, pkg: a.package, version: a.version, bin: a.bin, binPath: a.binPath, acpOnly: a.acpOnly === true, with: a.with ?? {}, acpBin: a.acpBin, pathFirst: a.pathFirst === true, platforms: a.platforms, ownSuite: a.ownSuite === true },
+  ]),
 );
-/** The ones the CLI-mode tests run (every agent but those driven over ACP only). */
+/** The ones whose command line is driven (every agent but those driven over ACP only): recorded, and run by the CLI-mode tests. */
 const AGENTS = Object.fromEntries(Object.entries(ALL_AGENTS).filter(([, a]) => !a.acpOnly));
+/** The ones the shared chat suites run (openai_chat_live, run_agent_openai_chat): not those with a suite of their own. */
+const SUITE_AGENTS = Object.fromEntries(Object.entries(AGENTS).filter(([, a]) => !a.ownSuite));
 
 /** Copilot's first run unpacks ~235 MB into $XDG_CACHE_HOME/copilot: shared by every run. */
 const SHARED_CACHE = process.env.AGENT_CLI_CACHE || path.join(os.homedir(), '.cache');
@@ -38,19 +49,42 @@ function cliRoot() {
   return process.env.AGENT_CLI_ROOT || path.join(os.homedir(), '.cache', 'agent-context', 'agents');
 }
 
-/** The executable: the project's pinned one, else the one installed aside. */
-function executable(cli) {
-  const { pkg, version, bin, binPath } = ALL_AGENTS[cli];
-  const inModules = (modules) => (binPath ? path.join(modules, ...pkg.split('/'), binPath) : path.join(modules, '.bin', bin));
+/** The node_modules folder it runs from: the project's pinned one, else the one installed aside. */
+function modulesOf(cli) {
+  const { pkg, version } = ALL_AGENTS[cli];
   const pinned = path.join(ROOT, 'node_modules', ...pkg.split('/'), 'package.json');
   if (fs.existsSync(pinned) && JSON.parse(fs.readFileSync(pinned, 'utf8')).version === version) {
-    return inModules(path.join(ROOT, 'node_modules'));
+    return path.join(ROOT, 'node_modules');
   }
-  return inModules(path.join(cliRoot(), `${pkg.replace('/', '+')}@${version}`, 'node_modules'));
+  return path.join(cliRoot(), `${pkg.replace('/', '+')}@${version}`, 'node_modules');
+}
+
+/** The executable. */
+function executable(cli) {
+  const { pkg, bin, binPath } = ALL_AGENTS[cli];
+  return binPath ? path.join(modulesOf(cli), ...pkg.split('/'), binPath) : path.join(modulesOf(cli), '.bin', bin);
+}
+
+/** The executable that speaks ACP (pi's adapter; the CLI itself for the others). */
+function acpExecutable(cli) {
+  const { acpBin } = ALL_AGENTS[cli];
+  return acpBin ? path.join(modulesOf(cli), '.bin', acpBin) : executable(cli);
+}
+
+/** The `.bin` folder of its install, which goes first on its PATH (`pathFirst`): pi's adapter finds `pi` there, Kimi Code its Node.js 22. */
+function binDir(cli) {
+  return path.join(modulesOf(cli), '.bin');
+}
+
+/** `PATH` for `cli`: its `.bin` first when it says so, then `base`. */
+function pathFor(cli, base = process.env.PATH) {
+  return ALL_AGENTS[cli]?.pathFirst ? `${binDir(cli)}${path.delimiter}${base}` : base;
 }
 
 function available(cli) {
-  return fs.existsSync(executable(cli));
+  const { platforms } = ALL_AGENTS[cli];
+  if (platforms && !platforms.includes(`${process.platform}-${process.arch}`)) return false;
+  return fs.existsSync(executable(cli)) && fs.existsSync(acpExecutable(cli));
 }
 
 /** Starts the mock; resolves `{ child, port, log }`. */
@@ -84,7 +118,7 @@ function stopMock(mock) {
 function sandbox(cli, home, port) {
   const base = `http://127.0.0.1:${port}/v1`;
   const env = {
-    PATH: process.env.PATH,
+    PATH: pathFor(cli),
     HOME: home,
     USER: 'mock',
     LANG: 'C.UTF-8',
@@ -151,6 +185,19 @@ function sandbox(cli, home, port) {
       OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
       OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
     });
+  } else if (cli === 'pi') {
+    // What the run's home holds with an endpoint: a provider in models.json,
+    // made the default, its startup notice and its SDK's retries off.
+    const dir = path.join(home, '.pi', 'agent');
+    fs.mkdirSync(dir, { recursive: true });
+    const models = { providers: { mock: { baseUrl: base, api: 'openai-completions', apiKey: FAKE_KEY, models: [{ id: MODEL, input: ['text', 'image'] }] } } };
+    fs.writeFileSync(path.join(dir, 'models.json'), JSON.stringify(models));
+    const settings = { defaultProvider: 'mock', defaultModel: MODEL, quietStartup: true, retry: { maxRetries: 0, provider: { maxRetries: 0 } } };
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(settings));
+    env.PI_OFFLINE = '1';
+  } else if (cli === 'kimi') {
+    // Its model from the environment, as an endpoint gives it; one attempt per step.
+    Object.assign(env, { KIMI_MODEL_NAME: MODEL, KIMI_MODEL_API_KEY: FAKE_KEY, KIMI_MODEL_BASE_URL: base, KIMI_MODEL_PROVIDER_TYPE: 'openai', KIMI_LOOP_MAX_ATTEMPTS_PER_STEP: '1' });
   }
   return env;
 }
@@ -247,4 +294,4 @@ function endFreshRun(ctx) {
   fs.rmSync(ctx.dir, { recursive: true, force: true });
 }
 
-module.exports = { AGENTS, ALL_AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, available, runAgentCli, cleanUp, freshRun, endFreshRun, ROOT, startMock, stopMock, readRequests, sandbox };
+module.exports = { AGENTS, SUITE_AGENTS, ALL_AGENTS, MODEL, FAKE_KEY, NOTES_TEXT, executable, acpExecutable, binDir, pathFor, available, runAgentCli, cleanUp, freshRun, endFreshRun, ROOT, startMock, stopMock, readRequests, sandbox };

@@ -8,7 +8,7 @@
 'use strict';
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
-const { AGENTS, NOTES_TEXT, executable } = require('./openai_chat_agents.cjs');
+const { AGENTS, SUITE_AGENTS, NOTES_TEXT, executable } = require('./openai_chat_agents.cjs');
 const { runChatScenario, cleanUp } = require('./openai_chat_scenarios.cjs');
 const chat = require('./mocks/openai-chat.cjs');
 const { PLAIN_PIECES } = require('./mocks/common.cjs');
@@ -76,7 +76,7 @@ function printedSession(run) {
 const TOOL_NAMES = { qwen: 'read_file', copilot: 'view', opencode: 'read' };
 
 describe('Qwen Code, Copilot and opencode against the OpenAI Chat Completions mock', { concurrency: 6 }, () => {
-  for (const cli of Object.keys(AGENTS)) {
+  for (const cli of Object.keys(SUITE_AGENTS)) {
     const { version } = AGENTS[cli];
     it(`${cli} ${version} is installed where the tests run it`, () => {
       assert.ok(require('node:fs').existsSync(executable(cli)), `${executable(cli)}: bash tests/cli/install_openai_chat_agents.sh (run by scripts/setup.sh) installs the pinned CLIs`);

@@ -12,9 +12,10 @@
 //     Gemini CLI run against their own APIs' mocks; Qwen Code, GitHub Copilot
 //     CLI and opencode against the OpenAI Chat Completions mock, in
 //     tests/fixtures/cli/<agent-type>/<version>/ (record_openai_chat_agents.cjs).
-//   npm run record
+//   npm run record [-- --pinned claude|codex|gemini …]
 //     records the pinned CLIs of tests/agents/node_modules (the live tests' versions) as
-//     tests/fixtures/cli/<cli>-<scenario>.jsonl, and versions.json.
+//     tests/fixtures/cli/<cli>-<scenario>.jsonl, and versions.json (all three, or
+//     those named).
 //
 // Each run has its own HOME, talks only to its mock on 127.0.0.1, and has
 // the CLI's own retries set low (harness.sandbox).
@@ -114,10 +115,12 @@ async function recordVersion(spec) {
   fs.writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify(meta, null, 2)}\n`);
 }
 
-async function recordPinned() {
+async function recordPinned(only = Object.keys(RECORDED)) {
+  for (const cli of only) if (!RECORDED[cli]) throw new Error(`record: --pinned takes ${Object.keys(RECORDED).join(', ')}, got "${cli}"`);
   fs.mkdirSync(FIXTURES, { recursive: true });
-  const versions = {};
-  for (const cli of Object.keys(RECORDED)) {
+  const file = path.join(FIXTURES, 'versions.json');
+  const versions = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  for (const cli of only) {
     versions[harness.CLIS[cli].pkg] = harness.installedVersion(cli);
     await recordScenarios(cli, harness.executable(cli), (scenario, stdout) => {
       const file = path.join(FIXTURES, `${cli}-${scenario}.jsonl`);
@@ -125,12 +128,13 @@ async function recordPinned() {
       return file;
     });
   }
-  fs.writeFileSync(path.join(FIXTURES, 'versions.json'), `${JSON.stringify(versions, null, 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify(versions, null, 2)}\n`);
 }
 
 async function main() {
   const specs = process.argv.slice(2);
   if (specs.length === 0) return recordPinned();
+  if (specs[0] === '--pinned') return recordPinned(specs.length > 1 ? specs.slice(1) : undefined);
   const targets = specs.map(parseSpec); // every spec checked before anything runs
   for (const [i, spec] of specs.entries()) {
     process.stdout.write(`== ${targets[i].pkg} ${targets[i].version}\n`);

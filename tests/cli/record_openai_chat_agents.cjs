@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Records the fixtures of Qwen Code, GitHub Copilot CLI and opencode: the
-// stdout of each real CLI on each scenario against the OpenAI Chat
-// Completions mock, in tests/fixtures/cli/<agent-type>/<version>/<scenario>.jsonl
-// (Copilot's usage file beside it as <scenario>.usage.json), with run.json
+// Records the fixtures of Qwen Code, GitHub Copilot CLI, opencode, pi and
+// Kimi Code: the stdout of each real CLI on each scenario against the OpenAI
+// Chat Completions mock, in tests/fixtures/cli/<agent-type>/<version>/<scenario>.jsonl
+// (Copilot's usage file beside it as <scenario>.usage.json, Kimi Code's
+// stderr of a failed run as <scenario>.stderr.txt), with run.json
 // (which scenarios, their exit codes, when). Run after `npm run build`.
 //
 //   npm run record -- <package>@<version>     any release (tests/cli/record.cjs)
-//   node tests/cli/record_openai_chat_agents.cjs [qwen|copilot|opencode …]
+//   node tests/cli/record_openai_chat_agents.cjs [qwen|copilot|opencode|pi|kimi …]
 //                                             the pinned releases, installed aside
 //
 // Scenarios: plain, tool, error400, error500, resume (a second run resuming
@@ -34,7 +35,11 @@ const TRAPS = {
   qwen: { 'max-turns': { mock: 'tool', options: { extraArgs: ['--max-session-turns=1'] } } },
   copilot: { denied: { mock: 'shell', options: { extraArgs: ['--deny-tool=shell'] } } },
   opencode: {},
+  pi: {},
+  kimi: {},
 };
+/** Agents whose failed run says why on stderr alone (Kimi Code): a failed run's stderr is kept beside its stdout as <scenario>.stderr.txt. */
+const STDERR_TOO = ['kimi'];
 
 /** `a` < `b`, both `x.y.z`. */
 function older(a, b) {
@@ -122,6 +127,7 @@ async function recordAgent(cli, { dir, command, version }) {
     } else {
       fs.writeFileSync(path.join(dir, `${name}.jsonl`), run.result.stdout);
       if (run.outputs.usage) fs.writeFileSync(path.join(dir, `${name}.usage.json`), run.outputs.usage);
+      if (STDERR_TOO.includes(cli) && run.result.code !== 0) fs.writeFileSync(path.join(dir, `${name}.stderr.txt`), run.result.stderr);
       runs[name] = { exitCode: run.result.code, bytes: run.result.stdout.length, ms: run.result.ms, requests: run.requests.length };
     }
     process.stdout.write(

@@ -52,10 +52,19 @@ function userTexts(body) {
 }
 
 /**
+ * Whether a user message's text is only the agent's own notes to the model,
+ * `<system-reminder>` blocks and nothing else: Kimi Code puts the date and
+ * its permission mode so, as user messages after the prompt.
+ */
+const onlyReminders = (text) => /^(\s*<system-reminder>[\s\S]*?<\/system-reminder>)+\s*$/.test(text);
+
+/**
  * The turn calls that ask the model about `needle`: whose last user message
  * holds it (the call that opens the turn carrying that prompt; a later call
- * of the same turn ends with a tool's result instead).
+ * of the same turn ends with a tool's result instead). A message that is
+ * only the agent's reminders does not count as the last.
  */
-const turnsAsking = (requests, needle) => turnCalls(requests).filter((r) => (userTexts(r.body).at(-1) ?? '').includes(needle));
+const turnsAsking = (requests, needle) =>
+  turnCalls(requests).filter((r) => (userTexts(r.body).filter((t) => !onlyReminders(t)).at(-1) ?? '').includes(needle));
 
 module.exports = { readJsonLines, turnCalls, userTexts, turnsAsking, textOf };

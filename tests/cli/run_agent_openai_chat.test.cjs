@@ -110,7 +110,7 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
   });
   // The HTTP 500 runs first: they wait for the CLIs' first retry while
   // the others run beside them.
-  for (const cli of Object.keys(agents.AGENTS)) {
+  for (const cli of Object.keys(agents.SUITE_AGENTS)) {
     const name = `${cli} ${agents.AGENTS[cli].version}`;
     test(`${name}: HTTP 500 is upstream_error on the CLI's first retry`, { timeout: TEST_TIMEOUT_MS }, () =>
       within(cli, 'error500', async (ctx) => {
@@ -127,7 +127,7 @@ describe('runAgent: Qwen Code, Copilot and opencode against the OpenAI Chat Comp
       }));
   }
 
-  for (const cli of Object.keys(agents.AGENTS)) {
+  for (const cli of Object.keys(agents.SUITE_AGENTS)) {
     const { version, agentType } = agents.AGENTS[cli];
     const name = `${cli} ${version}`;
 

@@ -122,6 +122,6 @@ fn options_of_the_wrong_type_are_invalid_input() {
     expect_error(
         build_cli_invocation("custom-agent".into(), output(), None),
         "INVALID_INPUT",
-        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode', 'cline' or 'factory-droid' to build a command line, got \"custom-agent\"",
+        "agentType must be 'claude-code', 'openai-codex', 'google-gemini', 'qwen-code', 'github-copilot', 'opencode', 'cline', 'factory-droid', 'pi' or 'kimi-code' to build a command line, got \"custom-agent\"",
     );
 }

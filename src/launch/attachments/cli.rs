@@ -78,6 +78,15 @@ pub fn cli_parts(
                     parts.args.push(format!("{flag}={file}"));
                 }
                 CliImage::AtPath => at_path(&mut parts, image_file(agent, image, i)?),
+                CliImage::AtArg => {
+                    let file = image_file(agent, image, i)?;
+                    parts.args.push(format!("@{file}"));
+                }
+                CliImage::Refused(why) => {
+                    return Err(AgentContextError::invalid(format!(
+                        "attachments[{i}] is an image, which {agent} does not take over its command line: {why}"
+                    )))
+                }
                 CliImage::StreamJson(args) => {
                     if parts.input_args.is_empty() {
                         parts.input_args = args.iter().map(|a| (*a).to_owned()).collect();

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{ApiFamily, Endpoint};
 use crate::agents::api_family::quoted;
 use crate::agents::{
-    AgentSpec, EndpointModel, EndpointRoute, EnvRoute, HeaderRoute, SettingsPlace,
+    AgentSpec, EndpointModel, EndpointRoute, EnvRoute, HeaderRoute, ModelsFile, SettingsPlace,
 };
 use crate::error::{AgentContextError, Result};
 use crate::formats::toml_text::toml_string;
@@ -54,6 +54,9 @@ pub struct EndpointSetup {
     /// Settings merged into the agent's settings in the run's home
     /// (`crate::launch::run_home`).
     pub home_settings: Option<Value>,
+    /// Files of the agent's folder in the run's home, in place of the
+    /// user's own of that name (pi's `models.json`).
+    pub home_files: Vec<RunFile>,
 }
 
 /// What `agent` is given for `endpoint` over `protocol`; `folder` is the
@@ -112,10 +115,19 @@ pub fn endpoint_setup(
         args: Vec::new(),
         model: model.clone(),
         home_settings: None,
+        home_files: Vec::new(),
     };
     match spec.route {
         EndpointRoute::Env(route) => {
-            env_route(&route, endpoint, agent, folder, &model, &mut setup)?
+            env_route(&route, endpoint, agent, folder, &model, &mut setup)?;
+            if spec.model == EndpointModel::Config {
+                // Its variable carries the model: no flag (Kimi Code's
+                // `--model` names an alias of its own configuration).
+                setup.model = None;
+            }
+        }
+        EndpointRoute::ModelsFile(route) => {
+            models_file(&route, endpoint, agent, family, &model, &mut setup)?
         }
         EndpointRoute::CodexProvider { id, key_env } => {
             let mut provider = Map::new();
@@ -224,6 +236,61 @@ pub fn endpoint_setup(
         }
     }
     Ok(setup)
+}
+
+/// A provider of the agent's models file in the run's home, made its
+/// default in the home's settings; the key and the headers' values in
+/// variables the file names (pi runs a value starting with `!` as a shell
+/// command).
+fn models_file(
+    route: &ModelsFile,
+    endpoint: &Endpoint,
+    agent: &AgentSpec,
+    family: ApiFamily,
+    model: &Option<String>,
+    setup: &mut EndpointSetup,
+) -> Result<()> {
+    let Some((_, api, suffix)) = route.apis.iter().find(|(f, _, _)| *f == family) else {
+        return Err(AgentContextError::invalid(format!(
+            "{} is '{}', which {} has no API name for",
+            endpoint.path_of("api"),
+            family.name(),
+            agent.name
+        )));
+    };
+    let model = model.clone().unwrap_or_default();
+    let key = endpoint.api_key.as_deref().unwrap_or(NO_KEY);
+    setup.env.push((route.key_env.to_owned(), key.to_owned()));
+    let mut provider = Map::new();
+    provider.insert(
+        "baseUrl".into(),
+        json!(format!("{}{suffix}", endpoint.base_url)),
+    );
+    provider.insert("api".into(), json!(api));
+    provider.insert("apiKey".into(), json!(route.key_env));
+    if !endpoint.headers.is_empty() {
+        let mut headers = Map::new();
+        for (i, (name, value)) in endpoint.headers.iter().enumerate() {
+            let var = format!("{}{i}", route.header_env);
+            headers.insert(name.clone(), json!(var));
+            setup.env.push((var, value.clone()));
+        }
+        provider.insert("headers".into(), Value::Object(headers));
+    }
+    // Declared to take images: an attachment then reaches the model.
+    provider.insert(
+        "models".into(),
+        json!([{ "id": model, "input": ["text", "image"] }]),
+    );
+    let file = json!({ "providers": { route.id: provider } });
+    setup.home_files.push(RunFile {
+        path: route.file.to_owned(),
+        content: format!("{file}\n"),
+    });
+    let [provider_key, model_key] = route.default_keys;
+    setup.home_settings = Some(json!({ provider_key: route.id, model_key: model }));
+    setup.model = None;
+    Ok(())
 }
 
 /// Every string in `value` passed through `fill`.

@@ -432,3 +432,63 @@ fn loopback_addresses_are_found_with_their_port() {
         );
     }
 }
+
+#[test]
+fn pi_gets_a_provider_per_family_and_kimi_code_its_variables() {
+    let e = json!({ "baseUrl": "http://127.0.0.1:8080", "apiKey": "k1", "model": "m1" });
+    for (api, name, base) in [
+        ("openai-chat", "openai-completions", "http://127.0.0.1:8080"),
+        (
+            "openai-responses",
+            "openai-responses",
+            "http://127.0.0.1:8080",
+        ),
+        (
+            "anthropic-messages",
+            "anthropic-messages",
+            "http://127.0.0.1:8080",
+        ),
+        (
+            "gemini",
+            "google-generative-ai",
+            "http://127.0.0.1:8080/v1beta",
+        ),
+    ] {
+        let mut given = e.clone();
+        given["api"] = json!(api);
+        let s = setup("pi", Protocol::Cli, given).unwrap();
+        let file: Value = serde_json::from_str(&s.home_files[0].content).unwrap();
+        let provider = &file["providers"]["agent-context"];
+        assert_eq!(provider["api"], name, "{api}");
+        assert_eq!(provider["baseUrl"], base, "{api}");
+        assert_eq!(s.home_files[0].path, "models.json");
+        assert_eq!(env(&s, "AGENT_CONTEXT_ENDPOINT_KEY"), Some("k1"));
+        assert!(s.args.is_empty() && s.model.is_none() && s.files.is_empty());
+    }
+    // A model must be named: pi knows only the models its file lists.
+    let err = setup("pi", Protocol::Cli, json!({ "baseUrl": "http://h" })).unwrap_err();
+    assert!(
+        err.contains("options.endpoint.model is required for pi"),
+        "{err}"
+    );
+
+    let s = setup("kimi-code", Protocol::Acp, full()).unwrap();
+    assert_eq!(
+        env(&s, "KIMI_MODEL_BASE_URL"),
+        Some("http://127.0.0.1:8080")
+    );
+    assert_eq!(env(&s, "KIMI_MODEL_API_KEY"), Some("k1"));
+    assert_eq!(env(&s, "KIMI_MODEL_NAME"), Some("m1"));
+    assert_eq!(env(&s, "KIMI_MODEL_PROVIDER_TYPE"), Some("openai"));
+    assert_eq!(env(&s, "KIMI_CODE_CUSTOM_HEADERS"), Some("X-A: 1\nX-B: 2"));
+    // Its `--model` names an alias of its own configuration: no flag.
+    assert_eq!(s.model, None);
+    let mut anthropic = full();
+    anthropic["api"] = json!("anthropic-messages");
+    let s = setup("kimi-code", Protocol::Cli, anthropic).unwrap();
+    assert_eq!(env(&s, "KIMI_MODEL_PROVIDER_TYPE"), Some("anthropic"));
+    let mut gemini = full();
+    gemini["api"] = json!("gemini");
+    let err = setup("kimi-code", Protocol::Cli, gemini).unwrap_err();
+    assert!(err.contains("Kimi Code calls"), "{err}");
+}

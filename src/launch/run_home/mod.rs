@@ -25,7 +25,7 @@
 //!
 //! let gemini = agents::find("google-gemini").unwrap();
 //! let keys = json!({ "general": { "maxAttempts": 2 } });
-//! let request = run_home::home_request(gemini, "/run/r1", keys).unwrap();
+//! let request = run_home::home_request(gemini, "/run/r1", keys, Vec::new()).unwrap();
 //! assert_eq!(request.path, "/run/r1/home");
 //! let user = run_home::user_folder(&request, &[("HOME".into(), "/home/u".into())]).unwrap();
 //! assert_eq!(user, "/home/u/.gemini");
@@ -64,9 +64,39 @@ pub struct HomeRequest {
     pub kept: Vec<String>,
     /// The run's keys, merged over the user's settings.
     pub settings: Value,
+    /// True when the variable names the agent's folder itself (pi's
+    /// `PI_CODING_AGENT_DIR`), not a home holding it.
+    #[serde(default)]
+    pub names_folder: bool,
+    /// Files of the run's own in the agent's folder, in place of the
+    /// user's of that name (pi's `models.json` for an endpoint).
+    #[serde(default)]
+    pub files: Vec<HomeFile>,
+    /// A setting given the real path of a kept folder of the user's unless
+    /// the user's settings set it: `[key, folder]` (pi's `sessionDir`).
+    #[serde(default)]
+    pub kept_setting: Option<(String, String)>,
+}
+
+/// A file of the run's home ([`HomeRequest::files`]): its name in the
+/// agent's folder, and its text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HomeFile {
+    pub name: String,
+    pub content: String,
 }
 
 impl HomeRequest {
+    /// The variable's value for the agent: the home, or the agent's folder
+    /// in it when the variable names that ([`HomeRequest::names_folder`]).
+    pub fn env_value(&self) -> String {
+        if self.names_folder {
+            join(&self.path, &self.folder)
+        } else {
+            self.path.clone()
+        }
+    }
+
     /// A plan's `home`, as the engine wrote it.
     pub fn read(value: Value) -> crate::error::Result<HomeRequest> {
         serde_json::from_value(value).map_err(|e| {
@@ -108,20 +138,39 @@ pub struct HomePlan {
 }
 
 /// The home `agent` is given in `run_folder` for the run's `settings` (an
-/// object of the keys to merge); `None` when the agent has no run home or
-/// the run gives it no settings.
-pub fn home_request(agent: &AgentSpec, run_folder: &str, settings: Value) -> Option<HomeRequest> {
+/// object of the keys to merge, over the agent's own fixed ones:
+/// `RunHome::fixed`) and `files` (`[(name, content)]`); `None` when the
+/// agent has no run home or the run gives it no settings.
+pub fn home_request(
+    agent: &AgentSpec,
+    run_folder: &str,
+    settings: Value,
+    files: Vec<(String, String)>,
+) -> Option<HomeRequest> {
     let home = agent.home?;
     if run_folder.is_empty() || !settings.as_object().is_some_and(|m| !m.is_empty()) {
         return None;
     }
+    let mut keys: Value = serde_json::from_str(home.fixed)
+        .ok()
+        .filter(Value::is_object)
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    merge_json(&mut keys, settings);
     Some(HomeRequest {
         env: home.env.to_owned(),
         path: join(run_folder, "home"),
         folder: home.folder.to_owned(),
         settings_file: home.settings.to_owned(),
         kept: home.kept.iter().map(|k| (*k).to_owned()).collect(),
-        settings,
+        settings: keys,
+        names_folder: home.names_folder,
+        kept_setting: home
+            .kept_setting
+            .map(|(key, folder)| (key.to_owned(), folder.to_owned())),
+        files: files
+            .into_iter()
+            .map(|(name, content)| HomeFile { name, content })
+            .collect(),
     })
 }
 
@@ -135,10 +184,15 @@ pub fn user_folder(request: &HomeRequest, env: &[(String, String)]) -> Option<St
             .find(|(k, v)| k == name && !v.is_empty())
             .map(|(_, v)| v.as_str())
     };
-    let home = get(&request.env)
-        .filter(|v| *v != request.path)
-        .or_else(|| get("HOME"))
-        .or_else(|| get("USERPROFILE"))?;
+    let own = request.env_value();
+    if let Some(folder) = get(&request.env).filter(|v| *v != own) {
+        return Some(if request.names_folder {
+            folder.to_owned()
+        } else {
+            join(folder, &request.folder)
+        });
+    }
+    let home = get("HOME").or_else(|| get("USERPROFILE"))?;
     Some(join(home, &request.folder))
 }
 
@@ -163,10 +217,18 @@ pub fn home_plan(
         .filter(Value::is_object)
         .unwrap_or_else(|| Value::Object(Default::default()));
     merge_json(&mut settings, request.settings.clone());
+    if let (Some(user), Some((key, folder)), Value::Object(map)) =
+        (user, &request.kept_setting, &mut settings)
+    {
+        if !map.contains_key(key) {
+            map.insert(key.clone(), Value::String(join(user, folder)));
+        }
+    }
     if let Some(user) = user {
         let mut linked: Vec<Entry> = entries
             .iter()
             .filter(|e| e.name != request.settings_file && !e.name.contains(['/', '\\']))
+            .filter(|e| !request.files.iter().any(|f| f.name == e.name))
             .filter(|e| e.name != "." && e.name != "..")
             .cloned()
             .collect();
@@ -193,5 +255,10 @@ pub fn home_plan(
         path: join(&own, &request.settings_file),
         content: format!("{text}\n"),
     });
+    plan.files
+        .extend(request.files.iter().map(|f| InvocationFile {
+            path: join(&own, &f.name),
+            content: f.content.clone(),
+        }));
     plan
 }

@@ -26,9 +26,13 @@ pub fn layout_info(layout: &Layout, id: usize, warning: Option<&str>) -> String 
     };
     let mut json = String::with_capacity(256);
     json.push_str("{\"id\":");
-    // One digit: the built-in layouts and plain text are fewer than ten
-    // (no formatting code on a first call).
-    json.push(char::from_digit(id as u32, 10).unwrap_or('0'));
+    // One or two digits: the built-in layouts and plain text are fewer than
+    // a hundred (no formatting code on a first call).
+    let id = id as u32;
+    if id >= 10 {
+        json.push(char::from_digit(id / 10 % 10, 10).unwrap_or('0'));
+    }
+    json.push(char::from_digit(id % 10, 10).unwrap_or('0'));
     json.push_str(",\"warning\":");
     match warning {
         Some(w) => push_json_string(&mut json, w),

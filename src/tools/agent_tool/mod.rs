@@ -13,7 +13,7 @@
 //! use serde_json::json;
 //!
 //! let names: Vec<String> = agent_tools().into_iter().map(|t| t.name).collect();
-//! assert_eq!(names, ["claude", "codex", "gemini", "qwen", "copilot", "opencode", "cline", "droid"]);
+//! assert_eq!(names, ["claude", "codex", "gemini", "qwen", "copilot", "opencode", "cline", "droid", "pi", "kimi"]);
 //! let envelope = json!({"success": true, "tool": "codex", "SESSION_ID": "t1", "result": "x".repeat(500), "duration": "0m1s"});
 //! let bounded = bound_envelope(envelope, 200, "/tmp/r.txt");
 //! assert_eq!(bounded.envelope["result_file"], "/tmp/r.txt");

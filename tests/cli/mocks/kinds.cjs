@@ -112,7 +112,7 @@ function gemini({ url }) {
   return 'other';
 }
 
-/** OpenAI Chat Completions (Qwen Code, Copilot, opencode, Cline, Droid). */
+/** OpenAI Chat Completions (Qwen Code, Copilot, opencode, Cline, Droid, pi, Kimi Code: the last two make no side call). */
 function openaiChat({ method, url, body }) {
   if (method === 'GET' && /\/models\b/.test(url)) return 'models';
   if (!/\/chat\/completions$/.test(url.split('?')[0])) return 'other';

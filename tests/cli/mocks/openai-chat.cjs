@@ -40,8 +40,8 @@ const READ_TOOLS = [
   { name: 'view', path: ['path'] }, // Copilot
   { name: 'read', path: ['filePath', 'path'] }, // opencode
   { name: 'read_files', path: ['files'], wrap: (p) => [{ path: p }] }, // Cline: { files: [{ path }] }
-  { name: 'Read', path: ['file_path'] }, // Factory's Droid
-  { name: 'ReadFile', path: ['path'] }, // Kimi CLI
+  { name: 'Read', path: ['file_path', 'path'] }, // Factory's Droid, Kimi Code
+  { name: 'ReadFile', path: ['path'] }, // Kimi CLI 1.x
 ];
 
 let counter = 0;
@@ -60,7 +60,7 @@ function writeCall(body, file) {
 }
 
 /** The shell tools the CLIs offer. */
-const SHELL_TOOLS = ['run_shell_command', 'bash', 'run_commands', 'Execute', 'Shell'];
+const SHELL_TOOLS = ['run_shell_command', 'bash', 'run_commands', 'Execute', 'Shell', 'Bash'];
 
 /** The shell call's arguments: Cline's `run_commands` takes a list; Droid's `Execute` wants a risk level. */
 function shellArguments(tool) {

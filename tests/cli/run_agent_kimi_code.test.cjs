@@ -1,0 +1,5 @@
+// runAgent and sessions over its command line on Kimi Code, pointed at the OpenAI
+// Chat Completions mock by `endpoint` alone: the suite in
+// ./endpoint_agent_suite.cjs.
+'use strict';
+require('./endpoint_agent_suite.cjs').endpointAgentSuite('kimi', 'cli');
