@@ -132,6 +132,9 @@ class Conversation {
     const h = this.host;
     // The agent's own environment (a fallback's or a handoff's `env`), else the conversation's.
     const { env = h.env, ...options } = given;
+    // What JSON cannot carry through the core's machine (a host's `exec` function): the app's own value.
+    const baseHost = h.base?.host;
+    if (options.host != null && baseHost != null && JSON.stringify(options.host) === JSON.stringify(baseHost)) options.host = baseHost;
     if (env === null || typeof env !== 'object' || Array.isArray(env)) return { failed: { kind: 'invalid_params', message: `options.env must be an object, got ${describe(env)}` } };
     const started = await startEngine(agent, options, { env, onPermission: h.onPermission, onElicitation: h.onElicitation, onUpdate: h.onUpdate, onHostError: (err) => (this.hostError ??= err), warn: h.warn });
     if (started.failed !== undefined) return { failed: { kind: 'invalid_params', message: started.failed } };
