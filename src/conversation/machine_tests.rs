@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::conversation::fallback::Fallback;
 
 fn setup(fallback: &[&str]) -> Setup {
     Setup {
@@ -73,6 +74,21 @@ fn sent(list: &[Action]) -> Option<(u64, bool)> {
         } => Some((*part, *hands_off)),
         _ => None,
     })
+}
+
+/// Turn 1 fails over quota: the next part opens on Codex (`s-codex`).
+/// Its part; the actions after it are left to read.
+fn fail_over_to_codex(c: &mut Conversation) -> u64 {
+    c.handle(turn_done(1, false, Some("quota_exceeded")), 4)
+        .unwrap();
+    let (next, agent) = opens(&actions(c)).expect("the next agent opens");
+    assert_eq!(agent, "openai-codex");
+    let opened = Event::Opened {
+        part: next,
+        session_id: Some("s-codex".into()),
+    };
+    c.handle(opened, 5).unwrap();
+    next
 }
 
 /// The app's turn `ask`.
@@ -212,17 +228,7 @@ fn a_reopened_conversation_refuses_an_agent_session_that_is_no_longer_its_live_e
     let mut c = opened(&["openai-codex"], "s-claude");
     prompt(&mut c, 1);
     actions(&mut c);
-    c.handle(turn_done(1, false, Some("quota_exceeded")), 4)
-        .unwrap();
-    let (next, _) = opens(&actions(&mut c)).unwrap();
-    c.handle(
-        Event::Opened {
-            part: next,
-            session_id: Some("s-codex".into()),
-        },
-        5,
-    )
-    .unwrap();
+    fail_over_to_codex(&mut c);
     for a in actions(&mut c) {
         if let Action::Write { lines } = a {
             c.lines(lines.as_bytes());
@@ -288,17 +294,7 @@ fn a_turn_waiting_behind_a_failover_runs_on_the_next_agent_and_one_never_run_end
     prompt(&mut c, 1);
     prompt(&mut c, 2);
     actions(&mut c);
-    c.handle(turn_done(1, false, Some("quota_exceeded")), 4)
-        .unwrap();
-    let (next, _) = opens(&actions(&mut c)).unwrap();
-    c.handle(
-        Event::Opened {
-            part: next,
-            session_id: Some("s-codex".into()),
-        },
-        5,
-    )
-    .unwrap();
+    let next = fail_over_to_codex(&mut c);
     let list = actions(&mut c);
     assert_eq!(
         sent(&list),

@@ -7,6 +7,7 @@
 //! The host opens the agents' sessions, moves the bytes and keeps the
 //! store.
 
+mod events;
 pub mod fallback;
 mod fork;
 mod machine;
