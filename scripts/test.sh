@@ -92,16 +92,17 @@ rm -f "$gemini_log"
 # A failed test runs once more, alone, now that nothing runs beside it.
 [ "$gemini_status" = 0 ] || node scripts/live-tests.mjs --retry-from "$gemini_results" --flaky-log "$flaky_log"
 rm -f "$gemini_results"
-# Every other live file in one run, three at a time: the runs share no state
-# (each has its own HOME, folder and mock), and most of their time is spent
-# waiting on the agents' own retries. A file in which a test failed runs
-# once more, alone (scripts/live-tests.mjs): a test that passes then is
-# printed as FLAKY (here and at the end of the run); one that fails twice
-# fails the run.
-step "real agent CLIs, over their command lines and over ACP, here and through SSH, Docker and exec channels, against mock APIs on 127.0.0.1 (node --test, 3 files at a time; a failed file once more, alone)"
+# Every other live file in one run, four at a time (LIVE_CONCURRENCY): the
+# runs share no state (each has its own HOME, folder and mock), and much of
+# their time is spent waiting on the agents' own retries and timeouts (three
+# at a time left a third of the two cores idle over the step). A file in
+# which a test failed runs once more, alone (scripts/live-tests.mjs): a test
+# that passes then is printed as FLAKY (here and at the end of the run); one
+# that fails twice fails the run.
+step "real agent CLIs, over their command lines and over ACP, here and through SSH, Docker and exec channels, against mock APIs on 127.0.0.1 (node --test, ${LIVE_CONCURRENCY:-4} files at a time; a failed file once more, alone)"
 live=$(find tests/cli tests/acp tests/remote -maxdepth 1 -name '*.test.cjs' ! -name gemini_tool.test.cjs | sort)
 # shellcheck disable=SC2086
-node scripts/live-tests.mjs --concurrency 3 --flaky-log "$flaky_log" $live
+node scripts/live-tests.mjs --concurrency "${LIVE_CONCURRENCY:-4}" --flaky-log "$flaky_log" $live
 
 step "playground in headless Chromium (playwright-core)"
 node --test tests/playwright/

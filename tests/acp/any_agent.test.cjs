@@ -8,7 +8,7 @@
 // And what a bad definition or registry entry gets: INVALID_INPUT naming
 // the field, a warning for a key the library does not know.
 'use strict';
-const { test } = require('node:test');
+const { after, test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -24,8 +24,15 @@ const AGENT = path.join(__dirname, 'conformance', 'sdk_agent.mjs');
 const BIN = path.join(ROOT, 'bin', 'agent-context.js');
 const TIMEOUT_MS = 60_000;
 
+/** Every folder a test made, removed once the file's tests are done. */
+const made = [];
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function setUp() {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'acp-any-agent-')));
+  made.push(dir);
   const log = path.join(dir, 'sent.jsonl');
   // The log's path reaches the agent only through the definition's env.
   const definition = { id: 'sdk-reference', name: 'SDK reference agent', command: process.execPath, args: [AGENT], env: { SDK_AGENT_LOG: log }, protocol: 'acp' };

@@ -7,7 +7,7 @@
 // (a corrective turn, then invalid_output), the trace context in `_meta`
 // and the environment, and session/fork.
 'use strict';
-const { test } = require('node:test');
+const { after, test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -20,8 +20,15 @@ const AGENT = path.join(__dirname, 'client_agent.mjs');
 const TIMEOUT_MS = 60_000;
 const TP = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
+/** Every folder a test made, removed once the file's tests are done. */
+const made = [];
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function setUp() {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'acp-client-')));
+  made.push(dir);
   fs.mkdirSync(path.join(dir, 'sub'));
   const log = path.join(dir, 'sent.jsonl');
   const definition = { id: 'client-agent', name: 'Client features agent', command: process.execPath, args: [AGENT], env: { CLIENT_AGENT_LOG: log }, protocol: 'acp' };

@@ -12,7 +12,7 @@
 // agent's state and a notice, and the agent's requests going to the client
 // that prompted. The real agents are in serve_conversations_live.test.cjs.
 'use strict';
-const { test } = require('node:test');
+const { after, test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -23,8 +23,15 @@ const { overNetwork, startAcp, noneLeft, until } = require('./served_clients.cjs
 const AGENT = path.join(__dirname, 'client_agent.mjs');
 const TIMEOUT_MS = 90_000;
 
+/** Every folder a test made, removed once the file's tests are done. */
+const made = [];
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function setUp() {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'served-')));
+  made.push(dir);
   const home = path.join(dir, 'home');
   const work = path.join(dir, 'work');
   fs.mkdirSync(home);

@@ -3,10 +3,10 @@
 // TypeScript consumer with tsc --strict, run the Gemini tool's own module,
 // load the web build in headless Chromium, and run the command from the
 // installed package.
-import test from 'node:test';
+import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -15,6 +15,11 @@ import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const project = mkdtempSync(join(tmpdir(), 'agent-context-consumer-'));
+/** The folders the tests make, removed once they are done. */
+const made = [project];
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
 
 let tarball;
@@ -100,7 +105,9 @@ test('an unknown input key logs one warning naming the nearest known key', () =>
 
 test('a .wasm that cannot be found: an error naming the file and the places looked in', () => {
   // Outside any project: no installed package to fall back on.
-  const copy = join(mkdtempSync(join(tmpdir(), 'agent-context-moved-')), 'moved');
+  const moved = mkdtempSync(join(tmpdir(), 'agent-context-moved-'));
+  made.push(moved);
+  const copy = join(moved, 'moved');
   sh('cp', ['-r', join(project, 'node_modules/agent-context/pkg/node'), copy]);
   const run = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(copy, 'agent_context.js'))})`], { cwd: project, encoding: 'utf8' });
   assert.notEqual(run.status, 0);
@@ -117,6 +124,7 @@ test('a .wasm of another size than the build wrote (one more custom section) is 
   // The glue reads the size it was built with in one go; a file of any other
   // size must not be cut or refused.
   const dir = mkdtempSync(join(tmpdir(), 'agent-context-longer-'));
+  made.push(dir);
   const original = readFileSync(join(project, 'node_modules/agent-context/pkg/web/agent_context_bg.wasm'));
   const name = Buffer.from('agent-context-test');
   const payload = Buffer.alloc(70_000, 7); // longer than the read's one spare byte, and than 64 KiB
