@@ -4,7 +4,11 @@
 // (openAgentSession's prompt) against the same turn served by
 // serveConversations over WebSocket on loopback to the ACP SDK's client
 // (session/prompt sent to its response): medians of the same run, and their
-// ratio; both recorded to a store in memory. (2) CONVERSATIONS conversations on one server, each with a client
+// ratio; both recorded to a store in memory. Beside them, the floor: the
+// same client and server (the package's own, the SDK's transport) with an
+// agent in the server's process that answers at once (no agent process, no
+// conversation): what the WebSocket round trip alone costs.
+// (2) CONVERSATIONS conversations on one server, each with a client
 // that prompts and WATCHERS clients that loaded it, every conversation's
 // turns at once: each watcher must have been sent every update of its
 // conversation once (its seqs 1..last, no gap, none twice).
@@ -38,11 +42,45 @@ async function client(server) {
     .client({ name: 'bench' })
     .onNotification('session/update', ({ params }) => {
       if (!updates.has(params.sessionId)) updates.set(params.sessionId, []);
-      updates.get(params.sessionId).push(params._meta['agent-context'].seq);
+      updates.get(params.sessionId).push(params._meta?.['agent-context']?.seq);
     })
     .connect(stream);
   await connection.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   return { agent: connection.agent, seqs: (id) => updates.get(id) ?? [], close: () => connection.close() };
+}
+
+/** The SDK's agent app answering each prompt at once with one text update: the transport's floor. */
+function instantAgent() {
+  const app = () =>
+    acp
+      .agent({ name: 'instant' })
+      .onRequest('initialize', () => ({ protocolVersion: 1, agentCapabilities: {} }))
+      .onRequest('session/new', () => ({ sessionId: 'instant' }))
+      .onRequest('session/prompt', async ({ params, client }) => {
+        await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello' } } });
+        return { stopReason: 'end_turn' };
+      });
+  return { connect: (stream, options) => app().connect(stream, options) };
+}
+
+/** Median of a prompt answered at once behind the package's server (its gate, the SDK's transport), over WebSocket. */
+async function floorTime() {
+  const { serveAgent } = pkg;
+  const server = await serveAgent({ cd: dir, agent: instantAgent(), listen: { port: 0 } });
+  const c = await client(server);
+  const times = [];
+  try {
+    const { sessionId } = await c.agent.request('session/new', { cwd: dir, mcpServers: [] });
+    for (let t = 0; t < TURNS; t++) {
+      const t0 = performance.now();
+      await c.agent.request('session/prompt', { sessionId, prompt: prompt(`Turn ${t}: what next?`) });
+      times.push(performance.now() - t0);
+    }
+  } finally {
+    c.close();
+    await server.close();
+  }
+  return median(times.slice(Math.min(10, times.length >> 1)));
 }
 
 async function turnTimes() {
@@ -131,6 +169,17 @@ try {
       measured: `${ratio.toFixed(2)}× (served ${t.served.toFixed(2)} ms, in-process ${t.inProcess.toFixed(2)} ms, medians of ${TURNS})`,
       required: '≤ 1.2×',
       met: smoke ? null : ratio <= 1.2,
+    },
+  });
+  const floor = await floorTime();
+  report({
+    family: 'serve',
+    scenario: 'the floor: a prompt answered at once by an agent in the server process, over the same WebSocket',
+    target: {
+      name: 'the WebSocket round trip alone (the SDK client and server, an agent answering at once) / the in-process turn; and what serving the conversation adds beyond it',
+      measured: `${(floor / t.inProcess).toFixed(2)}× (floor ${floor.toFixed(2)} ms; served − in-process − floor: ${(t.served - t.inProcess - floor).toFixed(2)} ms)`,
+      required: 'info',
+      met: null,
     },
   });
   const w = await watchers();

@@ -37,7 +37,9 @@
 // session/delete, logout and additionalDirectories, unless
 // CLIENT_AGENT_PLAIN is set; a terminal login when the client advertises
 // auth.terminal. Every line it reads is also logged raw (`method: 'raw'`),
-// to count the answers to one request.
+// to count the answers to one request. With CLIENT_AGENT_MODES set, a new
+// session offers two modes (ask, code) and a boolean option (fast), and
+// session/set_mode takes either mode.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -85,7 +87,18 @@ const app = acp
   })
   .onRequest('session/new', ({ params }) => {
     log({ method: 'session/new', params });
-    return { sessionId: newSession(params.cwd) };
+    const sessionId = newSession(params.cwd);
+    if (!process.env.CLIENT_AGENT_MODES) return { sessionId };
+    return {
+      sessionId,
+      modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] },
+      configOptions: [{ id: 'fast', name: 'Fast', type: 'boolean', currentValue: false }],
+    };
+  })
+  .onRequest('session/set_mode', ({ params }) => {
+    log({ method: 'session/set_mode', params });
+    if (!['ask', 'code'].includes(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId });
+    return {};
   })
   .onRequest('session/fork', ({ params }) => {
     log({ method: 'session/fork', params });

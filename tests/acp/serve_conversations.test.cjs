@@ -271,6 +271,53 @@ test('failover: a turn over quota goes on with the fallback; the clients get its
   });
 });
 
+test('modes, options, a fork and close, served: each reaches the agent, a mode it does not offer is refused, a closed conversation takes no prompt', { timeout: TIMEOUT_MS }, async () => {
+  const ctx = setUp();
+  await serving(ctx, { agent: ctx.definition({ CLIENT_AGENT_MODES: '1' }) }, async (_server, connect) => {
+    const a = await connect('ws');
+    const opened = await a.agent.request('session/new', { cwd: ctx.work, mcpServers: [] });
+    const { sessionId } = opened;
+    assert.deepEqual(opened.modes, { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] });
+    assert.equal(opened.configOptions[0].id, 'fast');
+    await a.agent.request('session/prompt', { sessionId, prompt: prompt('One') });
+
+    // A mode: set on the agent's own session, and what a client loading it next is told.
+    assert.deepEqual(await a.agent.request('session/set_mode', { sessionId, modeId: 'code' }), {});
+    const setModes = logged(ctx, 'session/set_mode');
+    assert.deepEqual(setModes.map((m) => m.params.modeId), ['code']);
+    assert.notEqual(setModes[0].params.sessionId, sessionId, "the agent's own session id, not the conversation's");
+    await assert.rejects(a.agent.request('session/set_mode', { sessionId, modeId: 'nope' }), (err) => /offers no mode "nope"/.test(err.message));
+    assert.equal(logged(ctx, 'session/set_mode').length, 1, 'a mode it does not offer never reaches the agent');
+    const b = await connect('http');
+    const loaded = await b.agent.request('session/load', { sessionId, cwd: ctx.work, mcpServers: [] });
+    assert.equal(loaded.modes.currentModeId, 'code');
+
+    // An option: set, and the agent's options after it answered.
+    const set = await a.agent.request('session/set_config_option', { sessionId, configId: 'fast', type: 'boolean', value: true });
+    assert.deepEqual(set.configOptions.map((o) => [o.id, o.currentValue]), [['fast', true]], "the agent's options as it answered");
+    assert.deepEqual(logged(ctx, 'session/set_config_option').map((m) => [m.params.configId, m.params.value]), [['fast', true]]);
+
+    // A fork: a new conversation the forking client holds, with the turn so far; the first goes on apart.
+    const fork = await a.agent.request('session/fork', { sessionId, cwd: ctx.work, mcpServers: [] });
+    assert.notEqual(fork.sessionId, sessionId);
+    assert.equal(logged(ctx, 'session/fork').length, 1, "the agent's own fork");
+    const forked = await a.agent.request('session/prompt', { sessionId: fork.sessionId, prompt: prompt('Two on the fork') });
+    assert.equal(forked.stopReason, 'end_turn');
+    assert.equal(a.text(fork.sessionId), 'Hello from turn 2');
+    const listed = await b.agent.request('session/list', {});
+    assert.deepEqual(new Set(listed.sessions.map((x) => x.sessionId)), new Set([sessionId, fork.sessionId]));
+
+    // Close: the fork's agent session closed once nobody holds it; a prompt after it is refused.
+    assert.deepEqual(await a.agent.request('session/close', { sessionId: fork.sessionId }), {});
+    await until(() => logged(ctx, 'session/close').length === 1, 5_000, "the fork's agent session closed");
+    await assert.rejects(a.agent.request('session/prompt', { sessionId: fork.sessionId, prompt: prompt('Three') }), (err) => err.code === -32002);
+    // The first conversation, still held by both, goes on.
+    const three = await b.agent.request('session/prompt', { sessionId, prompt: prompt('Three') });
+    assert.equal(three.stopReason, 'end_turn');
+    assert.ok(b.text(sessionId).endsWith('Hello from turn 2'));
+  });
+});
+
 test("the agent's elicitation goes to the client that prompted, and its answer back", { timeout: TIMEOUT_MS }, async () => {
   const ctx = setUp();
   await serving(ctx, {}, async (_server, connect) => {
