@@ -17,12 +17,15 @@
 //! assert!(err.message().starts_with("agentType must be 'claude-code', 'openai-codex'"));
 //! ```
 
+mod acp_launch;
 pub mod api_family;
 pub mod assembly;
 mod claude_code;
 mod cline;
 pub mod definition;
+mod endpoint_spec;
 mod factory_droid;
+mod failed_prompt;
 mod github_copilot;
 mod google_gemini;
 mod kimi_code;

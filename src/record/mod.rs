@@ -43,6 +43,8 @@ pub use summary::{
 pub use written::acp_session_record;
 
 #[cfg(test)]
+mod compaction_tests;
+#[cfg(test)]
 mod read_tests;
 #[cfg(test)]
 mod recorder_tests;

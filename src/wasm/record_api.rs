@@ -89,12 +89,14 @@ pub(super) mod reader {
     /// at once; anything else (garbage, a torn or hand-written line) is read
     /// by the core's checking reader, line by line.
     #[cfg(feature = "api")]
-    fn page_of(bytes: &[u8], options: ReadOptions) -> Result<(JsValue, u64)> {
+    /// The entries `options` asks for, the cursor after them, and the lines
+    /// that could not be read (none in a record read as the recorder wrote it).
+    fn page_of(bytes: &[u8], options: ReadOptions) -> Result<(JsValue, u64, u64)> {
         if let Some(read) = record::read_record_by_seq(bytes, options) {
             let texts = read.lines.iter().map(|&(_, text)| text);
             let parsed = parse_lines(texts).ok();
             if let Some(array) = parsed.filter(|a| entries_match(a, &read.lines)) {
-                return Ok((array, read.cursor));
+                return Ok((array, read.cursor, 0));
             }
         }
         let read = record::read_record(bytes, options)?;
@@ -106,7 +108,7 @@ pub(super) mod reader {
             );
             AgentContextError::new(ErrorCode::Internal, message)
         })?;
-        Ok((array, read.cursor))
+        Ok((array, read.cursor, read.skipped))
     }
 
     /// The page of a conversation `options` asks for, each entry named by
@@ -204,11 +206,12 @@ pub(super) mod reader {
         let read = || -> Result<JsValue> {
             let options = ReadOptions::read(&options)?;
             let bytes = record_bytes(&record)?;
-            let (entries, cursor) = page_of(&bytes, options)?;
+            let (entries, cursor, skipped) = page_of(&bytes, options)?;
             let out = Object::new();
             // Setting keys on a fresh plain object cannot fail.
             let _ = Reflect::set(&out, &"entries".into(), &entries);
             let _ = Reflect::set(&out, &"cursor".into(), &JsValue::from_f64(cursor as f64));
+            let _ = Reflect::set(&out, &"skipped".into(), &JsValue::from_f64(skipped as f64));
             Ok(out.into())
         };
         js_result(read())

@@ -23,6 +23,7 @@ test('every page of a record the recorder wrote: the entries after the cursor, a
     const page = readSessionRecord(wellFormed, { after, limit });
     assert.deepEqual(page.entries.map((e) => e.seq), seqs);
     assert.equal(page.cursor, seqs.at(-1) ?? after);
+    assert.equal(page.skipped, 0, 'nothing to skip in a well-formed record');
     assert.deepEqual(page.entries[0] ?? null, seqs.length ? JSON.parse(entry(seqs[0])) : null);
     assert.deepEqual(readSessionRecord(Buffer.from(wellFormed), { after, limit }), page, 'bytes read as the text');
   }
@@ -53,4 +54,7 @@ test('lines only a line-by-line check places are read by the rule, text or bytes
   // Bytes that are not UTF-8 in one entry: that entry alone is skipped.
   const bytes = Buffer.concat([Buffer.from(entry(1)), Buffer.from('{"seq":2,"at":1,"kind":"text","text":"'), Buffer.from([0xff]), Buffer.from('"}\n'), Buffer.from(entry(3))]);
   assert.deepEqual(readSessionRecord(bytes).entries.map((e) => e.seq), [1, 3]);
+  // What was skipped is counted: that entry, and a seq written again below the last one.
+  assert.equal(readSessionRecord(bytes).skipped, 1);
+  assert.equal(readSessionRecord(`${entry(1)}${entry(3)}${entry(2)}${entry(4)}`).skipped, 1);
 });
