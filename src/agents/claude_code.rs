@@ -121,6 +121,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         on_words: &["1", "true", "yes", "on"],
         off: "",
     }],
+    start_env: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

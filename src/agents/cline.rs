@@ -75,6 +75,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     home: None,
     min_node: None,
     env_flags: &[],
+    start_env: &[],
 };
 
 /// Cline 3.0.65 over ACP against the mock: a failed model call answers the

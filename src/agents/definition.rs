@@ -408,6 +408,7 @@ const fn generic_spec(id: &'static str, name: &'static str, install: &'static st
         home: None,
         min_node: None,
         env_flags: &[],
+        start_env: &[],
     }
 }
 

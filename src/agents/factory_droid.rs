@@ -76,6 +76,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     home: None,
     min_node: None,
     env_flags: &[],
+    start_env: &[],
 };
 
 /// Factory Droid 0.225.2 over ACP against the mock: a failed model call is

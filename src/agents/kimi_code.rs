@@ -110,6 +110,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         minor: 19,
     }),
     env_flags: &[],
+    start_env: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`): its

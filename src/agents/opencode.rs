@@ -115,6 +115,7 @@ pub const AGENT: AgentSpec = AgentSpec {
     home: None,
     min_node: None,
     env_flags: &[],
+    start_env: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -154,6 +154,7 @@ pub const AGENT: AgentSpec = AgentSpec {
         minor: 6,
     }),
     env_flags: &[],
+    start_env: &[],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -111,6 +111,8 @@ pub const AGENT: AgentSpec = AgentSpec {
     home: None,
     min_node: None,
     env_flags: &[],
+    // Gemini CLI's relaunch, kept by its fork: ~1 s of CPU a start.
+    start_env: &[("QWEN_CODE_NO_RELAUNCH", "true")],
 };
 
 /// How attachments reach it over its CLI (`docs/attachments.md`).

@@ -52,6 +52,12 @@ pub struct AgentSpec {
     /// (Claude Code's `IS_SANDBOX`): the run gives them the value every
     /// part reads alike.
     pub env_flags: &'static [EnvFlag],
+    /// Variables the run sets for the agent unless the caller's
+    /// environment names them: what makes a driven run start as the agent
+    /// would for it (Gemini CLI's `GEMINI_CLI_NO_RELAUNCH`: without it the
+    /// CLI starts itself again, in a second Node process with a larger
+    /// heap, which doubles its start).
+    pub start_env: &'static [(&'static str, &'static str)],
 }
 
 /// A Node.js release, `major.minor`.

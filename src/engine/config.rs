@@ -233,6 +233,7 @@ impl SessionConfig {
             launch
                 .env
                 .iter()
+                .chain(agent.start_env)
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
         );
         // maxRetries bounds the agent's own retries: a variable, or a

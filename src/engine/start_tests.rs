@@ -542,10 +542,13 @@ fn qwen_retries_told_in_its_telemetry_file_end_the_turn() {
     .unwrap();
     assert_eq!(
         cfg.default_env,
-        [(
-            "QWEN_CODE_SYSTEM_SETTINGS_PATH".to_owned(),
-            "/tmp/run-1/settings.json".to_owned()
-        )]
+        [
+            ("QWEN_CODE_NO_RELAUNCH".to_owned(), "true".to_owned()),
+            (
+                "QWEN_CODE_SYSTEM_SETTINGS_PATH".to_owned(),
+                "/tmp/run-1/settings.json".to_owned()
+            )
+        ]
     );
     let files = cfg.files();
     assert_eq!(files.len(), 1);
@@ -558,7 +561,12 @@ fn qwen_retries_told_in_its_telemetry_file_end_the_turn() {
     );
     // Without a run folder, nothing is written and nothing is read.
     let bare = SessionConfig::read("qwen-code", &json!({"cd": "/w"}), "").unwrap();
-    assert!(bare.files().is_empty() && bare.retry_log.is_none() && bare.default_env.is_empty());
+    assert!(bare.files().is_empty() && bare.retry_log.is_none());
+    assert_eq!(
+        bare.default_env,
+        [("QWEN_CODE_NO_RELAUNCH".to_owned(), "true".to_owned())],
+        "its start variable alone"
+    );
 
     let mut e = Engine::new(cfg, false);
     e.open(0);

@@ -2,7 +2,8 @@
 //! differently ([`EnvFlag`], from the agent's table): the run gives the
 //! agent the value every part reads as the caller's value means, so that a
 //! value set for the whole machine (a container's `IS_SANDBOX=yes`) never
-//! fails a run that asked nothing of it.
+//! fails a run that asked nothing of it. And the variables the run sets for
+//! the agent's start unless the caller set them ([`start_env`]).
 
 use crate::agents::EnvFlag;
 
@@ -25,6 +26,17 @@ pub fn agreed_env(flags: &[EnvFlag], env: &[(String, String)]) -> Vec<(String, S
             };
             Some((flag.name.to_owned(), agreed.to_owned()))
         })
+        .collect()
+}
+
+/// The agent's start variables (`AgentSpec::start_env`) that the child's
+/// environment `env` does not name: the caller's value, even an empty one,
+/// is the caller's choice.
+pub fn start_env(start: &[(&str, &str)], env: &[(String, String)]) -> Vec<(String, String)> {
+    start
+        .iter()
+        .filter(|(name, _)| !env.iter().any(|(k, _)| k == name))
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
         .collect()
 }
 
@@ -88,5 +100,20 @@ mod tests {
                 assert!(agent.env_flags.is_empty(), "{}", agent.agent_type);
             }
         }
+    }
+
+    #[test]
+    fn start_variables_are_set_unless_the_caller_named_them() {
+        let gemini = crate::agents::find("google-gemini").unwrap();
+        assert_eq!(
+            start_env(gemini.start_env, &env(&[("PATH", "/bin")])),
+            env(&[("GEMINI_CLI_NO_RELAUNCH", "true")])
+        );
+        assert!(start_env(gemini.start_env, &env(&[("GEMINI_CLI_NO_RELAUNCH", "")])).is_empty());
+        let qwen = crate::agents::find("qwen-code").unwrap();
+        assert_eq!(
+            start_env(qwen.start_env, &[]),
+            env(&[("QWEN_CODE_NO_RELAUNCH", "true")])
+        );
     }
 }

@@ -149,7 +149,7 @@ pub fn conversation_page(record: &[u8], options: ReadOptions, checked: bool) -> 
                     Some((seq, text, Cow::Borrowed(kind), turn))
                 })
                 .collect();
-            (header, lines, 0, true)
+            (header, lines, read.skipped, true)
         }
         None => {
             let read = read_record(record, whole)?;

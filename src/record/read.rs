@@ -155,6 +155,9 @@ fn read(record: &[u8], options: ReadOptions) -> Result<RecordRead<'_>> {
 pub struct LinesBySeq<'a> {
     pub lines: Vec<(u64, &'a [u8])>,
     pub cursor: u64,
+    /// Lines after the cursor asked for whose `seq` is not above the last
+    /// one read (written twice): skipped, counted, as [`RecordRead::skipped`].
+    pub skipped: u64,
 }
 
 /// `lines` (each a JSON object) as the text of one JSON array, for a
@@ -186,6 +189,7 @@ pub fn read_record_by_seq(record: &[u8], options: ReadOptions) -> Option<LinesBy
     let mut out = LinesBySeq {
         lines: Vec::new(),
         cursor: options.after,
+        skipped: 0,
     };
     let Some(end) = memchr::memrchr(b'\n', record) else {
         return Some(out);
@@ -208,6 +212,7 @@ pub fn read_record_by_seq(record: &[u8], options: ReadOptions) -> Option<LinesBy
         let seq = seq_prefix(line).filter(|&seq| seq > 0)?;
         start = next;
         if seq <= floor {
+            out.skipped += u64::from(seq > options.after);
             continue;
         }
         begins_as_recorded(line)?;

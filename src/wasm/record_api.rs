@@ -90,13 +90,13 @@ pub(super) mod reader {
     /// by the core's checking reader, line by line.
     #[cfg(feature = "api")]
     /// The entries `options` asks for, the cursor after them, and the lines
-    /// that could not be read (none in a record read as the recorder wrote it).
+    /// skipped.
     fn page_of(bytes: &[u8], options: ReadOptions) -> Result<(JsValue, u64, u64)> {
         if let Some(read) = record::read_record_by_seq(bytes, options) {
             let texts = read.lines.iter().map(|&(_, text)| text);
             let parsed = parse_lines(texts).ok();
             if let Some(array) = parsed.filter(|a| entries_match(a, &read.lines)) {
-                return Ok((array, read.cursor, 0));
+                return Ok((array, read.cursor, read.skipped));
             }
         }
         let read = record::read_record(bytes, options)?;

@@ -242,6 +242,9 @@ impl CliSessionConfig {
             env.retain(|(k, _)| k != name);
             env.push((name.clone(), value.clone()));
         }
+        // What makes its start the one a driven run needs, unless the caller said.
+        let start = crate::launch::env_flags::start_env(self.agent.start_env, &env);
+        env.extend(start);
         self.flag_env = flags;
         self.mcp_env = mcp;
         self.own_retries = own;
