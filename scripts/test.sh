@@ -93,9 +93,9 @@ rm -f "$gemini_log"
 [ "$gemini_status" = 0 ] || node scripts/live-tests.mjs --retry-from "$gemini_results" --flaky-log "$flaky_log"
 rm -f "$gemini_results"
 # Every other live file in one run, four at a time (LIVE_CONCURRENCY): the
-# runs share no state (each has its own HOME, folder and mock), and much of
-# their time is spent waiting on the agents' own retries and timeouts (three
-# at a time left a third of the two cores idle over the step). A file in
+# runs share no state (each has its own HOME, folder and mock). At four the
+# step keeps both cores busy (the agents' own start-up is most of it); at
+# three a third of them sat idle before the phase-5 files came. A file in
 # which a test failed runs once more, alone (scripts/live-tests.mjs): a test
 # that passes then is printed as FLAKY (here and at the end of the run); one
 # that fails twice fails the run.
