@@ -84,13 +84,11 @@ pub(super) mod reader {
         })
     }
 
-    /// The entries `options` asks for, as JS objects, and the cursor. A
-    /// record the recorder wrote is placed by each line's `seq` and parsed
-    /// at once; anything else (garbage, a torn or hand-written line) is read
-    /// by the core's checking reader, line by line.
+    /// The entries `options` asks for, as JS objects, the cursor and the
+    /// lines skipped. A record the recorder wrote is placed by each line's
+    /// `seq` and parsed at once; anything else (garbage, a torn or
+    /// hand-written line) is read by the core's checking reader, line by line.
     #[cfg(feature = "api")]
-    /// The entries `options` asks for, the cursor after them, and the lines
-    /// skipped.
     fn page_of(bytes: &[u8], options: ReadOptions) -> Result<(JsValue, u64, u64)> {
         if let Some(read) = record::read_record_by_seq(bytes, options) {
             let texts = read.lines.iter().map(|&(_, text)| text);
