@@ -61,6 +61,13 @@ const server = http.createServer((req, res) => {
     }
   });
 });
+// Idle connections are kept for the whole test: a server that closes one
+// (Node's default, after 5 s) races a client that reuses it at that moment,
+// which then gets a reset. The clients' own idle bound (undici: the server's
+// less a second) wins that race only when their timers run on time; on a
+// loaded machine one did not, and Qwen Code's next call failed as
+// network_error (tests/acp/process_acp_chat.test.cjs, a CI run 2026-11-29).
+server.keepAliveTimeout = 600_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
 setTimeout(() => process.exit(0), LIFETIME_MS).unref();
 process.on('SIGTERM', () => process.exit(0));
