@@ -43,6 +43,9 @@ pub struct CliSessionConfig {
     /// Variables of the caller's environment the agent's parts read
     /// differently, as every process gets them (`crate::launch::env_flags`).
     pub flag_env: Vec<(String, String)>,
+    /// The agent's start variables the caller did not name
+    /// (`AgentSpec::start_env`), as every process gets them.
+    pub start_env: Vec<(String, String)>,
     /// A run (`runAgent`, the Gemini tool): every turn its own process
     /// with the CLI's whole headless command line — the system prompt as
     /// its flag (in a file of the run's folder when too long for an
@@ -184,6 +187,7 @@ impl CliSessionConfig {
             found: None,
             mcp_env: Vec::new(),
             flag_env: Vec::new(),
+            start_env: Vec::new(),
             one_shot: run.is_some(),
             keep_events: false,
             own_retries: Default::default(),
@@ -244,7 +248,8 @@ impl CliSessionConfig {
         }
         // What makes its start the one a driven run needs, unless the caller said.
         let start = crate::launch::env_flags::start_env(self.agent.start_env, &env);
-        env.extend(start);
+        env.extend(start.iter().cloned());
+        self.start_env = start;
         self.flag_env = flags;
         self.mcp_env = mcp;
         self.own_retries = own;
@@ -262,12 +267,13 @@ impl CliSessionConfig {
     /// The variables every process gets: the endpoint's and the run
     /// home's, the MCP servers' (already merged with them where both use
     /// one), the bound on the agent's own retries, and the variables its
-    /// parts read differently, agreed.
+    /// parts read differently, agreed, and its start variables.
     pub fn spawn_env(&self) -> Vec<(String, String)> {
         let mut env = self.options.endpoint_env();
         crate::launch::endpoint::merge_env(&mut env, self.own_retries.env.clone());
         crate::launch::endpoint::merge_env(&mut env, self.mcp_env.clone());
         env.extend(self.flag_env.iter().cloned());
+        env.extend(self.start_env.iter().cloned());
         env
     }
 

@@ -329,3 +329,31 @@ fn a_variable_the_agent_reads_two_ways_reaches_every_process_agreed() {
     // Already agreed: the caller's own value is what the process gets.
     assert_eq!(sandbox(spawn_env("1")), None);
 }
+
+#[test]
+fn the_agents_start_variables_reach_its_process_unless_the_caller_names_them() {
+    let spawn_env = |caller: Vec<(String, String)>| {
+        let mut e = engine("qwen-code", json!({}));
+        e.launch(resolved("qwen", caller), 0);
+        e.open(0);
+        // A process per turn: started by the prompt.
+        e.prompt(text("one"), LIMITS, 100);
+        drain(&mut e)
+            .into_iter()
+            .find_map(|a| match a {
+                Action::Spawn { env, .. } => Some(env),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let relaunch = |env: Vec<(String, String)>| {
+        env.into_iter()
+            .find(|(k, _)| k == "QWEN_CODE_NO_RELAUNCH")
+            .map(|(_, v)| v)
+    };
+    // Qwen Code starts once: no second Node process for a bigger heap.
+    assert_eq!(relaunch(spawn_env(vec![])).as_deref(), Some("true"));
+    // The caller's own value (its environment) is what the process gets.
+    let own = vec![("QWEN_CODE_NO_RELAUNCH".to_owned(), String::new())];
+    assert_eq!(relaunch(spawn_env(own)), None);
+}
