@@ -112,7 +112,10 @@ async function openConversation(api, store, conversationId, options = {}) {
 /** The AgentSession over `conv`'s live end; `moved()` once a handoff took the conversation elsewhere. */
 function makeSession(api, conv) {
   let moved = false;
-  const part = () => conv.part;
+  // The part this session was the live end of, once a handoff moved on:
+  // its agent, session id, modes… stay what they were.
+  let own = null;
+  const part = () => (moved ? own : conv.part);
   const snap = () => part()?.snapshot ?? {};
   const live = () => {
     if (moved) {
@@ -185,9 +188,11 @@ function makeSession(api, conv) {
     async handoff(agent, options = {}) {
       live();
       if (options === null || typeof options !== 'object' || Array.isArray(options)) throw inputError('handoff: options must be an object');
+      const before = conv.part;
       await conv.until({ type: 'handoff', agent, options });
       const next = makeSession(api, conv);
       session.handedOffTo = { agentType: next.agentType, sessionId: next.sessionId };
+      own = before;
       moved = true;
       return next;
     },

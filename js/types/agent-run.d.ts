@@ -504,7 +504,8 @@ export interface AgentSession {
    * The conversation goes on with `agent`: the session returned is its live
    * end, whose first turn carries the conversation (assembled for it within
    * its budget). This object then refuses `SESSION_MOVED` (its history
-   * still reads).
+   * still reads) and still names its own agent: `agentType`, `sessionId`,
+   * modes and options stay those of the agent session it was.
    */
   handoff(agent: KnownAgentType | AgentDefinition, options?: SessionOptions): Promise<AgentSession>;
   /** Set once handed off: the agent session the conversation went on in. */

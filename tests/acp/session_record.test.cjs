@@ -199,9 +199,13 @@ test('fork at a turn is a conversation of its own; handoff moves the conversatio
     assert.equal((await session.prompt('still here')).success, true);
     await other.close();
     // Handoff moves the conversation: the new session is its live end.
+    const own = session.sessionId;
     const next = await session.handoff(t.def('agent-b'));
     assert.deepEqual([next.agentType, next.conversationId], ['agent-b', session.conversationId]);
     assert.deepEqual(session.handedOffTo, { agentType: 'agent-b', sessionId: next.sessionId });
+    // The session handed off is still the one it was: its agent, its agent session.
+    assert.notEqual(next.sessionId, own);
+    assert.deepEqual([session.agentType, session.sessionId], ['agent-a', own]);
     const before = t.sent().length;
     const four = await next.prompt('four');
     assert.equal(four.context.carried, 6);
