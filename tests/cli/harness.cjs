@@ -93,6 +93,19 @@ function stopPid(pid, signal = 'SIGTERM') {
 const DEAD_PROXY = 'http://127.0.0.1:9';
 
 /**
+ * opencode cannot fetch its model catalogue offline and parses the copy
+ * built into it instead, at every start: ~3 s of CPU of the ~8 a run costs
+ * here. The tests' runs declare their provider and model whole (an
+ * endpoint, or a provider of the test's own), so they give it an empty
+ * catalogue, and the live step starts opencode dozens of times for less.
+ * tests/cli/endpoint.test.cjs runs it as a user does, without these.
+ */
+const OPENCODE_EMPTY_CATALOGUE = {
+  OPENCODE_MODELS_PATH: path.join(__dirname, 'mocks', 'opencode-empty-catalogue.json'),
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+};
+
+/**
  * An environment naming nothing of any agent's: PATH, HOME, TMPDIR, the
  * locale, and a dead proxy for anything but loopback (both spellings:
  * Cline's runtime reads the exceptions from `no_proxy` only).
@@ -113,6 +126,11 @@ function offlineEnv(home, tmp) {
   };
 }
 
+/** offlineEnv, and opencode's empty model catalogue (above). */
+function testEnv(home, tmp) {
+  return { ...offlineEnv(home, tmp), ...OPENCODE_EMPTY_CATALOGUE };
+}
+
 /**
  * A fresh sandbox for one CLI run: `home/` (HOME, with the CLI's settings),
  * `work/` (the working directory, with the notes file the tool scenario
@@ -128,7 +146,7 @@ function sandbox(cli, mock, dir, { geminiSettings = {} } = {}) {
   for (const d of [home, work, tmp]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(work, 'notes.txt'), require('./mocks/common.cjs').NOTES_TEXT);
 
-  const env = { ...offlineEnv(home, tmp), NO_COLOR: '1', ALL_PROXY: DEAD_PROXY, all_proxy: DEAD_PROXY };
+  const env = { ...testEnv(home, tmp), NO_COLOR: '1', ALL_PROXY: DEAD_PROXY, all_proxy: DEAD_PROXY };
   if (cli === 'claude') {
     Object.assign(env, {
       ANTHROPIC_API_KEY: FAKE_KEYS.claude,
@@ -225,4 +243,4 @@ function tempDir(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `agent-context-${label}-`));
 }
 
-module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, offlineEnv, run, tempDir, readRequests };
+module.exports = { CLIS, MODELS, FAKE_KEYS, ROOT, executable, installedVersion, startMock, sandbox, offlineEnv, testEnv, OPENCODE_EMPTY_CATALOGUE, run, tempDir, readRequests };

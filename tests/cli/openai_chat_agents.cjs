@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 // The mock's request log is read as the CLI mocks' is: up to its last complete line.
-const { readRequests } = require('./harness.cjs');
+const { readRequests, OPENCODE_EMPTY_CATALOGUE } = require('./harness.cjs');
 
 const ROOT = path.join(__dirname, '..', '..');
 const MODEL = 'gpt-mock';
@@ -180,7 +180,7 @@ function sandbox(cli, home, port) {
     };
     Object.assign(env, {
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      ...OPENCODE_EMPTY_CATALOGUE,
       OPENCODE_DISABLE_AUTOUPDATE: '1',
       OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
       OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
