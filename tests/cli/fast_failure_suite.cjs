@@ -1,7 +1,8 @@
 // A failure in seconds, by default: for each built-in agent, over its CLI
-// and over the Agent Client Protocol, through runAgent and through a
-// session (openAgentSession, one prompt), with default options and only
-// `endpoint` pointing the agent at a model API on 127.0.0.1:
+// and over the Agent Client Protocol, through runAgent (every failure
+// below) and through a session (openAgentSession, one prompt: nothing
+// listening and HTTP 429), with default options and only `endpoint`
+// pointing the agent at a model API on 127.0.0.1:
 //
 //   nothing listening on the port → network_error
 //   HTTP 500 on every call        → upstream_error
@@ -125,7 +126,7 @@ async function startMock(agent, failure, dir) {
   return { baseUrl: `${m.baseUrl}${v1}`, requests: m.requests, stop: m.stop };
 }
 
-/** A folder with an empty HOME, a work folder and the mock; an environment naming nothing of the agent's. */
+/** A folder with an empty HOME, a work folder and the mock; an environment naming nothing of the agent's but opencode's empty model catalogue (harness.cjs). */
 async function setUp(name, failure) {
   const agent = AGENTS[name];
   fs.mkdirSync(BASE, { recursive: true });
@@ -135,7 +136,7 @@ async function setUp(name, failure) {
   const tmp = path.join(dir, 'tmp');
   for (const d of [home, work, tmp]) fs.mkdirSync(d, { recursive: true });
   const mock = await startMock(agent, failure, dir);
-  const env = { ...harness.offlineEnv(home, tmp), ...agent.env };
+  const env = { ...harness.testEnv(home, tmp), ...agent.env };
   if (agent.pathFirst) env.PATH = chat.pathFor(agent.pathFirst, env.PATH);
   return { name, agent, dir, home, cwd: fs.realpathSync(work), env, mock };
 }
@@ -196,6 +197,14 @@ async function runCase(ctx, protocol, entry, limitMs = LIMIT_MS) {
   }
 }
 
+/**
+ * A session's failures: nothing listening (asked before its prompt, not
+ * before its run) and one HTTP failure the agent retries (429, the one a
+ * conversation fails over on). Its other HTTP failures are the run's: the
+ * same agent output read by the same turn, an agent start each for nothing.
+ */
+const SESSION_FAILURES = ['refused', '429'];
+
 /** The cases of one agent: every protocol it is driven over × entry × failure. */
 function cases(name) {
   const agent = AGENTS[name];
@@ -203,7 +212,10 @@ function cases(name) {
   for (const protocol of ['cli', 'acp']) {
     if (!agent[protocol]) continue;
     for (const entry of ['run', 'session']) {
-      for (const failure of Object.keys(FAILURES)) out.push({ protocol, entry, failure });
+      for (const failure of Object.keys(FAILURES)) {
+        if (entry === 'session' && !SESSION_FAILURES.includes(failure)) continue;
+        out.push({ protocol, entry, failure });
+      }
     }
   }
   return out;
