@@ -230,7 +230,7 @@ fn qwen_and_copilot_get_mcp_servers_on_their_command_line_and_none_in_session_ne
             "qwen-code",
             "--mcp-config=",
             json!({"notes": {"command": "node", "args": ["notes.js"], "env": {"A": "1"}, "alwaysLoadTools": true},
-                   "web": {"httpUrl": "http://127.0.0.1:9/mcp", "headers": {}, "alwaysLoadTools": true}}),
+                   "web": {"httpUrl": "http://127.0.0.1:9/mcp", "headers": {}, "alwaysLoadTools": true, "discoveryTimeoutMs": 30_000}}),
             vec![("QWEN_CODE_LEGACY_MCP_BLOCKING", "1")],
         ),
         (

@@ -13,7 +13,9 @@
 //     the agent (MCP_CONFIG_FILES) mentions the run's servers afterwards;
 //   - nothing with the run's HOME is left running.
 // Where a pair cannot take a transport, the test asserts the INVALID_INPUT
-// (an `invalid_params` run) naming the agent and the transport.
+// (an `invalid_params` run) naming the agent and the transport. And Qwen
+// Code over ACP still offers the tool of an HTTP server that answers its
+// `initialize` after 7 s (its own limit for a remote server is 5 s).
 'use strict';
 const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -101,9 +103,10 @@ function tearDown(ctx) {
   fs.rmSync(ctx.dir, { recursive: true, force: true });
 }
 
-/** Starts the note server over HTTP; resolves `{ pid, url }`. Stopped by PID in tearDown. */
-function startHttpServer(ctx, record) {
-  const child = spawn(process.execPath, [NOTE_SERVER, '--http', record], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts the note server over HTTP (`initializeDelayMs`: its `initialize` answered that late); resolves `{ pid, url }`. Stopped by PID in tearDown. */
+function startHttpServer(ctx, record, initializeDelayMs = 0) {
+  const env = { ...process.env, NOTE_INITIALIZE_DELAY_MS: String(initializeDelayMs) };
+  const child = spawn(process.execPath, [NOTE_SERVER, '--http', record], { stdio: ['ignore', 'pipe', 'inherit'], env });
   (ctx.httpServers ??= []).push({ pid: child.pid });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the note server did not start')), 15_000);
@@ -229,3 +232,19 @@ for (const protocol of ['cli', 'acp']) {
     }
   });
 }
+
+// Qwen Code gives a remote MCP server 5 s of its own to connect and list
+// its tools, then goes on without it; the run gives it as long as a stdio
+// server gets (30 s). A server that answers `initialize` after 7 s still
+// reaches the model, over ACP (where its servers are discovered before the
+// session answers).
+describe('a remote MCP server slow to start', () => {
+  const skip = chat.available('qwen') ? false : 'qwen is not installed (tests/cli/install_openai_chat_agents.sh)';
+  test('qwen over acp: its initialize answered after 7 s, its tool still reaches the model', { timeout: TEST_TIMEOUT_MS, skip }, () =>
+    inFreshRun(() => setUp('qwen'), tearDown, async (ctx) => {
+      const record = path.join(ctx.dir, 'notes-slow.jsonl');
+      const server = await startHttpServer(ctx, record, 7_000);
+      const result = await run(ctx, 'acp', [{ name: 'slownotes', type: 'http', url: server.url }]);
+      assertNoteRecorded(result, record, 'http');
+    }));
+});

@@ -176,6 +176,11 @@ fn shaped(shape: McpShape, servers: &[McpServer]) -> Value {
     )
 }
 
+/// How long Qwen Code waits for a remote MCP server (HTTP, SSE) to connect
+/// and list its tools: its own default for a stdio server (a remote one's
+/// is 5 s).
+const QWEN_REMOTE_DISCOVERY_MS: u64 = 30_000;
+
 fn one(shape: McpShape, s: &McpServer) -> Value {
     let pairs = s.pairs_object();
     let stdio = s.transport == "stdio";
@@ -191,14 +196,18 @@ fn one(shape: McpShape, s: &McpServer) -> Value {
             json!({"type": s.transport, "url": s.url, "headers": pairs, "tools": ["*"]})
         }
         // `alwaysLoadTools`: declared to the model at once, not behind its
-        // ToolSearch tool.
+        // ToolSearch tool. A remote server gets as long to connect as a
+        // stdio one (`discoveryTimeoutMs`): Qwen Code's 5 s otherwise drops
+        // it on a loaded machine, the turn going on without its tools.
         McpShape::Qwen if stdio => {
             json!({"command": s.command, "args": s.args, "env": pairs, "alwaysLoadTools": true})
         }
         McpShape::Qwen if s.transport == "http" => {
-            json!({"httpUrl": s.url, "headers": pairs, "alwaysLoadTools": true})
+            json!({"httpUrl": s.url, "headers": pairs, "alwaysLoadTools": true, "discoveryTimeoutMs": QWEN_REMOTE_DISCOVERY_MS})
         }
-        McpShape::Qwen => json!({"url": s.url, "headers": pairs, "alwaysLoadTools": true}),
+        McpShape::Qwen => {
+            json!({"url": s.url, "headers": pairs, "alwaysLoadTools": true, "discoveryTimeoutMs": QWEN_REMOTE_DISCOVERY_MS})
+        }
         McpShape::Gemini if stdio => json!({"command": s.command, "args": s.args, "env": pairs}),
         McpShape::Gemini if s.transport == "http" => json!({"httpUrl": s.url, "headers": pairs}),
         McpShape::Gemini => json!({"url": s.url, "headers": pairs}),

@@ -77,12 +77,12 @@ fn copilot_and_qwen_take_their_own_json_shapes() {
             &cli_args(qwen, &web("http"), false).unwrap(),
             "--mcp-config"
         )["mcpServers"]["web"],
-        json!({"httpUrl": "http://127.0.0.1:9/mcp", "headers": {"X-Token": "t"}, "alwaysLoadTools": true})
+        json!({"httpUrl": "http://127.0.0.1:9/mcp", "headers": {"X-Token": "t"}, "alwaysLoadTools": true, "discoveryTimeoutMs": 30_000})
     );
     assert_eq!(
         flag_json(&cli_args(qwen, &web("sse"), false).unwrap(), "--mcp-config")["mcpServers"]
             ["web"],
-        json!({"url": "http://127.0.0.1:9/mcp", "headers": {"X-Token": "t"}, "alwaysLoadTools": true})
+        json!({"url": "http://127.0.0.1:9/mcp", "headers": {"X-Token": "t"}, "alwaysLoadTools": true, "discoveryTimeoutMs": 30_000})
     );
 }
 

@@ -7,6 +7,9 @@
 //   node note_server.cjs --http <record>      streamable HTTP on 127.0.0.1 (POST /mcp,
 //                                             plain JSON answers); prints {"port":N} first
 //
+// NOTE_INITIALIZE_DELAY_MS (HTTP): how long the answer to `initialize`
+// waits, as a server slow to start would.
+//
 // Plain JSON-RPC 2.0, no SDK: newline-delimited messages on stdio, one
 // message (or batch) per POST over HTTP. Both modes exit by themselves
 // after LIFETIME_MS; the HTTP one also on SIGTERM (the tests stop it by PID).
@@ -17,6 +20,7 @@ const readline = require('node:readline');
 
 const LIFETIME_MS = 240_000;
 const MAX_BODY_BYTES = 1024 * 1024;
+const INITIALIZE_DELAY_MS = Number(process.env.NOTE_INITIALIZE_DELAY_MS || 0);
 const PROTOCOLS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const TOOL = {
   name: 'record_note',
@@ -113,8 +117,11 @@ if (httpMode) {
         res.writeHead(202).end();
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'note-session-1' });
-      res.end(JSON.stringify(out));
+      const initializing = [body].flat().some((m) => m?.method === 'initialize');
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'note-session-1' });
+        res.end(JSON.stringify(out));
+      }, initializing ? INITIALIZE_DELAY_MS : 0);
     });
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
