@@ -16,13 +16,19 @@ tool=${crate}_node # the Node-only module
 release="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release"
 build() { cargo build --quiet --release --lib --target wasm32-unknown-unknown "$@"; }
 
-# Both builds write $release/$crate.wasm: the Node-only one goes first and is kept
-# under its own name, which is also the name wasm-bindgen gives its output.
-# The runners' module is Node only, where size matters less than the speed
-# of reading a long stream (runAgent's benchmark): compiled for speed.
-build --no-default-features --features node --config 'profile.release.opt-level=3'
-cp "$release/$crate.wasm" "$release/$tool.wasm"
+# Both builds write $crate.wasm, so the Node-only one has a target folder of its
+# own, and the two compile at once (each links with one codegen unit, on one
+# core); it is kept under its own name, which is also the name wasm-bindgen
+# gives its output. The runners' module is Node only, where size matters
+# less than the speed of reading a long stream (runAgent's benchmark):
+# compiled for speed.
+node_target="${CARGO_TARGET_DIR:-target}/node-module"
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+CARGO_TARGET_DIR="$node_target" build --no-default-features --features node --config 'profile.release.opt-level=3' &
+node_build=$!
 build
+wait "$node_build"
+cp "$node_target/wasm32-unknown-unknown/release/$crate.wasm" "$release/$tool.wasm"
 raw="$release/$crate.wasm"
 # No multi-value returns at the boundary: V8 then calls every export through
 # its generic wrapper instead of compiling one per signature (cold start; see
@@ -50,12 +56,22 @@ features=(--enable-bulk-memory --enable-mutable-globals --enable-sign-ext
 # data above it, so no pointer is below 1 KiB and wasm-opt may fold constant
 # offsets into loads and stores; --converge repeats -Oz until nothing shrinks
 # (together about 2 KB of the main module).
-for wasm in "pkg/node/${crate}_bg.wasm" "pkg/web/${crate}_bg.wasm"; do
-  node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused --strip-debug --strip-producers "${features[@]}" -o "$wasm" "$wasm"
+# The main module's two copies are the same bytes (wasm-bindgen writes one
+# module for both targets): optimised once and copied. The passes of the
+# two modules run at once (each on one core mostly).
+main_copies=("pkg/web/${crate}_bg.wasm")
+cmp -s "pkg/node/${crate}_bg.wasm" "pkg/web/${crate}_bg.wasm" || main_copies+=("pkg/node/${crate}_bg.wasm")
+opts=()
+for wasm in "${main_copies[@]}"; do
+  node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused --strip-debug --strip-producers "${features[@]}" -o "$wasm" "$wasm" &
+  opts+=($!)
 done
 # The runners' module for speed here too: -O3 measured runAgent's 10 MB
 # bench 1.08-1.16x against 1.17-1.33x with -Oz, for 3 KB more.
-node_modules/.bin/wasm-opt -O3 --low-memory-unused --strip-debug --strip-producers "${features[@]}" -o "pkg/node/${tool}_bg.wasm" "pkg/node/${tool}_bg.wasm"
+node_modules/.bin/wasm-opt -O3 --low-memory-unused --strip-debug --strip-producers "${features[@]}" -o "pkg/node/${tool}_bg.wasm" "pkg/node/${tool}_bg.wasm" &
+opts+=($!)
+for pid in "${opts[@]}"; do wait "$pid"; done
+[ "${#main_copies[@]}" = 2 ] || cp "pkg/web/${crate}_bg.wasm" "pkg/node/${crate}_bg.wasm"
 
 # templates, the JS fast paths, the Gemini tool's wiring, the ESM entry and the module kinds.
 node scripts/finish-pkg.mjs
