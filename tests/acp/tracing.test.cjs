@@ -5,7 +5,7 @@
 // usage and the error kind, each span a child of the turn's traceparent,
 // and the agent handed the span's own context.
 'use strict';
-const { test, before } = require('node:test');
+const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -24,8 +24,14 @@ before(() => {
   otel.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
 });
 
+const folders = [];
+after(() => {
+  for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function setUp() {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'acp-trace-')));
+  folders.push(dir);
   const log = path.join(dir, 'sent.jsonl');
   const definition = { id: 'client-agent', name: 'Client features agent', command: process.execPath, args: [AGENT], env: { CLIENT_AGENT_LOG: log }, protocol: 'acp' };
   const prompts = () => fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.method === 'session/prompt');

@@ -8,6 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pkg from 'agent-context';
 
+/** A folder of the test's own, removed when the test ends. */
+function tempDir(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-context-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 const BIN = fileURLToPath(new URL('../../bin/agent-context.js', import.meta.url));
 const golden = (name) => readFileSync(new URL(`../golden/${name}`, import.meta.url), 'utf8');
 const examples = JSON.parse(golden('worked-examples.json'));
@@ -56,8 +63,8 @@ test('--version prints the package version', () => {
   }
 });
 
-test('assemble --system-flag-file writes Claude Code\'s system flag to a file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-context-cli-'));
+test('assemble --system-flag-file writes Claude Code\'s system flag to a file', (t) => {
+  const dir = tempDir(t);
   const flagFile = join(dir, 'system.txt');
   const r = run(['assemble', '--agent', 'claude-code', '--system-flag-file', flagFile], JSON.stringify(seedInput));
   assert.equal(r.status, 0, r.stderr);
@@ -95,12 +102,12 @@ test('every bad option gets our own message and exit 2', () => {
   }
 });
 
-test('assemble reads stdin or a file and prints the prompt', () => {
+test('assemble reads stdin or a file and prints the prompt', (t) => {
   const fromStdin = run(['assemble', '--agent', 'google-gemini'], JSON.stringify(seedInput));
   assert.equal(fromStdin.status, 0);
   assert.equal(fromStdin.stdout, `${golden('gemini-7.1-full.txt')}\n`);
   assert.equal(fromStdin.stderr, '');
-  const file = join(mkdtempSync(join(tmpdir(), 'agent-context-cli-')), 'input.json');
+  const file = join(tempDir(t), 'input.json');
   writeFileSync(file, JSON.stringify(seedInput));
   assert.equal(run(['assemble', '--agent', 'google-gemini', '--input', file]).stdout, fromStdin.stdout);
   const claude = run(['assemble', '--agent', 'claude-code', '--input', file]);
@@ -145,8 +152,8 @@ test('bad input exits 2 with the error code on stderr', () => {
   }
 });
 
-test('gemini prints the envelope: invalid parameters exit 2, a failed run exits 1', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-context-cli-'));
+test('gemini prints the envelope: invalid parameters exit 2, a failed run exits 1', (t) => {
+  const dir = tempDir(t);
   const bad = run(['gemini', '--cd', join(dir, 'missing'), '--prompt', 'Hi']);
   assert.equal(bad.status, 2);
   const invalid = JSON.parse(bad.stdout);

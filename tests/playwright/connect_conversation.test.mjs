@@ -42,6 +42,8 @@ test('a page in Chromium joins a conversation agent-context serve serves, and ge
     await browser.close();
     await www.close();
     serve.kill('SIGTERM');
+    await new Promise((resolve) => (serve.exitCode === null && serve.signalCode === null ? serve.once('exit', resolve) : resolve()));
+    fs.rmSync(dir, { recursive: true, force: true });
   });
   await until(() => /token: \S+\n/.test(out), 20_000, 'the server');
   const url = /agent-context serve: (http:\S+)/.exec(out)[1].replace(/^http/, 'ws');
