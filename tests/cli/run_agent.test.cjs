@@ -220,7 +220,7 @@ for (const cli of Object.keys(harness.CLIS)) {
         let killed = 0;
         const poll = setInterval(() => {
           if (killed || mainCalls(ctx).length === 0) return;
-          // The CLI's processes (all of them: Gemini CLI relaunches itself).
+          // The CLI's processes (all of them, had it started a child).
           for (const pid of processesWithHome(ctx.home)) {
             try {
               process.kill(pid, 'SIGKILL');
