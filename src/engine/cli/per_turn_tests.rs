@@ -300,9 +300,21 @@ fn claude_spawn_failure_fails_the_open() {
     }
 }
 
+/// The environment of the first process `e` starts, and `name`'s value in it.
+fn spawned_var(e: &mut Engine, name: &str) -> Option<String> {
+    let env = drain(e)
+        .into_iter()
+        .find_map(|a| match a {
+            Action::Spawn { env, .. } => Some(env),
+            _ => None,
+        })
+        .expect("a process started");
+    env.into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
 #[test]
 fn a_variable_the_agent_reads_two_ways_reaches_every_process_agreed() {
-    let spawn_env = |value: &str| {
+    let sandbox = |value: &str| {
         let mut e = engine("claude-code", json!({}));
         e.launch(
             resolved("claude", vec![("IS_SANDBOX".into(), value.into())]),
@@ -310,50 +322,28 @@ fn a_variable_the_agent_reads_two_ways_reaches_every_process_agreed() {
         );
         // A session's one process, started when it opens.
         e.open(0);
-        drain(&mut e)
-            .into_iter()
-            .find_map(|a| match a {
-                Action::Spawn { env, .. } => Some(env),
-                _ => None,
-            })
-            .unwrap()
-    };
-    let sandbox = |env: Vec<(String, String)>| {
-        env.into_iter()
-            .find(|(k, _)| k == "IS_SANDBOX")
-            .map(|(_, v)| v)
+        spawned_var(&mut e, "IS_SANDBOX")
     };
     // Claude Code as root takes only `1`: `yes` becomes it, `0` unset.
-    assert_eq!(sandbox(spawn_env("yes")).as_deref(), Some("1"));
-    assert_eq!(sandbox(spawn_env("0")).as_deref(), Some(""));
+    assert_eq!(sandbox("yes").as_deref(), Some("1"));
+    assert_eq!(sandbox("0").as_deref(), Some(""));
     // Already agreed: the caller's own value is what the process gets.
-    assert_eq!(sandbox(spawn_env("1")), None);
+    assert_eq!(sandbox("1"), None);
 }
 
 #[test]
 fn the_agents_start_variables_reach_its_process_unless_the_caller_names_them() {
-    let spawn_env = |caller: Vec<(String, String)>| {
+    let relaunch = |caller: Vec<(String, String)>| {
         let mut e = engine("qwen-code", json!({}));
         e.launch(resolved("qwen", caller), 0);
         e.open(0);
         // A process per turn: started by the prompt.
         e.prompt(text("one"), LIMITS, 100);
-        drain(&mut e)
-            .into_iter()
-            .find_map(|a| match a {
-                Action::Spawn { env, .. } => Some(env),
-                _ => None,
-            })
-            .unwrap()
-    };
-    let relaunch = |env: Vec<(String, String)>| {
-        env.into_iter()
-            .find(|(k, _)| k == "QWEN_CODE_NO_RELAUNCH")
-            .map(|(_, v)| v)
+        spawned_var(&mut e, "QWEN_CODE_NO_RELAUNCH")
     };
     // Qwen Code starts once: no second Node process for a bigger heap.
-    assert_eq!(relaunch(spawn_env(vec![])).as_deref(), Some("true"));
+    assert_eq!(relaunch(vec![]).as_deref(), Some("true"));
     // The caller's own value (its environment) is what the process gets.
     let own = vec![("QWEN_CODE_NO_RELAUNCH".to_owned(), String::new())];
-    assert_eq!(relaunch(spawn_env(own)), None);
+    assert_eq!(relaunch(own), None);
 }
