@@ -22,6 +22,7 @@
 //!   (`session_not_found`) opens a new one carrying the conversation, when
 //!   asked for.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 
 use serde_json::{json, Value};
@@ -30,7 +31,8 @@ pub use super::events::{Action, Event, SessionRef, Setup};
 use super::fallback::{agent_type_of, hands_off, options_for, own_options};
 use crate::error::{AgentContextError, Result};
 use crate::record::{
-    Carried, ConversationState, Header, OpenTurn, PartRead, PartReason, TurnEndError,
+    Carried, ConversationState, Header, OpenTurn, Page, PageIndex, PartRead, PartReason,
+    ReadOptions, TurnEndError,
 };
 
 /// An agent session of the conversation, as the machine holds it.
@@ -65,6 +67,8 @@ pub struct Conversation {
     setup: Setup,
     /// The record as it stands (header and lines), and what it says.
     record: Vec<u8>,
+    /// The record's pages, read as it grows (by [`Conversation::page`]).
+    pages: RefCell<PageIndex>,
     state: Tracked,
     live: Option<Live>,
     opening: Option<(Live, Why)>,
@@ -100,6 +104,7 @@ impl Conversation {
         Conversation {
             setup,
             record: Vec::new(),
+            pages: RefCell::default(),
             state: Tracked::default(),
             live: None,
             opening: None,
@@ -232,6 +237,13 @@ impl Conversation {
     /// The record as it stands (the header first).
     pub fn record(&self) -> &[u8] {
         &self.record
+    }
+
+    /// The page of the record after `options.after`, unchecked (as
+    /// [`crate::record::conversation_page`]'s): only the lines recorded
+    /// since the last page are read anew.
+    pub fn page(&self, options: ReadOptions) -> Result<Page<'_>> {
+        self.pages.borrow_mut().page(&self.record, options)
     }
 
     /// The live part's agent (a type, or a definition) and its type.

@@ -27,10 +27,10 @@ pub use entry::{
     PartReason, Permission, PermissionOption, RecordEntry, Relation, ToolCall, TurnEnd,
     TurnEndError, FORMAT, MAJOR, TEAM_AGENT_TYPE, VERSION,
 };
-pub use page::{conversation_page, entry_prefix, names_part, Page, PartName};
+pub use page::{conversation_page, entry_prefix, names_part, Page, PageIndex, PartName};
 pub use read::{
     json_array, read_record, read_record_as_recorded, read_record_by_seq, read_record_str,
-    writing_option, Line, LinesBySeq, ReadOptions, RecordRead,
+    writing_option, BySeq, BySeqLine, Line, LinesBySeq, ReadOptions, RecordRead,
 };
 pub use recorder::{OpenTurn, RecordSeed, Recorder, TurnOutcome, MIN_SECRET_BYTES, REDACTED};
 pub use sha256::{sha256_hex, Sha256};

@@ -197,30 +197,71 @@ pub fn read_record_by_seq(record: &[u8], options: ReadOptions) -> Option<LinesBy
     let whole = &record[..end];
     std::str::from_utf8(whole).ok()?;
     let limit = options.limit.unwrap_or(usize::MAX);
-    let mut floor = options.after;
+    let mut reader = BySeq::after(options.after);
     let mut start = 0;
-    let mut first = true;
     while start <= whole.len() && out.lines.len() < limit {
         let end = line_end(whole, start);
         let line = &whole[start..end];
-        let next = end + 1;
-        if std::mem::take(&mut first) && !line.starts_with(b"{\"seq\":") {
-            header_of(line).ok()??;
-            start = next;
-            continue;
+        start = end + 1;
+        if let BySeqLine::Entry(seq) = reader.line(line)? {
+            out.cursor = seq;
+            out.lines.push((seq, line));
+        }
+    }
+    out.skipped = reader.skipped;
+    Some(out)
+}
+
+/// [`read_record_by_seq`]'s reading, one whole line (without its `\n`)
+/// after another from the record's first: for a reader that reads a
+/// record as it grows.
+#[derive(Clone, Debug, Default)]
+pub struct BySeq {
+    after: u64,
+    /// The last entry's `seq`, or `after`.
+    floor: u64,
+    started: bool,
+    /// As [`LinesBySeq::skipped`].
+    pub skipped: u64,
+}
+
+/// What [`BySeq::line`] read a line as.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BySeqLine {
+    /// The record's first line, its header.
+    Header(Header),
+    /// An entry written twice (its `seq` not above the last one's), or one
+    /// at or below `after`.
+    Skipped,
+    /// An entry above the last one: its `seq`.
+    Entry(u64),
+}
+
+impl BySeq {
+    /// A reader of the entries after `after`.
+    pub fn after(after: u64) -> BySeq {
+        BySeq {
+            after,
+            floor: after,
+            ..BySeq::default()
+        }
+    }
+
+    /// The next line: `None` when it is not as the recorder writes one (or
+    /// a first line that is no header this reader takes).
+    pub fn line(&mut self, line: &[u8]) -> Option<BySeqLine> {
+        if !std::mem::replace(&mut self.started, true) && !line.starts_with(b"{\"seq\":") {
+            return header_of(line).ok()?.map(BySeqLine::Header);
         }
         let seq = seq_prefix(line).filter(|&seq| seq > 0)?;
-        start = next;
-        if seq <= floor {
-            out.skipped += u64::from(seq > options.after);
-            continue;
+        if seq <= self.floor {
+            self.skipped += u64::from(seq > self.after);
+            return Some(BySeqLine::Skipped);
         }
         begins_as_recorded(line)?;
-        floor = seq;
-        out.cursor = seq;
-        out.lines.push((seq, line));
+        self.floor = seq;
+        Some(BySeqLine::Entry(seq))
     }
-    Some(out)
 }
 
 /// [`read_record`] of the whole of a record the recorder wrote, taken at its

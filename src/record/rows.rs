@@ -179,42 +179,7 @@ mod tests {
 
     #[test]
     fn a_page_reads_the_same_from_the_lines_a_store_selects() {
-        let turn = |t: u64, seq: u64, failed: bool| -> String {
-            let mut s = format!(
-                "{{\"seq\":{seq},\"at\":1,\"kind\":\"request\",\"turn\":{t},\"text\":\"q{t}\"}}\n"
-            );
-            let line = |n: u64, rest: &str| format!("{{\"seq\":{},\"at\":1,{rest}}}\n", seq + n);
-            let text = |n: u64, text: &str| {
-                line(
-                    n,
-                    &format!("\"kind\":\"text\",\"turn\":{t},\"text\":\"{text}\""),
-                )
-            };
-            s += &text(1, "a");
-            if failed {
-                // Three lines of a failed attempt: its texts are no entries of a page.
-                s += &text(2, "b");
-                s += &text(3, "c");
-                s += &line(4, &format!("\"kind\":\"attemptEnd\",\"turn\":{t},\"attempt\":1,\"error\":{{\"kind\":\"x\",\"message\":\"m\"}}"));
-                s += &line(5, &format!("\"kind\":\"part\",\"agentType\":\"b\",\"protocol\":\"cli\",\"reason\":\"failover\",\"fromTurn\":{t}"));
-            } else {
-                s += &text(2, "b");
-                s += &line(3, "\"kind\":\"usage\",\"usage\":{}");
-                s += &line(4, "\"kind\":\"mode\",\"mode\":\"m\"");
-                s += &line(5, "\"kind\":\"usage\",\"usage\":{}");
-            }
-            s += &text(6, "d");
-            s += &line(7, &format!("\"kind\":\"turnEnd\",\"turn\":{t},\"durationMs\":1,\"agentSessionId\":\"s{t}\""));
-            s
-        };
-        let mut record = String::from("{\"format\":\"agent-context/session-record\",\"version\":\"2.0\",\"conversationId\":\"c\",\"createdAt\":1}\n{\"seq\":1,\"at\":1,\"kind\":\"part\",\"agentType\":\"a\",\"protocol\":\"cli\",\"reason\":\"opened\",\"fromTurn\":1}\n");
-        let mut seq = 2;
-        for t in 1..=6 {
-            record += &turn(t, seq, t % 2 == 0);
-            seq += 8;
-        }
-        record += "not an entry\n";
-        record += &format!("{{\"seq\":{seq},\"at\":1,\"kind\":\"closed\"}}\n");
+        let (record, seq) = crate::record::page::tests::sample_record();
         let strip = |p: crate::record::page::Page<'_>| {
             (
                 p.lines.iter().map(|l| l.to_vec()).collect::<Vec<_>>(),

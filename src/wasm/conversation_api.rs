@@ -178,7 +178,7 @@ impl ConversationJs {
     pub fn history(&self, options: JsValue) -> std::result::Result<JsValue, JsValue> {
         let read = || -> Result<JsValue> {
             let options = ReadOptions::read(&options)?;
-            conversation_page_js(self.inner.record(), options)
+            conversation_page_js(self.inner.record(), options, self.inner.page(options)?)
         };
         js_result(read())
     }

@@ -111,9 +111,14 @@ pub(super) mod reader {
 
     /// The page of a conversation `options` asks for, each entry named by
     /// its agent session (`sessionId`, `agentType`): `{ entries, cursor,
-    /// skipped }`. A record the recorder wrote is parsed at once.
-    pub fn conversation_page_js(bytes: &[u8], options: ReadOptions) -> Result<JsValue> {
-        let mut page = record::conversation_page(bytes, options, false)?;
+    /// skipped }`. `page`: the page read unchecked from `bytes`; a record
+    /// the recorder wrote is parsed at once, any other read again checked.
+    pub fn conversation_page_js(
+        bytes: &[u8],
+        options: ReadOptions,
+        page: record::Page<'_>,
+    ) -> Result<JsValue> {
+        let mut page = page;
         let parse = |page: &record::Page<'_>| {
             let text = DECODER.with(|decoder| decoder.decode(&page.named_json_array()));
             parse_json(&text)
@@ -168,7 +173,8 @@ pub(super) mod reader {
         let read = || -> Result<JsValue> {
             let options = ReadOptions::read(&options)?;
             let bytes = record_bytes(&record)?;
-            conversation_page_js(&bytes, options)
+            let page = record::conversation_page(&bytes, options, false)?;
+            conversation_page_js(&bytes, options, page)
         };
         js_result(read())
     }
