@@ -17,15 +17,14 @@
 // that is not installed is skipped with the reason (scripts/setup.sh
 // --agents installs them all).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { report, smoke } from '../measure.mjs';
+import { acpOptions, adapterMissing, harness, mockRound } from '../real-agents.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = require('agent-context');
-const harness = require('../../tests/cli/harness.cjs');
 const chat = require('../../tests/cli/openai_chat_agents.cjs');
 
 const ROUNDS = smoke ? 1 : 5;
@@ -36,29 +35,16 @@ const SECOND = 'Second question: beta-2294?';
 // The turns' limits: generous, since a failure is reported, not waited out.
 const LIMITS = { timeout: 60, maxDuration: 150, maxRetries: 0 };
 
-/** The ACP adapters of tests/acp/adapters.cjs, or why they cannot be used. */
-function acpAdapters() {
-  try {
-    return require('../../tests/acp/adapters.cjs');
-  } catch (error) {
-    return { missing: `not installed (bash scripts/setup.sh --agents): ${error.message.split('\n')[0]}` };
-  }
-}
-const adapters = acpAdapters();
-
 /** Each agent: its type, whether it is installed (else why not), how a round is set up and ended, its options. */
 const AGENTS = [
   ...['claude', 'codex', 'gemini'].map((cli) => ({
     cli,
     agentType: harness.CLIS[cli].agentType,
     bar: cli === 'claude' ? 5 : null,
-    missing: adapters.missing ?? (fs.existsSync(adapters.ADAPTERS[cli]) ? null : `not installed (bash scripts/setup.sh --agents): ${adapters.ADAPTERS[cli]}`),
-    setUp: () => mockRound(cli),
-    end: (ctx) => {
-      ctx.mock.stop();
-      fs.rmSync(ctx.dir, { recursive: true, force: true });
-    },
-    options: (ctx) => ({ cd: ctx.cwd, command: adapters.ADAPTERS[cli], model: cli === 'codex' ? adapters.CODEX_MODEL : harness.MODELS[cli], env: ctx.env }),
+    missing: adapterMissing(cli),
+    setUp: () => mockRound(cli, BASE),
+    end: (ctx) => ctx.end(),
+    options: (ctx) => acpOptions(cli, ctx),
   })),
   ...['copilot', 'opencode', 'qwen'].map((cli) => ({
     cli,
@@ -70,20 +56,6 @@ const AGENTS = [
     options: (ctx) => ({ cd: ctx.cwd, command: chat.executable(cli), env: ctx.env }),
   })),
 ];
-
-/** A folder, a mock of Claude's, Codex's or Gemini's API playing `plain`, a HOME with the agent's retries off (as tests/acp/ does). */
-async function mockRound(cli) {
-  fs.mkdirSync(BASE, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(BASE, `${cli}-`));
-  const mock = await harness.startMock(harness.CLIS[cli].api, 'plain', dir);
-  const box = harness.sandbox(cli, mock, dir, { geminiSettings: { general: { maxAttempts: 1 } } });
-  if (cli === 'claude') box.env.CLAUDE_CODE_MAX_RETRIES = '0';
-  if (cli === 'codex') {
-    const config = path.join(box.home, '.codex', 'config.toml');
-    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('stream_max_retries = 1', 'stream_max_retries = 0'));
-  }
-  return { dir, mock, env: box.env, home: box.home, cwd: fs.realpathSync(box.cwd) };
-}
 
 const succeeded = (what, turn) => assert.equal(turn.success, true, `${what}: ${JSON.stringify(turn.error)}`);
 

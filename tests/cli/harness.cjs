@@ -42,11 +42,16 @@ function installedVersion(cli) {
   return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
 }
 
-/** Starts `mock_server.cjs`; resolves once it prints its port. */
-function startMock(api, scenario, dir) {
+/**
+ * Starts `mock_server.cjs`; resolves once it prints its port.
+ * `maxRequests`: how many it answers before it stops (its default, 60,
+ * unless a benchmark needs more turns of one agent).
+ */
+function startMock(api, scenario, dir, { maxRequests } = {}) {
   const logPath = path.join(dir, `${api}-requests.jsonl`);
   fs.writeFileSync(logPath, '');
-  const child = spawn(process.execPath, [path.join(__dirname, 'mock_server.cjs'), api, scenario, logPath], {
+  const args = [path.join(__dirname, 'mock_server.cjs'), api, scenario, logPath, ...(maxRequests ? [String(maxRequests)] : [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@
 // A mock model API on 127.0.0.1, run as its own process so the test driver
 // can stop it by PID:
 //
-//   node tests/cli/mock_server.cjs <api> <scenario> <request-log.jsonl>
+//   node tests/cli/mock_server.cjs <api> <scenario> <request-log.jsonl> [max-requests]
 //
 // <api> is `gemini`, `anthropic` or `openai` (one responder module each in
 // mocks/); <scenario> is `plain` (a text answer), `tool` (a tool call, then
@@ -34,7 +34,8 @@
 // a line, written whole before the request is answered, with its `kind`:
 // `turn` for the call of the agent's turn, else the side call it is,
 // mocks/kinds.cjs; a scenario plays on `turn` calls), and exits by itself
-// after LIFETIME_MS or MAX_REQUESTS, whichever comes first: nothing here can
+// after LIFETIME_MS or MAX_REQUESTS (or [max-requests], at most
+// MAX_REQUESTS_GIVEN), whichever comes first: nothing here can
 // outlive a test run or loop without bound.
 'use strict';
 const http = require('node:http');
@@ -43,7 +44,7 @@ const zlib = require('node:zlib');
 const { requestKind } = require('./mocks/kinds.cjs');
 
 const LIFETIME_MS = 180_000;
-const MAX_REQUESTS = 60;
+const MAX_REQUESTS_GIVEN = 1000;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 const RESPONDERS = {
@@ -52,16 +53,17 @@ const RESPONDERS = {
   openai: require('./mocks/openai.cjs'),
 };
 
-const [api, scenario, logPath] = process.argv.slice(2);
+const [api, scenario, logPath, given] = process.argv.slice(2);
+const MAX_REQUESTS = given === undefined ? 60 : Math.min(Number(given), MAX_REQUESTS_GIVEN);
 const responder = RESPONDERS[api];
 // `long` (a reply of ~64 KB, common.cjs's LONG_PIECES): Anthropic and OpenAI only.
 const LONG_APIS = ['long'];
 const SCENARIOS = ['plain', 'tool', 'error', 'flaky', 'empty', 'stall', 'stallOnce', 'stallSecond', 'error500', 'flaky500', 'marked500', 'marked429', 'auth', 'quota', 'reject', 'write', 'writeOutside', 'mcp', 'structured', 'ask', 'compact', 'compactAuto'];
 const GEMINI_ONLY = ['trickle'];
 const known = SCENARIOS.includes(scenario) || (api === 'gemini' && GEMINI_ONLY.includes(scenario)) || (api !== 'gemini' && LONG_APIS.includes(scenario));
-if (!responder || !known || !logPath) {
+if (!responder || !known || !logPath || !(MAX_REQUESTS >= 1)) {
   process.stderr.write(
-    `usage: mock_server.cjs gemini|anthropic|openai ${SCENARIOS.join('|')} <request-log.jsonl> (gemini also: ${GEMINI_ONLY.join('|')})\n`,
+    `usage: mock_server.cjs gemini|anthropic|openai ${SCENARIOS.join('|')} <request-log.jsonl> [max-requests, at most ${MAX_REQUESTS_GIVEN}] (gemini also: ${GEMINI_ONLY.join('|')})\n`,
   );
   process.exit(2);
 }
