@@ -6,13 +6,12 @@
 // connections too); `serve` records there as well. The agent is the
 // scripted ACP peer (tests/acp/client_agent.mjs), the client the ACP SDK's.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { startPostgres } = require('./server.cjs');
+const { postgresForTests } = require('./server.cjs');
 const { startAcp, overNetwork, noneLeft, until, BIN } = require('../acp/served_clients.cjs');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -20,29 +19,18 @@ const AGENT = path.join(ROOT, 'tests', 'acp', 'client_agent.mjs');
 const { storeFromUrl } = require(path.join(ROOT, 'pkg', 'node', 'store-from-url.cjs'));
 const TIMEOUT = { timeout: 120_000 };
 
-let server;
-let work;
-before(async () => {
-  server = await startPostgres();
-  work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ac-pg-served-')));
-});
-after(() => {
-  server?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
+const pg = postgresForTests('served');
 
-let databases = 0;
 /** A folder, a HOME, the agent's definition and a database of the test's own. */
 function setUp() {
-  const name = `served${++databases}`;
-  server.psql(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
-  const dir = path.join(work, name);
+  const { name, url } = pg.database();
+  const dir = path.join(pg.work, name);
   const home = path.join(dir, 'home');
   fs.mkdirSync(home, { recursive: true });
   const log = path.join(dir, 'sent.jsonl');
   const definition = { id: 'client-agent', name: 'Client features agent', command: process.execPath, args: [AGENT], env: { CLIENT_AGENT_LOG: log }, protocol: 'acp' };
   const sent = () => fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.method === 'session/prompt');
-  return { dir, home, url: server.urlOf(name), definition, sent, env: { ...process.env, HOME: home } };
+  return { dir, home, url, definition, sent, env: { ...process.env, HOME: home } };
 }
 
 const prompt = (text) => [{ type: 'text', text }];

@@ -100,4 +100,33 @@ async function startPostgres(options = {}) {
   }
 }
 
-module.exports = { startPostgres };
+/**
+ * The server of one test file: started before its tests, stopped after
+ * them, with a work folder of its own (`ac-pg-<label>-…`, removed with it):
+ * `{ server, work, database() }`; `database()` makes a database of a
+ * test's own (from template0, UTF8): `{ name, url, sql(query) }`.
+ */
+function postgresForTests(label) {
+  const { before, after } = require('node:test');
+  let databases = 0;
+  const pg = {
+    server: null,
+    work: null,
+    database() {
+      const name = `t${++databases}`;
+      pg.server.psql(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
+      return { name, url: pg.server.urlOf(name), sql: (q) => pg.server.psql(q, name) };
+    },
+  };
+  before(async () => {
+    pg.server = await startPostgres();
+    pg.work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `ac-pg-${label}-`)));
+  });
+  after(() => {
+    pg.server?.stop();
+    if (pg.work) fs.rmSync(pg.work, { recursive: true, force: true });
+  });
+  return pg;
+}
+
+module.exports = { startPostgres, postgresForTests };

@@ -11,14 +11,14 @@
 // the tables made once, a newer schema refused; `pg` missing; and SQL
 // metacharacters in every id and filter.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const pkg = require('agent-context');
-const { startPostgres } = require('./server.cjs');
+const { postgresForTests } = require('./server.cjs');
 
 const ROOT = path.join(__dirname, '..', '..');
 const PKG_NODE = path.join(ROOT, 'pkg', 'node');
@@ -26,24 +26,9 @@ const AGENT = path.join(ROOT, 'tests', 'acp', 'client_agent.mjs');
 const { storeFromUrl } = require(path.join(PKG_NODE, 'store-from-url.cjs'));
 const TIMEOUT = { timeout: 120_000 };
 
-let server;
-let work;
-before(async () => {
-  server = await startPostgres();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'ac-pg-store-'));
-});
-after(() => {
-  server?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
-
-let databases = 0;
-/** A database of its own for a test (made from template0, UTF8): its URL. */
-function database() {
-  const name = `t${++databases}`;
-  server.psql(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
-  return { name, url: server.urlOf(name), sql: (q) => server.psql(q, name) };
-}
+const pg = postgresForTests('store');
+/** A database of its own for a test (made from template0, UTF8): `{ name, url, sql(query) }`. */
+const database = () => pg.database();
 
 const locked = (err) => err instanceof pkg.AgentContextError && err.code === 'SESSION_LOCKED';
 const invalid = (pattern) => (err) => err instanceof pkg.AgentContextError && err.code === 'INVALID_INPUT' && pattern.test(err.message);
@@ -51,7 +36,7 @@ const kinds = (entries) => entries.map((e) => e.kind);
 
 /** The scripted agent as an AgentDefinition (`id` its agent type). */
 function agent(id, env = {}) {
-  return { id, name: `Scripted ${id}`, command: process.execPath, args: [AGENT], env: { CLIENT_AGENT_LOG: path.join(work, `${id}.log`), ...env }, protocol: 'acp' };
+  return { id, name: `Scripted ${id}`, command: process.execPath, args: [AGENT], env: { CLIENT_AGENT_LOG: path.join(pg.work, `${id}.log`), ...env }, protocol: 'acp' };
 }
 
 /**
@@ -149,8 +134,8 @@ function shape(value) {
 
 test('a conversation recorded by another process reads here with the same entries, in the same order, as the file store writes for the same turns', TIMEOUT, async () => {
   const db = database();
-  const dir = path.join(work, 'same-turns');
-  const cd = fs.mkdtempSync(path.join(work, 'cd-'));
+  const dir = path.join(pg.work, 'same-turns');
+  const cd = fs.mkdtempSync(path.join(pg.work, 'cd-'));
   fs.writeFileSync(path.join(cd, 'notes.txt'), 'The launch code is 4217.');
   const inFiles = await recordTurns(dir, cd);
   const inPg = await recordTurns(db.url, cd);
@@ -185,8 +170,8 @@ test('a conversation recorded by another process reads here with the same entrie
 
 /** Lines of a real 2.0 conversation (the file store's, recorded by the scripted agent), and its header. */
 async function fileConversation(t) {
-  const dir = path.join(work, `conv-${t}`);
-  const cd = fs.mkdtempSync(path.join(work, 'cd-'));
+  const dir = path.join(pg.work, `conv-${t}`);
+  const cd = fs.mkdtempSync(path.join(pg.work, 'cd-'));
   fs.writeFileSync(path.join(cd, 'notes.txt'), 'The launch code is 4217.');
   const ids = await recordTurns(dir, cd);
   return { dir, ids, files: pkg.openSessionStore(dir) };
@@ -266,7 +251,7 @@ const entry = (seq, kind, over = {}) => `${JSON.stringify({ seq, at: 2_000 + seq
 
 test('one writer per conversation: a second writer is SESSION_LOCKED, here and in another process; the holder SIGKILLed mid-turn frees it at once and its turn reads interrupted', TIMEOUT, async () => {
   const db = database();
-  const cd = fs.mkdtempSync(path.join(work, 'cd-'));
+  const cd = fs.mkdtempSync(path.join(pg.work, 'cd-'));
   const def = agent('agent-a');
   const { child, line } = inOtherProcess(
     db.url,
@@ -448,7 +433,7 @@ test('the database restarted: a watcher listens again and misses nothing (one wa
     };
     await until(1, 5_000);
     // Down for 1.5 s: the watcher's LISTEN fails and is tried again, later and later.
-    await server.restart(1_500);
+    await pg.server.restart(1_500);
     const upAt = Date.now();
     // The writer's lock went with its connection: it takes it again (nobody else has it) and appends.
     await w.append(entry(2, 'restarted'));
@@ -556,8 +541,8 @@ test('the tables: made once on first use by processes starting together, at the 
     await store.close();
   }
   // A database that cannot keep UTF-8 as given is refused.
-  server.psql("CREATE DATABASE latin TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C'");
-  const latin = pkg.openPostgresSessionStore({ connectionString: server.urlOf('latin') });
+  pg.server.psql("CREATE DATABASE latin TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C'");
+  const latin = pkg.openPostgresSessionStore({ connectionString: pg.server.urlOf('latin') });
   try {
     await assert.rejects(latin.list(), invalid(/encoding is LATIN1/));
   } finally {
@@ -606,7 +591,7 @@ test("openPostgresSessionStore: bad options are INVALID_INPUT naming the field; 
   } finally {
     await byUrl.close();
   }
-  const dir = path.join(work, 'by-url');
+  const dir = path.join(pg.work, 'by-url');
   assert.equal(storeFromUrl(dir).dir, dir);
 });
 
