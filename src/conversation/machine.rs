@@ -29,10 +29,11 @@ use serde_json::{json, Value};
 
 pub use super::events::{Action, Event, SessionRef, Setup};
 use super::fallback::{agent_type_of, hands_off, options_for, own_options};
+use super::tracked::Tracked;
 use crate::error::{AgentContextError, Result};
 use crate::record::{
-    Carried, ConversationState, Header, OpenTurn, Page, PageIndex, PartRead, PartReason,
-    ReadOptions, TurnEndError,
+    Carried, ConversationState, Header, Page, PageIndex, PartRead, PartReason, ReadOptions,
+    TurnEndError,
 };
 
 /// An agent session of the conversation, as the machine holds it.
@@ -88,16 +89,6 @@ pub struct Conversation {
     actions: VecDeque<Action>,
 }
 
-/// What the machine follows of its record, line by line.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Tracked {
-    cursor: u64,
-    turns: u32,
-    open_turn: Option<OpenTurn>,
-    /// The live part as the record names it (a restored conversation's).
-    parts: Vec<PartRead>,
-}
-
 impl Conversation {
     /// A new conversation: nothing recorded yet.
     pub fn new(setup: Setup) -> Conversation {
@@ -150,12 +141,7 @@ impl Conversation {
             setup.team = state.team_id.clone().zip(state.member_id.clone());
         }
         let mut me = Conversation::new(setup);
-        me.state = Tracked {
-            cursor: state.cursor,
-            turns: state.turns,
-            open_turn: state.open_turn,
-            parts: state.parts.clone(),
-        };
+        me.state = Tracked::of(&state, true);
         me.record = record;
         if !me.record.is_empty() && !me.record.ends_with(b"\n") {
             // A torn last line ends here; the next entry starts on its own.
@@ -211,12 +197,7 @@ impl Conversation {
         }
         setup.options = Value::Object(base);
         let mut me = Conversation::new(setup);
-        me.state = Tracked {
-            cursor: state.cursor,
-            turns: state.turns,
-            open_turn: None,
-            parts: state.parts,
-        };
+        me.state = Tracked::of(&state, false);
         me.record = record;
         me.carry = !own;
         let copied = String::from_utf8_lossy(&me.record[first_line_end(&me.record)..]).into_owned();
@@ -278,7 +259,7 @@ impl Conversation {
     /// Lines an agent session of the conversation recorded (appended to the
     /// record, in order).
     pub fn lines(&mut self, lines: &[u8]) {
-        self.track(lines);
+        self.state.follow(lines);
         self.record.extend_from_slice(lines);
     }
 
@@ -733,33 +714,6 @@ impl Conversation {
 
     fn write(&mut self, lines: String) {
         self.actions.push_back(Action::Write { lines });
-    }
-
-    /// Follows what `lines` say: the cursor, the turns, the turn left open.
-    fn track(&mut self, lines: &[u8]) {
-        for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let Some((seq, kind, turn)) = crate::record::entry_prefix(line) else {
-                continue;
-            };
-            if seq <= self.state.cursor {
-                continue;
-            }
-            self.state.cursor = seq;
-            match kind {
-                "request" => {
-                    let turn = turn.unwrap_or(self.state.turns + 1);
-                    self.state.turns = self.state.turns.max(turn);
-                    self.state.open_turn = Some(OpenTurn { turn, attempts: 0 });
-                }
-                "attemptEnd" => {
-                    if let Some(open) = self.state.open_turn.as_mut() {
-                        open.attempts += 1;
-                    }
-                }
-                "turnEnd" | "interrupted" | "closed" => self.state.open_turn = None,
-                _ => {}
-            }
-        }
     }
 
     /// The agent a recorded part ran, and which entry of `fallback` it is:

@@ -12,6 +12,7 @@ pub mod fallback;
 mod fork;
 mod machine;
 pub mod request;
+mod tracked;
 
 pub use fallback::{agent_type_of, hands_off, Fallback};
 pub use fork::fork_record;
