@@ -252,6 +252,32 @@ fn claude_api_retry_is_a_note() {
 }
 
 #[test]
+fn claude_mcp_servers_that_did_not_connect_are_notes() {
+    // The init line's servers as Claude Code 2.1.332 listed them in a run
+    // given a stdio server that exits at once and an http one on a port
+    // nothing listens on (and, beside them, one connected).
+    let servers = r#""mcp_servers":[{"name":"broken","status":"failed","source":"dynamic"},{"name":"gone","status":"failed","source":"dynamic"},{"name":"notes","status":"connected","source":"dynamic"}]"#;
+    let plain = String::from_utf8(fixture("claude-plain")).unwrap();
+    assert!(plain.contains(r#""mcp_servers":[]"#));
+    let reply = parse(
+        CLAUDE,
+        plain.replacen(r#""mcp_servers":[]"#, servers, 1).as_bytes(),
+    );
+    assert_eq!(reply.status, ReplyStatus::Success);
+    assert_eq!(reply.text, PLAIN_ANSWER);
+    let down = |name: &str| {
+        note(
+            "system",
+            &format!(
+                "MCP server \"{name}\" is not connected (failed): the agent runs without its tools"
+            ),
+            Some("mcp_server"),
+        )
+    };
+    assert_eq!(reply.errors, [down("broken"), down("gone")]);
+}
+
+#[test]
 fn codex_plain_answer() {
     let bytes = fixture("codex-plain");
     let reply = parse(CODEX, &bytes);

@@ -25,12 +25,35 @@ pub fn read(event: &Value, kind: &str, out: &mut ReplyBuilder) {
     }
 }
 
+/// Each MCP server the init line lists as neither connected nor still
+/// connecting (2.1.332 says `"status":"failed"` of a server that exited or
+/// could not be reached): a note, since the run goes on without its tools
+/// and says so nowhere else.
+fn mcp_servers_down(event: &Value, out: &mut ReplyBuilder) {
+    let Some(servers) = event.get("mcp_servers").and_then(Value::as_array) else {
+        return;
+    };
+    for server in servers {
+        let status = str_field(server, "status").unwrap_or("unknown");
+        if matches!(status, "connected" | "pending") {
+            continue;
+        }
+        let name = str_field(server, "name").unwrap_or("?");
+        out.note(
+            "system",
+            &format!("MCP server \"{name}\" is not connected ({status}): the agent runs without its tools"),
+            Some("mcp_server"),
+        );
+    }
+}
+
 fn system(event: &Value, out: &mut ReplyBuilder) {
     match str_field(event, "subtype") {
         Some("init") => {
             if let Some(id) = str_field(event, "session_id") {
                 out.session(id);
             }
+            mcp_servers_down(event, out);
         }
         Some("api_retry") => {
             let attempt = count_field(event, "attempt").unwrap_or(0);

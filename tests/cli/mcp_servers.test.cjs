@@ -15,7 +15,9 @@
 // Where a pair cannot take a transport, the test asserts the INVALID_INPUT
 // (an `invalid_params` run) naming the agent and the transport. And Qwen
 // Code over ACP still offers the tool of an HTTP server that answers its
-// `initialize` after 7 s (its own limit for a remote server is 5 s).
+// `initialize` after 7 s (its own limit for a remote server is 5 s). And a
+// server that exits at once, given to Claude Code beside the note server,
+// is a note in the reply while the run goes on with the other.
 'use strict';
 const { describe, test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -246,5 +248,25 @@ describe('a remote MCP server slow to start', () => {
       const server = await startHttpServer(ctx, record, 7_000);
       const result = await run(ctx, 'acp', [{ name: 'slownotes', type: 'http', url: server.url }]);
       assertNoteRecorded(result, record, 'http');
+    }));
+});
+
+// Claude Code lists each server in its init line with its status; one that
+// did not connect is a note of the reply (the run goes on without it).
+describe('an MCP server that does not start', () => {
+  test('claude over cli: a stdio server that exits at once is a note; the other server is called', { timeout: TEST_TIMEOUT_MS }, () =>
+    inFreshRun(() => setUp('claude'), tearDown, async (ctx) => {
+      const record = path.join(ctx.dir, 'notes-stdio.jsonl');
+      const result = await run(ctx, 'cli', [
+        { name: 'notes', command: process.execPath, args: [NOTE_SERVER], env: { MCP_NOTE_RECORD: record } },
+        { name: 'broken', command: process.execPath, args: ['-e', 'process.exit(3)'] },
+      ]);
+      assertNoteRecorded(result, record, 'stdio');
+      const notes = result.reply.errors.filter((e) => e.code === 'mcp_server');
+      assert.deepEqual(
+        notes.map((e) => [e.fatal, e.message]),
+        [[false, 'MCP server "broken" is not connected (failed): the agent runs without its tools']],
+        JSON.stringify(result.reply.errors),
+      );
     }));
 });
